@@ -1,0 +1,164 @@
+import CSQLite
+import Foundation
+import Logging
+
+/// One SQLite connection: the raw handle, the prepared-statement cache, errors and tracing.
+/// ``Database`` owns exactly one and adds the identity map and models on top.
+final class Connection {
+    let handle: OpaquePointer
+    let path: String
+    let argumentsArePublic: Bool
+    let logger: Logger
+    private var statements: [String: Statement] = [:]
+    private(set) var isClosed = false
+    /// Called with each finished statement's SQL and duration (nanoseconds), while any is registered.
+    private var traceObservers: [Int: (String, UInt64) -> Void] = [:]
+    private var nextObserverID = 0
+
+    init(path: String, flags: Int32, busyTimeout: Duration, argumentsArePublic: Bool, logger: Logger) throws {
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            if let db { sqlite3_close(db) }
+            throw DatabaseError(code: ResultCode(rawValue: code), message: "\(message): \(path)")
+        }
+        self.handle = db
+        self.path = path
+        self.argumentsArePublic = argumentsArePublic
+        self.logger = logger
+        sqlite3_extended_result_codes(db, 1)
+        let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        sqlite3_busy_timeout(db, Int32(clamping: milliseconds))
+        if logger.logLevel <= .debug { updateTrace() }
+        do {
+            // Opening is lazy in SQLite: read the schema now so a file that is not a database fails here.
+            try execute("SELECT count(*) FROM sqlite_master")
+        } catch {
+            sqlite3_close(db)
+            throw error
+        }
+    }
+
+    deinit {
+        if !isClosed {
+            statements.values.forEach { $0.finalize() }
+            sqlite3_close_v2(handle)
+        }
+    }
+
+    /// Finalizes every statement and closes; a failure (e.g. SQLITE_BUSY) is reported, not hidden.
+    func close() throws {
+        guard !isClosed else { return }
+        statements.values.forEach { $0.finalize() }
+        statements.removeAll()
+        let code = sqlite3_close(handle)
+        guard code == SQLITE_OK else { throw error(code: code, sql: nil) }
+        isClosed = true
+    }
+
+    // MARK: Statements
+
+    /// A cached prepared statement for `sql`, reset and ready.
+    func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statements[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try prepare(sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// A new prepared statement for exactly one SQL statement.
+    func prepare(_ sql: String) throws -> Statement {
+        guard !isClosed else { throw closedError(sql: sql) }
+        var stmt: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let code = sql.withCString { sqlite3_prepare_v3(handle, $0, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, &tail) }
+        guard code == SQLITE_OK else { throw error(code: code, sql: sql) }
+        guard let stmt else {
+            throw DatabaseError(code: .misuse, message: "no SQL statement in the text", sql: sql)
+        }
+        if let tail, tail.pointee != 0, String(cString: tail).contains(where: { !$0.isWhitespace && $0 != ";" }) {
+            sqlite3_finalize(stmt)
+            throw DatabaseError(code: .misuse, message: "more than one statement; use execute(_:) without arguments for a script", sql: sql)
+        }
+        return Statement(connection: self, sql: sql, handle: stmt)
+    }
+
+    /// Runs SQL that may hold several statements (no arguments), each to completion.
+    func execute(_ script: String) throws {
+        guard !isClosed else { throw closedError(sql: script) }
+        try script.withCString { start in
+            var next: UnsafePointer<CChar>? = start
+            while let current = next, current.pointee != 0 {
+                var stmt: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v2(handle, current, -1, &stmt, &tail)
+                guard code == SQLITE_OK else { throw error(code: code, sql: script) }
+                next = tail
+                guard let stmt else { continue }  // whitespace or a comment
+                defer { sqlite3_finalize(stmt) }
+                var result = sqlite3_step(stmt)
+                while result == SQLITE_ROW { result = sqlite3_step(stmt) }
+                guard result == SQLITE_DONE else {
+                    throw error(code: result, sql: String(cString: sqlite3_sql(stmt)))
+                }
+            }
+        }
+    }
+
+    // MARK: Errors
+
+    func error(code: Int32, sql: String?, arguments: [SQLValue] = []) -> DatabaseError {
+        let extended = sqlite3_extended_errcode(handle)
+        // The connection's last error belongs to this failure when their primary codes agree.
+        let resolved = (extended & 0xFF) == (code & 0xFF) ? extended : code
+        return DatabaseError(code: ResultCode(rawValue: resolved), message: String(cString: sqlite3_errmsg(handle)),
+                             sql: sql, arguments: arguments, argumentsArePublic: argumentsArePublic)
+    }
+
+    func closedError(sql: String?) -> DatabaseError {
+        DatabaseError(code: .misuse, message: "the database is closed", sql: sql)
+    }
+
+    // MARK: Tracing
+
+    /// Registers an observer of finished statements; returns a token for ``removeTraceObserver(_:)``.
+    func addTraceObserver(_ observer: @escaping (String, UInt64) -> Void) -> Int {
+        nextObserverID += 1
+        traceObservers[nextObserverID] = observer
+        updateTrace()
+        return nextObserverID
+    }
+
+    func removeTraceObserver(_ id: Int) {
+        traceObservers[id] = nil
+        updateTrace()
+    }
+
+    private func updateTrace() {
+        guard !isClosed else { return }
+        if traceObservers.isEmpty && logger.logLevel > .debug {
+            sqlite3_trace_v2(handle, 0, nil, nil)
+            return
+        }
+        // Unretained: the connection outlives its own trace registration (removed in close/deinit with the handle).
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_PROFILE), { _, context, statement, nanoseconds in
+            guard let context, let statement, let nanoseconds else { return 0 }
+            let connection = Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue()
+            let sql = sqlite3_sql(OpaquePointer(statement)).map { String(cString: $0) } ?? ""
+            connection.traced(sql: sql, nanoseconds: nanoseconds.load(as: UInt64.self))
+            return 0
+        }, context)
+    }
+
+    private func traced(sql: String, nanoseconds: UInt64) {
+        if logger.logLevel <= .debug {
+            logger.debug("\(sql)", metadata: ["ms": "\(Double(nanoseconds) / 1_000_000)"])
+        }
+        for observer in traceObservers.values { observer(sql, nanoseconds) }
+    }
+}

@@ -1,0 +1,78 @@
+extension Database {
+    /// Runs SQL. Without arguments the text may hold several statements (a script); with arguments it
+    /// is one statement whose `?` parameters take them in order. Writes show up in live model instances.
+    ///
+    /// ```swift
+    /// try db.execute("CREATE TABLE a(x); CREATE TABLE b(y)")
+    /// try db.execute("INSERT INTO a(x) VALUES (?)", 42)
+    /// ```
+    public func execute(_ sql: String, _ arguments: any ColumnValue...) throws {
+        try execute(sql, arguments: arguments)
+    }
+
+    /// ``execute(_:_:)`` with the arguments in an array. ```swift try db.execute(sql, arguments: [1, "a"]) ```
+    public func execute(_ sql: String, arguments: [any ColumnValue]) throws {
+        defer { reconcileLiveInstances() }
+        if arguments.isEmpty {
+            try connection.execute(sql)
+        } else {
+            try statement(sql).run(arguments)
+        }
+    }
+
+    /// Every row of a query, as column name -> value (FCModel's `resultDictionariesFromQuery`).
+    ///
+    /// ```swift
+    /// let rows = try db.rows("SELECT * FROM note WHERE id > ?", 10)
+    /// rows.first?["text"]  // .text("hello")
+    /// ```
+    public func rows(_ sql: String, _ arguments: any ColumnValue...) throws -> [Row] {
+        try rows(sql, arguments: arguments)
+    }
+
+    /// ``rows(_:_:)`` with the arguments in an array. ```swift try db.rows(sql, arguments: args) ```
+    public func rows(_ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
+        defer { reconcileLiveInstances() }
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        let names = statement.columnNames
+        var rows: [Row] = []
+        while try statement.step() {
+            rows.append(Row(columnNames: names, values: (0..<statement.columnCount).map { statement.value(at: $0) }))
+        }
+        return rows
+    }
+
+    /// The first column of the first row, decoded; nil when there is no row or the value is NULL
+    /// (FCModel's `firstValueFromQuery`).
+    ///
+    /// ```swift
+    /// let count = try db.value(Int.self, "SELECT count(*) FROM note")  // Optional(3)
+    /// ```
+    public func value<T: ColumnValue>(_ type: T.Type, _ sql: String, _ arguments: any ColumnValue...) throws -> T? {
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        let value = statement.value(at: 0)
+        if value.isNull { return nil }
+        do { return try T(sqlValue: value) } catch let error as ValueConversionError {
+            throw error.located(column: statement.columnName(at: 0))
+        }
+    }
+
+    /// The first column of every row, decoded. ```swift let names = try db.column(String.self, "SELECT name FROM user") ```
+    public func column<T: ColumnValue>(_ type: T.Type, _ sql: String, _ arguments: any ColumnValue...) throws -> [T] {
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        var values: [T] = []
+        while try statement.step() {
+            do { values.append(try T(sqlValue: statement.value(at: 0))) } catch let error as ValueConversionError {
+                throw error.located(column: statement.columnName(at: 0))
+            }
+        }
+        return values
+    }
+}

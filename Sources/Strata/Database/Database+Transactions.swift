@@ -1,0 +1,47 @@
+extension Database {
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws (the error is
+    /// rethrown). Called inside another transaction, it becomes a savepoint that rolls back alone.
+    /// After a rollback, live model instances hold the database's values again.
+    ///
+    /// ```swift
+    /// try db.transaction {
+    ///     try db.save(order)
+    ///     try? db.transaction {          // a savepoint
+    ///         try db.save(risky)         // if this throws, only the inner block is undone
+    ///     }
+    /// }
+    /// ```
+    @discardableResult
+    public func transaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
+        let nested = isInTransaction
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
+        let savepoint = "strata_\(transactionDepth)"
+        try connection.execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN \(kind.rawValue) TRANSACTION")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            rollback(nested ? savepoint : nil)
+            throw error
+        }
+        do {
+            try connection.execute(nested ? "RELEASE SAVEPOINT \(savepoint)" : "COMMIT TRANSACTION")
+        } catch {
+            rollback(nested ? savepoint : nil)
+            throw error
+        }
+        return result
+    }
+
+    /// Rolls back to `savepoint`, or the whole transaction; the original error matters more than a
+    /// failure here, which can only mean SQLite already rolled back (e.g. after SQLITE_FULL).
+    private func rollback(_ savepoint: String?) {
+        if let savepoint {
+            try? connection.execute("ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)")
+        } else if isInTransaction {
+            try? connection.execute("ROLLBACK TRANSACTION")
+        }
+        restoreLiveInstancesAfterRollback()
+    }
+}

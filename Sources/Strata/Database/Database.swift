@@ -1,0 +1,131 @@
+import CSQLite
+import Foundation
+import Logging
+
+/// A handle on one SQLite database: one connection, its prepared statements, and (for models) its
+/// identity map of live instances.
+///
+/// A handle is not `Sendable`: it belongs to one isolation domain at a time (move it with `sending`).
+///
+/// ```swift
+/// let db = try Database(path: "company.sqlite")    // created when missing
+/// let scratch = try Database()                      // private, in memory
+/// try db.execute("CREATE TABLE IF NOT EXISTS note(id INTEGER PRIMARY KEY, text TEXT)")
+/// try db.execute("INSERT INTO note(text) VALUES (?)", "hello")
+/// let count = try db.value(Int.self, "SELECT count(*) FROM note")
+/// ```
+public final class Database {
+    let connection: Connection
+    /// The configuration the database was opened with. ```swift db.configuration.busyTimeout ```
+    public let configuration: Configuration
+    /// Live model instances and per-type state; see the Model folder.
+    let models = ModelContext()
+    var transactionDepth = 0
+
+    /// Opens (and creates, unless read-only) the database file at `path`.
+    ///
+    /// ```swift
+    /// let db = try Database(path: "/tmp/app.sqlite")
+    /// ```
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
+        flags |= configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        self.configuration = configuration
+        self.connection = try Connection(path: path, flags: flags, busyTimeout: configuration.busyTimeout,
+                                         argumentsArePublic: configuration.publicArguments,
+                                         logger: configuration.logger)
+        if configuration.foreignKeys { try connection.execute("PRAGMA foreign_keys = ON") }
+        installChangeHooks()
+    }
+
+    /// Opens a private in-memory database, gone when the handle is closed.
+    ///
+    /// ```swift
+    /// let db = try Database()
+    /// ```
+    public convenience init(configuration: Configuration = Configuration()) throws {
+        try self.init(path: ":memory:", configuration: configuration)
+    }
+
+    /// The path the database was opened with (`:memory:` for a private in-memory one).
+    /// ```swift print(db.path) ```
+    public var path: String { connection.path }
+
+    /// SQLite's raw connection handle, for calls Strata does not wrap.
+    /// ```swift sqlite3_db_readonly(db.sqliteHandle, "main") ```
+    public var sqliteHandle: OpaquePointer { connection.handle }
+
+    /// Finalizes every statement and closes the connection; reports SQLite's error if it cannot.
+    /// Later calls throw `.misuse`.
+    ///
+    /// ```swift
+    /// try db.close()
+    /// ```
+    public func close() throws {
+        try connection.close()
+    }
+
+    /// The version of the SQLite library in use. ```swift Database.sqliteVersion  // "3.40.1" ```
+    public static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
+
+    /// How many `?` parameters one statement may bind (`SQLITE_LIMIT_VARIABLE_NUMBER`).
+    /// ```swift db.maximumArguments  // 32766 ```
+    public var maximumArguments: Int { Int(sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
+
+    /// The rowid of the most recent successful INSERT on this connection.
+    /// ```swift try db.execute("INSERT INTO note(text) VALUES ('x')"); db.lastInsertRowID ```
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(connection.handle) }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE. ```swift db.changes ```
+    public var changes: Int { Int(sqlite3_changes64(connection.handle)) }
+
+    /// Whether a transaction is open. ```swift db.isInTransaction  // false ```
+    public var isInTransaction: Bool { sqlite3_get_autocommit(connection.handle) == 0 }
+
+    /// A cached prepared statement for one SQL statement, reset and ready to bind.
+    ///
+    /// ```swift
+    /// let insert = try db.statement("INSERT INTO note(text) VALUES (?)")
+    /// try insert.run(["one"]); try insert.run(["two"])
+    /// ```
+    public func statement(_ sql: String) throws -> Statement {
+        try connection.cachedStatement(sql)
+    }
+
+    /// Calls `observer` with the SQL (parameters unexpanded) of each statement as it finishes, until the
+    /// returned token is cancelled or released. Useful to count queries in tests.
+    ///
+    /// ```swift
+    /// var seen: [String] = []
+    /// let trace = db.traceStatements { seen.append($0) }
+    /// defer { trace.cancel() }
+    /// ```
+    public func traceStatements(_ observer: @escaping (String) -> Void) -> StatementTrace {
+        let id = connection.addTraceObserver { sql, _ in observer(sql) }
+        return StatementTrace(connection: connection, id: id)
+    }
+}
+
+/// A registration made by ``Database/traceStatements(_:)``; tracing stops on `cancel()` or release.
+///
+/// ```swift
+/// let trace = db.traceStatements { print($0) }
+/// trace.cancel()
+/// ```
+public final class StatementTrace {
+    private weak var connection: Connection?
+    private let id: Int
+
+    init(connection: Connection, id: Int) {
+        self.connection = connection
+        self.id = id
+    }
+
+    deinit { cancel() }
+
+    /// Stops tracing. ```swift trace.cancel() ```
+    public func cancel() {
+        connection?.removeTraceObserver(id)
+        connection = nil
+    }
+}
