@@ -36,6 +36,7 @@ final class Connection {
             try execute("SELECT count(*) FROM sqlite_master")
         } catch {
             sqlite3_close(db)
+            isClosed = true  // deinit still runs for this fully initialized instance: it must not close again
             throw error
         }
     }

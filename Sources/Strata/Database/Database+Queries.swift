@@ -12,7 +12,10 @@ extension Database {
 
     /// ``execute(_:_:)`` with the arguments in an array. ```swift try db.execute(sql, arguments: [1, "a"]) ```
     public func execute(_ sql: String, arguments: [any ColumnValue]) throws {
-        defer { reconcileLiveInstances() }
+        defer {
+            checkSchemaVersion()
+            reconcileLiveInstances()
+        }
         if arguments.isEmpty {
             try connection.execute(sql)
         } else {
@@ -51,6 +54,11 @@ extension Database {
     /// let count = try db.value(Int.self, "SELECT count(*) FROM note")  // Optional(3)
     /// ```
     public func value<T: ColumnValue>(_ type: T.Type, _ sql: String, _ arguments: any ColumnValue...) throws -> T? {
+        try value(type, sql, arguments: arguments)
+    }
+
+    /// ``value(_:_:_:)`` with the arguments in an array. ```swift try db.value(Int.self, sql, arguments: args) ```
+    public func value<T: ColumnValue>(_ type: T.Type, _ sql: String, arguments: [any ColumnValue]) throws -> T? {
         let statement = try statement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }

@@ -31,6 +31,7 @@ extension Database {
             rollback(nested ? savepoint : nil)
             throw error
         }
+        reconcileLiveInstances()
         return result
     }
 

@@ -23,11 +23,14 @@ public final class Statement {
     public let columnCount: Int32
     /// The number of `?` parameters. ```swift statement.parameterCount  // 1 ```
     public let parameterCount: Int32
-    unowned let connection: Connection
+    /// Weak: a statement can outlive its database (it is then finalized, and using it throws `.misuse`).
+    weak var connection: Connection?
+    private let argumentsArePublic: Bool
     private var boundArguments: [SQLValue] = []
 
     init(connection: Connection, sql: String, handle: OpaquePointer) {
         self.connection = connection
+        self.argumentsArePublic = connection.argumentsArePublic
         self.sql = sql
         self.handle = handle
         self.columnCount = sqlite3_column_count(handle)
@@ -63,12 +66,12 @@ public final class Statement {
 
     /// Binds raw values to the `?` parameters in order. ```swift try statement.bind(values: [.integer(1)]) ```
     public func bind(values: [SQLValue]) throws {
-        guard let handle else { throw connection.closedError(sql: sql) }
+        guard let handle else { throw closedError() }
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         guard values.count == Int(parameterCount) else {
             throw DatabaseError(code: .range, message: "the statement has \(parameterCount) parameter(s), \(values.count) argument(s) were given",
-                                sql: sql, arguments: values, argumentsArePublic: connection.argumentsArePublic)
+                                sql: sql, arguments: values, argumentsArePublic: argumentsArePublic)
         }
         boundArguments = values
         for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
@@ -81,7 +84,7 @@ public final class Statement {
     /// try s.bind("Ada", named: ":name")
     /// ```
     public func bind(_ value: any ColumnValue, named name: String) throws {
-        guard let handle else { throw connection.closedError(sql: sql) }
+        guard let handle else { throw closedError() }
         let index = sqlite3_bind_parameter_index(handle, name)
         guard index > 0 else {
             throw DatabaseError(code: .range, message: "no parameter named \(name)", sql: sql)
@@ -95,7 +98,7 @@ public final class Statement {
     /// try statement.bind(.text("Ada"), at: 1)
     /// ```
     public func bind(_ value: SQLValue, at index: Int32) throws {
-        guard let handle else { throw connection.closedError(sql: sql) }
+        guard let handle else { throw closedError() }
         let code: Int32
         switch value {
         case .null: code = sqlite3_bind_null(handle, index)
@@ -104,7 +107,7 @@ public final class Statement {
         case .text(let s): code = bindText(s, at: index)
         case .blob(let data): code = bindBlob(data, at: index)
         }
-        if code != SQLITE_OK { throw connection.error(code: code, sql: sql, arguments: [value]) }
+        if code != SQLITE_OK { throw connection?.error(code: code, sql: sql, arguments: [value]) ?? closedError() }
     }
 
     @inline(__always)
@@ -149,10 +152,14 @@ public final class Statement {
     }
 
     func stepError(_ code: Int32) -> DatabaseError {
-        if handle == nil { return connection.closedError(sql: sql) }
+        guard handle != nil, let connection else { return closedError() }
         let error = connection.error(code: code, sql: sql, arguments: boundArguments)
         sqlite3_reset(handle)
         return error
+    }
+
+    private func closedError() -> DatabaseError {
+        DatabaseError(code: .misuse, message: "the database is closed", sql: sql)
     }
 
     /// Rewinds the statement so it can run again; bindings stay. ```swift statement.reset() ```

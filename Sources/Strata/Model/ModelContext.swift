@@ -1,8 +1,121 @@
-/// Per-database model state: live instances and schema memo. (Filled in by the Models issue.)
-final class ModelContext {}
+import CSQLite
 
-extension Database {
-    func installChangeHooks() {}
-    func reconcileLiveInstances() {}
-    func restoreLiveInstancesAfterRollback() {}
+/// A database's model state: one ``TypeRegistry`` per model type, the rows changed since the last
+/// reconcile (from SQLite's update hook), the instances touched in the open transaction, and the
+/// change observers.
+final class ModelContext {
+    weak var database: Database?
+    var registries: [ObjectIdentifier: TypeRegistry] = [:]
+    var registriesByTable: [String: TypeRegistry] = [:]
+    /// `PRAGMA schema_version` when the registries were last synced.
+    var schemaVersion: Int64 = -1
+    var needsResync = false
+
+    /// A row change reported by the update hook.
+    struct PendingChange {
+        let operation: Int32
+        let table: String
+        let rowID: Int64
+        /// Made by the library's own save/delete, which already updated the instance.
+        let own: Bool
+    }
+    var pending: [PendingChange] = []
+    /// Set while the library runs its own write, so the hook does not schedule a refresh.
+    var ownWrite = false
+    var committed = false
+    var rolledBack = false
+    /// Instances deleted in the open transaction, kept alive until it ends so a rollback can restore them.
+    /// (Instances updated or inserted need no list: a rollback refreshes every live instance.)
+    var deletedInTransaction: [ObjectIdentifier: ModelObject] = [:]
+    /// Counts ended transactions; an instance inserted in the open one carries the current value.
+    var generation = 0
+
+    var observers: [Int: ([DatabaseChange]) -> Void] = [:]
+    var nextObserverID = 0
+    /// Changes of the open transaction, by table, delivered after commit.
+    var transactionChanges: [String: DatabaseChange] = [:]
+
+    func registry(forTable table: String) -> TypeRegistry? {
+        registriesByTable[table.lowercased()]
+    }
+
+    func add(_ registry: TypeRegistry, for type: ObjectIdentifier) {
+        registries[type] = registry
+        registriesByTable[registry.metadata.tableName.lowercased()] = registry
+    }
+
+    /// Records a change for observers (only while anyone observes).
+    func record(table: String, operation: Int32, rowID: Int64) {
+        guard !observers.isEmpty else { return }
+        let registry = registry(forTable: table)
+        var change = transactionChanges[table] ?? DatabaseChange(table: registry?.metadata.tableName ?? table,
+                                                                  modelType: registry?.metadata.type)
+        switch operation {
+        case SQLITE_INSERT: change.insertedRowIDs.insert(rowID)
+        case SQLITE_DELETE:
+            change.deletedRowIDs.insert(rowID)
+            change.insertedRowIDs.remove(rowID)
+            change.updatedRowIDs.remove(rowID)
+        default:
+            if !change.insertedRowIDs.contains(rowID) { change.updatedRowIDs.insert(rowID) }
+        }
+        transactionChanges[table] = change
+    }
+
+    func noteDeleted(_ object: ModelObject) {
+        deletedInTransaction[ObjectIdentifier(object)] = object
+    }
+}
+
+/// The rows of one table that a committed transaction (or a single statement outside one) inserted,
+/// updated or deleted, as FCModel's change notifications report them. Row IDs are the primary keys
+/// of tables with an INTEGER PRIMARY KEY.
+///
+/// ```swift
+/// let observation = db.observeChanges { changes in
+///     for change in changes where change.modelType == Employee.self {
+///         print("employees inserted:", change.insertedRowIDs)
+///     }
+/// }
+/// ```
+public struct DatabaseChange: Sendable {
+    /// The table. ```swift change.table  // "Employee" ```
+    public let table: String
+    /// The model type mapped onto the table through this handle, if any. ```swift change.modelType ```
+    public let modelType: (any Model.Type)?
+    /// Rows inserted. ```swift change.insertedRowIDs  // [4, 5] ```
+    public var insertedRowIDs: Set<Int64> = []
+    /// Rows updated (not counting rows also inserted in the same transaction). ```swift change.updatedRowIDs ```
+    public var updatedRowIDs: Set<Int64> = []
+    /// Rows deleted. ```swift change.deletedRowIDs ```
+    public var deletedRowIDs: Set<Int64> = []
+
+    init(table: String, modelType: (any Model.Type)?) {
+        self.table = table
+        self.modelType = modelType
+    }
+}
+
+/// A registration made by ``Database/observeChanges(_:)``; it ends on `cancel()` or release.
+///
+/// ```swift
+/// let observation = db.observeChanges { print($0) }
+/// observation.cancel()
+/// ```
+public final class ChangeObservation {
+    private weak var context: ModelContext?
+    private let id: Int
+
+    init(context: ModelContext, id: Int) {
+        self.context = context
+        self.id = id
+    }
+
+    deinit { cancel() }
+
+    /// Stops observing. ```swift observation.cancel() ```
+    public func cancel() {
+        context?.observers[id] = nil
+        context = nil
+    }
 }

@@ -1,0 +1,181 @@
+import CSQLite
+
+// The one unsafe file: reads and writes model properties through raw pointers at field offsets.
+//
+// Why it is sound:
+// - Offsets and field types come from the standard library's own field metadata (`_forEachField`,
+//   see ModelMetadata.swift) for the exact class, so `object + offset` is the address of a stored
+//   property whose memory is bound to exactly that type; every access below uses that type.
+// - Instances are always fully initialised (made by `init()`) before any access, so assignments through
+//   `pointee` release the old value and retain the new one exactly as a property assignment does.
+// - Objects are passed in by reference (`ModelObject`), so they stay alive for the duration of each call.
+// - No access overlaps a Swift access to the same property: the library touches model properties only
+//   inside its own calls, on the handle's isolation domain, never while user code holds an inout access.
+// Tests: FieldAccessTests round-trips every value type through these paths (run with --sanitize=address).
+
+/// Reads and writes one stored property of a model instance at a fixed byte offset.
+enum FieldAccessor {
+    case int64(Int)
+    case int(Int)
+    case double(Int)
+    case bool(Int)
+    case string(Int)
+    case optionalInt64(Int)
+    case optionalDouble(Int)
+    case optionalString(Int)
+    case generic(AnyFieldIO)
+
+    /// The accessor for a property of `type` at `offset`, or nil when the type cannot be stored.
+    static func make(type: Any.Type, offset: Int) -> (FieldAccessor, ColumnType, Bool)? {
+        switch type {
+        case is Int64.Type: return (.int64(offset), .integer, false)
+        case is Int.Type: return (.int(offset), .integer, false)
+        case is Double.Type: return (.double(offset), .real, false)
+        case is Bool.Type: return (.bool(offset), .integer, false)
+        case is String.Type: return (.string(offset), .text, false)
+        case is Int64?.Type: return (.optionalInt64(offset), .integer, true)
+        case is Double?.Type: return (.optionalDouble(offset), .real, true)
+        case is String?.Type: return (.optionalString(offset), .text, true)
+        default:
+            func open<V>(_ type: V.Type) -> (FieldAccessor, ColumnType, Bool)? {
+                guard let codec = ValueCodecs.codec(for: V.self) else { return nil }
+                return (.generic(FieldIO(offset: offset, codec: codec)), codec.columnType, codec.isNullable)
+            }
+            return open(type)
+        }
+    }
+
+    /// The property's current value as a column value.
+    func load(_ object: ModelObject) throws -> SQLValue {
+        switch self {
+        case .int64(let offset): return .integer(field(object, offset, Int64.self).pointee)
+        case .int(let offset): return .integer(Int64(field(object, offset, Int.self).pointee))
+        case .double(let offset): return .real(field(object, offset, Double.self).pointee)
+        case .bool(let offset): return .integer(field(object, offset, Bool.self).pointee ? 1 : 0)
+        case .string(let offset): return .text(field(object, offset, String.self).pointee)
+        case .optionalInt64(let offset): return field(object, offset, Int64?.self).pointee.map { .integer($0) } ?? .null
+        case .optionalDouble(let offset): return field(object, offset, Double?.self).pointee.map { .real($0) } ?? .null
+        case .optionalString(let offset): return field(object, offset, String?.self).pointee.map { .text($0) } ?? .null
+        case .generic(let io): return try io.load(object)
+        }
+    }
+
+    /// Sets the property from a column value, converting as the type's ``ColumnValue`` rules say.
+    func store(_ value: SQLValue, into object: ModelObject) throws {
+        switch self {
+        case .int64(let offset): field(object, offset, Int64.self).pointee = try Int64(sqlValue: value)
+        case .int(let offset): field(object, offset, Int.self).pointee = try Int(sqlValue: value)
+        case .double(let offset): field(object, offset, Double.self).pointee = try Double(sqlValue: value)
+        case .bool(let offset): field(object, offset, Bool.self).pointee = try Bool(sqlValue: value)
+        case .string(let offset): field(object, offset, String.self).pointee = try String(sqlValue: value)
+        case .optionalInt64(let offset): field(object, offset, Int64?.self).pointee = try Int64?(sqlValue: value)
+        case .optionalDouble(let offset): field(object, offset, Double?.self).pointee = try Double?(sqlValue: value)
+        case .optionalString(let offset): field(object, offset, String?.self).pointee = try String?(sqlValue: value)
+        case .generic(let io): try io.store(value, into: object)
+        }
+    }
+
+    /// Binds the property's value to parameter `index` of `statement` (the insert/update hot path).
+    @inline(__always)
+    func bind(_ object: ModelObject, to statement: Statement, at index: Int32) throws {
+        switch self {
+        case .int64(let offset): statement.bindInt64(field(object, offset, Int64.self).pointee, at: index)
+        case .int(let offset): statement.bindInt64(Int64(field(object, offset, Int.self).pointee), at: index)
+        case .double(let offset): statement.bindDouble(field(object, offset, Double.self).pointee, at: index)
+        case .bool(let offset): statement.bindInt64(field(object, offset, Bool.self).pointee ? 1 : 0, at: index)
+        default: try statement.bind(try load(object), at: index)
+        }
+    }
+
+    /// Sets the property from column `column` of the current row (the fetch hot path).
+    @inline(__always)
+    func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
+        let handle = statement.handle
+        let type = sqlite3_column_type(handle, column)
+        switch self {
+        case .int64(let offset) where type == SQLITE_INTEGER:
+            field(object, offset, Int64.self).pointee = sqlite3_column_int64(handle, column)
+        case .int(let offset) where type == SQLITE_INTEGER:
+            field(object, offset, Int.self).pointee = Int(truncatingIfNeeded: sqlite3_column_int64(handle, column))
+        case .double(let offset) where type == SQLITE_FLOAT:
+            field(object, offset, Double.self).pointee = sqlite3_column_double(handle, column)
+        case .string(let offset) where type == SQLITE_TEXT:
+            field(object, offset, String.self).pointee = statement.string(at: column)
+        case .optionalInt64(let offset) where type == SQLITE_INTEGER:
+            field(object, offset, Int64?.self).pointee = sqlite3_column_int64(handle, column)
+        case .optionalString(let offset) where type == SQLITE_TEXT:
+            field(object, offset, String?.self).pointee = statement.string(at: column)
+        default:
+            try store(statement.value(at: column), into: object)
+        }
+    }
+
+    /// The key of a model as an Int64, when the key property is an integer.
+    @inline(__always)
+    func int64Key(_ object: ModelObject) -> Int64? {
+        switch self {
+        case .int64(let offset): return field(object, offset, Int64.self).pointee
+        case .int(let offset): return Int64(field(object, offset, Int.self).pointee)
+        case .optionalInt64(let offset): return field(object, offset, Int64?.self).pointee
+        default:
+            if case .integer(let v)? = try? load(object) { return v }
+            return nil
+        }
+    }
+}
+
+/// The typed pointer to a stored property of `object`.
+@inline(__always)
+private func field<T>(_ object: ModelObject, _ offset: Int, _ type: T.Type) -> UnsafeMutablePointer<T> {
+    Unmanaged.passUnretained(object).toOpaque().advanced(by: offset).assumingMemoryBound(to: T.self)
+}
+
+/// Type-erased access to a property of any storable type.
+class AnyFieldIO {
+    func load(_ object: ModelObject) throws -> SQLValue { .null }
+    func store(_ value: SQLValue, into object: ModelObject) throws {}
+    /// The field's current value, untyped.
+    func value(of object: ModelObject) -> Any { () }
+    /// Hands a prefetched related object to a relationship field.
+    func attachPrefetched(_ target: ModelObject?, to object: ModelObject) {}
+}
+
+/// Access to a property of type `Value` at a fixed offset, converted by its codec.
+final class FieldIO<Value>: AnyFieldIO {
+    let offset: Int
+    let codec: ValueCodec<Value>
+
+    init(offset: Int, codec: ValueCodec<Value>) {
+        self.offset = offset
+        self.codec = codec
+    }
+
+    override func load(_ object: ModelObject) throws -> SQLValue {
+        try codec.encode(field(object, offset, Value.self).pointee)
+    }
+
+    override func store(_ value: SQLValue, into object: ModelObject) throws {
+        field(object, offset, Value.self).pointee = try codec.decode(value)
+    }
+
+    override func value(of object: ModelObject) -> Any { field(object, offset, Value.self).pointee }
+}
+
+/// Access to a relationship wrapper's storage at a fixed offset (see Reference.swift).
+final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
+    let offset: Int
+
+    init(offset: Int) { self.offset = offset }
+
+    func storage(_ object: ModelObject) -> UnsafeMutablePointer<Storage> { field(object, offset, Storage.self) }
+
+    override func load(_ object: ModelObject) throws -> SQLValue { try storage(object).pointee.storedKey(owner: object) }
+
+    override func store(_ value: SQLValue, into object: ModelObject) throws {
+        try storage(object).pointee.setStoredKey(value)
+    }
+
+    override func attachPrefetched(_ target: ModelObject?, to object: ModelObject) {
+        storage(object).pointee.attachPrefetched(target)
+    }
+}

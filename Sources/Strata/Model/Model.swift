@@ -1,0 +1,116 @@
+/// The base class of every model: it carries the bookkeeping Strata needs per instance (which database
+/// owns it, its row, whether it was deleted), so that models themselves stay plain classes.
+///
+/// You never subclass this directly; declare models with ``Model``:
+///
+/// ```swift
+/// final class Department: Model {
+///     var id: Int64 = 0
+///     var name = ""
+///     required init() {}
+/// }
+/// ```
+open class ModelObject {
+    /// The registry of the database that owns this instance; nil while it is not attached to one.
+    final var _registry: TypeRegistry?
+    /// The row's rowid (equal to the key for INTEGER PRIMARY KEY tables); meaningful while registered.
+    final var _rowID: Int64 = 0
+    /// The identity-map key for text and UUID keys.
+    final var _textKey: String?
+    /// Set when the row was deleted through the owning database.
+    final var _isDeleted = false
+    /// The transaction generation the row was inserted in (see ``ModelContext/generation``), or -1.
+    final var _insertGeneration = -1
+
+    /// Models are made with `init()`; property values come from the declaration.
+    ///
+    /// ```swift
+    /// let department = Department()
+    /// ```
+    public required init() {}
+
+    deinit {
+        _registry?.forget(self)
+    }
+
+    /// True once the row was deleted through the database that owns this instance (by `delete`, by a
+    /// raw `DELETE` through the same handle, or because a rolled-back transaction removed it).
+    ///
+    /// ```swift
+    /// try db.delete(ada)
+    /// ada.isDeleted  // true
+    /// ```
+    public final var isDeleted: Bool { _isDeleted }
+
+    /// True while the instance stands for a row of a database (saved or fetched, not deleted).
+    ///
+    /// ```swift
+    /// let d = Department(); d.isPersisted  // false
+    /// try db.save(d);       d.isPersisted  // true
+    /// ```
+    public final var isPersisted: Bool { _registry != nil && !_isDeleted }
+}
+
+/// What a model declares about itself. Every requirement but `init()` has a default, so a model
+/// declares only what differs:
+///
+/// ```swift
+/// final class Employee: Model {
+///     static let primaryKey = "employeeId"                   // default "id"
+///     static let persistentProperties = ["employeeId", "name", "dateOfBirth"]   // default: all
+///     static let indices = [["dateOfBirth"], ["name", "dateOfBirth"]]
+///     var employeeId: Int64 = 0
+///     var name = ""
+///     var dateOfBirth: Date?
+///     var scratch = 0                                        // not listed: never stored
+///     required init() {}
+/// }
+/// ```
+public protocol ModelDeclaration: AnyObject {
+    /// Makes an instance holding the default values; Strata uses these as column defaults.
+    /// ```swift required init() {} ```
+    init()
+    /// The table's name. Default: the type's name. ```swift static let tableName = "employees" ```
+    static var tableName: String { get }
+    /// The name of the primary-key property: Int64/Int (0 or nil: SQLite assigns it), String or UUID.
+    /// Default: `"id"`. ```swift static let primaryKey = "employeeId" ```
+    static var primaryKey: String { get }
+    /// The names of the stored properties to persist, in column order. Default: every stored property. ```swift static let persistentProperties = ["id", "name"] ```
+    static var persistentProperties: [String]? { get }
+    /// Indices to keep, each a list of property names. Default: none. ```swift static let indices = [["name"]] ```
+    static var indices: [[String]] { get }
+    /// Unique indices to keep. Default: none. ```swift static let uniqueIndices = [["email"]] ```
+    static var uniqueIndices: [[String]] { get }
+    /// Whether new integer keys are random 64-bit values (as FCModel does) instead of SQLite's next rowid.
+    /// Default: false. ```swift static let randomKeys = true ```
+    static var randomKeys: Bool { get }
+}
+
+extension ModelDeclaration {
+    /// The type's name. ```swift Employee.tableName  // "Employee" ```
+    public static var tableName: String { String(describing: self) }
+    /// `"id"`. ```swift Department.primaryKey  // "id" ```
+    public static var primaryKey: String { "id" }
+    /// nil: every stored property. ```swift Department.persistentProperties  // nil ```
+    public static var persistentProperties: [String]? { nil }
+    /// None. ```swift Department.indices  // [] ```
+    public static var indices: [[String]] { [] }
+    /// None. ```swift Department.uniqueIndices  // [] ```
+    public static var uniqueIndices: [[String]] { [] }
+    /// false. ```swift Department.randomKeys  // false ```
+    public static var randomKeys: Bool { false }
+}
+
+/// A persistent model: a plain final class with stored properties and `required init()`.
+///
+/// ```swift
+/// final class Department: Model {
+///     var id: Int64 = 0
+///     var name = ""
+///     required init() {}
+/// }
+/// let db = try Database()
+/// let sales = Department(); sales.name = "Sales"
+/// try db.save(sales)                // creates the table on first use; sales.id is now 1
+/// ```
+public typealias Model = ModelObject & ModelDeclaration

@@ -1,0 +1,156 @@
+@_spi(Reflection) import Swift
+import Synchronization
+
+/// One persistent property of a model, as reflection found it.
+struct PropertyMetadata {
+    /// The Swift property name, which is also the column name.
+    let name: String
+    let accessor: FieldAccessor
+    let columnType: ColumnType
+    let isNullable: Bool
+    /// The value in a fresh `init()` instance: the column default for non-optional properties.
+    let defaultValue: SQLValue
+    /// Set for relationship wrappers: the related model's type.
+    let related: (any Model.Type)?
+}
+
+/// A declared index, resolved to column names.
+struct IndexDeclaration: Hashable {
+    let columns: [String]
+    let unique: Bool
+}
+
+/// Everything Strata knows about a model type, built once per type by reflection and cached for the
+/// life of the process.
+///
+/// `@unchecked Sendable`: every stored property is a `let` set in `init` and never mutated, and the
+/// accessor objects it holds (`FieldIO`) are immutable too, so sharing it across threads is safe.
+final class ModelMetadata: @unchecked Sendable {
+    let type: any Model.Type
+    let typeName: String
+    let tableName: String
+    /// Persistent properties, key first, then in declaration order.
+    let properties: [PropertyMetadata]
+    /// Always 0: the key is the first property. Kept named for readability at call sites.
+    let keyIndex = 0
+    let keyIsInteger: Bool
+    let randomKeys: Bool
+    let indices: [IndexDeclaration]
+
+    var key: PropertyMetadata { properties[keyIndex] }
+
+    private static let cache = Mutex<[ObjectIdentifier: ModelMetadata]>([:])
+
+    /// The metadata of `type`, reflected on first request.
+    static func of(_ type: any Model.Type) throws -> ModelMetadata {
+        let id = ObjectIdentifier(type)
+        if let cached = cache.withLock({ $0[id] }) { return cached }
+        let metadata = try ModelMetadata(type)
+        cache.withLock { $0[id] = metadata }
+        return metadata
+    }
+
+    private init(_ type: any Model.Type) throws {
+        self.type = type
+        typeName = String(describing: type)
+        tableName = type.tableName
+        randomKeys = type.randomKeys
+
+        // Every stored field of the class, base class fields excluded.
+        var baseFields = 0
+        _ = _forEachField(of: ModelObject.self, options: _EachFieldOptions(rawValue: 1)) { _, _, _, _ in
+            baseFields += 1
+            return true
+        }
+        var fields: [(name: String, offset: Int, type: Any.Type)] = []
+        var index = 0
+        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
+            defer { index += 1 }
+            guard index >= baseFields else { return true }
+            fields.append((String(cString: name), offset, fieldType))
+            return true
+        }
+
+        let typeName = self.typeName
+        func property(named name: String) -> (name: String, offset: Int, type: Any.Type)? {
+            fields.first { $0.name == name } ?? fields.first { $0.name == "_" + name && $0.type is any ReferenceStorage.Type }
+        }
+        func visibleName(_ field: (name: String, offset: Int, type: Any.Type)) -> String {
+            field.type is any ReferenceStorage.Type && field.name.hasPrefix("_") ? String(field.name.dropFirst()) : field.name
+        }
+        let available = fields.filter { !$0.name.hasPrefix("$") }.map(visibleName)
+        func unknown(_ name: String, in list: String) -> ModelError {
+            ModelError(.unknownProperty, model: typeName, property: name,
+                       "\(list) names \"\(name)\", which \(typeName) does not have; its stored properties are \(available.joined(separator: ", "))")
+        }
+
+        let names = type.persistentProperties ?? available
+        for name in names where property(named: name) == nil { throw unknown(name, in: "persistentProperties") }
+        guard names.contains(type.primaryKey) else {
+            throw property(named: type.primaryKey) == nil
+                ? unknown(type.primaryKey, in: "primaryKey")
+                : ModelError(.invalidPrimaryKey, model: typeName, property: type.primaryKey,
+                             "the primary key must be one of persistentProperties")
+        }
+
+        let fresh = type.init()
+        var properties: [PropertyMetadata] = []
+        for name in [type.primaryKey] + names.filter({ $0 != type.primaryKey }) {
+            guard let field = property(named: name) else { continue }
+            let accessor: FieldAccessor, columnType: ColumnType, nullable: Bool
+            var related: (any Model.Type)?
+            if let reference = field.type as? any ReferenceStorage.Type {
+                (accessor, columnType, nullable) = (.generic(reference.makeIO(offset: field.offset)), reference.keyColumnType, true)
+                related = reference.relatedType
+            } else if let made = FieldAccessor.make(type: field.type, offset: field.offset) {
+                (accessor, columnType, nullable) = made
+            } else {
+                throw ModelError(.unsupportedType, model: typeName, property: name,
+                                 "Strata cannot store a \(field.type); conform it to ColumnValue (or Codable, stored as JSON), or leave it out of persistentProperties")
+            }
+            let defaultValue = (try? accessor.load(fresh)) ?? .null
+            properties.append(PropertyMetadata(name: name, accessor: accessor, columnType: columnType,
+                                               isNullable: nullable, defaultValue: defaultValue, related: related))
+        }
+        self.properties = properties
+
+        switch properties[0].columnType {
+        case .integer: keyIsInteger = true
+        case .text: keyIsInteger = false
+        default:
+            throw ModelError(.invalidPrimaryKey, model: typeName, property: type.primaryKey,
+                             "a primary key must be an integer, a String or a UUID, not \(properties[0].columnType.rawValue)")
+        }
+
+        let persistent = Set(properties.map(\.name))
+        var indices: [IndexDeclaration] = []
+        for (lists, unique) in [(type.indices, false), (type.uniqueIndices, true)] {
+            for columns in lists {
+                for name in columns where !persistent.contains(name) {
+                    throw persistent.isEmpty || property(named: name) == nil
+                        ? unknown(name, in: unique ? "uniqueIndices" : "indices")
+                        : ModelError(.unknownProperty, model: typeName, property: name,
+                                     "an index names \"\(name)\", which is not a persistent property")
+                }
+                guard !columns.isEmpty else { continue }
+                indices.append(IndexDeclaration(columns: columns, unique: unique))
+            }
+        }
+        self.indices = indices
+    }
+
+    /// The column type of a model's key, found from the key field alone (relationships ask for it while
+    /// their owner is being reflected, so this must not reflect the whole related type).
+    static func keyColumnType(of type: any Model.Type) -> ColumnType {
+        var result = ColumnType.integer
+        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
+            guard String(cString: name) == type.primaryKey else { return true }
+            if let made = FieldAccessor.make(type: fieldType, offset: offset) { result = made.1 }
+            return false
+        }
+        return result
+    }
+
+    /// A new, unattached instance holding the declaration's default values.
+    func makeInstance() -> ModelObject { type.init() }
+}

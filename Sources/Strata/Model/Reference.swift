@@ -1,0 +1,193 @@
+/// What relationship wrappers share with reflection and the field accessors.
+protocol ReferenceStorage {
+    /// The column type of the related model's key.
+    static var keyColumnType: ColumnType { get }
+    static var relatedType: any Model.Type { get }
+    static func makeIO(offset: Int) -> AnyFieldIO
+    /// The key to store; throws when the related object was never saved.
+    mutating func storedKey(owner: ModelObject) throws -> SQLValue
+    mutating func setStoredKey(_ value: SQLValue) throws
+    /// Keeps a prefetched related object (nil: the key has no row).
+    mutating func attachPrefetched(_ target: ModelObject?)
+}
+
+/// A to-one relationship: the property holds another model, stored as that model's primary key and
+/// loaded lazily (a fault) on first read, through the database that owns the instance.
+///
+/// ```swift
+/// final class Employee: Model {
+///     var id: Int64 = 0
+///     @Reference var department: Department?
+///     required init() {}
+/// }
+/// employee.department?.name          // one SELECT on Department, the first time only
+/// employee.$department.key           // the stored key, readable even when no row has it
+/// try employee.$department.load()    // throws when the key has no row
+/// ```
+///
+/// A resolved relationship holds its target weakly (the identity map keeps one instance per row), so
+/// objects that refer to each other are freed when you drop them; an assigned object is held strongly
+/// until both sides are saved, and prefetched ones for as long as the owner lives.
+@propertyWrapper
+public struct Reference<Related: Model>: ReferenceStorage {
+    var key: SQLValue = .null
+    weak var target: Related?
+    var strongTarget: Related?
+    var knownMissing = false
+
+    /// An empty relationship. ```swift @Reference var department: Department? ```
+    public init() {}
+
+    /// A relationship set at initialisation. ```swift @Reference var department: Department? = nil ```
+    public init(wrappedValue: Related?) {
+        strongTarget = wrappedValue
+    }
+
+    /// Not used: a relationship needs its owner, so it is read through the owner's enclosing-instance
+    /// subscript. ```swift employee.department ```
+    @available(*, unavailable, message: "@Reference works only on properties of Model classes")
+    public var wrappedValue: Related? {
+        get { nil }
+        set {}
+    }
+
+    /// Not used directly; `$property` goes through the owner. ```swift employee.$department ```
+    @available(*, unavailable, message: "@Reference works only on properties of Model classes")
+    public var projectedValue: ReferenceHandle<Related> { ReferenceHandle(key: .null, resolve: { nil }) }
+
+    /// Reading resolves the fault; writing stores the object and its key.
+    ///
+    /// ```swift
+    /// employee.department = sales
+    /// ```
+    public static subscript<Owner: ModelObject>(
+        _enclosingInstance owner: Owner,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Related?>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Owner, Reference<Related>>
+    ) -> Related? {
+        get { try? resolve(owner, storageKeyPath) }
+        set {
+            var storage = owner[keyPath: storageKeyPath]
+            storage.assign(newValue, attached: owner.isPersisted)
+            owner[keyPath: storageKeyPath] = storage
+        }
+    }
+
+    /// `$property`: the stored key and a throwing load.
+    ///
+    /// ```swift
+    /// employee.$department.key   // .integer(3)
+    /// ```
+    public static subscript<Owner: ModelObject>(
+        _enclosingInstance owner: Owner,
+        projected projectedKeyPath: KeyPath<Owner, ReferenceHandle<Related>>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Owner, Reference<Related>>
+    ) -> ReferenceHandle<Related> {
+        ReferenceHandle(key: owner[keyPath: storageKeyPath].currentKey, resolve: { try resolve(owner, storageKeyPath) })
+    }
+
+    /// The related object: the one held, else the live instance, else one SELECT by key through the
+    /// owner's database. Throws ``ModelError/Kind/notFound`` when the key has no row.
+    private static func resolve<Owner: ModelObject>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Reference<Related>>) throws -> Related? {
+        let storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
+        if let held = storage.strongTarget ?? storage.target { return held }
+        guard !storage.key.isNull, let database = owner._registry?.database else { return nil }
+        let metadata = try ModelMetadata.of(Related.self)
+        if storage.knownMissing {
+            throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
+        }
+        guard let loaded = try database.object(Related.self, forKey: storage.key) else {
+            throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
+        }
+        owner[keyPath: path].target = loaded
+        return loaded
+    }
+
+    private var currentKey: SQLValue {
+        if let held = strongTarget ?? target, let key = try? Reference.key(of: held) { return key }
+        return key
+    }
+
+    private static func key(of object: Related) throws -> SQLValue? {
+        guard object.isPersisted else { return nil }
+        return try ModelMetadata.of(Related.self).key.accessor.load(object)
+    }
+
+    private mutating func assign(_ object: Related?, attached: Bool) {
+        knownMissing = false
+        guard let object else {
+            (key, target, strongTarget) = (.null, nil, nil)
+            return
+        }
+        if let objectKey = try? Reference.key(of: object) {
+            key = objectKey
+            target = object
+            strongTarget = attached ? nil : object
+        } else {
+            key = .null
+            target = object
+            strongTarget = object
+        }
+    }
+
+    // MARK: ReferenceStorage
+
+    static var keyColumnType: ColumnType { ModelMetadata.keyColumnType(of: Related.self) }
+    static var relatedType: any Model.Type { Related.self }
+    static func makeIO(offset: Int) -> AnyFieldIO { ReferenceIO<Reference<Related>>(offset: offset) }
+
+    mutating func storedKey(owner: ModelObject) throws -> SQLValue {
+        guard let held = strongTarget ?? target else { return key }
+        guard let heldKey = try Reference.key(of: held) else {
+            let name = String(describing: Related.self)
+            throw ModelError(.unsavedRelated, model: name,
+                             "the related \(name) has not been saved, so there is no key to store; save it first")
+        }
+        key = heldKey
+        if target == nil { target = held }
+        return key
+    }
+
+    mutating func setStoredKey(_ value: SQLValue) throws {
+        if value != key {
+            target = nil
+            strongTarget = nil
+            knownMissing = false
+        }
+        key = value
+    }
+
+    mutating func attachPrefetched(_ object: ModelObject?) {
+        if let related = object as? Related {
+            target = related
+            strongTarget = related
+            knownMissing = false
+        } else {
+            knownMissing = !key.isNull
+        }
+    }
+}
+
+/// `$relationship`: the stored key, and a load that says why it found nothing.
+///
+/// ```swift
+/// employee.$department.key             // .integer(3), even when no Department 3 exists
+/// let department = try employee.$department.load()   // throws ModelError(.notFound) then
+/// ```
+public struct ReferenceHandle<Related: Model> {
+    /// The stored key (`.null` when unset). ```swift employee.$department.key ```
+    public let key: SQLValue
+    private let resolve: () throws -> Related?
+
+    init(key: SQLValue, resolve: @escaping () throws -> Related?) {
+        self.key = key
+        self.resolve = resolve
+    }
+
+    /// The related object; nil only when no key is stored; throws when the key has no row.
+    ///
+    /// ```swift
+    /// let department = try employee.$department.load()
+    /// ```
+    public func load() throws -> Related? { try resolve() }
+}

@@ -1,0 +1,96 @@
+/// One model type's state within one database: the table mapping found by schema sync, the SQL of its
+/// statements, and the identity map of its live instances.
+///
+/// The identity map holds instances unretained; each instance removes itself in `deinit`
+/// (``ModelObject``), so the map never keeps an object alive and never holds a dangling pointer.
+final class TypeRegistry {
+    let metadata: ModelMetadata
+    unowned let context: ModelContext
+    /// The mapping onto the table as it is, set by schema sync.
+    var table: TableMapping
+    /// Live instances by rowid (by key, when the key is the rowid).
+    private(set) var byRowID: [Int64: Unmanaged<ModelObject>] = [:]
+    /// Live instances by text key, for text and UUID keys.
+    private(set) var byTextKey: [String: Unmanaged<ModelObject>] = [:]
+
+    init(metadata: ModelMetadata, table: TableMapping, context: ModelContext) {
+        self.metadata = metadata
+        self.table = table
+        self.context = context
+    }
+
+    var database: Database? { context.database }
+
+    // MARK: Identity map
+
+    /// The live instance for a rowid, if any.
+    @inline(__always)
+    func instance(rowID: Int64) -> ModelObject? {
+        byRowID[rowID]?.takeUnretainedValue()
+    }
+
+    /// The live instance for a key, if any.
+    func instance(key: SQLValue) -> ModelObject? {
+        switch key {
+        case .integer(let v) where table.keyIsRowID: return instance(rowID: v)
+        case .null: return nil
+        default:
+            guard let text = TypeRegistry.textKey(key) else { return nil }
+            return byTextKey[text]?.takeUnretainedValue()
+        }
+    }
+
+    /// Makes `object` the live instance of its row.
+    @inline(__always)
+    func register(_ object: ModelObject, rowID: Int64, textKey: String?) {
+        object._registry = self
+        object._rowID = rowID
+        object._textKey = textKey
+        object._isDeleted = false
+        if table.hasRowID { byRowID[rowID] = Unmanaged.passUnretained(object) }
+        if let textKey { byTextKey[textKey] = Unmanaged.passUnretained(object) }
+    }
+
+    /// Reserves room for `count` more instances (bulk fetches).
+    func reserve(_ count: Int) {
+        if table.hasRowID { byRowID.reserveCapacity(byRowID.count + count) }
+    }
+
+    /// Removes `object` from the map, if it is the one registered (called from `deinit` and on delete).
+    func forget(_ object: ModelObject) {
+        if table.hasRowID, let entry = byRowID[object._rowID], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+            byRowID[object._rowID] = nil
+        }
+        if let textKey = object._textKey, let entry = byTextKey[textKey],
+           entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+            byTextKey[textKey] = nil
+        }
+    }
+
+    /// Detaches `object` from the database: it no longer stands for a row.
+    func detach(_ object: ModelObject, deleted: Bool) {
+        forget(object)
+        object._isDeleted = deleted
+        if !deleted { object._registry = nil }
+    }
+
+    /// Every live instance (for refreshes after a rollback).
+    var liveInstances: [ModelObject] {
+        var seen = Set<ObjectIdentifier>()
+        var result: [ModelObject] = []
+        for entry in byRowID.values.lazy.map({ $0.takeUnretainedValue() }) + byTextKey.values.map({ $0.takeUnretainedValue() })
+        where seen.insert(ObjectIdentifier(entry)).inserted {
+            result.append(entry)
+        }
+        return result
+    }
+
+    /// The identity-map text of a text or UUID key.
+    static func textKey(_ key: SQLValue) -> String? {
+        switch key {
+        case .text(let s): return s
+        case .integer(let v): return String(v)
+        case .blob, .real, .null: return nil
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import CSQLite
+
+extension Database {
+    /// The objects of `type` from the rows a clause selects: anything that may follow `FROM table` (`WHERE`,
+    /// `ORDER BY`, `LIMIT`, joins, subqueries), with `?` arguments and the `$T`/`$PK` shortcuts. A row that
+    /// already has a live instance returns that instance (with any unsaved changes it has).
+    ///
+    /// ```swift
+    /// let all = try db.objects(Employee.self)
+    /// let some = try db.objects(Employee.self, where: "WHERE employeeId < ? ORDER BY employeeId", 10)
+    /// ```
+    public func objects<T: Model>(_ type: T.Type, where clause: String = "", _ arguments: any ColumnValue...) throws -> [T] {
+        try objects(type, where: clause, arguments: arguments)
+    }
+
+    /// ``objects(_:where:_:)`` with the arguments in an array. ```swift try db.objects(Employee.self, where: sql, arguments: args) ```
+    public func objects<T: Model>(_ type: T.Type, where clause: String = "", arguments: [any ColumnValue]) throws -> [T] {
+        let registry = try registry(for: T.self)
+        let statement = try selectStatement(registry, clause: clause, arguments: arguments)
+        defer { statement.reset() }
+        var result: [T] = []
+        while try statement.step() {
+            result.append(try object(T.self, from: statement, registry: registry))
+        }
+        return result
+    }
+
+    /// The first object a clause selects, or nil. ```swift try db.first(Employee.self, where: "ORDER BY name") ```
+    public func first<T: Model>(_ type: T.Type, where clause: String = "", _ arguments: any ColumnValue...) throws -> T? {
+        let registry = try registry(for: T.self)
+        let statement = try selectStatement(registry, clause: clause, arguments: arguments)
+        defer { statement.reset() }
+        return try statement.step() ? object(T.self, from: statement, registry: registry) : nil
+    }
+
+    /// The object with this key: the live instance when there is one (no query), else one SELECT.
+    ///
+    /// ```swift
+    /// let ada = try db.object(Employee.self, forKey: 1)
+    /// try db.object(Employee.self, forKey: 1) === ada   // true
+    /// ```
+    public func object<T: Model>(_ type: T.Type, forKey key: any ColumnValue) throws -> T? {
+        let registry = try registry(for: T.self)
+        let keyValue = try key.sqlValue
+        if let live = registry.instance(key: keyValue), !live._isDeleted { return unsafeDowncast(live, to: T.self) }
+        let statement = try connection.cachedStatement(registry.table.selectByKeySQL)
+        try statement.bind(values: [keyValue])
+        defer { statement.reset() }
+        return try statement.step() ? object(T.self, from: statement, registry: registry) : nil
+    }
+
+    /// The objects with these keys, in one query per chunk of `maximumArguments` keys; missing keys are
+    /// skipped. With `ordered`, the result follows the order of `keys`.
+    ///
+    /// ```swift
+    /// let team = try db.objects(Employee.self, forKeys: [3, 1, 2])   // in that order
+    /// ```
+    public func objects<T: Model, Key: ColumnValue>(_ type: T.Type, forKeys keys: [Key], ordered: Bool = true) throws -> [T] {
+        let registry = try registry(for: T.self)
+        let values = try keys.map { try $0.sqlValue }
+        let found = try objects(T.self, registry: registry, column: registry.metadata.key.name, in: values)
+        guard ordered else { return found }
+        var byKey: [SQLValue: T] = [:]
+        for object in found { byKey[try registry.metadata.key.accessor.load(object)] = object }
+        return values.compactMap { byKey[$0] }
+    }
+
+    /// The objects whose properties equal the given values; an array value means `IN (...)`
+    /// (ObjectiveFMDB's dictionary queries). Property names are checked.
+    ///
+    /// ```swift
+    /// let found = try db.objects(Employee.self, matching: ["name": "Ada", "employeeId": [1, 2, 3]])
+    /// ```
+    public func objects<T: Model>(_ type: T.Type, matching conditions: [String: any ColumnValue], orderBy: String? = nil) throws -> [T] {
+        let registry = try registry(for: T.self)
+        let metadata = registry.metadata
+        var clauses: [String] = [], arguments: [any ColumnValue] = []
+        for (name, value) in conditions.sorted(by: { $0.key < $1.key }) {
+            guard metadata.properties.contains(where: { $0.name == name }) else {
+                throw ModelError(.unknownProperty, model: metadata.typeName, property: name,
+                                 "no persistent property named \"\(name)\"; there are \(metadata.properties.map(\.name).joined(separator: ", "))")
+            }
+            if let list = value as? [any ColumnValue] {
+                clauses.append(list.isEmpty ? "0" : "\(SQL.quote(name)) IN (\(SQL.placeholders(list.count)))")
+                arguments += list
+            } else if try value.sqlValue.isNull {
+                clauses.append("\(SQL.quote(name)) IS NULL")
+            } else {
+                clauses.append("\(SQL.quote(name)) = ?")
+                arguments.append(value)
+            }
+        }
+        var clause = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
+        if let orderBy { clause += " ORDER BY \(orderBy)" }
+        return try objects(T.self, where: clause, arguments: arguments)
+    }
+
+    /// How many rows a clause selects. ```swift try db.count(Employee.self, where: "WHERE name LIKE ?", "A%") ```
+    public func count<T: Model>(_ type: T.Type, where clause: String = "", _ arguments: any ColumnValue...) throws -> Int {
+        let registry = try registry(for: T.self)
+        let sql = "SELECT count(*) FROM \(SQL.quote(registry.metadata.tableName)) " + expand(clause, registry)
+        return try value(Int.self, sql, arguments: arguments) ?? 0
+    }
+
+    /// Deletes the rows a clause selects; their live instances become `isDeleted`. Returns the count.
+    ///
+    /// ```swift
+    /// try db.deleteAll(Employee.self, where: "WHERE name = ?", "Temp")
+    /// ```
+    @discardableResult
+    public func deleteAll<T: Model>(_ type: T.Type, where clause: String = "", _ arguments: any ColumnValue...) throws -> Int {
+        let registry = try registry(for: T.self)
+        try execute("DELETE FROM \(SQL.quote(registry.metadata.tableName)) " + expand(clause, registry), arguments: arguments)
+        return changes
+    }
+
+    /// Runs raw SQL in which `$T` stands for the model's table and `$PK` for its key column; changed
+    /// rows show up in live instances (updated values, or `isDeleted`).
+    ///
+    /// ```swift
+    /// try db.execute("UPDATE $T SET name = ? WHERE $PK = ?", for: Employee.self, "Ada L.", ada.employeeId)
+    /// ada.name  // "Ada L."
+    /// ```
+    public func execute<T: Model>(_ sql: String, for type: T.Type, _ arguments: any ColumnValue...) throws {
+        try execute(expand(sql, registry(for: T.self)), arguments: arguments)
+    }
+
+    /// Raw rows from SQL with the `$T`/`$PK` shortcuts. ```swift try db.rows("SELECT $PK FROM $T", for: Employee.self) ```
+    public func rows<T: Model>(_ sql: String, for type: T.Type, _ arguments: any ColumnValue...) throws -> [Row] {
+        try rows(expand(sql, registry(for: T.self)), arguments: arguments)
+    }
+
+    // MARK: Internals
+
+    func expand(_ sql: String, _ registry: TypeRegistry) -> String {
+        SQLTemplate.expand(sql, table: registry.metadata.tableName, key: registry.metadata.key.name)
+    }
+
+    private func selectStatement(_ registry: TypeRegistry, clause: String, arguments: [any ColumnValue]) throws -> Statement {
+        let sql = "SELECT \(registry.table.selectColumns) FROM \(SQL.quote(registry.metadata.tableName))"
+            + (clause.isEmpty ? "" : " " + expand(clause, registry))
+        let statement = try connection.cachedStatement(sql)
+        try statement.bind(arguments)
+        return statement
+    }
+
+    /// Objects whose `column` is in `values`, chunked under the bound-parameter limit.
+    func objects<T: Model>(_ type: T.Type, registry: TypeRegistry, column: String, in values: [SQLValue]) throws -> [T] {
+        var result: [T] = []
+        let chunkSize = max(1, min(maximumArguments, 32_766) - 1)
+        var start = 0
+        while start < values.count {
+            let chunk = Array(values[start..<min(start + chunkSize, values.count)])
+            start += chunk.count
+            let sql = "SELECT \(registry.table.selectColumns) FROM \(SQL.quote(registry.metadata.tableName)) WHERE \(SQL.quote(column)) IN (\(SQL.placeholders(chunk.count)))"
+            let statement = try connection.prepare(sql)
+            try statement.bind(values: chunk)
+            while try statement.step() { result.append(try object(T.self, from: statement, registry: registry)) }
+        }
+        return result
+    }
+
+    /// The live instance of the current row, or a new one decoded from it and registered.
+    @inline(__always)
+    func object<T: Model>(_ type: T.Type, from statement: Statement, registry: TypeRegistry) throws -> T {
+        let table = registry.table
+        if table.keyIsRowID && sqlite3_column_type(statement.handle, 0) == SQLITE_INTEGER {
+            let rowID = statement.int64(at: 0)
+            if let live = registry.instance(rowID: rowID) { return unsafeDowncast(live, to: T.self) }
+            let object = T()
+            try decodeRow(statement, into: object, registry: registry)
+            registry.register(object, rowID: rowID, textKey: nil)
+            return object
+        }
+        let object = T()
+        try decodeRow(statement, into: object, registry: registry)
+        let key = try registry.metadata.key.accessor.load(object)
+        if key.isNull {
+            throw ModelError(.invalidPrimaryKey, model: registry.metadata.typeName, property: registry.metadata.key.name,
+                             "a row of \(table.table) has a NULL primary key, which cannot identify an instance")
+        }
+        if let live = registry.instance(key: key) { return unsafeDowncast(live, to: T.self) }
+        let rowID: Int64
+        if table.selectsRowID {
+            rowID = statement.int64(at: Int32(registry.metadata.properties.count))
+        } else if case .integer(let v) = key {
+            rowID = v
+        } else {
+            rowID = 0
+        }
+        registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(key))
+        return object
+    }
+
+    /// Sets every persistent property of `object` from the current row (columns in property order).
+    @inline(__always)
+    func decodeRow(_ statement: Statement, into object: ModelObject, registry: TypeRegistry) throws {
+        let properties = registry.metadata.properties
+        var column: Int32 = 0
+        for property in properties {
+            do {
+                try property.accessor.read(statement, column: column, into: object)
+            } catch let error as ValueConversionError {
+                throw error.located(column: property.name, model: registry.metadata.typeName, property: property.name)
+            }
+            column += 1
+        }
+    }
+}

@@ -1,0 +1,49 @@
+/// SQLite's column affinity, found from a declared type by the substring rules of
+/// https://www.sqlite.org/datatype3.html#determination_of_column_affinity, in their order.
+///
+/// ```swift
+/// Affinity(declaredType: "varchar(40)")  // .text
+/// Affinity(declaredType: "STRING")       // .numeric
+/// Affinity(declaredType: "FLOATING POINT")  // .integer ("INT" wins)
+/// ```
+public enum Affinity: String, Sendable {
+    /// INTEGER affinity. ```swift Affinity.integer ```
+    case integer = "INTEGER"
+    /// TEXT affinity. ```swift Affinity.text ```
+    case text = "TEXT"
+    /// BLOB affinity (also: no declared type): values are stored as given. ```swift Affinity.blob ```
+    case blob = "BLOB"
+    /// REAL affinity. ```swift Affinity.real ```
+    case real = "REAL"
+    /// NUMERIC affinity (e.g. `bool`, `datetime`, `decimal`, `STRING`). ```swift Affinity.numeric ```
+    case numeric = "NUMERIC"
+
+    /// The affinity SQLite gives a column declared with `declaredType`.
+    ///
+    /// ```swift
+    /// Affinity(declaredType: "")  // .blob
+    /// ```
+    public init(declaredType: String) {
+        let type = declaredType.uppercased()
+        if type.contains("INT") { self = .integer }
+        else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { self = .text }
+        else if type.contains("BLOB") || type.trimmingCharacters(in: .whitespaces).isEmpty { self = .blob }
+        else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") { self = .real }
+        else { self = .numeric }
+    }
+
+    /// Whether values of `columnType` keep their meaning in a column of this affinity.
+    /// Numbers in TEXT columns turn into text and text in numeric columns can turn into numbers
+    /// (`'0123'` becomes 123), so those pairs are refused; BLOBs are never converted.
+    func accepts(_ columnType: ColumnType) -> Bool {
+        switch (columnType, self) {
+        case (.blob, _), (.numeric, _), (_, .blob): true
+        case (.integer, .integer), (.integer, .numeric): true
+        case (.real, .real), (.real, .numeric), (.real, .integer): true
+        case (.text, .text): true
+        default: false
+        }
+    }
+}
+
+import Foundation

@@ -1,0 +1,99 @@
+/// A column as `PRAGMA table_xinfo` describes it.
+struct ColumnInfo {
+    let name: String
+    let declaredType: String
+    let notNull: Bool
+    /// The default as raw SQL text (`NULL`, `'x'`, `0`, `CURRENT_TIMESTAMP`, ...), nil when none.
+    let defaultSQL: String?
+    /// 1-based position in the primary key, 0 when not part of it.
+    let primaryKeyPosition: Int
+    /// 0 normal, 1 hidden (virtual tables), 2 virtual generated, 3 stored generated.
+    let hidden: Int
+
+    var affinity: Affinity { Affinity(declaredType: declaredType) }
+    var isGenerated: Bool { hidden == 2 || hidden == 3 }
+}
+
+/// An index as `PRAGMA index_list` and `index_xinfo` describe it.
+struct IndexInfo {
+    let name: String
+    let unique: Bool
+    /// `c` (CREATE INDEX), `u` (UNIQUE constraint) or `pk`.
+    let origin: String
+    let partial: Bool
+    /// Key columns in order; nil for an expression.
+    let columns: [String?]
+    let descending: [Bool]
+
+    /// Indices Strata made carry this prefix; no other index is ever dropped.
+    static let ownedPrefix = "strata_"
+    var isOwned: Bool { name.hasPrefix(IndexInfo.ownedPrefix) }
+}
+
+/// A table's schema as SQLite reports it.
+struct TableInfo {
+    let name: String
+    let columns: [ColumnInfo]
+    let indices: [IndexInfo]
+    let withoutRowID: Bool
+
+    func column(named name: String) -> ColumnInfo? {
+        columns.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    var primaryKeyColumns: [ColumnInfo] {
+        columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
+    }
+
+    /// Whether the single primary-key column is an alias of the rowid: declared exactly `INTEGER`
+    /// (pitfall 9: `INT PRIMARY KEY` is not) in a rowid table.
+    var keyIsRowID: Bool {
+        let keys = primaryKeyColumns
+        return !withoutRowID && keys.count == 1 && keys[0].declaredType.uppercased() == "INTEGER"
+    }
+
+    /// Reads a table's columns and indices; nil when there is no such table.
+    static func read(_ table: String, in connection: Connection) throws -> TableInfo? {
+        let master = try connection.cachedStatement("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE")
+        try master.bind(values: [.text(table)])
+        guard try master.step() else { master.reset(); return nil }
+        let createSQL = master.string(at: 0)
+        master.reset()
+
+        let quoted = SQL.quote(table)
+        var columns: [ColumnInfo] = []
+        let xinfo = try connection.cachedStatement("PRAGMA table_xinfo(\(quoted))")
+        while try xinfo.step() {
+            columns.append(ColumnInfo(name: xinfo.string(at: 1), declaredType: xinfo.string(at: 2),
+                                      notNull: xinfo.int64(at: 3) != 0,
+                                      defaultSQL: xinfo.isNull(at: 4) ? nil : xinfo.string(at: 4),
+                                      primaryKeyPosition: Int(xinfo.int64(at: 5)), hidden: Int(xinfo.int64(at: 6))))
+        }
+        xinfo.reset()
+
+        var indices: [IndexInfo] = []
+        let list = try connection.cachedStatement("PRAGMA index_list(\(quoted))")
+        var listed: [(name: String, unique: Bool, origin: String, partial: Bool)] = []
+        while try list.step() {
+            listed.append((list.string(at: 1), list.int64(at: 2) != 0, list.string(at: 3), list.int64(at: 4) != 0))
+        }
+        list.reset()
+        for entry in listed {
+            let info = try connection.cachedStatement("PRAGMA index_xinfo(\(SQL.quote(entry.name)))")
+            var names: [String?] = [], descending: [Bool] = []
+            while try info.step() {
+                guard info.int64(at: 5) != 0 else { continue }  // key columns only
+                names.append(info.int64(at: 1) < 0 ? nil : info.string(at: 2))
+                descending.append(info.int64(at: 3) != 0)
+            }
+            info.reset()
+            indices.append(IndexInfo(name: entry.name, unique: entry.unique, origin: entry.origin,
+                                     partial: entry.partial, columns: names, descending: descending))
+        }
+        let withoutRowID = createSQL.uppercased().replacingOccurrences(of: " ", with: "")
+            .replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "\t", with: "").hasSuffix("WITHOUTROWID")
+        return TableInfo(name: table, columns: columns, indices: indices, withoutRowID: withoutRowID)
+    }
+}
+
+import Foundation
