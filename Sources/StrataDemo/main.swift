@@ -1,32 +1,111 @@
 import Foundation
 import Strata
 
+// Version 1 of the app's models.
+enum V1 {
+    final class Department: Model {
+        static let tableName = "Department"
+        var id: Int64 = 0
+        var name = ""
+        required init() {}
+    }
+
+    final class Employee: Model {
+        static let tableName = "Employee"
+        static let primaryKey = "employeeId"
+        var employeeId: Int64 = 0
+        var name = ""
+        var dateOfBirth: Date?
+        @Reference var department: Department?
+        required init() {}
+    }
+}
+
+// Version 2: Employee gains a property and two indices.
+enum V2 {
+    typealias Department = V1.Department
+
+    final class Employee: Model {
+        static let tableName = "Employee"
+        static let primaryKey = "employeeId"
+        static let indices = [["department", "name"]]
+        static let uniqueIndices = [["email"]]
+        var employeeId: Int64 = 0
+        var name = ""
+        var dateOfBirth: Date?
+        @Reference var department: Department?
+        var email: String?
+        var level = 1
+        required init() {}
+    }
+}
+
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: folder) }
-let path = folder.appendingPathComponent("demo.sqlite").path
+let path = folder.appendingPathComponent("company.sqlite").path
+print("Strata demo — SQLite \(Database.sqliteVersion), database at \(path)")
 
-print("Strata demo, SQLite \(Database.sqliteVersion), database at \(path)\n")
-let db = try Database(path: path)
-try db.execute("""
-    CREATE TABLE note(id INTEGER PRIMARY KEY, title TEXT NOT NULL, created REAL NOT NULL,
-                      score REAL, tags TEXT, token TEXT, attachment BLOB)
-    """)
-let now = Date()
-try db.execute("INSERT INTO note(title, created, score, tags, token, attachment) VALUES (?, ?, ?, ?, ?, ?)",
-               "Hello, Strata", now, 4.5, ["swift", "sqlite"], UUID(), Data([0xCA, 0xFE]))
-try db.execute("INSERT INTO note(title, created, score, tags, token, attachment) VALUES (?, ?, ?, ?, ?, ?)",
-               "Second note", now.addingTimeInterval(-86_400), Double?.none, [String](), UUID(), Data())
-for row in try db.rows("SELECT * FROM note ORDER BY id") {
-    let created: Date = try row.decode("created")
-    let tags: [String] = try row.decode("tags")
-    let id: Int = try row.decode("id")
-    let title: String = try row.decode("title")
-    let score: Double? = try row.decode("score")
-    let token: UUID = try row.decode("token")
-    let attachment: Data = try row.decode("attachment")
-    print("note \(id): \(title)")
-    print("  created \(created), score \(score.map { String($0) } ?? "none"), tags \(tags)")
-    print("  token \(token), attachment \(attachment.count) bytes")
+struct DemoError: Error, CustomStringConvertible { let description: String }
+
+func section(_ title: String) { print("\n== \(title)") }
+
+var configuration = Database.Configuration()
+configuration.logger.logLevel = .warning   // .info logs each schema step, .debug every statement
+
+// 1. Version 1: first use creates the tables.
+do {
+    let db = try Database(path: path, configuration: configuration)
+    section("Version 1: first use creates the tables")
+    for step in try db.syncSchema(V1.Department.self).steps + db.syncSchema(V1.Employee.self).steps {
+        print("  applied: \(step.sql)")
+    }
+    let sales = V1.Department(); sales.name = "Sales"
+    let research = V1.Department(); research.name = "Research"
+    try db.save([sales, research])
+    let born = Date(timeIntervalSince1970: -312_508_800)  // 1960-02-04
+    for (name, department) in [("Ada", research), ("Grace", research), ("Linus", sales)] {
+        let employee = V1.Employee()
+        employee.name = name
+        employee.dateOfBirth = born
+        employee.department = department
+        try db.save(employee)
+    }
+    let researchers = try db.objects(V1.Employee.self, where: "WHERE department = ? ORDER BY name", research.id)
+    print("  saved 2 departments and 3 employees; in Research: \(researchers.map(\.name))")
+    try db.close()
 }
-print("\n\(try db.value(Int.self, "SELECT count(*) FROM note") ?? 0) notes")
+
+// 2. Version 2 on the same file: additive sync, planned first (dry run), then applied.
+let db = try Database(path: path, configuration: configuration)
+section("Version 2 on the same file: the plan (a dry run), then the sync")
+print(try db.schemaPlan(for: V2.Employee.self).steps.map { "  would run: \($0.sql)" }.joined(separator: "\n"))
+for step in try db.syncSchema(V2.Employee.self).steps { print("  applied: \(step.sql)") }
+print("  again: \(try db.schemaPlan(for: V2.Employee.self))")
+try db.syncSchema(V2.Department.self)
+guard let ada = try db.first(V2.Employee.self, where: "WHERE name = ?", "Ada") else {
+    throw DemoError(description: "Ada was not saved")
+}
+print("  Ada's new columns hold their defaults: email \(ada.email ?? "nil"), level \(ada.level)")
+
+// 3. A fault: the relationship loads with one SELECT, only when read.
+section("A relationship is a fault until read")
+var statements: [String] = []
+let trace = db.traceStatements { statements.append($0) }
+let department = ada.department
+print("  ada.department?.name = \(department?.name ?? "nil"), with \(statements.count) statement(s):")
+for sql in statements { print("    \(sql)") }
+statements.removeAll()
+_ = ada.department
+print("  read again: \(statements.count) statement(s)")
+trace.cancel()
+
+// 4. One live instance per row, and raw SQL that live objects see.
+section("One live instance per row; raw SQL reaches it")
+let again = try db.object(V2.Employee.self, forKey: ada.employeeId)
+print("  fetched Ada again: same instance? \(again === ada)")
+try db.execute("UPDATE $T SET name = ?, level = level + 1 WHERE $PK = ?", for: V2.Employee.self, "Ada Lovelace", ada.employeeId)
+print("  after a raw UPDATE $T: ada.name = \(ada.name), level \(ada.level)")
+try db.execute("DELETE FROM $T WHERE name = ?", for: V2.Employee.self, "Ada Lovelace")
+print("  after a raw DELETE: ada.isDeleted = \(ada.isDeleted)")
+print("\n\(try db.count(V2.Employee.self)) employees left")

@@ -20,7 +20,14 @@ extension Database {
     /// ```
     @discardableResult
     public func syncSchema<T: Model>(_ type: T.Type) throws -> SchemaPlan {
-        try sync(ModelMetadata.of(type)).plan
+        let metadata = try ModelMetadata.of(type)
+        let (plan, mapping) = try sync(metadata)
+        if let registry = models.registries[ObjectIdentifier(type)] {
+            registry.table = mapping
+        } else {
+            models.add(TypeRegistry(metadata: metadata, table: mapping, context: models), for: ObjectIdentifier(type))
+        }
+        return plan
     }
 
     /// The registry of a model type: synced on first use with this handle, and again when the schema
