@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 extension Database {
     /// Calls `observer` after each commit (or after each statement outside a transaction) with the rows
@@ -28,6 +29,13 @@ extension Database {
             if models.ownWrite && models.observers.isEmpty { return }
             models.pending.append(.init(operation: operation, table: String(cString: table), rowID: rowID, own: models.ownWrite))
         }, context)
+        // `DELETE FROM t` without WHERE uses the truncate optimization, which skips the update hook.
+        // Answering SQLITE_IGNORE to SQLITE_DELETE (on user tables) turns it off: rows are deleted one by one
+        // and reported. The authorizer runs when statements are prepared, never per row.
+        sqlite3_set_authorizer(connection.handle, { _, action, table, _, _, _ in
+            guard action == SQLITE_DELETE, let table, strncmp(table, "sqlite_", 7) != 0 else { return SQLITE_OK }
+            return SQLITE_IGNORE
+        }, nil)
         sqlite3_commit_hook(connection.handle, { context in
             guard let context else { return 0 }
             Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue().committed = true
