@@ -81,9 +81,15 @@ final class Connection {
         guard let stmt else {
             throw DatabaseError(code: .misuse, message: "no SQL statement in the text", sql: sql)
         }
-        if let tail, tail.pointee != 0, String(cString: tail).contains(where: { !$0.isWhitespace && $0 != ";" }) {
-            sqlite3_finalize(stmt)
-            throw DatabaseError(code: .misuse, message: "more than one statement; use execute(_:) without arguments for a script", sql: sql)
+        if let tail, tail.pointee != 0 {
+            // Whatever follows must be only whitespace or comments: preparing it must yield no statement.
+            var extra: OpaquePointer?
+            let extraCode = sqlite3_prepare_v2(handle, tail, -1, &extra, nil)
+            if extraCode != SQLITE_OK || extra != nil {
+                sqlite3_finalize(extra)
+                sqlite3_finalize(stmt)
+                throw DatabaseError(code: .misuse, message: "more than one statement; use execute(_:) without arguments for a script", sql: sql)
+            }
         }
         return Statement(connection: self, sql: sql, handle: stmt)
     }

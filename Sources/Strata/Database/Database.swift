@@ -51,7 +51,7 @@ public final class Database {
     /// ```swift print(db.path) ```
     public var path: String { connection.path }
 
-    /// SQLite's raw connection handle, for calls Strata does not wrap.
+    /// SQLite's raw connection handle, for calls Strata does not wrap (invalid once the database is closed).
     /// ```swift sqlite3_db_readonly(db.sqliteHandle, "main") ```
     public var sqliteHandle: OpaquePointer { connection.handle }
 
@@ -70,17 +70,19 @@ public final class Database {
 
     /// How many `?` parameters one statement may bind (`SQLITE_LIMIT_VARIABLE_NUMBER`).
     /// ```swift db.maximumArguments  // 32766 ```
-    public var maximumArguments: Int { Int(sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
+    public var maximumArguments: Int {
+        connection.isClosed ? 0 : Int(sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+    }
 
     /// The rowid of the most recent successful INSERT on this connection.
     /// ```swift try db.execute("INSERT INTO note(text) VALUES ('x')"); db.lastInsertRowID ```
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(connection.handle) }
+    public var lastInsertRowID: Int64 { connection.isClosed ? 0 : sqlite3_last_insert_rowid(connection.handle) }
 
     /// Rows changed by the most recent INSERT, UPDATE or DELETE. ```swift db.changes ```
-    public var changes: Int { Int(sqlite3_changes64(connection.handle)) }
+    public var changes: Int { connection.isClosed ? 0 : Int(sqlite3_changes64(connection.handle)) }
 
     /// Whether a transaction is open. ```swift db.isInTransaction  // false ```
-    public var isInTransaction: Bool { sqlite3_get_autocommit(connection.handle) == 0 }
+    public var isInTransaction: Bool { !connection.isClosed && sqlite3_get_autocommit(connection.handle) == 0 }
 
     /// A cached prepared statement for one SQL statement, reset and ready to bind.
     ///

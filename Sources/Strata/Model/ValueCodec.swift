@@ -8,6 +8,7 @@ struct ValueCodec<Value> {
     let isNullable: Bool
     let encode: (Value) throws -> SQLValue
     let decode: (SQLValue) throws -> Value
+    var isJSON = false
 }
 
 enum ValueCodecs {
@@ -30,15 +31,17 @@ enum ValueCodecs {
 
     private static func columnValueCodec<V: ColumnValue>(_ type: V.Type) -> Any {
         ValueCodec<V>(columnType: V.columnType, isNullable: V.isNullable,
-                   encode: { try $0.sqlValue }, decode: { try V(sqlValue: $0) })
+                      encode: { try $0.sqlValue }, decode: { try V(sqlValue: $0) }, isJSON: V.self is any JSONColumnValue.Type)
     }
 
     private static func optionalCodec(_ wrapped: Any.Type) -> Any? {
         func open<W>(_ type: W.Type) -> Any? {
             guard let inner = codec(for: W.self), !inner.isNullable else { return nil }
+            // JSON values written by other tools may hold the JSON text `null` for "none" (pitfall 7).
+            let jsonNull: SQLValue? = inner.isJSON ? .text("null") : nil
             return ValueCodec<W?>(columnType: inner.columnType, isNullable: true,
                                   encode: { value in try value.map(inner.encode) ?? .null },
-                                  decode: { value in value.isNull ? nil : try inner.decode(value) })
+                                  decode: { value in value.isNull || value == jsonNull ? nil : try inner.decode(value) })
         }
         return open(wrapped)
     }
@@ -57,6 +60,6 @@ enum ValueCodecs {
 
     private static func jsonCodec<C: Codable>(_ type: C.Type) -> Any {
         ValueCodec<C>(columnType: .text, isNullable: false,
-                   encode: { try JSONCoding.encode($0) }, decode: { try JSONCoding.decode(C.self, from: $0) })
+                      encode: { try JSONCoding.encode($0) }, decode: { try JSONCoding.decode(C.self, from: $0) }, isJSON: true)
     }
 }

@@ -44,7 +44,11 @@ extension Float: ColumnValue {
     /// try Float(sqlValue: .real(1.10000002384186))  // 1.1
     /// ```
     public init(sqlValue: SQLValue) throws {
-        let d = try Double(sqlValue: sqlValue)
+        let d: Double
+        do { d = try Double(sqlValue: sqlValue) } catch var error as ValueConversionError {
+            error.expected = String(describing: Float.self)  // the type asked for, not the one used to read it
+            throw error
+        }
         guard !d.isFinite || abs(d) <= Double(Float.greatestFiniteMagnitude) else {
             throw ValueConversionError(expected: Float.self, found: sqlValue, reason: "out of Float's range")
         }

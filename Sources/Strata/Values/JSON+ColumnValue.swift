@@ -13,7 +13,7 @@ public protocol JSONColumnValue: ColumnValue, Codable {}
 extension JSONColumnValue {
     /// JSON is stored in `TEXT` columns. ```swift Address.columnType  // .text ```
     public static var columnType: ColumnType { .text }
-    /// The JSON text, with sorted keys so equal values store equal text.
+    /// The JSON text, with sorted object keys (dictionaries and structs store stable text; sets do not).
     ///
     /// ```swift
     /// try [1, 2].sqlValue  // .text("[1,2]")

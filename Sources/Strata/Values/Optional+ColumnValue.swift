@@ -12,9 +12,14 @@ extension Optional: ColumnValue where Wrapped: ColumnValue {
             }
         }
     }
-    /// nil for NULL, else what `Wrapped` reads. ```swift try Int?(sqlValue: .null)  // nil ```
+    /// nil for NULL (and, for JSON values, for the JSON text `null` that tools such as SQLAlchemy write),
+    /// else what `Wrapped` reads. ```swift try Int?(sqlValue: .null)  // nil ```
     public init(sqlValue: SQLValue) throws {
-        self = sqlValue.isNull ? .none : .some(try Wrapped(sqlValue: sqlValue))
+        if sqlValue.isNull || (Wrapped.self is any JSONColumnValue.Type && sqlValue == .text("null")) {
+            self = .none
+        } else {
+            self = .some(try Wrapped(sqlValue: sqlValue))
+        }
     }
 }
 

@@ -10,7 +10,12 @@ extension ColumnValue where Self: RawRepresentable, RawValue: ColumnValue {
     /// try Status(sqlValue: .text("off"))  // throws
     /// ```
     public init(sqlValue: SQLValue) throws {
-        guard let value = Self(rawValue: try RawValue(sqlValue: sqlValue)) else {
+        let rawValue: RawValue
+        do { rawValue = try RawValue(sqlValue: sqlValue) } catch var error as ValueConversionError {
+            error.expected = String(describing: Self.self)  // the type asked for, not its raw value's
+            throw error
+        }
+        guard let value = Self(rawValue: rawValue) else {
             throw ValueConversionError(expected: Self.self, found: sqlValue, reason: "no case has this raw value")
         }
         self = value

@@ -12,7 +12,11 @@ final class TemporaryDatabase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let name = fixture.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "test.sqlite"
         path = folder.appendingPathComponent(name).path
-        if let fixture { try FileManager.default.copyItem(atPath: fixture, toPath: path) }
+        if let fixture {
+            try FileManager.default.copyItem(atPath: fixture, toPath: path)
+            // The fixtures are read-only; the copy must be writable for non-root users too.
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        }
         db = try Database(path: path, configuration: configuration)
     }
 
