@@ -17,18 +17,21 @@ extension Database {
         transactionDepth += 1
         defer { transactionDepth -= 1 }
         let savepoint = "strata_\(transactionDepth)"
+        // Changes made before a savepoint survive its rollback; those made after it must not be reported.
+        if nested { reconcileLiveInstances() }
+        let changesBefore = models.transactionChanges
         try connection.execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN \(kind.rawValue) TRANSACTION")
         let result: T
         do {
             result = try body()
         } catch {
-            rollback(nested ? savepoint : nil)
+            rollback(nested ? savepoint : nil, changesBefore: changesBefore)
             throw error
         }
         do {
             try connection.execute(nested ? "RELEASE SAVEPOINT \(savepoint)" : "COMMIT TRANSACTION")
         } catch {
-            rollback(nested ? savepoint : nil)
+            rollback(nested ? savepoint : nil, changesBefore: changesBefore)
             throw error
         }
         reconcileLiveInstances()
@@ -37,12 +40,13 @@ extension Database {
 
     /// Rolls back to `savepoint`, or the whole transaction; the original error matters more than a
     /// failure here, which can only mean SQLite already rolled back (e.g. after SQLITE_FULL).
-    private func rollback(_ savepoint: String?) {
+    private func rollback(_ savepoint: String?, changesBefore: [String: DatabaseChange]) {
         if let savepoint {
             try? connection.execute("ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)")
         } else if isInTransaction {
             try? connection.execute("ROLLBACK TRANSACTION")
         }
         restoreLiveInstancesAfterRollback()
+        if savepoint != nil { models.transactionChanges = changesBefore }
     }
 }

@@ -32,10 +32,26 @@ extension Database {
         // `DELETE FROM t` without WHERE uses the truncate optimization, which skips the update hook.
         // Answering SQLITE_IGNORE to SQLITE_DELETE (on user tables) turns it off: rows are deleted one by one
         // and reported. The authorizer runs when statements are prepared, never per row.
-        sqlite3_set_authorizer(connection.handle, { _, action, table, _, _, _ in
-            guard action == SQLITE_DELETE, let table, strncmp(table, "sqlite_", 7) != 0 else { return SQLITE_OK }
-            return SQLITE_IGNORE
-        }, nil)
+        // DROP TABLE / DROP VIEW also ask for SQLITE_DELETE on the dropped table, right after their own
+        // SQLITE_DROP_* check, and treat SQLITE_IGNORE there as "skip the drop silently": so the SQLITE_DELETE
+        // that directly follows a SQLITE_DROP_* is allowed. (Prepare runs on one thread, so the flag cannot
+        // interleave with another statement's checks.)
+        sqlite3_set_authorizer(connection.handle, { context, action, table, _, _, _ in
+            guard let context else { return SQLITE_OK }
+            let models = Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue()
+            let afterDrop = models.authorizingDrop
+            switch action {
+            case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_VTABLE:
+                models.authorizingDrop = true
+            case SQLITE_DELETE:
+                models.authorizingDrop = false
+                guard !afterDrop, let table, strncmp(table, "sqlite_", 7) != 0 else { return SQLITE_OK }
+                return SQLITE_IGNORE
+            default:
+                models.authorizingDrop = false
+            }
+            return SQLITE_OK
+        }, context)
         sqlite3_commit_hook(connection.handle, { context in
             guard let context else { return 0 }
             Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue().committed = true

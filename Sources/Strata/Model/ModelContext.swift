@@ -23,6 +23,8 @@ final class ModelContext {
     /// Set while the library runs its own write, so the hook does not schedule a refresh.
     var ownWrite = false
     var committed = false
+    /// Set by the authorizer between a DROP TABLE/VIEW check and the DELETE check that follows it.
+    var authorizingDrop = false
     var rolledBack = false
     /// Instances deleted in the open transaction, kept alive until it ends so a rollback can restore them.
     /// (Instances updated or inserted need no list: a rollback refreshes every live instance.)
