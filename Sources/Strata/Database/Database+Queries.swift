@@ -12,8 +12,10 @@ extension Database {
 
     /// ``execute(_:_:)`` with the arguments in an array. ```swift try db.execute(sql, arguments: [1, "a"]) ```
     public func execute(_ sql: String, arguments: [any ColumnValue]) throws {
+        let changesBefore = totalChanges
         defer {
             checkSchemaVersion()
+            if totalChanges != changesBefore { refreshWithoutRowIDInstances() }
             reconcileLiveInstances()
         }
         if arguments.isEmpty {

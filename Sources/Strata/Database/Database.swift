@@ -81,6 +81,9 @@ public final class Database {
     /// Rows changed by the most recent INSERT, UPDATE or DELETE. ```swift db.changes ```
     public var changes: Int { connection.isClosed ? 0 : Int(sqlite3_changes64(connection.handle)) }
 
+    /// Rows changed by INSERT, UPDATE and DELETE since the database was opened. ```swift db.totalChanges ```
+    public var totalChanges: Int { connection.isClosed ? 0 : Int(sqlite3_total_changes64(connection.handle)) }
+
     /// Whether a transaction is open. ```swift db.isInTransaction  // false ```
     public var isInTransaction: Bool { !connection.isClosed && sqlite3_get_autocommit(connection.handle) == 0 }
 

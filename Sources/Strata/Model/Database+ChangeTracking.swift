@@ -118,6 +118,17 @@ extension Database {
         }
     }
 
+    /// SQLite's update hook is silent for WITHOUT ROWID tables, so after raw SQL that changed rows, live
+    /// instances of models on such tables are all reloaded (or marked deleted).
+    func refreshWithoutRowIDInstances() {
+        for registry in models.registries.values where !registry.table.hasRowID {
+            for object in registry.liveInstances {
+                if isInTransaction { models.noteDeleted(object) }
+                refresh(object, registry: registry)
+            }
+        }
+    }
+
     /// Reloads one live instance from its row; a missing row marks it deleted.
     func refresh(_ object: ModelObject, registry: TypeRegistry) {
         do {

@@ -138,6 +138,10 @@ class AnyFieldIO {
     func value(of object: ModelObject) -> Any { () }
     /// Hands a prefetched related object to a relationship field.
     func attachPrefetched(_ target: ModelObject?, to object: ModelObject) {}
+    /// A relationship field's key when it holds no live object (what a prefetch loads); nil otherwise.
+    func unresolvedKey(of object: ModelObject) -> SQLValue? { nil }
+    /// Points a relationship field weakly at `target` when it stores `key` (see ``Children``).
+    func attachResolved(_ target: ModelObject, key: SQLValue, to object: ModelObject) {}
 }
 
 /// Access to a property of type `Value` at a fixed offset, converted by its codec.
@@ -177,5 +181,11 @@ final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
 
     override func attachPrefetched(_ target: ModelObject?, to object: ModelObject) {
         storage(object).pointee.attachPrefetched(target)
+    }
+
+    override func unresolvedKey(of object: ModelObject) -> SQLValue? { storage(object).pointee.unresolvedKey }
+
+    override func attachResolved(_ target: ModelObject, key: SQLValue, to object: ModelObject) {
+        storage(object).pointee.attachResolved(target, key: key)
     }
 }

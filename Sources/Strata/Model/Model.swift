@@ -75,8 +75,8 @@ public protocol ModelDeclaration: AnyObject {
     /// The name of the primary-key property: Int64/Int (0 or nil: SQLite assigns it), String or UUID.
     /// Default: `"id"`. ```swift static let primaryKey = "employeeId" ```
     static var primaryKey: String { get }
-    /// The names of the stored properties to persist, in column order. Default: every stored property. ```swift static let persistentProperties = ["id", "name"] ```
-    static var persistentProperties: [String]? { get }
+    /// The names of the stored properties to persist, in column order. Default (and `[]`): every stored property. ```swift static let persistentProperties = ["id", "name"] ```
+    static var persistentProperties: [String] { get }
     /// Indices to keep, each a list of property names. Default: none. ```swift static let indices = [["name"]] ```
     static var indices: [[String]] { get }
     /// Unique indices to keep. Default: none. ```swift static let uniqueIndices = [["email"]] ```
@@ -91,8 +91,8 @@ extension ModelDeclaration {
     public static var tableName: String { String(describing: self) }
     /// `"id"`. ```swift Department.primaryKey  // "id" ```
     public static var primaryKey: String { "id" }
-    /// nil: every stored property. ```swift Department.persistentProperties  // nil ```
-    public static var persistentProperties: [String]? { nil }
+    /// `[]`: every stored property. ```swift Department.persistentProperties  // [] ```
+    public static var persistentProperties: [String] { [] }
     /// None. ```swift Department.indices  // [] ```
     public static var indices: [[String]] { [] }
     /// None. ```swift Department.uniqueIndices  // [] ```

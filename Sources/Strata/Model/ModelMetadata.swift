@@ -78,13 +78,15 @@ final class ModelMetadata: @unchecked Sendable {
         func visibleName(_ field: (name: String, offset: Int, type: Any.Type)) -> String {
             field.type is any ReferenceStorage.Type && field.name.hasPrefix("_") ? String(field.name.dropFirst()) : field.name
         }
-        let available = fields.filter { !$0.name.hasPrefix("$") }.map(visibleName)
+        // Wrapper storage that is never a column (``Children``: derived from the other side) is not a
+        // stored property as far as persistence goes.
+        let available = fields.filter { !$0.name.hasPrefix("$") && !($0.type is any TransientStorage.Type) }.map(visibleName)
         func unknown(_ name: String, in list: String) -> ModelError {
             ModelError(.unknownProperty, model: typeName, property: name,
                        "\(list) names \"\(name)\", which \(typeName) does not have; its stored properties are \(available.joined(separator: ", "))")
         }
 
-        let names = type.persistentProperties ?? available
+        let names = type.persistentProperties.isEmpty ? available : type.persistentProperties
         for name in names where property(named: name) == nil { throw unknown(name, in: "persistentProperties") }
         guard names.contains(type.primaryKey) else {
             throw property(named: type.primaryKey) == nil

@@ -9,6 +9,11 @@ protocol ReferenceStorage {
     mutating func setStoredKey(_ value: SQLValue) throws
     /// Keeps a prefetched related object (nil: the key has no row).
     mutating func attachPrefetched(_ target: ModelObject?)
+    /// The stored key when no live related object is held (what a prefetch must load), else nil.
+    var unresolvedKey: SQLValue? { get }
+    /// Points at `target`, weakly, when the stored key is `key` (the parent that just loaded its
+    /// children); a strong hold on that same object is dropped, so parent and child form no cycle.
+    mutating func attachResolved(_ target: ModelObject, key: SQLValue)
 }
 
 /// A to-one relationship: the property holds another model, stored as that model's primary key and
@@ -26,8 +31,11 @@ protocol ReferenceStorage {
 /// ```
 ///
 /// A resolved relationship holds its target weakly (the identity map keeps one instance per row), so
-/// objects that refer to each other are freed when you drop them; an assigned object is held strongly
-/// until both sides are saved, and prefetched ones for as long as the owner lives.
+/// objects that refer to each other are freed when you drop them. Two exceptions hold strongly: an
+/// object assigned to an owner that is not saved yet (until the owner is saved: reading it back must
+/// not depend on who else keeps it), and prefetched objects (until the owner is saved or dropped,
+/// which is what makes a prefetch worth it). A ``Children`` load turns its children's strong hold on the parent
+/// into a weak one, so prefetch plus to-many never forms a cycle between a parent and its children.
 @propertyWrapper
 public struct Reference<Related: Model>: ReferenceStorage {
     var key: SQLValue = .null
@@ -90,7 +98,11 @@ public struct Reference<Related: Model>: ReferenceStorage {
     /// owner's database. Throws ``ModelError/Kind/notFound`` when the key has no row.
     private static func resolve<Owner: ModelObject>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Reference<Related>>) throws -> Related? {
         let storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
-        if let held = storage.strongTarget ?? storage.target { return held }
+        if let held = storage.strongTarget ?? storage.target {
+            guard held._isDeleted else { return held }
+            // Deleted through this handle: its key has no row any more.
+            throw ModelError(.notFound, model: String(describing: Related.self), "the related row with key \(storage.currentKey) was deleted")
+        }
         guard !storage.key.isNull, let database = owner._registry?.database else { return nil }
         let metadata = try ModelMetadata.of(Related.self)
         if storage.knownMissing {
@@ -144,7 +156,10 @@ public struct Reference<Related: Model>: ReferenceStorage {
                              "the related \(name) has not been saved, so there is no key to store; save it first")
         }
         key = heldKey
-        if target == nil { target = held }
+        // Saved on both sides now: the key can always bring the object back, so hold it weakly only
+        // (objects assigned to each other before either was saved must not keep each other alive).
+        target = held
+        strongTarget = nil
         return key
     }
 
@@ -155,6 +170,19 @@ public struct Reference<Related: Model>: ReferenceStorage {
             knownMissing = false
         }
         key = value
+    }
+
+    var unresolvedKey: SQLValue? {
+        if let held = strongTarget ?? target, !held._isDeleted { return nil }
+        return key.isNull || knownMissing ? nil : key
+    }
+
+    mutating func attachResolved(_ object: ModelObject, key parentKey: SQLValue) {
+        guard let related = object as? Related, key == parentKey,
+              strongTarget == nil || strongTarget === related else { return }
+        target = related
+        strongTarget = nil
+        knownMissing = false
     }
 
     mutating func attachPrefetched(_ object: ModelObject?) {

@@ -27,7 +27,8 @@ struct TableMapping {
         selectColumns = columns.joined(separator: ", ")
         let returning = hasRowID && !keyIsRowID ? " RETURNING rowid" : ""
         insertSQL = "INSERT INTO \(t) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count)))\(returning)"
-        insertWithoutKeySQL = "INSERT INTO \(t) (\(names.dropFirst().joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count - 1)))"
+        insertWithoutKeySQL = names.count == 1 ? "INSERT INTO \(t) DEFAULT VALUES"
+            : "INSERT INTO \(t) (\(names.dropFirst().joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count - 1)))"
         let assignments = names.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         upsertSQL = "INSERT INTO \(t) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count)))"
             + " ON CONFLICT (\(key)) DO " + (assignments.isEmpty ? "NOTHING" : "UPDATE SET \(assignments)") + returning

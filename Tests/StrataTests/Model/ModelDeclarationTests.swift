@@ -44,7 +44,7 @@ private final class DeclRandomKey: Model {
 }
 
 private final class DeclSubset: Model {
-    static let persistentProperties: [String]? = ["label", "id"]
+    static let persistentProperties: [String] = ["label", "id"]
     var id: Int64 = 0
     var cache = [1, 2, 3]
     var label = ""
@@ -52,7 +52,7 @@ private final class DeclSubset: Model {
 }
 
 private final class DeclBadPersistent: Model {
-    static let persistentProperties: [String]? = ["id", "nmae"]
+    static let persistentProperties: [String] = ["id", "nmae"]
     var id: Int64 = 0
     var name = ""
     var age = 0
@@ -75,7 +75,7 @@ private final class DeclBadUniqueIndex: Model {
 }
 
 private final class DeclIndexOnTransient: Model {
-    static let persistentProperties: [String]? = ["id", "name"]
+    static let persistentProperties: [String] = ["id", "name"]
     static let indices: [[String]] = [["scratch"]]
     var id: Int64 = 0
     var name = ""
@@ -111,7 +111,7 @@ private final class DeclUnsupportedOptionalClass: Model {
 }
 
 private final class DeclUnsupportedLeftOut: Model {
-    static let persistentProperties: [String]? = ["id", "name"]
+    static let persistentProperties: [String] = ["id", "name"]
     var id: Int64 = 0
     var name = ""
     var gadget = NotStorable()
@@ -122,7 +122,7 @@ private final class DeclUnsupportedLeftOut: Model {
     @Test func defaultsComeFromTheType() throws {
         #expect(DeclPlain.tableName == "DeclPlain")
         #expect(DeclPlain.primaryKey == "id")
-        #expect(DeclPlain.persistentProperties == nil)
+        #expect(DeclPlain.persistentProperties.isEmpty)
         #expect(DeclPlain.indices.isEmpty && DeclPlain.uniqueIndices.isEmpty)
         #expect(DeclPlain.randomKeys == false)
         let metadata = try ModelMetadata.of(DeclPlain.self)

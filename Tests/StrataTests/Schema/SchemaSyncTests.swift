@@ -17,7 +17,7 @@ private final class SyncGadget: Model {
     var serial: Int64?
     var payload = Data()
     var scratch = 0
-    static let persistentProperties: [String]? = ["id", "name", "price", "inStock", "rating", "note", "serial", "payload"]
+    static let persistentProperties: [String] = ["id", "name", "price", "inStock", "rating", "note", "serial", "payload"]
     required init() {}
 }
 

@@ -1,0 +1,168 @@
+/// Wrapper storage that is never a column of its owner; reflection leaves such fields out of the
+/// default `persistentProperties` (see ModelMetadata.swift).
+protocol TransientStorage {}
+
+/// The to-many side of a relationship: the objects of another model whose relationship (or key
+/// column) points at this object, loaded by one query on first read, then cached.
+///
+/// ```swift
+/// final class Department: Model {
+///     var id: Int64 = 0
+///     var name = ""
+///     @Children(by: "department", orderBy: "name") var employees: [Employee]
+///     required init() {}
+/// }
+/// sales.employees                   // one SELECT ... WHERE "department" = ? ORDER BY "name", first time only
+/// try sales.$employees.reload()     // query again after changes
+/// ```
+///
+/// `by` names a property of the child model: a ``Reference`` to this model, or a plain column holding
+/// this model's key. `orderBy` lists child properties separated by commas, each optionally followed by
+/// `ASC` or `DESC`; the child key breaks ties. The array is a snapshot: saving a child does not change
+/// it, `reload()` or `invalidate()` does. It is never stored in a column of its own, and an owner not
+/// attached to a database has no children. The parent holds its children strongly; the children's
+/// references to the parent are weak, so dropping the parent frees both sides.
+@propertyWrapper
+public struct Children<Child: Model>: TransientStorage {
+    let column: String
+    let order: String?
+    var cache: [Child]?
+
+    /// Declares the children whose property `column` points at the owner, in `orderBy` order.
+    ///
+    /// ```swift
+    /// @Children(by: "department", orderBy: "name DESC") var employees: [Employee]
+    /// ```
+    public init(by column: String, orderBy: String? = nil) {
+        self.column = column
+        self.order = orderBy
+    }
+
+    /// Not used: the children are read through the owner's enclosing-instance subscript.
+    /// ```swift department.employees ```
+    @available(*, unavailable, message: "@Children works only on properties of Model classes")
+    public var wrappedValue: [Child] { [] }
+
+    /// Not used directly; `$property` goes through the owner. ```swift department.$employees ```
+    @available(*, unavailable, message: "@Children works only on properties of Model classes")
+    public var projectedValue: ChildrenHandle<Child> {
+        ChildrenHandle(load: { _ in [] }, invalidate: {}, isLoaded: { false })
+    }
+
+    /// Reading loads the children on first access (an empty array when the query fails; use
+    /// `try $property.load()` to see the error).
+    ///
+    /// ```swift
+    /// for employee in sales.employees { print(employee.name) }
+    /// ```
+    public static subscript<Owner: Model>(
+        _enclosingInstance owner: Owner,
+        wrapped wrappedKeyPath: KeyPath<Owner, [Child]>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Owner, Children<Child>>
+    ) -> [Child] {
+        (try? load(owner, storageKeyPath, reload: false)) ?? []
+    }
+
+    /// `$property`: a throwing load, reload and invalidation.
+    ///
+    /// ```swift
+    /// try sales.$employees.reload()
+    /// ```
+    public static subscript<Owner: Model>(
+        _enclosingInstance owner: Owner,
+        projected projectedKeyPath: KeyPath<Owner, ChildrenHandle<Child>>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Owner, Children<Child>>
+    ) -> ChildrenHandle<Child> {
+        ChildrenHandle(
+            load: { reload in try load(owner, storageKeyPath, reload: reload) },
+            invalidate: { owner[keyPath: storageKeyPath].cache = nil },
+            isLoaded: { owner[keyPath: storageKeyPath].cache != nil })
+    }
+
+    /// The cached children, or one query for them through the owner's database.
+    private static func load<Owner: Model>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Children<Child>>,
+                                           reload: Bool) throws -> [Child] {
+        let storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
+        if !reload, let cached = storage.cache { return cached }
+        guard let registry = owner._registry, !owner._isDeleted, let database = registry.database else { return [] }
+        let parentKey = try registry.metadata.key.accessor.load(owner)
+        let (clause, property) = try storage.query(owner: Owner.self)
+        let children = try database.objects(Child.self, where: clause, arguments: [parentKey])
+        if property.related != nil, case .generic(let io) = property.accessor {
+            // The children's relationship resolves to this parent with no query, and holds it weakly.
+            for child in children { io.attachResolved(owner, key: parentKey, to: child) }
+        }
+        owner[keyPath: path].cache = children
+        return children
+    }
+
+    /// The clause after `FROM child` and the child property it filters on, checked against the models.
+    private func query<Owner: Model>(owner: Owner.Type) throws -> (String, PropertyMetadata) {
+        let metadata = try ModelMetadata.of(Child.self)
+        let declaration = "@Children(by: \"\(column)\") in \(Owner.self)"
+        guard let property = metadata.properties.first(where: { $0.name == column }) else {
+            throw ModelError(.unknownProperty, model: metadata.typeName, property: column,
+                             "\(declaration) names \"\(column)\", which is not a persistent property of \(metadata.typeName); it has \(metadata.properties.map(\.name).joined(separator: ", "))")
+        }
+        if let related = property.related, ObjectIdentifier(related) != ObjectIdentifier(Owner.self) {
+            throw ModelError(.unknownProperty, model: metadata.typeName, property: column,
+                             "\(declaration): \(metadata.typeName).\(column) refers to \(related), not \(Owner.self)")
+        }
+        var terms: [String] = []
+        for term in (order ?? "").split(separator: ",") {
+            let words = term.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
+            guard let first = words.first else { continue }
+            let name = String(first)
+            let direction = words.count > 1 ? words[1].uppercased() : "ASC"
+            guard metadata.properties.contains(where: { $0.name == name }), words.count <= 2,
+                  direction == "ASC" || direction == "DESC" else {
+                throw ModelError(.unknownProperty, model: metadata.typeName, property: name,
+                                 "\(declaration) orders by \"\(term.trimmingSpaces)\"; write persistent properties of \(metadata.typeName), each optionally followed by ASC or DESC, separated by commas")
+            }
+            terms.append("\(SQL.quote(name)) \(direction)")
+        }
+        if !terms.contains(where: { $0.hasPrefix(SQL.quote(metadata.key.name) + " ") }) {
+            terms.append(SQL.quote(metadata.key.name))
+        }
+        return ("WHERE \(SQL.quote(column)) = ? ORDER BY \(terms.joined(separator: ", "))", property)
+    }
+}
+
+/// `$children`: load (throwing), reload and invalidate a ``Children`` relationship.
+///
+/// ```swift
+/// let staff = try sales.$employees.load()     // the cached array, or one query
+/// try sales.$employees.reload()               // always one query
+/// sales.$employees.invalidate()               // the next read queries again
+/// ```
+public struct ChildrenHandle<Child: Model> {
+    private let loader: (Bool) throws -> [Child]
+    private let invalidator: () -> Void
+    private let loaded: () -> Bool
+
+    init(load: @escaping (Bool) throws -> [Child], invalidate: @escaping () -> Void, isLoaded: @escaping () -> Bool) {
+        loader = load
+        invalidator = invalidate
+        loaded = isLoaded
+    }
+
+    /// The children: the cached array, or one query whose errors are thrown.
+    /// ```swift let staff = try sales.$employees.load() ```
+    public func load() throws -> [Child] { try loader(false) }
+
+    /// Queries the children again and caches the result. ```swift try sales.$employees.reload() ```
+    @discardableResult
+    public func reload() throws -> [Child] { try loader(true) }
+
+    /// Drops the cached array; the next read queries again. ```swift sales.$employees.invalidate() ```
+    public func invalidate() { invalidator() }
+
+    /// Whether the children are cached (the next read runs no query). ```swift sales.$employees.isLoaded ```
+    public var isLoaded: Bool { loaded() }
+}
+
+private extension Substring {
+    var trimmingSpaces: String {
+        String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+    }
+}

@@ -1,0 +1,86 @@
+extension Database {
+    /// Resolves one ``Reference`` property of many owners at once: the distinct keys that have no
+    /// live instance are loaded in one `IN (...)` query per chunk of ``maximumArguments`` keys, and each
+    /// owner keeps its object (for as long as the owner lives), so reading the property afterwards runs
+    /// no query. A key with no row reads as nil afterwards, also without a query, and
+    /// `$property.load()` throws ``ModelError/Kind/notFound`` for it. Owners that already hold a live
+    /// related object, or that are not attached to a database, are left as they are.
+    ///
+    /// ```swift
+    /// let staff = try db.objects(Employee.self)            // 1 query
+    /// try db.prefetch("department", of: staff)             // 1 query, whatever the number of employees
+    /// for employee in staff { print(employee.department?.name ?? "-") }   // no query
+    /// ```
+    ///
+    /// Throws ``ModelError/Kind/unknownProperty`` when `relationship` is not a `@Reference` property of
+    /// `T`, and ``ModelError/Kind/foreignInstance`` for an owner of another database handle.
+    public func prefetch<T: Model>(_ relationship: String, of owners: [T]) throws {
+        let registry = try registry(for: T.self)
+        let metadata = registry.metadata
+        let relationships = metadata.properties.filter { $0.related != nil }.map(\.name)
+        let known = relationships.isEmpty ? "\(metadata.typeName) has no @Reference properties"
+            : "its @Reference properties are \(relationships.joined(separator: ", "))"
+        guard let property = metadata.properties.first(where: { $0.name == relationship }) else {
+            throw ModelError(.unknownProperty, model: metadata.typeName, property: relationship,
+                             "cannot prefetch \"\(relationship)\": \(metadata.typeName) has no persistent property of that name; \(known)")
+        }
+        guard let related = property.related, case .generic(let io) = property.accessor else {
+            throw ModelError(.unknownProperty, model: metadata.typeName, property: relationship,
+                             "cannot prefetch \"\(relationship)\": it is a plain column, not a relationship; \(known)")
+        }
+
+        var pending: [(owner: T, key: SQLValue)] = []
+        var keys: [SQLValue] = []
+        var seen: Set<SQLValue> = []
+        for owner in owners {
+            guard let ownerRegistry = owner._registry else { continue }
+            guard ownerRegistry === registry else {
+                throw ModelError(.foreignInstance, model: metadata.typeName, property: relationship,
+                                 "cannot prefetch for an instance that belongs to another database handle")
+            }
+            guard let key = io.unresolvedKey(of: owner) else { continue }
+            pending.append((owner, key))
+            if seen.insert(key).inserted { keys.append(key) }
+        }
+        guard !pending.isEmpty else { return }
+
+        let found = try prefetchTargets(related, keys: keys)
+        for (owner, key) in pending { io.attachPrefetched(found[key], to: owner) }
+    }
+
+    /// ``objects(_:where:_:)``, then ``prefetch(_:of:)`` for each named relationship: listing N employees
+    /// with their departments costs 2 queries.
+    ///
+    /// ```swift
+    /// let staff = try db.objects(Employee.self, where: "WHERE name LIKE ?", prefetching: ["department"], "A%")
+    /// staff.map { $0.department?.name }                    // no further query
+    /// ```
+    public func objects<T: Model>(_ type: T.Type, where clause: String = "", prefetching relationships: [String],
+                                  _ arguments: any ColumnValue...) throws -> [T] {
+        let result = try objects(type, where: clause, arguments: arguments)
+        for relationship in relationships { try prefetch(relationship, of: result) }
+        return result
+    }
+
+    /// The objects of `type` for `keys`, by key: live instances first, the rest by chunked `IN` queries.
+    private func prefetchTargets(_ type: any Model.Type, keys: [SQLValue]) throws -> [SQLValue: ModelObject] {
+        func load<R: Model>(_ type: R.Type) throws -> [SQLValue: ModelObject] {
+            let registry = try registry(for: R.self)
+            let keyAccessor = registry.metadata.key.accessor
+            var result: [SQLValue: ModelObject] = [:]
+            var missing: [SQLValue] = []
+            for key in keys {
+                if let live = registry.instance(key: key), !live._isDeleted {
+                    result[key] = live
+                } else {
+                    missing.append(key)
+                }
+            }
+            for object in try objects(R.self, registry: registry, column: registry.metadata.key.name, in: missing) {
+                result[try keyAccessor.load(object)] = object
+            }
+            return result
+        }
+        return try load(type)
+    }
+}
