@@ -21,9 +21,15 @@ enum V1 {
     }
 }
 
-// Version 2: Employee gains a property and two indices.
+// Version 2: Employee gains two properties and two indices; Department lists its employees.
 enum V2 {
-    typealias Department = V1.Department
+    final class Department: Model {
+        static let tableName = "Department"
+        var id: Int64 = 0
+        var name = ""
+        @Children(by: "department", orderBy: "name") var employees: [Employee]   // never a column
+        required init() {}
+    }
 
     final class Employee: Model {
         static let tableName = "Employee"
@@ -98,6 +104,20 @@ for sql in statements { print("    \(sql)") }
 statements.removeAll()
 _ = ada.department
 print("  read again: \(statements.count) statement(s)")
+
+section("Prefetch: N owners and their departments in 2 statements, not N + 1")
+statements.removeAll()
+let staff = try db.objects(V2.Employee.self, where: "ORDER BY name", prefetching: ["department"])
+for employee in staff { print("  \(employee.name) works in \(employee.department?.name ?? "-")") }
+print("  \(statements.count) statements:")
+for sql in statements { print("    \(sql)") }
+
+section("The to-many side: one query on first access")
+statements.removeAll()
+let research = try db.first(V2.Department.self, where: "WHERE name = ?", "Research")
+print("  Research employs \(research?.employees.map(\.name) ?? [])")
+print("  \(statements.count) statements:")
+for sql in statements { print("    \(sql)") }
 trace.cancel()
 
 // 4. One live instance per row, and raw SQL that live objects see.
