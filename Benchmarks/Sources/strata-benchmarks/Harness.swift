@@ -1,0 +1,336 @@
+// The harness: workloads x contenders, interleaved rounds, statistics, the table and the JSON file.
+import Foundation
+
+// MARK: - Expected values and verification
+
+/// Row r (0-based) of the item table has id r+1 and column c (i0...i9) holds 10*r + c, so that a
+/// column mix-up or an off-by-one row is caught. The update workload adds `updateDelta` to i5.
+enum Expected {
+    static let updatedColumn = 5
+    static let updateDelta: Int64 = 1_000_000_000
+
+    static func value(row: Int, column: Int, updated: Bool = false) -> Int64 {
+        Int64(10 * row + column) + (updated && column == updatedColumn ? updateDelta : 0)
+    }
+}
+
+/// What the harness reads from each contender's objects to verify them (outside the timed part).
+protocol CheckableItem {
+    var checkID: Int64 { get }
+    func checkColumn(_ column: Int) -> Int64
+}
+
+struct VerificationFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+enum Verification {
+    static func failure(_ message: String) -> VerificationFailure {
+        VerificationFailure(description: message)
+    }
+
+    static func check(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+        if !condition { throw failure(message()) }
+    }
+
+    /// Checks that `items` are exactly the rows 1...count, each with its expected values.
+    /// `idsInOrder`: item k must have id k+1 (inserted objects, read-back in id order).
+    static func items<C: Collection>(_ items: C, count: Int, updated: Bool = false, idsInOrder: Bool = false,
+                                     _ what: String) throws where C.Element: CheckableItem {
+        try check(items.count == count, "\(what): \(items.count) items, expected \(count)")
+        var seen = [Bool](repeating: false, count: count + 1)
+        for (index, item) in items.enumerated() {
+            let id = item.checkID
+            try check(id >= 1 && id <= Int64(count), "\(what): item \(index) has id \(id), expected 1...\(count)")
+            try check(!seen[Int(id)], "\(what): id \(id) appears twice")
+            seen[Int(id)] = true
+            if idsInOrder {
+                try check(id == Int64(index + 1), "\(what): item \(index) has id \(id), expected \(index + 1)")
+            }
+            let row = Int(id - 1)
+            for column in 0..<10 {
+                let value = item.checkColumn(column)
+                let expected = Expected.value(row: row, column: column, updated: updated)
+                try check(value == expected, "\(what): id \(id) column i\(column) holds \(value), expected \(expected)")
+            }
+        }
+    }
+
+    /// Reads the item table back with the C API and checks every row.
+    static func itemTable(at path: String, count: Int, updated: Bool = false, _ what: String) throws {
+        try items(try ItemTable.readAll(at: path), count: count, updated: updated, idsInOrder: true,
+                  "\(what) (database read back)")
+    }
+
+    /// Checks that a connection runs without a connection mutex, as the fair setup requires.
+    static func noMutex(_ handle: OpaquePointer?, _ what: String) throws {
+        guard let handle else { throw failure("\(what): no SQLite handle") }
+        try check(SQLiteC.isNoMutex(handle), "\(what): the connection was opened with a mutex (not NOMUTEX)")
+    }
+}
+
+// MARK: - Timing
+
+/// Runs `body` once and returns how long it took (ContinuousClock) and its result. Whatever the result
+/// owns is released by the caller, after the clock has stopped.
+@inline(never)
+func measure<T>(_ body: () throws -> T) rethrows -> (Duration, T) {
+    let clock = ContinuousClock()
+    let start = clock.now
+    let result = try body()
+    let end = clock.now
+    return (end - start, result)
+}
+
+extension Duration {
+    var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1e3 + Double(attoseconds) * 1e-15
+    }
+}
+
+// MARK: - Workloads and contenders
+
+enum ContenderID: String, CaseIterable, Sendable {
+    case raw, grdbRecord = "grdb-record", grdbCodable = "grdb-codable", grdbOptimized = "grdb-optimized", strata
+
+    var title: String {
+        switch self {
+        case .raw: "raw SQLite C"
+        case .grdbRecord: "GRDB Record"
+        case .grdbCodable: "GRDB Codable"
+        case .grdbOptimized: "GRDB optimized"
+        case .strata: "Strata"
+        }
+    }
+}
+
+/// One run of one contender: the database (a copy of the workload's template in a fresh folder) and the
+/// workload's size. The run opens the database itself, times its part, closes, and verifies.
+struct Job {
+    let path: String
+    let rows: Int
+}
+
+struct Case {
+    let contender: ContenderID
+    let run: (Job) throws -> Duration
+}
+
+struct Workload {
+    let key: String
+    let title: String
+    let rows: Int
+    /// Builds the database every run of this workload starts from (once, untimed).
+    let makeTemplate: (_ path: String) throws -> Void
+    var cases: [Case]
+}
+
+struct Options {
+    var rounds = 10
+    var jsonPath: String?
+    var onlyWorkloads: Set<String>?
+    var onlyContenders: Set<String>?
+    var fetchRows = 200_000
+    var insertRows = 50_000
+    var updateRows = 50_000
+
+    static let usage = """
+        usage: strata-benchmarks [--rounds N] [--quick] [--json PATH] [--only W,W] [--contenders C,C]
+          --rounds N        measured rounds after one discarded warm-up round (default 10)
+          --quick           2 measured rounds (a smoke run; same sizes)
+          --json PATH       also write every sample and statistic as JSON to PATH
+          --only W,...      workloads to run: fetch, insert, update, schema-in-sync, schema-add-column
+          --contenders C,.. contenders to run: \(ContenderID.allCases.map(\.rawValue).joined(separator: ", "))
+        """
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var rest = arguments[...]
+        func value(_ flag: String) throws -> String {
+            guard let value = rest.popFirst() else { throw VerificationFailure(description: "\(flag) needs a value\n\(usage)") }
+            return value
+        }
+        var quick = false
+        var rounds: Int?
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--rounds":
+                guard let n = Int(try value(argument)), n >= 1 else {
+                    throw VerificationFailure(description: "--rounds needs a positive number\n\(usage)")
+                }
+                rounds = n
+            case "--quick": quick = true
+            case "--json": options.jsonPath = try value(argument)
+            case "--only": options.onlyWorkloads = Set(try value(argument).split(separator: ",").map(String.init))
+            case "--contenders": options.onlyContenders = Set(try value(argument).split(separator: ",").map(String.init))
+            case "-h", "--help": print(usage); exit(0)
+            default: throw VerificationFailure(description: "unknown argument \(argument)\n\(usage)")
+            }
+        }
+        options.rounds = rounds ?? (quick ? 2 : options.rounds)
+        return options
+    }
+}
+
+// MARK: - Running
+
+struct Sample {
+    var milliseconds: [Double] = []
+}
+
+final class Runner {
+    let options: Options
+    let root: URL
+    private var counter = 0
+
+    init(options: Options) throws {
+        self.options = options
+        root = FileManager.default.temporaryDirectory
+            .appendingPathComponent("strata-benchmarks-\(ProcessInfo.processInfo.processIdentifier)")
+        try? FileManager.default.removeItem(at: root)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// A new empty folder under the run's temporary root.
+    func freshFolder() throws -> URL {
+        counter += 1
+        let folder = root.appendingPathComponent("run-\(counter)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// Runs every workload: one warm-up round (discarded), then `rounds` measured rounds; in each round,
+    /// each workload runs each of its contenders once, in order. Returns the samples per workload and case.
+    func run(_ workloads: [Workload]) throws -> [[Sample]] {
+        var templates: [String] = []
+        for workload in workloads {
+            let folder = try freshFolder()
+            let path = folder.appendingPathComponent("template.sqlite").path
+            let (duration, _) = try measure { try workload.makeTemplate(path) }
+            log("template for \(workload.key): \(format(duration.milliseconds)) ms")
+            templates.append(path)
+        }
+        var samples = workloads.map { [Sample](repeating: Sample(), count: $0.cases.count) }
+        for round in 0...options.rounds {
+            let roundStart = ContinuousClock.now
+            for (w, workload) in workloads.enumerated() {
+                for (c, testCase) in workload.cases.enumerated() {
+                    let folder = try freshFolder()
+                    let path = folder.appendingPathComponent("bench.sqlite").path
+                    try FileManager.default.copyItem(atPath: templates[w], toPath: path)
+                    let duration: Duration
+                    do {
+                        duration = try testCase.run(Job(path: path, rows: workload.rows))
+                    } catch {
+                        throw VerificationFailure(description: """
+                            \(workload.key) / \(testCase.contender.title), round \(round): \(error)
+                            """)
+                    }
+                    try FileManager.default.removeItem(at: folder)
+                    if round > 0 { samples[w][c].milliseconds.append(duration.milliseconds) }
+                }
+            }
+            let elapsed = (ContinuousClock.now - roundStart).milliseconds / 1000
+            log(round == 0 ? "warm-up round: \(format(elapsed)) s (discarded)"
+                           : "round \(round)/\(options.rounds): \(format(elapsed)) s")
+        }
+        return samples
+    }
+}
+
+func log(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+func format(_ value: Double) -> String {
+    String(format: value >= 100 ? "%.1f" : "%.2f", value)
+}
+
+// MARK: - Statistics and reports
+
+struct Statistics: Codable {
+    let contender: String
+    let name: String
+    let samplesMs: [Double]
+    let minMs: Double
+    let medianMs: Double
+    let maxMs: Double
+    /// This contender's median divided by raw SQLite's median in the same workload (nil without raw).
+    let medianRatioToRaw: Double?
+
+    init(contender: ContenderID, samples: [Double], rawMedian: Double?) {
+        let sorted = samples.sorted()
+        let middle = sorted.count / 2
+        let median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+        self.contender = contender.rawValue
+        name = contender.title
+        samplesMs = samples
+        minMs = sorted.first ?? 0
+        medianMs = median
+        maxMs = sorted.last ?? 0
+        medianRatioToRaw = rawMedian.map { median / $0 }
+    }
+}
+
+struct WorkloadReport: Codable {
+    let workload: String
+    let title: String
+    let rows: Int
+    let results: [Statistics]
+}
+
+struct Report: Codable {
+    let date: String
+    let arguments: [String]
+    let machine: String
+    let cores: Int
+    let os: String
+    let sqliteVersion: String
+    let strataModels: Bool
+    let warmupRounds: Int
+    let rounds: Int
+    let workloads: [WorkloadReport]
+}
+
+func makeReports(_ workloads: [Workload], _ samples: [[Sample]]) -> [WorkloadReport] {
+    zip(workloads, samples).map { workload, samples in
+        let rawSamples = zip(workload.cases, samples).first { $0.0.contender == .raw }?.1
+        let rawMedian = rawSamples.map { Statistics(contender: .raw, samples: $0.milliseconds, rawMedian: nil).medianMs }
+        let results = zip(workload.cases, samples).map {
+            Statistics(contender: $0.0.contender, samples: $0.1.milliseconds, rawMedian: rawMedian)
+        }
+        return WorkloadReport(workload: workload.key, title: workload.title, rows: workload.rows, results: results)
+    }
+}
+
+func printTable(_ report: WorkloadReport, rounds: Int) {
+    print("\n\(report.title)  [\(report.workload), \(rounds) rounds, ms]")
+    let header = "  " + "contender".padding(toLength: 16, withPad: " ", startingAt: 0)
+        + ["min", "median", "max", "x raw"].map { $0.leftPadded(10) }.joined()
+    print(header)
+    for result in report.results {
+        let ratio = result.medianRatioToRaw.map { String(format: "%.2fx", $0) } ?? "-"
+        print("  " + result.name.padding(toLength: 16, withPad: " ", startingAt: 0)
+              + [format(result.minMs), format(result.medianMs), format(result.maxMs), ratio]
+                .map { $0.leftPadded(10) }.joined())
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}
+
+func machineDescription() -> String {
+    let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+    let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+        .flatMap { $0.split(separator: ":", maxSplits: 1).last }
+        .map { $0.trimmingCharacters(in: .whitespaces) }
+    return model ?? "unknown CPU"
+}

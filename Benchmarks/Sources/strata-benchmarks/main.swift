@@ -1,0 +1,124 @@
+// strata-benchmarks: Strata beside raw SQLite and GRDB, in one run (issue 4).
+//
+//   cd Benchmarks && swift run -c release strata-benchmarks [--rounds N] [--quick] [--json PATH]
+//
+// Every workload runs every contender once per round, interleaved (fetch: A B C ..., insert: A B C ...,
+// then the next round); the first round is a discarded warm-up. Each run gets a copy of the workload's
+// database in a fresh temporary folder, opens it itself, times only its part with ContinuousClock, and
+// verifies its result (every object, every value, and the database read back) outside the timed part.
+// A wrong answer aborts the run.
+import Foundation
+
+#if STRATA_MODELS
+let strataModels = true
+#else
+let strataModels = false
+#endif
+
+func strataCase(_ run: @escaping (Job) throws -> Duration) -> [Case] {
+    #if STRATA_MODELS
+    return [Case(contender: .strata, run: run)]
+    #else
+    return []
+    #endif
+}
+
+func makeWorkloads(_ options: Options) -> [Workload] {
+    #if STRATA_MODELS
+    let strataFetch = StrataContender.fetch, strataInsert = StrataContender.insert
+    let strataUpdate = StrataContender.update
+    let strataInSync = StrataContender.schemaInSync, strataAddColumn = StrataContender.schemaAddColumn
+    let makeSchemaDatabase = StrataContender.makeSchemaDatabase
+    #else
+    let unavailable: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
+    let strataFetch = unavailable, strataInsert = unavailable, strataUpdate = unavailable
+    let strataInSync = unavailable, strataAddColumn = unavailable
+    let makeSchemaDatabase = SchemaDatabase.createFromSQL
+    #endif
+
+    let all = [
+        Workload(
+            key: "fetch", title: "fetch: \(options.fetchRows.formatted()) rows -> objects in an array",
+            rows: options.fetchRows,
+            makeTemplate: { try ItemTable.create(at: $0, rows: options.fetchRows) },
+            cases: [
+                Case(contender: .raw, run: RawContender.fetch),
+                Case(contender: .grdbRecord, run: GRDBContenders.fetchRecord),
+                Case(contender: .grdbCodable, run: GRDBContenders.fetchCodable),
+                Case(contender: .grdbOptimized, run: GRDBContenders.fetchOptimized),
+            ] + strataCase(strataFetch)),
+        Workload(
+            key: "insert", title: "insert: \(options.insertRows.formatted()) new objects, one transaction, open to commit",
+            rows: options.insertRows,
+            makeTemplate: { try ItemTable.create(at: $0, rows: 0) },
+            cases: [
+                Case(contender: .raw, run: RawContender.insert),
+                Case(contender: .grdbRecord, run: GRDBContenders.insertRecord),
+                Case(contender: .grdbCodable, run: GRDBContenders.insertCodable),
+                Case(contender: .grdbOptimized, run: GRDBContenders.insertOptimized),
+            ] + strataCase(strataInsert)),
+        Workload(
+            key: "update", title: "update: change i5 on \(options.updateRows.formatted()) fetched objects, save all in one transaction",
+            rows: options.updateRows,
+            makeTemplate: { try ItemTable.create(at: $0, rows: options.updateRows) },
+            cases: [
+                Case(contender: .raw, run: RawContender.update),
+                Case(contender: .grdbRecord, run: GRDBContenders.updateRecord),
+                Case(contender: .grdbCodable, run: GRDBContenders.updateCodable),
+                Case(contender: .grdbOptimized, run: GRDBContenders.updateOptimized),
+            ] + strataCase(strataUpdate)),
+        Workload(
+            key: "schema-in-sync", title: "schema sync: first use of \(SchemaTables.count) models already in sync (fresh handle)",
+            rows: SchemaTables.count,
+            makeTemplate: { try makeSchemaDatabase($0, true) },
+            cases: [Case(contender: .raw, run: RawContender.schemaInSync)] + strataCase(strataInSync)),
+        Workload(
+            key: "schema-add-column", title: "schema sync: first use of \(SchemaTables.count) models needing one new column each",
+            rows: SchemaTables.count,
+            makeTemplate: { try makeSchemaDatabase($0, false) },
+            cases: [Case(contender: .raw, run: RawContender.schemaAddColumn)] + strataCase(strataAddColumn)),
+        // TODO(relationships issue): workload 5, relationships -- read the to-one relationship of 10,000
+        // owners lazily and with prefetch, against a hand-written JOIN in raw SQL (raw C reference +
+        // Strata; GRDB's `including(required:)` association as a further contender).
+    ]
+    return all.compactMap { workload in
+        if let only = options.onlyWorkloads, !only.contains(workload.key) { return nil }
+        var workload = workload
+        if let only = options.onlyContenders {
+            workload.cases.removeAll { !only.contains($0.contender.rawValue) }
+        }
+        return workload.cases.isEmpty ? nil : workload
+    }
+}
+
+do {
+    let options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+    let workloads = makeWorkloads(options)
+    let machine = machineDescription()
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    print("strata-benchmarks: SQLite \(SQLiteC.version), \(machine), \(cores) cores, "
+          + "1 warm-up + \(options.rounds) measured rounds")
+    #if !STRATA_MODELS
+    print("note: the Strata contender is off (build with strataModels = true in Benchmarks/Package.swift)")
+    #endif
+    let runner = try Runner(options: options)
+    let start = ContinuousClock.now
+    let samples = try runner.run(workloads)
+    let reports = makeReports(workloads, samples)
+    for report in reports { printTable(report, rounds: options.rounds) }
+    print("\ntotal \(format((ContinuousClock.now - start).milliseconds / 1000)) s; every result verified in every round")
+
+    if let jsonPath = options.jsonPath {
+        let report = Report(
+            date: ISO8601DateFormatter().string(from: Date()), arguments: CommandLine.arguments, machine: machine, cores: cores,
+            os: ProcessInfo.processInfo.operatingSystemVersionString, sqliteVersion: SQLiteC.version,
+            strataModels: strataModels, warmupRounds: 1, rounds: options.rounds, workloads: reports)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(report).write(to: URL(fileURLWithPath: jsonPath))
+        print("wrote \(jsonPath)")
+    }
+} catch {
+    log("strata-benchmarks: FAILED: \(error)")
+    exit(1)
+}
