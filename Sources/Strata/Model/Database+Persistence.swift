@@ -68,7 +68,7 @@ extension Database {
             let current = keyAccessor.int64Key(object) ?? 0
             if current == 0 && !metadata.randomKeys {
                 let statement = try connection.cachedStatement(table.insertWithoutKeySQL)
-                try bind(object, properties: metadata.properties.indices.dropFirst(), to: statement, registry: registry)
+                try bind(object, properties: 1..<metadata.properties.count, to: statement, registry: registry)
                 try runOwnWrite(statement)
                 let rowID = lastInsertRowID
                 try keyAccessor.store(.integer(rowID), into: object)
@@ -97,7 +97,7 @@ extension Database {
     private func upsert(_ object: ModelObject, key: SQLValue, registry: TypeRegistry) throws {
         let table = registry.table
         let statement = try connection.cachedStatement(table.upsertSQL)
-        try bind(object, properties: registry.metadata.properties.indices, to: statement, registry: registry)
+        try bind(object, properties: 0..<registry.metadata.properties.count, to: statement, registry: registry)
         var rowID: Int64 = 0
         if case .integer(let v) = key, table.keyIsRowID { rowID = v }
         models.ownWrite = true
@@ -114,7 +114,7 @@ extension Database {
         let count = metadata.properties.count
         guard count > 1 else { return }
         let statement = try connection.cachedStatement(registry.table.updateSQL)
-        try bind(object, properties: metadata.properties.indices.dropFirst(), to: statement, registry: registry)
+        try bind(object, properties: 1..<metadata.properties.count, to: statement, registry: registry)
         do {
             try metadata.key.accessor.bind(object, to: statement, at: Int32(count))
         } catch let error as ValueConversionError {
@@ -129,17 +129,22 @@ extension Database {
 
     /// Binds the given properties to parameters 1, 2, ... in order.
     @inline(__always)
-    private func bind(_ object: ModelObject, properties: some Sequence<Int>, to statement: Statement, registry: TypeRegistry) throws {
+    private func bind(_ object: ModelObject, properties: Range<Int>, to statement: Statement, registry: TypeRegistry) throws {
         let metadata = registry.metadata
-        var index: Int32 = 1
-        for i in properties {
-            do {
-                try metadata.properties[i].accessor.bind(object, to: statement, at: index)
-            } catch let error as ValueConversionError {
-                let name = metadata.properties[i].name
-                throw error.located(column: name, model: metadata.typeName, property: name)
+        let handle = statement.handle
+        try metadata.fastFields.withUnsafeBufferPointer { fields in
+            var index: Int32 = 1
+            for i in properties {
+                if !fields[i].bind(object, to: handle, at: index) {
+                    let property = metadata.properties[i]
+                    do {
+                        try property.accessor.bind(object, to: statement, at: index)
+                    } catch let error as ValueConversionError {
+                        throw error.located(column: property.name, model: metadata.typeName, property: property.name)
+                    }
+                }
+                index += 1
             }
-            index += 1
         }
     }
 

@@ -124,6 +124,91 @@ enum FieldAccessor {
     }
 }
 
+/// A trivially copyable form of the common accessors, for the per-row loops: iterating it costs no
+/// retain, release or outlined copy (``FieldAccessor`` holds a class in its generic case).
+enum FastField {
+    case int64(Int)
+    case int(Int)
+    case double(Int)
+    case bool(Int)
+    case string(Int)
+    case optionalInt64(Int)
+    case optionalDouble(Int)
+    case optionalString(Int)
+    case other
+
+    init(_ accessor: FieldAccessor) {
+        switch accessor {
+        case .int64(let offset): self = .int64(offset)
+        case .int(let offset): self = .int(offset)
+        case .double(let offset): self = .double(offset)
+        case .bool(let offset): self = .bool(offset)
+        case .string(let offset): self = .string(offset)
+        case .optionalInt64(let offset): self = .optionalInt64(offset)
+        case .optionalDouble(let offset): self = .optionalDouble(offset)
+        case .optionalString(let offset): self = .optionalString(offset)
+        case .generic: self = .other
+        }
+    }
+
+    /// Sets the property from column `column` when the stored value has the property's own storage
+    /// class; returns false otherwise (the caller then converts through ``FieldAccessor/read``).
+    ///
+    /// Reads go through `sqlite3_column_value`: one column lookup for both the type and the value,
+    /// where `sqlite3_column_type` plus `sqlite3_column_int64` pay it twice. SQLite calls the value
+    /// "unprotected"; reading it with `sqlite3_value_*` is only "not threadsafe", and a connection is
+    /// used by one isolation domain at a time (see ``Database``), until the next step or reset.
+    @inline(__always)
+    func read(_ handle: OpaquePointer?, column: Int32, into object: ModelObject) -> Bool {
+        let value = sqlite3_column_value(handle, column)
+        let type = sqlite3_value_type(value)
+        switch self {
+        case .int64(let offset) where type == SQLITE_INTEGER:
+            field(object, offset, Int64.self).pointee = sqlite3_value_int64(value)
+        case .int(let offset) where type == SQLITE_INTEGER:
+            field(object, offset, Int.self).pointee = Int(truncatingIfNeeded: sqlite3_value_int64(value))
+        case .double(let offset) where type == SQLITE_FLOAT:
+            field(object, offset, Double.self).pointee = sqlite3_value_double(value)
+        case .optionalInt64(let offset) where type == SQLITE_INTEGER:
+            field(object, offset, Int64?.self).pointee = sqlite3_value_int64(value)
+        case .optionalInt64(let offset) where type == SQLITE_NULL:
+            field(object, offset, Int64?.self).pointee = nil
+        case .optionalDouble(let offset) where type == SQLITE_FLOAT:
+            field(object, offset, Double?.self).pointee = sqlite3_value_double(value)
+        case .optionalDouble(let offset) where type == SQLITE_NULL:
+            field(object, offset, Double?.self).pointee = nil
+        case .string(let offset) where type == SQLITE_TEXT:
+            field(object, offset, String.self).pointee = valueString(value)
+        case .optionalString(let offset) where type == SQLITE_TEXT:
+            field(object, offset, String?.self).pointee = valueString(value)
+        case .optionalString(let offset) where type == SQLITE_NULL:
+            field(object, offset, String?.self).pointee = nil
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Binds the property to parameter `index` when it is one of the common types; false otherwise.
+    @inline(__always)
+    func bind(_ object: ModelObject, to handle: OpaquePointer?, at index: Int32) -> Bool {
+        switch self {
+        case .int64(let offset): sqlite3_bind_int64(handle, index, field(object, offset, Int64.self).pointee)
+        case .int(let offset): sqlite3_bind_int64(handle, index, Int64(field(object, offset, Int.self).pointee))
+        case .double(let offset): sqlite3_bind_double(handle, index, field(object, offset, Double.self).pointee)
+        case .bool(let offset): sqlite3_bind_int64(handle, index, field(object, offset, Bool.self).pointee ? 1 : 0)
+        default: return false
+        }
+        return true
+    }
+}
+
+@inline(__always)
+private func valueString(_ value: OpaquePointer?) -> String {
+    guard let text = sqlite3_value_text(value) else { return "" }
+    return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+}
+
 /// The typed pointer to a stored property of `object`.
 @inline(__always)
 private func field<T>(_ object: ModelObject, _ offset: Int, _ type: T.Type) -> UnsafeMutablePointer<T> {

@@ -10,17 +10,21 @@
 ///     required init() {}
 /// }
 /// ```
+///
+/// The bookkeeping properties skip Swift's dynamic exclusivity checks (`@exclusivity(unchecked)`): they
+/// are touched only by the library, on the handle's isolation domain, never across a suspension or an
+/// `inout` access, so no two accesses can overlap; the checks cost more than decoding a column.
 open class ModelObject {
     /// The registry of the database that owns this instance; nil while it is not attached to one.
-    final var _registry: TypeRegistry?
+    @exclusivity(unchecked) final var _registry: TypeRegistry?
     /// The row's rowid (equal to the key for INTEGER PRIMARY KEY tables); meaningful while registered.
-    final var _rowID: Int64 = 0
+    @exclusivity(unchecked) final var _rowID: Int64 = 0
     /// The identity-map key for text and UUID keys.
-    final var _textKey: String?
+    @exclusivity(unchecked) final var _textKey: String?
     /// Set when the row was deleted through the owning database.
-    final var _isDeleted = false
+    @exclusivity(unchecked) final var _isDeleted = false
     /// The transaction generation the row was inserted in (see ``ModelContext/generation``), or -1.
-    final var _insertGeneration = -1
+    @exclusivity(unchecked) final var _insertGeneration = -1
 
     /// Models are made with `init()`; property values come from the declaration.
     ///

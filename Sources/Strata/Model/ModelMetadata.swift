@@ -31,6 +31,8 @@ final class ModelMetadata: @unchecked Sendable {
     let tableName: String
     /// Persistent properties, key first, then in declaration order.
     let properties: [PropertyMetadata]
+    /// The accessors of `properties`, in a form the per-row loops can iterate cheaply.
+    let fastFields: [FastField]
     /// Always 0: the key is the first property. Kept named for readability at call sites.
     let keyIndex = 0
     let keyIsInteger: Bool
@@ -115,6 +117,7 @@ final class ModelMetadata: @unchecked Sendable {
                                                isNullable: nullable, defaultValue: defaultValue, related: related))
         }
         self.properties = properties
+        fastFields = properties.map { FastField($0.accessor) }
 
         switch properties[0].columnType {
         case .integer: keyIsInteger = true

@@ -7,15 +7,21 @@ final class TypeRegistry {
     let metadata: ModelMetadata
     unowned let context: ModelContext
     /// The mapping onto the table as it is, set by schema sync.
-    var table: TableMapping
+    var table: TableMapping {
+        didSet { keyIsRowID = table.keyIsRowID }
+    }
+    /// Copied from `table` for the fetch loop.
+    private(set) var keyIsRowID: Bool
     /// Live instances by rowid (by key, when the key is the rowid).
-    private(set) var byRowID: [Int64: Unmanaged<ModelObject>] = [:]
+    /// Unchecked exclusivity: only the library touches it, never re-entrantly (see ``ModelObject``).
+    @exclusivity(unchecked) private var byRowID = RowIDMap()
     /// Live instances by text key, for text and UUID keys.
-    private(set) var byTextKey: [String: Unmanaged<ModelObject>] = [:]
+    @exclusivity(unchecked) private(set) var byTextKey: [String: Unmanaged<ModelObject>] = [:]
 
     init(metadata: ModelMetadata, table: TableMapping, context: ModelContext) {
         self.metadata = metadata
         self.table = table
+        self.keyIsRowID = table.keyIsRowID
         self.context = context
     }
 
@@ -47,19 +53,19 @@ final class TypeRegistry {
         object._rowID = rowID
         object._textKey = textKey
         object._isDeleted = false
-        if table.hasRowID { byRowID[rowID] = Unmanaged.passUnretained(object) }
+        if table.hasRowID { byRowID.insert(Unmanaged.passUnretained(object), for: rowID) }
         if let textKey { byTextKey[textKey] = Unmanaged.passUnretained(object) }
     }
 
     /// Reserves room for `count` more instances (bulk fetches).
     func reserve(_ count: Int) {
-        if table.hasRowID { byRowID.reserveCapacity(byRowID.count + count) }
+        if table.hasRowID { byRowID.reserve(count) }
     }
 
     /// Removes `object` from the map, if it is the one registered (called from `deinit` and on delete).
     func forget(_ object: ModelObject) {
         if table.hasRowID, let entry = byRowID[object._rowID], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            byRowID[object._rowID] = nil
+            byRowID.remove(object._rowID)
         }
         if let textKey = object._textKey, let entry = byTextKey[textKey],
            entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
@@ -78,7 +84,7 @@ final class TypeRegistry {
     var liveInstances: [ModelObject] {
         var seen = Set<ObjectIdentifier>()
         var result: [ModelObject] = []
-        for entry in byRowID.values.lazy.map({ $0.takeUnretainedValue() }) + byTextKey.values.map({ $0.takeUnretainedValue() })
+        for entry in byRowID.allValues.map({ $0.takeUnretainedValue() }) + byTextKey.values.map({ $0.takeUnretainedValue() })
         where seen.insert(ObjectIdentifier(entry)).inserted {
             result.append(entry)
         }

@@ -163,8 +163,7 @@ extension Database {
     /// The live instance of the current row, or a new one decoded from it and registered.
     @inline(__always)
     func object<T: Model>(_ type: T.Type, from statement: Statement, registry: TypeRegistry) throws -> T {
-        let table = registry.table
-        if table.keyIsRowID && sqlite3_column_type(statement.handle, 0) == SQLITE_INTEGER {
+        if registry.keyIsRowID && sqlite3_column_type(statement.handle, 0) == SQLITE_INTEGER {
             let rowID = statement.int64(at: 0)
             if let live = registry.instance(rowID: rowID) { return unsafeDowncast(live, to: T.self) }
             let object = T()
@@ -172,6 +171,7 @@ extension Database {
             registry.register(object, rowID: rowID, textKey: nil)
             return object
         }
+        let table = registry.table
         let object = T()
         try decodeRow(statement, into: object, registry: registry)
         let key = try registry.metadata.key.accessor.load(object)
@@ -195,15 +195,17 @@ extension Database {
     /// Sets every persistent property of `object` from the current row (columns in property order).
     @inline(__always)
     func decodeRow(_ statement: Statement, into object: ModelObject, registry: TypeRegistry) throws {
-        let properties = registry.metadata.properties
-        var column: Int32 = 0
-        for property in properties {
-            do {
-                try property.accessor.read(statement, column: column, into: object)
-            } catch let error as ValueConversionError {
-                throw error.located(column: property.name, model: registry.metadata.typeName, property: property.name)
+        let metadata = registry.metadata
+        let handle = statement.handle
+        try metadata.fastFields.withUnsafeBufferPointer { fields in
+            for i in 0..<fields.count where !fields[i].read(handle, column: Int32(i), into: object) {
+                let property = metadata.properties[i]
+                do {
+                    try property.accessor.read(statement, column: Int32(i), into: object)
+                } catch let error as ValueConversionError {
+                    throw error.located(column: property.name, model: metadata.typeName, property: property.name)
+                }
             }
-            column += 1
         }
     }
 }

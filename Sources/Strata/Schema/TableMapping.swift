@@ -1,5 +1,5 @@
 /// How a model maps onto its table as it is: the SQL of the model's statements, built once per sync.
-struct TableMapping {
+final class TableMapping {
     let table: String
     let keyIsRowID: Bool
     let hasRowID: Bool
