@@ -105,7 +105,7 @@ extension Database {
             refresh(object, registry: registry)
             if object._isDeleted && object._insertGeneration == models.generation {
                 registry.detach(object, deleted: false)
-                object._insertGeneration = -1
+                object._insertGeneration = .max
                 if registry.metadata.keyIsInteger && !registry.metadata.randomKeys {
                     try? registry.metadata.key.accessor.store(.integer(0), into: object)
                 }
@@ -114,7 +114,7 @@ extension Database {
         if !isInTransaction {
             models.deletedInTransaction.removeAll()
             models.transactionChanges.removeAll()
-            models.generation += 1
+            models.nextGeneration()
         }
     }
 
@@ -148,7 +148,10 @@ extension Database {
                 if found { try decodeRow(statement, into: object, registry: registry) }
             }
             if found {
-                if object._isDeleted { registry.register(object, rowID: object._rowID, textKey: object._textKey) }
+                if object._isDeleted {
+                    let key = try registry.metadata.key.accessor.load(object)
+                    registry.register(object, rowID: object._rowID, textKey: registry.keyIsRowID ? nil : TypeRegistry.textKey(key))
+                }
             } else {
                 registry.detach(object, deleted: true)
             }
@@ -162,7 +165,7 @@ extension Database {
     private func transactionEnded(committed: Bool) {
         if models.committed {
             models.committed = false
-            models.generation += 1
+            models.nextGeneration()
         }
         if !models.deletedInTransaction.isEmpty { models.deletedInTransaction.removeAll() }
         guard !models.transactionChanges.isEmpty else { return }

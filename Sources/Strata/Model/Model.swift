@@ -19,12 +19,10 @@ open class ModelObject {
     @exclusivity(unchecked) final var _registry: TypeRegistry?
     /// The row's rowid (equal to the key for INTEGER PRIMARY KEY tables); meaningful while registered.
     @exclusivity(unchecked) final var _rowID: Int64 = 0
-    /// The identity-map key for text and UUID keys.
-    @exclusivity(unchecked) final var _textKey: String?
     /// Set when the row was deleted through the owning database.
     @exclusivity(unchecked) final var _isDeleted = false
-    /// The transaction generation the row was inserted in (see ``ModelContext/generation``), or -1.
-    @exclusivity(unchecked) final var _insertGeneration = -1
+    /// The transaction generation the row was inserted in (see ``ModelContext/generation``), or `.max`.
+    @exclusivity(unchecked) final var _insertGeneration: UInt32 = .max
 
     /// Models are made with `init()`; property values come from the declaration.
     ///

@@ -30,7 +30,7 @@ final class ModelContext {
     /// (Instances updated or inserted need no list: a rollback refreshes every live instance.)
     var deletedInTransaction: [ObjectIdentifier: ModelObject] = [:]
     /// Counts ended transactions; an instance inserted in the open one carries the current value.
-    var generation = 0
+    var generation: UInt32 = 0
 
     var observers: [Int: ([DatabaseChange]) -> Void] = [:]
     var nextObserverID = 0
@@ -62,6 +62,11 @@ final class ModelContext {
             if !change.insertedRowIDs.contains(rowID) { change.updatedRowIDs.insert(rowID) }
         }
         transactionChanges[table] = change
+    }
+
+    /// Moves to the next generation, skipping `.max` (the "not inserted in a transaction" mark).
+    func nextGeneration() {
+        generation = generation == .max - 1 ? 0 : generation + 1
     }
 
     func noteDeleted(_ object: ModelObject) {

@@ -13,6 +13,8 @@ struct RowIDMap {
     private var entries: [Entry]
     private var shift: UInt64
     private(set) var count = 0
+    /// Changes whenever an entry moves or is added or removed, so a slot from ``find(_:)`` can be checked.
+    private var version = 0
 
     init() {
         entries = Array(repeating: Entry(key: 0, value: nil), count: 16)
@@ -37,6 +39,36 @@ struct RowIDMap {
         return nil
     }
 
+    /// Looks `key` up; on a miss, also returns the empty slot where it would go, which stays valid for
+    /// ``insert(_:for:at:)`` until the map is next changed (so a fetch probes once per new row).
+    @inline(__always)
+    func find(_ key: Int64) -> (value: Unmanaged<ModelObject>?, slot: Slot) {
+        var i = slot(for: key)
+        while let value = entries[i].value {
+            if entries[i].key == key { return (value, Slot(index: i, version: version)) }
+            i = (i + 1) & mask
+        }
+        return (nil, Slot(index: i, version: version))
+    }
+
+    /// Where ``find(_:)`` stopped, valid while the map is unchanged.
+    struct Slot {
+        fileprivate let index: Int
+        fileprivate let version: Int
+    }
+
+    /// Registers `value` for `key` at the empty slot ``find(_:)`` returned, unless the table must grow.
+    @inline(__always)
+    mutating func insert(_ value: Unmanaged<ModelObject>, for key: Int64, at slot: Slot) {
+        guard slot.version == version, (count + 1) * 4 <= entries.count * 3 else {
+            insert(value, for: key)
+            return
+        }
+        entries[slot.index] = Entry(key: key, value: value)
+        count += 1
+        version &+= 1
+    }
+
     /// Registers `value` for `key`, replacing any earlier one.
     @inline(__always)
     mutating func insert(_ value: Unmanaged<ModelObject>, for key: Int64) {
@@ -49,6 +81,7 @@ struct RowIDMap {
         }
         entries[i] = Entry(key: key, value: value)
         count += 1
+        version &+= 1
     }
 
     /// Removes the entry for `key` (backward-shift deletion: no tombstones).
@@ -72,6 +105,7 @@ struct RowIDMap {
         }
         entries[hole].value = nil
         count -= 1
+        version &+= 1
     }
 
     /// Makes room for `additional` more entries without rehashing on the way.
@@ -88,6 +122,7 @@ struct RowIDMap {
         let old = entries
         entries = Array(repeating: Entry(key: 0, value: nil), count: capacity)
         shift = UInt64(64 - capacity.trailingZeroBitCount)
+        version &+= 1
         let mask = capacity - 1
         for entry in old where entry.value != nil {
             var i = slot(for: entry.key)

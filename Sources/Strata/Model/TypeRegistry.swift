@@ -17,6 +17,12 @@ final class TypeRegistry {
     @exclusivity(unchecked) private var byRowID = RowIDMap()
     /// Live instances by text key, for text and UUID keys.
     @exclusivity(unchecked) private(set) var byTextKey: [String: Unmanaged<ModelObject>] = [:]
+    /// The text key each instance was registered under (kept here, not in every instance, because only
+    /// tables whose key is not the rowid need it; the key property itself may have been changed since).
+    @exclusivity(unchecked) private var textKeys: [ObjectIdentifier: String] = [:]
+
+    /// The text key `object` is registered under, if any.
+    func textKey(of object: ModelObject) -> String? { textKeys[ObjectIdentifier(object)] }
 
     init(metadata: ModelMetadata, table: TableMapping, context: ModelContext) {
         self.metadata = metadata
@@ -46,15 +52,34 @@ final class TypeRegistry {
         }
     }
 
+    /// The live instance for a rowid, or the slot where a new one goes (see ``RowIDMap/find(_:)``).
+    @inline(__always)
+    func find(rowID: Int64) -> (object: ModelObject?, slot: RowIDMap.Slot) {
+        let (value, slot) = byRowID.find(rowID)
+        return (value?.takeUnretainedValue(), slot)
+    }
+
+    /// Registers a new instance of a rowid-keyed row at the slot ``find(rowID:)`` returned; nothing may
+    /// have changed the map in between.
+    @inline(__always)
+    func register(_ object: ModelObject, rowID: Int64, at slot: RowIDMap.Slot) {
+        object._registry = self
+        object._rowID = rowID
+        object._isDeleted = false
+        byRowID.insert(Unmanaged.passUnretained(object), for: rowID, at: slot)
+    }
+
     /// Makes `object` the live instance of its row.
     @inline(__always)
     func register(_ object: ModelObject, rowID: Int64, textKey: String?) {
         object._registry = self
         object._rowID = rowID
-        object._textKey = textKey
         object._isDeleted = false
         if table.hasRowID { byRowID.insert(Unmanaged.passUnretained(object), for: rowID) }
-        if let textKey { byTextKey[textKey] = Unmanaged.passUnretained(object) }
+        if let textKey {
+            byTextKey[textKey] = Unmanaged.passUnretained(object)
+            textKeys[ObjectIdentifier(object)] = textKey
+        }
     }
 
     /// Reserves room for `count` more instances (bulk fetches).
@@ -67,8 +92,8 @@ final class TypeRegistry {
         if table.hasRowID, let entry = byRowID[object._rowID], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
             byRowID.remove(object._rowID)
         }
-        if let textKey = object._textKey, let entry = byTextKey[textKey],
-           entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+        if !textKeys.isEmpty, let textKey = textKeys.removeValue(forKey: ObjectIdentifier(object)),
+           let entry = byTextKey[textKey], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
             byTextKey[textKey] = nil
         }
     }

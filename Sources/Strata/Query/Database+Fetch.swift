@@ -165,10 +165,11 @@ extension Database {
     func object<T: Model>(_ type: T.Type, from statement: Statement, registry: TypeRegistry) throws -> T {
         if registry.keyIsRowID && sqlite3_column_type(statement.handle, 0) == SQLITE_INTEGER {
             let rowID = statement.int64(at: 0)
-            if let live = registry.instance(rowID: rowID) { return unsafeDowncast(live, to: T.self) }
+            let (live, slot) = registry.find(rowID: rowID)
+            if let live { return unsafeDowncast(live, to: T.self) }
             let object = T()
             try decodeRow(statement, into: object, registry: registry)
-            registry.register(object, rowID: rowID, textKey: nil)
+            registry.register(object, rowID: rowID, at: slot)
             return object
         }
         let table = registry.table
