@@ -54,15 +54,18 @@ struct TableInfo {
 
     /// Reads a table's columns and indices; nil when there is no such table.
     static func read(_ table: String, in connection: Connection) throws -> TableInfo? {
-        let master = try connection.cachedStatement("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE")
+        // Table-valued pragma functions take the name as a bound argument, so each of these statements is
+        // prepared once per connection, not once per table.
+        let master = try connection.cachedStatement("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE")
         try master.bind(values: [.text(table)])
         guard try master.step() else { master.reset(); return nil }
-        let createSQL = master.string(at: 0)
+        let name = master.string(at: 0)
+        let createSQL = master.string(at: 1)
         master.reset()
 
-        let quoted = SQL.quote(table)
         var columns: [ColumnInfo] = []
-        let xinfo = try connection.cachedStatement("PRAGMA table_xinfo(\(quoted))")
+        let xinfo = try connection.cachedStatement("SELECT cid, name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?)")
+        try xinfo.bind(values: [.text(name)])
         while try xinfo.step() {
             columns.append(ColumnInfo(name: xinfo.string(at: 1), declaredType: xinfo.string(at: 2),
                                       notNull: xinfo.int64(at: 3) != 0,
@@ -72,14 +75,16 @@ struct TableInfo {
         xinfo.reset()
 
         var indices: [IndexInfo] = []
-        let list = try connection.cachedStatement("PRAGMA index_list(\(quoted))")
+        let list = try connection.cachedStatement("SELECT seq, name, \"unique\", origin, partial FROM pragma_index_list(?)")
+        try list.bind(values: [.text(name)])
         var listed: [(name: String, unique: Bool, origin: String, partial: Bool)] = []
         while try list.step() {
             listed.append((list.string(at: 1), list.int64(at: 2) != 0, list.string(at: 3), list.int64(at: 4) != 0))
         }
         list.reset()
         for entry in listed {
-            let info = try connection.cachedStatement("PRAGMA index_xinfo(\(SQL.quote(entry.name)))")
+            let info = try connection.cachedStatement("SELECT seqno, cid, name, \"desc\", coll, \"key\" FROM pragma_index_xinfo(?)")
+            try info.bind(values: [.text(entry.name)])
             var names: [String?] = [], descending: [Bool] = []
             while try info.step() {
                 guard info.int64(at: 5) != 0 else { continue }  // key columns only
@@ -90,9 +95,10 @@ struct TableInfo {
             indices.append(IndexInfo(name: entry.name, unique: entry.unique, origin: entry.origin,
                                      partial: entry.partial, columns: names, descending: descending))
         }
-        let withoutRowID = createSQL.uppercased().replacingOccurrences(of: " ", with: "")
-            .replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: "\t", with: "").hasSuffix("WITHOUTROWID")
-        return TableInfo(name: table, columns: columns, indices: indices, withoutRowID: withoutRowID)
+        // Table options (WITHOUT ROWID, STRICT) follow the closing parenthesis of the column list.
+        let options = createSQL.lastIndex(of: ")").map { createSQL[createSQL.index(after: $0)...] } ?? ""
+        let withoutRowID = String(options.uppercased().filter { $0.isLetter }).contains("WITHOUTROWID")
+        return TableInfo(name: name, columns: columns, indices: indices, withoutRowID: withoutRowID)
     }
 }
 
