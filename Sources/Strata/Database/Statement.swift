@@ -110,12 +110,6 @@ public final class Statement {
         if code != SQLITE_OK { throw connection?.error(code: code, sql: sql, arguments: [value]) ?? closedError() }
     }
 
-    @inline(__always)
-    func bindInt64(_ value: Int64, at index: Int32) { sqlite3_bind_int64(handle, index, value) }
-    @inline(__always)
-    func bindDouble(_ value: Double, at index: Int32) { sqlite3_bind_double(handle, index, value) }
-    @inline(__always)
-    func bindNull(at index: Int32) { sqlite3_bind_null(handle, index) }
 
     @inline(__always)
     func bindText(_ text: String, at index: Int32) -> Int32 {

@@ -75,39 +75,18 @@ enum FieldAccessor {
         }
     }
 
-    /// Binds the property's value to parameter `index` of `statement` (the insert/update hot path).
-    @inline(__always)
+    /// Binds the property's value to parameter `index` of `statement`, converting through its codec.
+    /// (The hot loops try ``FastField/bind(_:to:at:)`` first.)
     func bind(_ object: ModelObject, to statement: Statement, at index: Int32) throws {
-        switch self {
-        case .int64(let offset): statement.bindInt64(field(object, offset, Int64.self).pointee, at: index)
-        case .int(let offset): statement.bindInt64(Int64(field(object, offset, Int.self).pointee), at: index)
-        case .double(let offset): statement.bindDouble(field(object, offset, Double.self).pointee, at: index)
-        case .bool(let offset): statement.bindInt64(field(object, offset, Bool.self).pointee ? 1 : 0, at: index)
-        default: try statement.bind(try load(object), at: index)
-        }
+        if FastField(self).bind(object, to: statement.handle, at: index) { return }
+        try statement.bind(try load(object), at: index)
     }
 
-    /// Sets the property from column `column` of the current row (the fetch hot path).
-    @inline(__always)
+    /// Sets the property from column `column` of the current row, converting as the type's rules say.
+    /// (The hot loops try ``FastField/read(_:column:into:)`` first.)
     func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
-        let handle = statement.handle
-        let type = sqlite3_column_type(handle, column)
-        switch self {
-        case .int64(let offset) where type == SQLITE_INTEGER:
-            field(object, offset, Int64.self).pointee = sqlite3_column_int64(handle, column)
-        case .int(let offset) where type == SQLITE_INTEGER:
-            field(object, offset, Int.self).pointee = Int(truncatingIfNeeded: sqlite3_column_int64(handle, column))
-        case .double(let offset) where type == SQLITE_FLOAT:
-            field(object, offset, Double.self).pointee = sqlite3_column_double(handle, column)
-        case .string(let offset) where type == SQLITE_TEXT:
-            field(object, offset, String.self).pointee = statement.string(at: column)
-        case .optionalInt64(let offset) where type == SQLITE_INTEGER:
-            field(object, offset, Int64?.self).pointee = sqlite3_column_int64(handle, column)
-        case .optionalString(let offset) where type == SQLITE_TEXT:
-            field(object, offset, String?.self).pointee = statement.string(at: column)
-        default:
-            try store(statement.value(at: column), into: object)
-        }
+        if FastField(self).read(statement.handle, column: column, into: object) { return }
+        try store(statement.value(at: column), into: object)
     }
 
     /// The key of a model as an Int64, when the key property is an integer.
