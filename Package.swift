@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Strata",
-    platforms: [.macOS(.v13), .iOS(.v16)],
+    platforms: [.macOS(.v15), .iOS(.v18)],   // the Synchronization module (Mutex, Atomic)
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .executable(name: "strata-demo", targets: ["StrataDemo"]),
