@@ -136,11 +136,11 @@ extension Database {
             var index: Int32 = 1
             for i in properties {
                 if !fields[i].bind(object, to: handle, at: index) {
-                    let property = metadata.properties[i]
                     do {
-                        try property.accessor.bind(object, to: statement, at: index)
+                        try metadata.properties[i].accessor.bind(object, to: statement, at: index)
                     } catch let error as ValueConversionError {
-                        throw error.located(column: property.name, model: metadata.typeName, property: property.name)
+                        let name = metadata.properties[i].name
+                        throw error.located(column: name, model: metadata.typeName, property: name)
                     }
                 }
                 index += 1

@@ -20,7 +20,7 @@ open class ModelObject {
     /// The row's rowid (equal to the key for INTEGER PRIMARY KEY tables); meaningful while registered.
     @exclusivity(unchecked) final var _rowID: Int64 = 0
     /// Set when the row was deleted through the owning database.
-    @exclusivity(unchecked) final var _isDeleted = false
+    @exclusivity(unchecked) @usableFromInline final var _isDeleted = false
     /// The transaction generation the row was inserted in (see ``ModelContext/generation``), or `.max`.
     @exclusivity(unchecked) final var _insertGeneration: UInt32 = .max
 
@@ -86,6 +86,30 @@ public protocol ModelDeclaration: AnyObject {
     /// Whether new integer keys are random 64-bit values (as FCModel does) instead of SQLite's next rowid.
     /// Default: false. ```swift static let randomKeys = true ```
     static var randomKeys: Bool { get }
+    /// Rename hints: property name -> the column name it had before. When the property has no column and
+    /// the old column exists, sync renames the column (`ALTER TABLE ... RENAME COLUMN`, SQLite 3.25 or
+    /// later), so its data is kept; when both columns exist, sync throws a ``SchemaError``. Default: none.
+    ///
+    /// ```swift
+    /// static let renamedColumns = ["fullName": "name"]   // `var fullName` was `var name`
+    /// ```
+    static var renamedColumns: [String: String] { get }
+    /// Names the table had before. When the table is missing and one of these exists, sync renames it
+    /// (`ALTER TABLE ... RENAME TO`; foreign keys in other tables follow); when the table and an old one
+    /// both exist, or several old ones do, sync throws a ``SchemaError``. Default: none.
+    ///
+    /// ```swift
+    /// static let tableName = "employees"
+    /// static let previousTableNames = ["Employee"]
+    /// ```
+    static var previousTableNames: [String] { get }
+    /// Whether sync may rebuild the table (SQLite's 12-step procedure) for changes additive sync cannot
+    /// make: a declared column's type or NOT NULL. Default: ``SchemaRebuild/never``.
+    ///
+    /// ```swift
+    /// static let schemaRebuild = SchemaRebuild.whenNeeded
+    /// ```
+    static var schemaRebuild: SchemaRebuild { get }
 }
 
 extension ModelDeclaration {
@@ -101,6 +125,12 @@ extension ModelDeclaration {
     public static var uniqueIndices: [[String]] { [] }
     /// false. ```swift Department.randomKeys  // false ```
     public static var randomKeys: Bool { false }
+    /// None. ```swift Department.renamedColumns  // [:] ```
+    public static var renamedColumns: [String: String] { [:] }
+    /// None. ```swift Department.previousTableNames  // [] ```
+    public static var previousTableNames: [String] { [] }
+    /// `.never`: additive changes only. ```swift Department.schemaRebuild  // .never ```
+    public static var schemaRebuild: SchemaRebuild { .never }
 }
 
 /// A persistent model: a plain final class with stored properties and `required init()`.

@@ -38,6 +38,10 @@ final class ModelMetadata: @unchecked Sendable {
     let keyIsInteger: Bool
     let randomKeys: Bool
     let indices: [IndexDeclaration]
+    /// Rename hints: property name -> previous column name (``ModelDeclaration/renamedColumns``).
+    let renamedColumns: [String: String]
+    let previousTableNames: [String]
+    let schemaRebuild: SchemaRebuild
 
     var key: PropertyMetadata { properties[keyIndex] }
 
@@ -142,6 +146,24 @@ final class ModelMetadata: @unchecked Sendable {
             }
         }
         self.indices = indices
+
+        // Each hint names a persistent property and an old name that is neither another property's nor
+        // another hint's.
+        var oldNames: Set<String> = []
+        for (name, old) in type.renamedColumns.sorted(by: { $0.key < $1.key }) {
+            guard persistent.contains(name) else {
+                throw ModelError(.unknownProperty, model: typeName, property: name,
+                                 "renamedColumns names \"\(name)\", which is not a persistent property of \(typeName)")
+            }
+            if old.caseInsensitiveCompare(name) != .orderedSame,
+               persistent.contains(where: { $0.caseInsensitiveCompare(old) == .orderedSame }) || !oldNames.insert(old.lowercased()).inserted {
+                throw ModelError(.unknownProperty, model: typeName, property: name,
+                                 "renamedColumns maps \"\(name)\" from \"\(old)\", which is a persistent property or the old name in another hint")
+            }
+        }
+        renamedColumns = type.renamedColumns
+        previousTableNames = type.previousTableNames
+        schemaRebuild = type.schemaRebuild
     }
 
     /// The column type of a model's key, found from the key field alone (relationships ask for it while

@@ -38,10 +38,10 @@ protocol ReferenceStorage {
 /// into a weak one, so prefetch plus to-many never forms a cycle between a parent and its children.
 @propertyWrapper
 public struct Reference<Related: Model>: ReferenceStorage {
-    var key: SQLValue = .null
-    weak var target: Related?
-    var strongTarget: Related?
-    var knownMissing = false
+    @usableFromInline var key: SQLValue = .null
+    @usableFromInline weak var target: Related?
+    @usableFromInline var strongTarget: Related?
+    @usableFromInline var knownMissing = false
 
     /// An empty relationship. ```swift @Reference var department: Department? ```
     public init() {}
@@ -68,17 +68,23 @@ public struct Reference<Related: Model>: ReferenceStorage {
     /// ```swift
     /// employee.department = sales
     /// ```
+    ///
+    /// The getter is inlinable so that, in the owner's module, reading a held object compiles to direct
+    /// field loads (the key path is a literal there); only a fault calls into the library.
+    @inlinable
     public static subscript<Owner: ModelObject>(
         _enclosingInstance owner: Owner,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Related?>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Reference<Related>>
     ) -> Related? {
-        get { try? resolve(owner, storageKeyPath) }
-        set {
-            var storage = owner[keyPath: storageKeyPath]
-            storage.assign(newValue, attached: owner.isPersisted)
-            owner[keyPath: storageKeyPath] = storage
+        get {
+            if let held = owner[keyPath: storageKeyPath].strongTarget ?? owner[keyPath: storageKeyPath].target,
+               !held._isDeleted {
+                return held
+            }
+            return try? resolve(owner, storageKeyPath)
         }
+        set { assign(newValue, to: owner, storageKeyPath) }
     }
 
     /// `$property`: the stored key and a throwing load.
@@ -96,7 +102,15 @@ public struct Reference<Related: Model>: ReferenceStorage {
 
     /// The related object: the one held, else the live instance, else one SELECT by key through the
     /// owner's database. Throws ``ModelError/Kind/notFound`` when the key has no row.
-    private static func resolve<Owner: ModelObject>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Reference<Related>>) throws -> Related? {
+    @usableFromInline
+    static func assign<Owner: ModelObject>(_ object: Related?, to owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Reference<Related>>) {
+        var storage = owner[keyPath: path]
+        storage.assign(object, attached: owner.isPersisted)
+        owner[keyPath: path] = storage
+    }
+
+    @usableFromInline
+    static func resolve<Owner: ModelObject>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Reference<Related>>) throws -> Related? {
         let storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
         if let held = storage.strongTarget ?? storage.target {
             guard held._isDeleted else { return held }
@@ -186,7 +200,9 @@ public struct Reference<Related: Model>: ReferenceStorage {
     }
 
     mutating func attachPrefetched(_ object: ModelObject?) {
-        if let related = object as? Related {
+        if let object {
+            // The prefetch loads `Related` rows through `Related`'s own registry: the type is certain.
+            let related = unsafeDowncast(object, to: Related.self)
             target = related
             strongTarget = related
             knownMissing = false

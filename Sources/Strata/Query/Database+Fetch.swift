@@ -200,11 +200,11 @@ extension Database {
         let handle = statement.handle
         try metadata.fastFields.withUnsafeBufferPointer { fields in
             for i in 0..<fields.count where !fields[i].read(handle, column: Int32(i), into: object) {
-                let property = metadata.properties[i]
                 do {
-                    try property.accessor.read(statement, column: Int32(i), into: object)
+                    try metadata.properties[i].accessor.read(statement, column: Int32(i), into: object)
                 } catch let error as ValueConversionError {
-                    throw error.located(column: property.name, model: metadata.typeName, property: property.name)
+                    let name = metadata.properties[i].name
+                    throw error.located(column: name, model: metadata.typeName, property: name)
                 }
             }
         }

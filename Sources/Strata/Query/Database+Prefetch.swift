@@ -29,9 +29,10 @@ extension Database {
                              "cannot prefetch \"\(relationship)\": it is a plain column, not a relationship; \(known)")
         }
 
-        var pending: [(owner: T, key: SQLValue)] = []
+        var pending: [(owner: ModelObject, key: SQLValue)] = []
+        pending.reserveCapacity(owners.count)
         var keys: [SQLValue] = []
-        var seen: Set<SQLValue> = []
+        var seenIntegers = Set<Int64>(), seenOthers = Set<SQLValue>()
         for owner in owners {
             guard let ownerRegistry = owner._registry else { continue }
             guard ownerRegistry === registry else {
@@ -40,12 +41,12 @@ extension Database {
             }
             guard let key = io.unresolvedKey(of: owner) else { continue }
             pending.append((owner, key))
-            if seen.insert(key).inserted { keys.append(key) }
+            let isNew: Bool
+            if case .integer(let value) = key { isNew = seenIntegers.insert(value).inserted } else { isNew = seenOthers.insert(key).inserted }
+            if isNew { keys.append(key) }
         }
         guard !pending.isEmpty else { return }
-
-        let found = try prefetchTargets(related, keys: keys)
-        for (owner, key) in pending { io.attachPrefetched(found[key], to: owner) }
+        try attachTargets(related, keys: keys, pending: pending, io: io)
     }
 
     /// ``objects(_:where:_:)``, then ``prefetch(_:of:)`` for each named relationship: listing N employees
@@ -62,25 +63,22 @@ extension Database {
         return result
     }
 
-    /// The objects of `type` for `keys`, by key: live instances first, the rest by chunked `IN` queries.
-    private func prefetchTargets(_ type: any Model.Type, keys: [SQLValue]) throws -> [SQLValue: ModelObject] {
-        func load<R: Model>(_ type: R.Type) throws -> [SQLValue: ModelObject] {
+    /// Loads the related rows for `keys` that have no live instance (chunked `IN` queries), then hands
+    /// each pending owner its object, found through the related type's identity map.
+    private func attachTargets(_ type: any Model.Type, keys: [SQLValue], pending: [(owner: ModelObject, key: SQLValue)],
+                               io: AnyFieldIO) throws {
+        func load<R: Model>(_ type: R.Type) throws {
             let registry = try registry(for: R.self)
-            let keyAccessor = registry.metadata.key.accessor
-            var result: [SQLValue: ModelObject] = [:]
-            var missing: [SQLValue] = []
-            for key in keys {
-                if let live = registry.instance(key: key), !live._isDeleted {
-                    result[key] = live
-                } else {
-                    missing.append(key)
+            let missing = keys.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true }
+            let loaded = try objects(R.self, registry: registry, column: registry.metadata.key.name, in: missing)
+            // `loaded` keeps the new instances alive until each owner holds its own.
+            withExtendedLifetime(loaded) {
+                for (owner, key) in pending {
+                    let target = registry.instance(key: key)
+                    io.attachPrefetched(target?._isDeleted == false ? target : nil, to: owner)
                 }
             }
-            for object in try objects(R.self, registry: registry, column: registry.metadata.key.name, in: missing) {
-                result[try keyAccessor.load(object)] = object
-            }
-            return result
         }
-        return try load(type)
+        try load(type)
     }
 }

@@ -1,14 +1,15 @@
 extension Database {
     /// What schema sync would do for `type` now, without changing anything (a dry run).
-    /// Throws a ``SchemaError`` when additive sync cannot make the table fit the model.
+    /// Throws a ``SchemaError`` when sync cannot make the table fit the model. Renames and rebuilds the
+    /// model opted in to are listed statement by statement; when a plan renames and rebuilds, sync reads
+    /// the renamed schema again before rebuilding, so index and trigger SQL may differ in quoting.
     ///
     /// ```swift
     /// let plan = try db.schemaPlan(for: Employee.self)
     /// print(plan)   // Employee: ALTER TABLE "Employee" ADD COLUMN "email" TEXT
     /// ```
     public func schemaPlan<T: Model>(for type: T.Type) throws -> SchemaPlan {
-        let metadata = try ModelMetadata.of(type)
-        return try SchemaPlanner(metadata: metadata).plan(for: TableInfo.read(metadata.tableName, in: connection))
+        try SchemaPlanner(metadata: ModelMetadata.of(type)).plan(in: connection)
     }
 
     /// Syncs the table of `type` now and returns the steps applied (empty when it was in sync). Sync
@@ -55,24 +56,87 @@ extension Database {
     /// the steps for one model; returns the plan and the mapping onto the resulting table.
     private func sync(_ metadata: ModelMetadata) throws -> (plan: SchemaPlan, mapping: TableMapping) {
         let planner = SchemaPlanner(metadata: metadata)
-        var info = try TableInfo.read(metadata.tableName, in: connection)
-        var plan = try planner.plan(for: info)
+        var plan = try planner.plan(in: connection)
         if !plan.isEmpty {
-            try transaction(.immediate) {
-                // Plan again under the write lock: another connection may have changed the table meanwhile.
-                plan = try planner.plan(for: TableInfo.read(metadata.tableName, in: connection))
-                for step in plan.steps {
-                    configuration.logger.info("Strata schema sync: \(step.sql)", metadata: ["model": "\(metadata.typeName)"])
-                    try connection.execute(step.sql)
-                }
-            }
-            info = try TableInfo.read(metadata.tableName, in: connection)
+            plan = try apply(planner, rebuilding: plan.rebuildsTable)
         }
-        guard let info else {
+        guard let info = try TableInfo.read(metadata.tableName, in: connection) else {
             throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil, found: "no table",
                               expected: "the table created by sync", remedy: "Check that the database is writable.")
         }
         models.schemaVersion = try value(Int64.self, "PRAGMA schema_version") ?? -1
         return (plan, TableMapping(metadata: metadata, info: info))
+    }
+
+    /// Runs the plan in a transaction. A rebuild also needs foreign keys off for the whole transaction
+    /// (else DROP TABLE fires ON DELETE actions on child rows, pitfall 21), and `PRAGMA foreign_keys` is a
+    /// silent no-op inside one (pitfall 20): it is turned off before BEGIN and restored after the end.
+    private func apply(_ planner: SchemaPlanner, rebuilding: Bool) throws -> SchemaPlan {
+        guard rebuilding else { return try transaction(.immediate) { try run(planner) } }
+        let foreignKeys = try value(Int64.self, "PRAGMA foreign_keys") == 1
+        if foreignKeys && isInTransaction {
+            throw SchemaError(
+                model: planner.metadata.typeName, table: planner.metadata.tableName, column: nil,
+                found: "a table rebuild requested inside an open transaction, with foreign keys on",
+                expected: "no open transaction, so that foreign keys can be turned off for the rebuild",
+                remedy: "Sync before the transaction begins: call `try db.syncSchema(\(planner.metadata.typeName).self)` first.")
+        }
+        let legacyAlter = try value(Int64.self, "PRAGMA legacy_alter_table") ?? 0
+        if foreignKeys { try connection.execute("PRAGMA foreign_keys = OFF") }
+        let result = Result { try transaction(.immediate) { try run(planner) } }
+        // Connection settings outlive the transaction: restore both, whether it committed or not.
+        try connection.execute("PRAGMA legacy_alter_table = \(legacyAlter == 0 ? "OFF" : "ON")")
+        if foreignKeys { try connection.execute("PRAGMA foreign_keys = ON") }
+        return try result.get()
+    }
+
+    /// Plans again under the write lock (another connection may have changed the table meanwhile) and runs
+    /// the steps; renames first, then the rest planned again from the renamed schema. Returns what ran.
+    private func run(_ planner: SchemaPlanner) throws -> SchemaPlan {
+        let metadata = planner.metadata
+        var plan = try planner.plan(in: connection)
+        var ran: [SchemaStep] = []
+        let renames = plan.steps.prefix { step in
+            switch step.kind { case .renameTable, .renameColumn: true; default: false }
+        }
+        if !renames.isEmpty {
+            for step in renames { try run(step, of: metadata) }
+            ran += renames
+            plan = try planner.plan(in: connection)
+        }
+        let foreignKeysOn = try value(Int64.self, "PRAGMA foreign_keys") == 1
+        if plan.rebuildsTable && foreignKeysOn {
+            throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil,
+                              found: "foreign keys on", expected: "foreign keys off for a table rebuild",
+                              remedy: "Sync outside any transaction, so that Strata can turn them off first.")
+        }
+        for step in plan.steps { try run(step, of: metadata) }
+        return SchemaPlan(model: plan.model, table: plan.table, steps: ran + plan.steps)
+    }
+
+    private func run(_ step: SchemaStep, of metadata: ModelMetadata) throws {
+        if case .rebuildCheck(let column, let expectation) = step.kind {
+            let violations = try rows(step.sql)
+            guard violations.isEmpty else {
+                func text(_ value: SQLValue) -> String {
+                    switch value {
+                    case .null: "NULL"
+                    case .integer(let integer): String(integer)
+                    case .real(let real): String(real)
+                    case .text(let text): text
+                    case .blob(let data): "<\(data.count) bytes>"
+                    }
+                }
+                let listed = violations.map { "(" + $0.values.map(text).joined(separator: ", ") + ")" }
+                throw SchemaError(
+                    model: metadata.typeName, table: metadata.tableName, column: column,
+                    found: "\(violations.count == 10 ? "at least 10" : "\(violations.count)") row(s) against it: \(listed.joined(separator: ", "))",
+                    expected: expectation,
+                    remedy: "The rebuild was rolled back and nothing changed. Fix those rows with raw SQL, or change the model back.")
+            }
+            return
+        }
+        configuration.logger.info("Strata schema sync: \(step.sql)", metadata: ["model": "\(metadata.typeName)"])
+        try connection.execute(step.sql)
     }
 }

@@ -15,13 +15,17 @@ public struct SchemaPlan: Sendable, CustomStringConvertible {
     /// Whether the table is already in sync. ```swift plan.isEmpty ```
     public var isEmpty: Bool { steps.isEmpty }
 
+    /// Whether the plan rebuilds the table (the model opted in with ``SchemaRebuild/whenNeeded``).
+    /// ```swift if plan.rebuildsTable { print("the table is copied") } ```
+    public var rebuildsTable: Bool { steps.contains { $0.kind == .rebuildTable } }
+
     /// One line per step. ```swift print(plan) ```
     public var description: String {
         steps.isEmpty ? "\(model): in sync" : steps.map { "\(model): \($0)" }.joined(separator: "\n")
     }
 }
 
-/// One additive schema change.
+/// One schema change: additive, a rename the model hints at, or one statement of a rebuild it opted in to.
 ///
 /// ```swift
 /// if case .addColumn(let column) = step.kind { print("adds", column) }
@@ -41,6 +45,22 @@ public struct SchemaStep: Sendable, Hashable, CustomStringConvertible {
         case createIndex(String)
         /// DROP INDEX of an index Strata made and the model no longer declares. ```swift .dropIndex(name) ```
         case dropIndex(String)
+        /// ALTER TABLE RENAME TO, from a name in ``ModelDeclaration/previousTableNames``.
+        /// ```swift .renameTable(from: "Employee", to: "employees") ```
+        case renameTable(from: String, to: String)
+        /// ALTER TABLE RENAME COLUMN, from a hint in ``ModelDeclaration/renamedColumns``.
+        /// ```swift .renameColumn(from: "name", to: "fullName") ```
+        case renameColumn(from: String, to: String)
+        /// One statement of a table rebuild (SQLite's 12-step procedure): CREATE the new table, copy the
+        /// rows, DROP the old one, RENAME the new one, recreate indices and triggers. Sync runs these in one
+        /// transaction with foreign keys turned off before it begins and back on after it ends.
+        /// ```swift if step.kind == .rebuildTable { print(step.sql) } ```
+        case rebuildTable
+        /// A query of a rebuild that must return no rows: NULLs under a new NOT NULL, values that did not
+        /// convert to a column's new type, `PRAGMA foreign_key_check`. Any row rolls the rebuild back with a
+        /// ``SchemaError`` listing them.
+        /// ```swift .rebuildCheck(column: "title", expectation: "no NULL in \"title\"") ```
+        case rebuildCheck(column: String?, expectation: String)
     }
     /// The kind. ```swift step.kind ```
     public let kind: Kind

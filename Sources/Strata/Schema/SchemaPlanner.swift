@@ -1,32 +1,199 @@
-/// Diffs a model's declaration against its table and plans additive steps, or explains, with a
-/// ``SchemaError``, why additive sync cannot make them agree.
+import CSQLite
+
+/// Diffs a model's declaration against its table and plans the steps that make them agree: additive ones,
+/// renames the model hints at, and a rebuild when it opted in; or explains, with a ``SchemaError``, why
+/// sync cannot make them agree.
 struct SchemaPlanner {
     let metadata: ModelMetadata
 
-    func plan(for info: TableInfo?) throws -> SchemaPlan {
-        guard let info else {
-            return SchemaPlan(model: metadata.typeName, table: metadata.tableName,
-                              steps: [createTable()] + metadata.indices.map { createIndex($0) })
-        }
+    /// Reads the table (and, for hints and rebuilds, what else it needs) through `connection` and plans.
+    /// Nothing is changed.
+    func plan(in connection: Connection) throws -> SchemaPlan {
+        let table = metadata.tableName
         var steps: [SchemaStep] = []
-        try checkPrimaryKey(info)
-        for property in metadata.properties.dropFirst() {
-            if let column = info.column(named: property.name) {
-                try check(property, against: column)
-            } else {
-                steps.append(addColumn(property))
+        var info = try TableInfo.read(table, in: connection)
+
+        // A previous table name: rename that table when the current one is missing.
+        var tableRenames: [String: String] = [:]
+        var previous: [TableInfo] = []
+        for name in metadata.previousTableNames where name.caseInsensitiveCompare(table) != .orderedSame {
+            if let old = try TableInfo.read(name, in: connection), !previous.contains(where: { $0.name == old.name }) {
+                previous.append(old)
             }
         }
-        try checkUnmappedColumns(info)
+        if let old = previous.first {
+            if let info {
+                throw error(nil, found: "both table \"\(info.name)\" and table \"\(old.name)\" (named in previousTableNames)",
+                            expected: "only one of them",
+                            "Move what you need from \"\(old.name)\" into \"\(info.name)\" and drop it, or take \"\(old.name)\" out of previousTableNames.")
+            }
+            guard previous.count == 1 else {
+                throw error(nil, found: "tables \(previous.map { "\"\($0.name)\"" }.joined(separator: " and ")) (all named in previousTableNames)",
+                            expected: "at most one previous table", "Drop or rename all but one of them.")
+            }
+            steps.append(SchemaStep(kind: .renameTable(from: old.name, to: table),
+                                    sql: "ALTER TABLE \(SQL.quote(old.name)) RENAME TO \(SQL.quote(table))"))
+            tableRenames[old.name] = table
+            info = old.renamed(to: table, columns: [:])
+        }
+        guard let found = info else {
+            return SchemaPlan(model: metadata.typeName, table: table,
+                              steps: [createTable()] + metadata.indices.map { createIndex($0) })
+        }
+        /// The table's name in the database now, before any planned rename.
+        let currentName = tableRenames.first?.key ?? found.name
+
+        // Column rename hints: rename the old column when the property has none.
+        var columnRenames: [String: String] = [:]
+        for property in metadata.properties {
+            guard let old = metadata.renamedColumns[property.name], old.caseInsensitiveCompare(property.name) != .orderedSame,
+                  let oldColumn = found.column(named: old) else { continue }
+            if let existing = found.column(named: property.name) {
+                throw error(property.name, found: "both column \"\(existing.name)\" and column \"\(oldColumn.name)\" (its name in renamedColumns)",
+                            expected: "only one of them",
+                            "Copy what you need from \"\(oldColumn.name)\" into \"\(existing.name)\" with raw SQL and drop \"\(oldColumn.name)\", or remove the hint.")
+            }
+            guard sqlite3_libversion_number() >= 3_025_000 else {
+                throw error(property.name, found: "SQLite \(Database.sqliteVersion)", expected: "SQLite 3.25 or later for RENAME COLUMN",
+                            "Rename the column with a rebuild in raw SQL, or link a newer SQLite.")
+            }
+            steps.append(SchemaStep(kind: .renameColumn(from: oldColumn.name, to: property.name),
+                                    sql: "ALTER TABLE \(SQL.quote(table)) RENAME COLUMN \(SQL.quote(oldColumn.name)) TO \(SQL.quote(property.name))"))
+            columnRenames[oldColumn.name] = property.name
+        }
+        let current = columnRenames.isEmpty ? found : found.renamed(to: found.name, columns: columnRenames)
+
+        try checkPrimaryKey(current)
+        var missing: [PropertyMetadata] = []
+        var changed: [(property: PropertyMetadata, column: ColumnInfo)] = []
+        for property in metadata.properties.dropFirst() {
+            if let column = current.column(named: property.name) {
+                if try needsRebuild(property, column) { changed.append((property, column)) }
+            } else {
+                missing.append(property)
+            }
+        }
+        try checkUnmappedColumns(current)
+
+        if changed.isEmpty {
+            steps += missing.map(addColumn)
+        } else {
+            guard let source = try TableSQL.read(currentName, in: connection) else {
+                throw error(nil, found: "no CREATE TABLE statement in sqlite_master", expected: "a table to rebuild",
+                            "Check that \"\(currentName)\" is a table, not a view.")
+            }
+            steps += try rebuild(current, source: source, tableRenames: tableRenames, columnRenames: columnRenames,
+                                 changed: changed, missing: missing)
+        }
 
         let declared = Set(metadata.indices.map(indexName))
-        for index in metadata.indices where !info.indices.contains(where: { covers($0, index) }) {
+        for index in metadata.indices where !current.indices.contains(where: { covers($0, index) }) {
             steps.append(createIndex(index))
         }
-        for index in info.indices where index.isOwned && !declared.contains(index.name) {
+        for index in current.indices where index.isOwned && !declared.contains(index.name) {
             steps.append(SchemaStep(kind: .dropIndex(index.name), sql: "DROP INDEX \(SQL.quote(index.name))"))
         }
-        return SchemaPlan(model: metadata.typeName, table: metadata.tableName, steps: steps)
+        return SchemaPlan(model: metadata.typeName, table: table, steps: steps)
+    }
+
+    // MARK: Rebuild
+
+    /// The statements and checks of SQLite's 12-step rebuild for `info` (as it reads after the planned
+    /// renames). Foreign keys off/on and BEGIN/COMMIT are the caller's: they cannot be steps.
+    private func rebuild(_ info: TableInfo, source: TableSQL, tableRenames: [String: String], columnRenames: [String: String],
+                         changed: [(property: PropertyMetadata, column: ColumnInfo)], missing: [PropertyMetadata]) throws -> [SchemaStep] {
+        guard var definition = TableDefinition(sql: source.table) else {
+            throw error(nil, found: "a table definition Strata cannot rewrite: \(source.table)", expected: "a CREATE TABLE statement",
+                        "Rebuild the table with raw SQL (https://www.sqlite.org/lang_altertable.html#otheralter).")
+        }
+        for (old, new) in columnRenames {
+            if let index = definition.columnIndex(named: old) { definition.columns[index].rename(to: new) }
+        }
+        for (property, column) in changed {
+            guard let index = definition.columnIndex(named: column.name) else {
+                throw error(column.name, found: "no definition of \"\(column.name)\" in \(source.table)", expected: "a column definition to rewrite",
+                            "Rebuild the table with raw SQL (https://www.sqlite.org/lang_altertable.html#otheralter).")
+            }
+            let typeChanges = !column.affinity.accepts(property.columnType)
+            if typeChanges { definition.columns[index].setType(property.columnType.rawValue) }
+            if wantsNotNull(property) {
+                definition.columns[index].addNotNull()
+                if typeChanges || !definition.columns[index].hasDefault {
+                    definition.columns[index].setDefault(SQL.literal(property.defaultValue))
+                }
+            } else {
+                if property.isNullable { definition.columns[index].removeNotNull() }
+                if typeChanges { definition.columns[index].setDefault(nil) }
+            }
+        }
+
+        let table = SQL.quote(info.name)
+        let newName = "strata_new_" + info.name
+        let new = SQL.quote(newName)
+        let key = SQL.quote(metadata.key.name)
+        func statement(_ sql: String) -> SchemaStep { SchemaStep(kind: .rebuildTable, sql: sql) }
+        func preview(_ sql: String) -> String { SQLTokenizer.renaming(sql, tables: tableRenames, columns: columnRenames) }
+        var steps: [SchemaStep] = []
+
+        // A NULL cannot go into a column that becomes NOT NULL; say which rows hold one before copying.
+        for (property, column) in changed where wantsNotNull(property) && !column.notNull {
+            steps.append(SchemaStep(kind: .rebuildCheck(column: property.name, expectation: "no NULL in \"\(property.name)\", which becomes NOT NULL"),
+                                    sql: "SELECT \(key) FROM \(table) WHERE \(SQL.quote(property.name)) IS NULL LIMIT 10"))
+        }
+        steps.append(statement(definition.createSQL(table: newName, extraColumns: missing.map(columnDefinition))))
+        // Generated columns are computed, never copied (pitfall 22); rowids are kept where they are not the key.
+        let copied = info.columns.filter { $0.hidden == 0 }.map { SQL.quote($0.name) }
+        let keepsRowID = !info.withoutRowID && !info.keyIsRowID
+            && !info.columns.contains { ["rowid", "oid", "_rowid_"].contains($0.name.lowercased()) }
+        let list = ((keepsRowID ? ["rowid"] : []) + copied).joined(separator: ", ")
+        steps.append(statement("INSERT INTO \(new) (\(list)) SELECT \(list) FROM \(table)"))
+        // SQLite converts what its affinity rules allow and keeps the rest as it was: a value that kept
+        // another storage class would not read as the property's type, so it stops the rebuild.
+        for (property, column) in changed where !column.affinity.accepts(property.columnType) {
+            guard let classes = storageClasses(property.columnType) else { continue }
+            steps.append(SchemaStep(
+                kind: .rebuildCheck(column: property.name, expectation: "every value of \"\(property.name)\" stored as \(property.columnType.rawValue) after the copy"),
+                sql: "SELECT \(key) FROM \(new) WHERE typeof(\(SQL.quote(property.name))) NOT IN (\(classes)) LIMIT 10"))
+        }
+        if definition.isAutoincrement {
+            // Keep the AUTOINCREMENT counter (pitfall 11): the copy alone would restart it at the largest key.
+            steps.append(statement("DELETE FROM sqlite_sequence WHERE name = \(SQL.literal(.text(newName)))"))
+            steps.append(statement("INSERT INTO sqlite_sequence (name, seq) SELECT \(SQL.literal(.text(newName))), seq FROM sqlite_sequence WHERE name = \(SQL.literal(.text(info.name)))"))
+        }
+        // Legacy ALTER for the swap: views and triggers elsewhere that name the table are not re-parsed
+        // while it is briefly missing (SQLite >= 3.26 would refuse "error in view ...: no such table").
+        // Foreign keys are off, so DROP TABLE fires no ON DELETE action (pitfall 21).
+        steps.append(statement("PRAGMA legacy_alter_table = ON"))
+        steps.append(statement("DROP TABLE \(table)"))
+        steps.append(statement("ALTER TABLE \(new) RENAME TO \(table)"))
+        steps.append(statement("PRAGMA legacy_alter_table = OFF"))
+        steps += source.indices.map { statement(preview($0)) }
+        steps += source.triggers.map { statement(preview($0)) }
+        var checked = [info.name]
+        for child in source.referencingTables {
+            let name = tableRenames[child] ?? child
+            if !checked.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) { checked.append(name) }
+        }
+        for name in checked {
+            steps.append(SchemaStep(kind: .rebuildCheck(column: nil, expectation: "no foreign key violation in \"\(name)\" (table, rowid, parent, foreign key id)"),
+                                    sql: "PRAGMA foreign_key_check(\(SQL.quote(name)))"))
+        }
+        return steps
+    }
+
+    /// The storage classes (`typeof`) a property of `type` reads without error; nil when any will do.
+    private func storageClasses(_ type: ColumnType) -> String? {
+        switch type {
+        case .integer: "'integer', 'null'"
+        case .real: "'real', 'integer', 'null'"
+        case .text: "'text', 'null'"
+        case .blob, .numeric: nil
+        }
+    }
+
+    /// Whether the property's column is NOT NULL when Strata creates it.
+    private func wantsNotNull(_ property: PropertyMetadata) -> Bool {
+        !property.isNullable && !property.defaultValue.isNull
     }
 
     // MARK: Steps
@@ -88,23 +255,40 @@ struct SchemaPlanner {
             throw error(key.name, found: found, expected: "PRIMARY KEY (\(key.name))",
                         "Set the model's primaryKey to the table's single key column, or use raw SQL for this table.")
         }
-        try check(key, against: keys[0])
+        // A rebuild never changes the key: rowids, references and the identity map all hang on it.
+        _ = try needsRebuild(key, keys[0], rebuildable: false)
     }
 
-    private func check(_ property: PropertyMetadata, against column: ColumnInfo) throws {
+    private static let rebuildHint = "or opt in to a rebuild with `static let schemaRebuild = SchemaRebuild.whenNeeded`"
+
+    /// Checks a declared column; returns whether the model's rebuild policy asks for a rebuild to make it fit.
+    private func needsRebuild(_ property: PropertyMetadata, _ column: ColumnInfo, rebuildable: Bool = true) throws -> Bool {
         if column.isGenerated {
             throw error(column.name, found: "a generated column", expected: "a stored \(property.columnType.rawValue) column",
                         "Generated columns cannot be written; leave \"\(property.name)\" out of persistentProperties.")
         }
-        guard column.affinity.accepts(property.columnType) else {
-            throw error(column.name, found: "\(column.affinity.rawValue) affinity (declared \"\(column.declaredType)\")",
-                        expected: "a column that stores \(property.columnType.rawValue) values without conversion",
-                        "Change the property back to a type stored as \(column.affinity.rawValue), declare it as SQLValue to take values as SQLite stores them, or migrate the column with raw SQL (a rebuild: https://www.sqlite.org/lang_altertable.html#otheralter).")
+        let rebuild = rebuildable && metadata.schemaRebuild == .whenNeeded
+        var needed = false
+        if !column.affinity.accepts(property.columnType) {
+            guard rebuild else {
+                throw error(column.name, found: "\(column.affinity.rawValue) affinity (declared \"\(column.declaredType)\")",
+                            expected: "a column that stores \(property.columnType.rawValue) values without conversion",
+                            "Change the property back to a type stored as \(column.affinity.rawValue), declare it as SQLValue to take values as SQLite stores them, migrate the column with raw SQL (a rebuild: https://www.sqlite.org/lang_altertable.html#otheralter)" + (rebuildable ? ", \(Self.rebuildHint)." : "."))
+            }
+            needed = true
         }
-        if property.isNullable && column.notNull && column.primaryKeyPosition == 0 {
-            throw error(column.name, found: "NOT NULL", expected: "a nullable column for an optional property",
-                        "Make the property non-optional, or rebuild the column without NOT NULL.")
+        guard column.primaryKeyPosition == 0 else { return needed }
+        if property.isNullable && column.notNull {
+            guard rebuild else {
+                throw error(column.name, found: "NOT NULL", expected: "a nullable column for an optional property",
+                            "Make the property non-optional, rebuild the column without NOT NULL with raw SQL, \(Self.rebuildHint).")
+            }
+            needed = true
         }
+        // A non-optional property over a nullable column works without a rebuild; with one, the column
+        // becomes NOT NULL like the one sync would create.
+        if rebuild && wantsNotNull(property) && !column.notNull { needed = true }
+        return needed
     }
 
     /// Columns the model does not declare are kept and ignored, unless inserts could never succeed.

@@ -103,3 +103,62 @@ struct TableInfo {
 }
 
 import Foundation
+
+extension TableInfo {
+    /// This table as it will read after `ALTER TABLE ... RENAME` to `table` and `RENAME COLUMN` of each
+    /// key of `columns` to its value: what the planner checks the model against in a dry run.
+    func renamed(to table: String, columns renames: [String: String]) -> TableInfo {
+        func rename(_ column: String) -> String {
+            renames.first { $0.key.caseInsensitiveCompare(column) == .orderedSame }?.value ?? column
+        }
+        return TableInfo(
+            name: table,
+            columns: columns.map {
+                ColumnInfo(name: rename($0.name), declaredType: $0.declaredType, notNull: $0.notNull,
+                           defaultSQL: $0.defaultSQL, primaryKeyPosition: $0.primaryKeyPosition, hidden: $0.hidden)
+            },
+            indices: indices.map {
+                IndexInfo(name: $0.name, unique: $0.unique, origin: $0.origin, partial: $0.partial,
+                          columns: $0.columns.map { $0.map(rename) }, descending: $0.descending)
+            },
+            withoutRowID: withoutRowID)
+    }
+}
+
+/// The stored SQL a rebuild needs to recreate a table with everything attached to it.
+struct TableSQL {
+    /// The table's `CREATE TABLE` statement.
+    let table: String
+    /// `CREATE INDEX` statements of the table's explicit indices (constraint indices have none), in
+    /// creation order.
+    let indices: [String]
+    /// `CREATE TRIGGER` statements of triggers on the table, in creation order.
+    let triggers: [String]
+    /// Tables whose foreign keys reference this one (it may be among them).
+    let referencingTables: [String]
+
+    static func read(_ table: String, in connection: Connection) throws -> TableSQL? {
+        let master = try connection.cachedStatement(
+            "SELECT type, sql FROM sqlite_master WHERE tbl_name = ? COLLATE NOCASE AND sql IS NOT NULL AND type IN ('table', 'index', 'trigger') ORDER BY rowid")
+        try master.bind(values: [.text(table)])
+        var tableSQL: String?, indices: [String] = [], triggers: [String] = []
+        while try master.step() {
+            switch master.string(at: 0) {
+            case "table": tableSQL = master.string(at: 1)
+            case "index": indices.append(master.string(at: 1))
+            default: triggers.append(master.string(at: 1))
+            }
+        }
+        master.reset()
+        guard let tableSQL else { return nil }
+        let children = try connection.cachedStatement("""
+            SELECT DISTINCT m.name FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f
+            WHERE m.type = 'table' AND f."table" = ? COLLATE NOCASE ORDER BY m.name
+            """)
+        try children.bind(values: [.text(table)])
+        var referencing: [String] = []
+        while try children.step() { referencing.append(children.string(at: 0)) }
+        children.reset()
+        return TableSQL(table: tableSQL, indices: indices, triggers: triggers, referencingTables: referencing)
+    }
+}
