@@ -93,6 +93,8 @@ extension Duration {
 
 enum ContenderID: String, CaseIterable, Sendable {
     case raw, grdbRecord = "grdb-record", grdbCodable = "grdb-codable", grdbOptimized = "grdb-optimized", strata
+    /// Strata's two ways of reading a relationship (the relationships workload).
+    case strataLazy = "strata-lazy", strataPrefetch = "strata-prefetch"
 
     var title: String {
         switch self {
@@ -101,7 +103,14 @@ enum ContenderID: String, CaseIterable, Sendable {
         case .grdbCodable: "GRDB Codable"
         case .grdbOptimized: "GRDB optimized"
         case .strata: "Strata"
+        case .strataLazy: "Strata lazy"
+        case .strataPrefetch: "Strata prefetch"
         }
+    }
+
+    /// Whether `--contenders` names this contender: by its own name, or `strata` for Strata's variants.
+    func isSelected(by names: Set<String>) -> Bool {
+        names.contains(rawValue) || (rawValue.hasPrefix("strata-") && names.contains("strata"))
     }
 }
 
@@ -115,6 +124,8 @@ struct Job {
 struct Case {
     let contender: ContenderID
     let run: (Job) throws -> Duration
+    /// The name in the table, when not the contender's title (e.g. "raw C JOIN").
+    var name: String? = nil
 }
 
 struct Workload {
@@ -124,6 +135,8 @@ struct Workload {
     /// Builds the database every run of this workload starts from (once, untimed).
     let makeTemplate: (_ path: String) throws -> Void
     var cases: [Case]
+    /// Lines printed under the workload's table after the run (and written to the JSON).
+    var notes: () -> [String] = { [] }
 }
 
 struct Options {
@@ -134,14 +147,17 @@ struct Options {
     var fetchRows = 200_000
     var insertRows = 50_000
     var updateRows = 50_000
+    var relationshipOwners = 10_000
 
     static let usage = """
         usage: strata-benchmarks [--rounds N] [--quick] [--json PATH] [--only W,W] [--contenders C,C]
           --rounds N        measured rounds after one discarded warm-up round (default 10)
           --quick           2 measured rounds (a smoke run; same sizes)
           --json PATH       also write every sample and statistic as JSON to PATH
-          --only W,...      workloads to run: fetch, insert, update, schema-in-sync, schema-add-column
+          --only W,...      workloads to run: fetch, insert, update, schema-in-sync, schema-add-column,
+                            relationships
           --contenders C,.. contenders to run: \(ContenderID.allCases.map(\.rawValue).joined(separator: ", "))
+                            (strata also selects strata-lazy and strata-prefetch)
         """
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -263,12 +279,12 @@ struct Statistics: Codable {
     /// This contender's median divided by raw SQLite's median in the same workload (nil without raw).
     let medianRatioToRaw: Double?
 
-    init(contender: ContenderID, samples: [Double], rawMedian: Double?) {
+    init(contender: ContenderID, name: String? = nil, samples: [Double], rawMedian: Double?) {
         let sorted = samples.sorted()
         let middle = sorted.count / 2
         let median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
         self.contender = contender.rawValue
-        name = contender.title
+        self.name = name ?? contender.title
         samplesMs = samples
         minMs = sorted.first ?? 0
         medianMs = median
@@ -282,6 +298,7 @@ struct WorkloadReport: Codable {
     let title: String
     let rows: Int
     let results: [Statistics]
+    let notes: [String]
 }
 
 struct Report: Codable {
@@ -302,9 +319,10 @@ func makeReports(_ workloads: [Workload], _ samples: [[Sample]]) -> [WorkloadRep
         let rawSamples = zip(workload.cases, samples).first { $0.0.contender == .raw }?.1
         let rawMedian = rawSamples.map { Statistics(contender: .raw, samples: $0.milliseconds, rawMedian: nil).medianMs }
         let results = zip(workload.cases, samples).map {
-            Statistics(contender: $0.0.contender, samples: $0.1.milliseconds, rawMedian: rawMedian)
+            Statistics(contender: $0.0.contender, name: $0.0.name, samples: $0.1.milliseconds, rawMedian: rawMedian)
         }
-        return WorkloadReport(workload: workload.key, title: workload.title, rows: workload.rows, results: results)
+        return WorkloadReport(workload: workload.key, title: workload.title, rows: workload.rows, results: results,
+                              notes: workload.notes())
     }
 }
 
@@ -319,6 +337,7 @@ func printTable(_ report: WorkloadReport, rounds: Int) {
               + [format(result.minMs), format(result.medianMs), format(result.maxMs), ratio]
                 .map { $0.leftPadded(10) }.joined())
     }
+    for note in report.notes { print("  " + note) }
 }
 
 extension String {

@@ -29,12 +29,16 @@ func makeWorkloads(_ options: Options) -> [Workload] {
     let strataUpdate = StrataContender.update
     let strataInSync = StrataContender.schemaInSync, strataAddColumn = StrataContender.schemaAddColumn
     let makeSchemaDatabase = StrataContender.makeSchemaDatabase
+    let strataLazy = StrataContender.relationshipsLazy, strataPrefetch = StrataContender.relationshipsPrefetch
     #else
     let unavailable: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
     let strataFetch = unavailable, strataInsert = unavailable, strataUpdate = unavailable
     let strataInSync = unavailable, strataAddColumn = unavailable
     let makeSchemaDatabase = SchemaDatabase.createFromSQL
+    let strataLazy: (Job, RelationshipStatements) throws -> Duration = { _, _ in fatalError("Strata contender is disabled") }
+    let strataPrefetch = strataLazy
     #endif
+    let relationshipStatements = RelationshipStatements()
 
     let all = [
         Workload(
@@ -77,15 +81,26 @@ func makeWorkloads(_ options: Options) -> [Workload] {
             rows: SchemaTables.count,
             makeTemplate: { try makeSchemaDatabase($0, false) },
             cases: [Case(contender: .raw, run: RawContender.schemaAddColumn)] + strataCase(strataAddColumn)),
-        // TODO(relationships issue): workload 5, relationships -- read the to-one relationship of 10,000
-        // owners lazily and with prefetch, against a hand-written JOIN in raw SQL (raw C reference +
-        // Strata; GRDB's `including(required:)` association as a further contender).
+        Workload(
+            key: "relationships",
+            title: "relationships: \(options.relationshipOwners.formatted()) employees with their department's name "
+                + "(\(RelationshipTables.departments.formatted()) departments)",
+            rows: options.relationshipOwners,
+            makeTemplate: { try RelationshipTables.create(at: $0, employees: options.relationshipOwners) },
+            cases: [
+                Case(contender: .raw, run: RelationshipTables.rawJoin, name: "raw C JOIN"),
+                Case(contender: .grdbOptimized, run: RelationshipTables.grdbJoin, name: "GRDB JOIN"),
+            ] + (strataModels ? [
+                Case(contender: .strataPrefetch, run: { try strataPrefetch($0, relationshipStatements) }),
+                Case(contender: .strataLazy, run: { try strataLazy($0, relationshipStatements) }),
+            ] : []),
+            notes: { relationshipStatements.notes }),
     ]
     return all.compactMap { workload in
         if let only = options.onlyWorkloads, !only.contains(workload.key) { return nil }
         var workload = workload
         if let only = options.onlyContenders {
-            workload.cases.removeAll { !only.contains($0.contender.rawValue) }
+            workload.cases.removeAll { !$0.contender.isSelected(by: only) }
         }
         return workload.cases.isEmpty ? nil : workload
     }
