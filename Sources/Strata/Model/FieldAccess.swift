@@ -85,8 +85,11 @@ enum FieldAccessor {
     /// Sets the property from column `column` of the current row, converting as the type's rules say.
     /// (The hot loops try ``FastField/read(_:column:into:)`` first.)
     func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
-        if FastField(self).read(statement.handle, column: column, into: object) { return }
-        try store(statement.value(at: column), into: object)
+        if case .generic(let io) = self {
+            try io.read(statement, column: column, into: object)
+        } else if !FastField(self).read(statement.handle, column: column, into: object) {
+            try store(statement.value(at: column), into: object)
+        }
     }
 
     /// The key of a model as an Int64, when the key property is an integer.
@@ -198,6 +201,10 @@ private func field<T>(_ object: ModelObject, _ offset: Int, _ type: T.Type) -> U
 class AnyFieldIO {
     func load(_ object: ModelObject) throws -> SQLValue { .null }
     func store(_ value: SQLValue, into object: ModelObject) throws {}
+    /// Sets the field from column `column` of the current row.
+    func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
+        try store(statement.value(at: column), into: object)
+    }
     /// The field's current value, untyped.
     func value(of object: ModelObject) -> Any { () }
     /// Hands a prefetched related object to a relationship field.
@@ -241,6 +248,16 @@ final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
 
     override func store(_ value: SQLValue, into object: ModelObject) throws {
         try storage(object).pointee.setStoredKey(value)
+    }
+
+    /// Integer keys (the common case) are read without building an ``SQLValue`` from the statement.
+    override func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
+        let value = sqlite3_column_value(statement.handle, column)
+        if sqlite3_value_type(value) == SQLITE_INTEGER {
+            try storage(object).pointee.setStoredKey(.integer(sqlite3_value_int64(value)))
+        } else {
+            try store(statement.value(at: column), into: object)
+        }
     }
 
     override func attachPrefetched(_ target: ModelObject?, to object: ModelObject) {

@@ -202,9 +202,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
     mutating func attachPrefetched(_ object: ModelObject?) {
         if let object {
             // The prefetch loads `Related` rows through `Related`'s own registry: the type is certain.
-            let related = unsafeDowncast(object, to: Related.self)
-            target = related
-            strongTarget = related
+            strongTarget = unsafeDowncast(object, to: Related.self)   // read first; `target` is not needed
             knownMissing = false
         } else {
             knownMissing = !key.isNull

@@ -147,14 +147,20 @@ extension Database {
     /// Objects whose `column` is in `values`, chunked under the bound-parameter limit.
     func objects<T: Model>(_ type: T.Type, registry: TypeRegistry, column: String, in values: [SQLValue]) throws -> [T] {
         var result: [T] = []
-        let chunkSize = max(1, min(maximumArguments, 32_766) - 1)
+        var chunkSize = 1
+        while chunkSize * 2 <= min(maximumArguments, 32_768) { chunkSize *= 2 }
         var start = 0
         while start < values.count {
             let chunk = Array(values[start..<min(start + chunkSize, values.count)])
             start += chunk.count
-            let sql = "SELECT \(registry.table.selectColumns) FROM \(SQL.quote(registry.metadata.tableName)) WHERE \(SQL.quote(column)) IN (\(SQL.placeholders(chunk.count)))"
-            let statement = try connection.prepare(sql)
-            try statement.bind(values: chunk)
+            // Padded with NULLs (which match nothing) to a power of two, so a few cached statements serve
+            // every chunk length.
+            var size = min(8, chunkSize)
+            while size < chunk.count { size *= 2 }
+            let sql = "SELECT \(registry.table.selectColumns) FROM \(SQL.quote(registry.metadata.tableName)) WHERE \(SQL.quote(column)) IN (\(SQL.placeholders(size)))"
+            let statement = try connection.cachedStatement(sql)
+            try statement.bind(values: chunk + Array(repeating: .null, count: size - chunk.count))
+            defer { statement.reset() }
             while try statement.step() { result.append(try object(T.self, from: statement, registry: registry)) }
         }
         return result

@@ -171,13 +171,13 @@ private func mentions(_ statements: [String], _ table: String) -> Int {
     @Test func prefetchChunksUnderTheVariableLimit() throws {
         let file = try teamsAndMembers(teams: 7, members: 21)
         let db = file.db
-        sqlite3_limit(db.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 4)   // 3 keys per chunk
+        sqlite3_limit(db.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 3)   // chunks of 2 keys (a power of two)
         let members = try db.objects(RMember.self)
         let log = StatementLog(db)
         try db.prefetch("team", of: members)
-        #expect(log.count == 3)                              // 7 keys: 3 + 3 + 1
+        #expect(log.count == 4)                              // 7 keys: 2 + 2 + 2 + 1
         #expect(members.allSatisfy { $0.team?.name == "T\(($0.id - 1) % 7)" })
-        #expect(log.count == 3)
+        #expect(log.count == 4)
     }
 
     @Test func prefetchUsesLiveInstancesAndSkipsResolvedOwners() throws {
