@@ -179,6 +179,12 @@ public final class Statement {
     @inline(__always)
     public func isNull(at index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
+    /// The column's value when it is stored as an INTEGER; nil for any other storage class.
+    @usableFromInline
+    func integer(at index: Int32) -> Int64? {
+        sqlite3_column_type(handle, index) == SQLITE_INTEGER ? sqlite3_column_int64(handle, index) : nil
+    }
+
     /// The column as a 64-bit integer, converted by SQLite's rules. ```swift statement.int64(at: 0) ```
     @inline(__always)
     public func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }

@@ -4,6 +4,7 @@
 /// Swift's `Dictionary` hashes an `Int64` with SipHash, which dominated fetching (about a fifth of
 /// the instructions per row); rowids need no protection against hash flooding, so a multiplicative
 /// hash is enough and several times cheaper. Keys and values sit side by side for locality.
+@usableFromInline
 struct RowIDMap {
     private struct Entry {
         var key: Int64
@@ -52,6 +53,7 @@ struct RowIDMap {
     }
 
     /// Where ``find(_:)`` stopped, valid while the map is unchanged.
+    @usableFromInline
     struct Slot {
         fileprivate let index: Int
         fileprivate let version: Int

@@ -3,6 +3,7 @@
 ///
 /// The identity map holds instances unretained; each instance removes itself in `deinit`
 /// (``ModelObject``), so the map never keeps an object alive and never holds a dangling pointer.
+@usableFromInline
 final class TypeRegistry {
     let metadata: ModelMetadata
     unowned let context: ModelContext
@@ -11,7 +12,7 @@ final class TypeRegistry {
         didSet { keyIsRowID = table.keyIsRowID }
     }
     /// Copied from `table` for the fetch loop.
-    private(set) var keyIsRowID: Bool
+    @usableFromInline private(set) var keyIsRowID: Bool
     /// Live instances by rowid (by key, when the key is the rowid).
     /// Unchecked exclusivity: only the library touches it, never re-entrantly (see ``ModelObject``).
     @exclusivity(unchecked) private var byRowID = RowIDMap()
@@ -53,7 +54,7 @@ final class TypeRegistry {
     }
 
     /// The live instance for a rowid, or the slot where a new one goes (see ``RowIDMap/find(_:)``).
-    @inline(__always)
+    @usableFromInline
     func find(rowID: Int64) -> (object: ModelObject?, slot: RowIDMap.Slot) {
         let (value, slot) = byRowID.find(rowID)
         return (value?.takeUnretainedValue(), slot)
@@ -61,7 +62,7 @@ final class TypeRegistry {
 
     /// Registers a new instance of a rowid-keyed row at the slot ``find(rowID:)`` returned; nothing may
     /// have changed the map in between.
-    @inline(__always)
+    @usableFromInline
     func register(_ object: ModelObject, rowID: Int64, at slot: RowIDMap.Slot) {
         object._registry = self
         object._rowID = rowID

@@ -14,6 +14,9 @@ extension Database {
     }
 
     /// ``objects(_:where:_:)`` with the arguments in an array. ```swift try db.objects(Employee.self, where: sql, arguments: args) ```
+    ///
+    /// Inlinable so that the row loop is specialized for the model in the caller's module.
+    @inlinable
     public func objects<T: Model>(_ type: T.Type, where clause: String = "", arguments: [any ColumnValue]) throws -> [T] {
         let registry = try registry(for: T.self)
         let statement = try selectStatement(registry, clause: clause, arguments: arguments)
@@ -136,7 +139,8 @@ extension Database {
         SQLTemplate.expand(sql, table: registry.metadata.tableName, key: registry.metadata.key.name)
     }
 
-    private func selectStatement(_ registry: TypeRegistry, clause: String, arguments: [any ColumnValue]) throws -> Statement {
+    @usableFromInline
+    func selectStatement(_ registry: TypeRegistry, clause: String, arguments: [any ColumnValue]) throws -> Statement {
         let sql = "SELECT \(registry.table.selectColumns) FROM \(SQL.quote(registry.metadata.tableName))"
             + (clause.isEmpty ? "" : " " + expand(clause, registry))
         let statement = try connection.cachedStatement(sql)
@@ -167,10 +171,9 @@ extension Database {
     }
 
     /// The live instance of the current row, or a new one decoded from it and registered.
-    @inline(__always)
+    @inlinable
     func object<T: Model>(_ type: T.Type, from statement: Statement, registry: TypeRegistry) throws -> T {
-        if registry.keyIsRowID && sqlite3_column_type(statement.handle, 0) == SQLITE_INTEGER {
-            let rowID = statement.int64(at: 0)
+        if registry.keyIsRowID, let rowID = statement.integer(at: 0) {
             let (live, slot) = registry.find(rowID: rowID)
             if let live { return unsafeDowncast(live, to: T.self) }
             let object = T()
@@ -178,15 +181,21 @@ extension Database {
             registry.register(object, rowID: rowID, at: slot)
             return object
         }
+        return unsafeDowncast(try register(T(), from: statement, registry: registry), to: T.self)
+    }
+
+    /// Decodes `object` from the current row of a table whose key is not the rowid, and returns the
+    /// live instance of the row: `object`, now registered, or the one that was there already.
+    @usableFromInline
+    func register(_ object: ModelObject, from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
         let table = registry.table
-        let object = T()
         try decodeRow(statement, into: object, registry: registry)
         let key = try registry.metadata.key.accessor.load(object)
         if key.isNull {
             throw ModelError(.invalidPrimaryKey, model: registry.metadata.typeName, property: registry.metadata.key.name,
                              "a row of \(table.table) has a NULL primary key, which cannot identify an instance")
         }
-        if let live = registry.instance(key: key) { return unsafeDowncast(live, to: T.self) }
+        if let live = registry.instance(key: key) { return live }
         let rowID: Int64
         if table.selectsRowID {
             rowID = statement.int64(at: Int32(registry.metadata.properties.count))
@@ -200,7 +209,7 @@ extension Database {
     }
 
     /// Sets every persistent property of `object` from the current row (columns in property order).
-    @inline(__always)
+    @usableFromInline
     func decodeRow(_ statement: Statement, into object: ModelObject, registry: TypeRegistry) throws {
         let metadata = registry.metadata
         let handle = statement.handle

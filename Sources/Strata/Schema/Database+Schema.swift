@@ -33,7 +33,7 @@ extension Database {
 
     /// The registry of a model type: synced on first use with this handle, and again when the schema
     /// changed underneath.
-    @inline(__always)
+    @usableFromInline
     func registry(for type: any Model.Type) throws -> TypeRegistry {
         if !models.needsResync, let registry = models.registries[ObjectIdentifier(type)] { return registry }
         return try resync(type)
@@ -56,11 +56,13 @@ extension Database {
     /// the steps for one model; returns the plan and the mapping onto the resulting table.
     private func sync(_ metadata: ModelMetadata) throws -> (plan: SchemaPlan, mapping: TableMapping) {
         let planner = SchemaPlanner(metadata: metadata)
-        var plan = try planner.plan(in: connection)
+        var current: TableInfo?
+        var plan = try planner.plan(in: connection, current: &current)
         if !plan.isEmpty {
             plan = try apply(planner, rebuilding: plan.rebuildsTable)
+            current = try TableInfo.read(metadata.tableName, in: connection)
         }
-        guard let info = try TableInfo.read(metadata.tableName, in: connection) else {
+        guard let info = current else {
             throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil, found: "no table",
                               expected: "the table created by sync", remedy: "Check that the database is writable.")
         }

@@ -9,9 +9,17 @@ struct SchemaPlanner {
     /// Reads the table (and, for hints and rebuilds, what else it needs) through `connection` and plans.
     /// Nothing is changed.
     func plan(in connection: Connection) throws -> SchemaPlan {
+        var current: TableInfo?
+        return try plan(in: connection, current: &current)
+    }
+
+    /// ``plan(in:)``, also handing back the table as it is now, so a caller whose plan is empty need not
+    /// read it again.
+    func plan(in connection: Connection, current: inout TableInfo?) throws -> SchemaPlan {
         let table = metadata.tableName
         var steps: [SchemaStep] = []
         var info = try TableInfo.read(table, in: connection)
+        current = info
 
         // A previous table name: rename that table when the current one is missing.
         var tableRenames: [String: String] = [:]
