@@ -16,7 +16,8 @@ import Foundation
 /// ```
 public final class Statement {
     /// SQLite's statement handle, for calls Strata does not wrap. ```swift sqlite3_stmt_readonly(statement.handle) ```
-    public private(set) var handle: OpaquePointer?
+    // Unchecked exclusivity: read on every row and column; written only by `finalize`, never during a read.
+    @exclusivity(unchecked) public private(set) var handle: OpaquePointer?
     /// The SQL this statement was prepared from. ```swift print(statement.sql) ```
     public let sql: String
     /// The number of result columns. ```swift statement.columnCount  // 2 ```

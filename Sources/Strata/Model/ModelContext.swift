@@ -3,6 +3,10 @@ import CSQLite
 /// A database's model state: one ``TypeRegistry`` per model type, the rows changed since the last
 /// reconcile (from SQLite's update hook), the instances touched in the open transaction, and the
 /// change observers.
+///
+/// The fields the update hook touches on every written row skip dynamic exclusivity checks: the hook runs
+/// synchronously inside `sqlite3_step`, on the handle's isolation domain, while no Swift access to them is
+/// open (each library access is a plain read or assignment that completes before stepping).
 final class ModelContext {
     weak var database: Database?
     var registries: [ObjectIdentifier: TypeRegistry] = [:]
@@ -19,9 +23,9 @@ final class ModelContext {
         /// Made by the library's own save/delete, which already updated the instance.
         let own: Bool
     }
-    var pending: [PendingChange] = []
+    @exclusivity(unchecked) var pending: [PendingChange] = []
     /// Set while the library runs its own write, so the hook does not schedule a refresh.
-    var ownWrite = false
+    @exclusivity(unchecked) var ownWrite = false
     var committed = false
     /// Set by the authorizer between a DROP TABLE/VIEW check and the DELETE check that follows it.
     var authorizingDrop = false
@@ -32,7 +36,7 @@ final class ModelContext {
     /// Counts ended transactions; an instance inserted in the open one carries the current value.
     var generation: UInt32 = 0
 
-    var observers: [Int: ([DatabaseChange]) -> Void] = [:]
+    @exclusivity(unchecked) var observers: [Int: ([DatabaseChange]) -> Void] = [:]
     var nextObserverID = 0
     /// Changes of the open transaction, by table, delivered after commit.
     var transactionChanges: [String: DatabaseChange] = [:]
