@@ -135,7 +135,7 @@ extension Database {
         try metadata.fastFields.withUnsafeBufferPointer { fields in
             var index: Int32 = 1
             for i in properties {
-                if !fields[i].bind(object, to: handle, at: index) {
+                if fields[i]?.bind(object, to: handle, at: index) != true {
                     do {
                         try metadata.properties[i].accessor.bind(object, to: statement, at: index)
                     } catch let error as ValueConversionError {

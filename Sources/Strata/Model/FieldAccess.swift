@@ -13,29 +13,23 @@ import CSQLite
 //   inside its own calls, on the handle's isolation domain, never while user code holds an inout access.
 // Tests: FieldAccessTests round-trips every value type through these paths (run with --sanitize=address).
 
-/// Reads and writes one stored property of a model instance at a fixed byte offset.
+/// Reads and writes one stored property of a model instance at a fixed byte offset: the common types
+/// directly (``FastField``), any other storable type through its codec (``AnyFieldIO``).
 enum FieldAccessor {
-    case int64(Int)
-    case int(Int)
-    case double(Int)
-    case bool(Int)
-    case string(Int)
-    case optionalInt64(Int)
-    case optionalDouble(Int)
-    case optionalString(Int)
+    case fast(FastField)
     case generic(AnyFieldIO)
 
     /// The accessor for a property of `type` at `offset`, or nil when the type cannot be stored.
     static func make(type: Any.Type, offset: Int) -> (FieldAccessor, ColumnType, Bool)? {
         switch type {
-        case is Int64.Type: return (.int64(offset), .integer, false)
-        case is Int.Type: return (.int(offset), .integer, false)
-        case is Double.Type: return (.double(offset), .real, false)
-        case is Bool.Type: return (.bool(offset), .integer, false)
-        case is String.Type: return (.string(offset), .text, false)
-        case is Int64?.Type: return (.optionalInt64(offset), .integer, true)
-        case is Double?.Type: return (.optionalDouble(offset), .real, true)
-        case is String?.Type: return (.optionalString(offset), .text, true)
+        case is Int64.Type: return (.fast(.int64(offset)), .integer, false)
+        case is Int.Type: return (.fast(.int(offset)), .integer, false)
+        case is Double.Type: return (.fast(.double(offset)), .real, false)
+        case is Bool.Type: return (.fast(.bool(offset)), .integer, false)
+        case is String.Type: return (.fast(.string(offset)), .text, false)
+        case is Int64?.Type: return (.fast(.optionalInt64(offset)), .integer, true)
+        case is Double?.Type: return (.fast(.optionalDouble(offset)), .real, true)
+        case is String?.Type: return (.fast(.optionalString(offset)), .text, true)
         default:
             func open<V>(_ type: V.Type) -> (FieldAccessor, ColumnType, Bool)? {
                 guard let codec = ValueCodecs.codec(for: V.self) else { return nil }
@@ -45,18 +39,81 @@ enum FieldAccessor {
         }
     }
 
+    /// The fast form, when there is one (what the per-row loops iterate).
+    var fast: FastField? {
+        if case .fast(let field) = self { field } else { nil }
+    }
+
     /// The property's current value as a column value.
     func load(_ object: ModelObject) throws -> SQLValue {
         switch self {
-        case .int64(let offset): return .integer(field(object, offset, Int64.self).pointee)
-        case .int(let offset): return .integer(Int64(field(object, offset, Int.self).pointee))
-        case .double(let offset): return .real(field(object, offset, Double.self).pointee)
-        case .bool(let offset): return .integer(field(object, offset, Bool.self).pointee ? 1 : 0)
-        case .string(let offset): return .text(field(object, offset, String.self).pointee)
-        case .optionalInt64(let offset): return field(object, offset, Int64?.self).pointee.map { .integer($0) } ?? .null
-        case .optionalDouble(let offset): return field(object, offset, Double?.self).pointee.map { .real($0) } ?? .null
-        case .optionalString(let offset): return field(object, offset, String?.self).pointee.map { .text($0) } ?? .null
-        case .generic(let io): return try io.load(object)
+        case .fast(let field): field.load(object)
+        case .generic(let io): try io.load(object)
+        }
+    }
+
+    /// Sets the property from a column value, converting as the type's ``ColumnValue`` rules say.
+    func store(_ value: SQLValue, into object: ModelObject) throws {
+        switch self {
+        case .fast(let field): try field.store(value, into: object)
+        case .generic(let io): try io.store(value, into: object)
+        }
+    }
+
+    /// Binds the property's value to parameter `index` of `statement`.
+    func bind(_ object: ModelObject, to statement: Statement, at index: Int32) throws {
+        if case .fast(let field) = self, field.bind(object, to: statement.handle, at: index) { return }
+        try statement.bind(try load(object), at: index)
+    }
+
+    /// Sets the property from column `column` of the current row, converting as the type's rules say.
+    func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
+        switch self {
+        case .fast(let field):
+            if !field.read(statement.handle, column: column, into: object) {
+                try field.store(statement.value(at: column), into: object)
+            }
+        case .generic(let io):
+            try io.read(statement, column: column, into: object)
+        }
+    }
+
+    /// The key of a model as an Int64, when the key property is an integer.
+    func int64Key(_ object: ModelObject) -> Int64? {
+        switch self {
+        case .fast(.int64(let offset)): return field(object, offset, Int64.self).pointee
+        case .fast(.int(let offset)): return Int64(field(object, offset, Int.self).pointee)
+        case .fast(.optionalInt64(let offset)): return field(object, offset, Int64?.self).pointee
+        default:
+            if case .integer(let v)? = try? load(object) { return v }
+            return nil
+        }
+    }
+}
+
+/// The accessors of the common types: trivially copyable, so the per-row loops iterate them with no
+/// retain, release or outlined copy (``FieldAccessor`` holds a class in its generic case).
+enum FastField {
+    case int64(Int)
+    case int(Int)
+    case double(Int)
+    case bool(Int)
+    case string(Int)
+    case optionalInt64(Int)
+    case optionalDouble(Int)
+    case optionalString(Int)
+
+    /// The property's current value as a column value.
+    func load(_ object: ModelObject) -> SQLValue {
+        switch self {
+        case .int64(let offset): .integer(field(object, offset, Int64.self).pointee)
+        case .int(let offset): .integer(Int64(field(object, offset, Int.self).pointee))
+        case .double(let offset): .real(field(object, offset, Double.self).pointee)
+        case .bool(let offset): .integer(field(object, offset, Bool.self).pointee ? 1 : 0)
+        case .string(let offset): .text(field(object, offset, String.self).pointee)
+        case .optionalInt64(let offset): field(object, offset, Int64?.self).pointee.map { .integer($0) } ?? .null
+        case .optionalDouble(let offset): field(object, offset, Double?.self).pointee.map { .real($0) } ?? .null
+        case .optionalString(let offset): field(object, offset, String?.self).pointee.map { .text($0) } ?? .null
         }
     }
 
@@ -71,65 +128,6 @@ enum FieldAccessor {
         case .optionalInt64(let offset): field(object, offset, Int64?.self).pointee = try Int64?(sqlValue: value)
         case .optionalDouble(let offset): field(object, offset, Double?.self).pointee = try Double?(sqlValue: value)
         case .optionalString(let offset): field(object, offset, String?.self).pointee = try String?(sqlValue: value)
-        case .generic(let io): try io.store(value, into: object)
-        }
-    }
-
-    /// Binds the property's value to parameter `index` of `statement`, converting through its codec.
-    /// (The hot loops try ``FastField/bind(_:to:at:)`` first.)
-    func bind(_ object: ModelObject, to statement: Statement, at index: Int32) throws {
-        if FastField(self).bind(object, to: statement.handle, at: index) { return }
-        try statement.bind(try load(object), at: index)
-    }
-
-    /// Sets the property from column `column` of the current row, converting as the type's rules say.
-    /// (The hot loops try ``FastField/read(_:column:into:)`` first.)
-    func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
-        if case .generic(let io) = self {
-            try io.read(statement, column: column, into: object)
-        } else if !FastField(self).read(statement.handle, column: column, into: object) {
-            try store(statement.value(at: column), into: object)
-        }
-    }
-
-    /// The key of a model as an Int64, when the key property is an integer.
-    @inline(__always)
-    func int64Key(_ object: ModelObject) -> Int64? {
-        switch self {
-        case .int64(let offset): return field(object, offset, Int64.self).pointee
-        case .int(let offset): return Int64(field(object, offset, Int.self).pointee)
-        case .optionalInt64(let offset): return field(object, offset, Int64?.self).pointee
-        default:
-            if case .integer(let v)? = try? load(object) { return v }
-            return nil
-        }
-    }
-}
-
-/// A trivially copyable form of the common accessors, for the per-row loops: iterating it costs no
-/// retain, release or outlined copy (``FieldAccessor`` holds a class in its generic case).
-enum FastField {
-    case int64(Int)
-    case int(Int)
-    case double(Int)
-    case bool(Int)
-    case string(Int)
-    case optionalInt64(Int)
-    case optionalDouble(Int)
-    case optionalString(Int)
-    case other
-
-    init(_ accessor: FieldAccessor) {
-        switch accessor {
-        case .int64(let offset): self = .int64(offset)
-        case .int(let offset): self = .int(offset)
-        case .double(let offset): self = .double(offset)
-        case .bool(let offset): self = .bool(offset)
-        case .string(let offset): self = .string(offset)
-        case .optionalInt64(let offset): self = .optionalInt64(offset)
-        case .optionalDouble(let offset): self = .optionalDouble(offset)
-        case .optionalString(let offset): self = .optionalString(offset)
-        case .generic: self = .other
         }
     }
 

@@ -32,7 +32,7 @@ final class ModelMetadata: @unchecked Sendable {
     /// Persistent properties, key first, then in declaration order.
     let properties: [PropertyMetadata]
     /// The accessors of `properties`, in a form the per-row loops can iterate cheaply.
-    let fastFields: [FastField]
+    let fastFields: [FastField?]
     /// Always 0: the key is the first property. Kept named for readability at call sites.
     let keyIndex = 0
     let keyIsInteger: Bool
@@ -121,7 +121,7 @@ final class ModelMetadata: @unchecked Sendable {
                                                isNullable: nullable, defaultValue: defaultValue, related: related))
         }
         self.properties = properties
-        fastFields = properties.map { FastField($0.accessor) }
+        fastFields = properties.map(\.accessor.fast)
 
         switch properties[0].columnType {
         case .integer: keyIsInteger = true

@@ -214,7 +214,7 @@ extension Database {
         let metadata = registry.metadata
         let handle = statement.handle
         try metadata.fastFields.withUnsafeBufferPointer { fields in
-            for i in 0..<fields.count where !fields[i].read(handle, column: Int32(i), into: object) {
+            for i in 0..<fields.count where fields[i]?.read(handle, column: Int32(i), into: object) != true {
                 do {
                     try metadata.properties[i].accessor.read(statement, column: Int32(i), into: object)
                 } catch let error as ValueConversionError {
