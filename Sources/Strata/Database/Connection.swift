@@ -28,7 +28,9 @@ final class Connection {
         self.argumentsArePublic = argumentsArePublic
         self.logger = logger
         sqlite3_extended_result_codes(db, 1)
-        let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        let (seconds, attoseconds) = busyTimeout.components
+        let milliseconds = seconds > Int64(Int32.max) / 1000 ? Int64(Int32.max)
+            : max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         sqlite3_busy_timeout(db, Int32(clamping: milliseconds))
         if logger.logLevel <= .debug { updateTrace() }
         do {

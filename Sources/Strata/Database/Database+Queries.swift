@@ -12,17 +12,25 @@ extension Database {
 
     /// ``execute(_:_:)`` with the arguments in an array. ```swift try db.execute(sql, arguments: [1, "a"]) ```
     public func execute(_ sql: String, arguments: [any ColumnValue]) throws {
+        defer { checkSchemaVersion() }
+        try raw {
+            if arguments.isEmpty {
+                try connection.execute(sql)
+            } else {
+                try statement(sql).run(arguments)
+            }
+        }
+    }
+
+    /// Runs raw SQL so that live model instances see what it wrote: a failed statement's reported changes
+    /// are dropped, and afterwards updated rows are reloaded and deleted ones marked.
+    private func raw<T>(_ body: () throws -> T) throws -> T {
         let changesBefore = totalChanges
         defer {
-            checkSchemaVersion()
             if totalChanges != changesBefore { refreshWithoutRowIDInstances() }
             reconcileLiveInstances()
         }
-        if arguments.isEmpty {
-            try connection.execute(sql)
-        } else {
-            try statement(sql).run(arguments)
-        }
+        return try guardingChanges(body)
     }
 
     /// Every row of a query, as column name -> value (FCModel's `resultDictionariesFromQuery`).
@@ -37,7 +45,10 @@ extension Database {
 
     /// ``rows(_:_:)`` with the arguments in an array. ```swift try db.rows(sql, arguments: args) ```
     public func rows(_ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
-        defer { reconcileLiveInstances() }
+        try raw { try rowsNow(sql, arguments: arguments) }
+    }
+
+    private func rowsNow(_ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
         let statement = try statement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
@@ -61,6 +72,10 @@ extension Database {
 
     /// ``value(_:_:_:)`` with the arguments in an array. ```swift try db.value(Int.self, sql, arguments: args) ```
     public func value<T: ColumnValue>(_ type: T.Type, _ sql: String, arguments: [any ColumnValue]) throws -> T? {
+        try raw { try valueNow(type, sql, arguments: arguments) }
+    }
+
+    private func valueNow<T: ColumnValue>(_ type: T.Type, _ sql: String, arguments: [any ColumnValue]) throws -> T? {
         let statement = try statement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
@@ -74,6 +89,10 @@ extension Database {
 
     /// The first column of every row, decoded. ```swift let names = try db.column(String.self, "SELECT name FROM user") ```
     public func column<T: ColumnValue>(_ type: T.Type, _ sql: String, _ arguments: any ColumnValue...) throws -> [T] {
+        try raw { try columnNow(type, sql, arguments: arguments) }
+    }
+
+    private func columnNow<T: ColumnValue>(_ type: T.Type, _ sql: String, arguments: [any ColumnValue]) throws -> [T] {
         let statement = try statement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }

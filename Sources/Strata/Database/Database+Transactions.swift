@@ -46,7 +46,7 @@ extension Database {
         } else if isInTransaction {
             try? connection.execute("ROLLBACK TRANSACTION")
         }
-        restoreLiveInstancesAfterRollback()
+        restoreLiveInstancesAfterRollback(toDepth: savepoint == nil ? 0 : transactionDepth)
         if savepoint != nil { models.transactionChanges = changesBefore }
     }
 }

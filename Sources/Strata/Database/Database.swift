@@ -98,7 +98,8 @@ public final class Database {
     }
 
     /// Calls `observer` with the SQL (parameters unexpanded) of each statement as it finishes, until the
-    /// returned token is cancelled or released. Useful to count queries in tests.
+    /// returned token is cancelled or released. Useful to count queries in tests. The observer runs while
+    /// SQLite finishes the statement: it must not use or close this database.
     ///
     /// ```swift
     /// var seen: [String] = []

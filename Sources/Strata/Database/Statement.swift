@@ -117,7 +117,7 @@ public final class Statement {
         var text = text
         return text.withUTF8 { buffer in
             // An empty buffer may have a nil base address; SQLite reads that as NULL, so bind "" instead.
-            guard let base = buffer.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, SQLITE_STATIC) }
+            guard let base = buffer.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, SQLITE_TRANSIENT) }
             return sqlite3_bind_text64(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self),
                                        sqlite3_uint64(buffer.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
         }
@@ -227,5 +227,3 @@ public final class Statement {
 
 /// SQLite copies the bytes at once when the destructor is `SQLITE_TRANSIENT` (-1).
 let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-/// The bytes outlive the statement's use of them (only used for the static empty string).
-let SQLITE_STATIC = unsafeBitCast(0, to: sqlite3_destructor_type.self)

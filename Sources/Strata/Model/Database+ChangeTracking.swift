@@ -26,8 +26,12 @@ extension Database {
         sqlite3_update_hook(connection.handle, { context, operation, _, table, rowID in
             guard let context, let table else { return }
             let models = Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue()
-            if models.ownWrite && models.observers.isEmpty { return }
-            models.pending.append(.init(operation: operation, table: String(cString: table), rowID: rowID, own: models.ownWrite))
+            // Only the very row the library is writing is "own" (its instance is already up to date);
+            // rows that cascades and triggers change through it are handled like any other write.
+            let own = models.ownWrite && (operation == SQLITE_INSERT || rowID == models.ownRowID)
+                && models.ownTable.withUnsafeBufferPointer { $0.baseAddress.map { strcmp($0, table) == 0 } ?? false }
+            if own && models.observers.isEmpty { return }
+            models.pending.append(.init(operation: operation, table: String(cString: table), rowID: rowID, own: own))
         }, context)
         // `DELETE FROM t` without WHERE uses the truncate optimization, which skips the update hook.
         // Answering SQLITE_IGNORE to SQLITE_DELETE (on user tables) turns it off: rows are deleted one by one
@@ -63,12 +67,34 @@ extension Database {
         }, context)
     }
 
+    /// Runs one statement-level operation so that a failure leaves live instances as the database has
+    /// them: the changes SQLite reported during a statement it then undid are dropped, and if the failure
+    /// rolled back a whole transaction, live instances are restored.
+    @inline(__always)
+    func guardingChanges<T>(_ body: () throws -> T) throws -> T {
+        let mark = models.pending.count
+        let wasInTransaction = isInTransaction
+        do {
+            return try body()
+        } catch {
+            if models.pending.count > mark { models.pending.removeSubrange(mark...) }
+            if models.rolledBack {
+                if wasInTransaction && !isInTransaction {
+                    restoreLiveInstancesAfterRollback(toDepth: 0)
+                } else {
+                    models.rolledBack = false   // only the failed statement's own implicit transaction
+                }
+            }
+            throw error
+        }
+    }
+
     /// Brings live instances up to date with the writes SQLite reported since the last call: rows deleted
-    /// mark their instance `isDeleted`, rows updated are reloaded; then, when a transaction ended, either
-    /// delivers its changes (commit) or restores the instances it touched (rollback).
+    /// mark their instance `isDeleted`, rows updated or replaced are reloaded; then, when a transaction
+    /// ended, either delivers its changes (commit) or restores live instances (rollback).
     func reconcileLiveInstances() {
         if models.rolledBack {
-            restoreLiveInstancesAfterRollback()
+            restoreLiveInstancesAfterRollback(toDepth: 0)
             return
         }
         if !models.pending.isEmpty {
@@ -77,44 +103,49 @@ extension Database {
             let inTransaction = isInTransaction
             for change in pending {
                 models.record(table: change.table, operation: change.operation, rowID: change.rowID)
-                guard !change.own, let registry = models.registry(forTable: change.table),
-                      let object = registry.instance(rowID: change.rowID) else { continue }
-                if change.operation == SQLITE_DELETE {
-                    if inTransaction { models.noteDeleted(object) }
-                    registry.detach(object, deleted: true)
-                } else if change.operation == SQLITE_UPDATE {
-                    refresh(object, registry: registry)
+                guard !change.own else { continue }
+                for registry in models.registries(forTable: change.table) {
+                    guard let object = registry.instance(rowID: change.rowID) else { continue }
+                    if change.operation == SQLITE_DELETE {
+                        if inTransaction { models.noteDeleted(object) }
+                        registry.detach(object, deleted: true)
+                    } else {
+                        // An UPDATE, or an INSERT OR REPLACE over a row that has a live instance (SQLite reports
+                        // no DELETE for the replaced row).
+                        refresh(object, registry: registry)
+                    }
                 }
             }
         }
-        if !isInTransaction { transactionEnded(committed: true) }
+        if !isInTransaction { transactionEnded() }
     }
 
-    /// After a rollback: live instances hold the database's values again; rows inserted in the rolled-back
-    /// part no longer exist, so their instances become unsaved; rows deleted in it are back.
-    func restoreLiveInstancesAfterRollback() {
+    /// After a rollback (of the whole transaction, `toDepth` 0, or of the savepoint opened at `toDepth`):
+    /// instances inserted in the rolled-back part become unsaved again (keys SQLite assigned go back to
+    /// 0), and every other live instance, and those deleted in the transaction, hold the database's values.
+    func restoreLiveInstancesAfterRollback(toDepth depth: Int) {
         models.pending.removeAll()
         models.rolledBack = false
-        let deleted = models.deletedInTransaction.values
+        // First the inserts, so that a rowid they took and the rollback freed cannot be mistaken for theirs.
+        let undone = models.insertedInTransaction.filter { $0.depth >= depth }
+        models.insertedInTransaction.removeAll { $0.depth >= depth }
+        for insert in undone {
+            guard let registry = insert.object._registry else { continue }
+            registry.detach(insert.object, deleted: false)
+            if insert.keyWasAssigned { try? registry.metadata.key.accessor.store(.integer(0), into: insert.object) }
+        }
         var live: [(ModelObject, TypeRegistry)] = []
         for registry in models.registries.values {
             live += registry.liveInstances.map { ($0, registry) }
         }
-        for object in deleted { if let registry = object._registry { live.append((object, registry)) } }
-        for (object, registry) in live {
-            refresh(object, registry: registry)
-            if object._isDeleted && object._insertGeneration == models.generation {
-                registry.detach(object, deleted: false)
-                object._insertGeneration = .max
-                if registry.metadata.keyIsInteger && !registry.metadata.randomKeys {
-                    try? registry.metadata.key.accessor.store(.integer(0), into: object)
-                }
-            }
+        for object in models.deletedInTransaction.values {
+            if let registry = object._registry, object._isDeleted { live.append((object, registry)) }
         }
+        for (object, registry) in live { refresh(object, registry: registry) }
         if !isInTransaction {
             models.deletedInTransaction.removeAll()
+            models.insertedInTransaction.removeAll()
             models.transactionChanges.removeAll()
-            models.nextGeneration()
         }
     }
 
@@ -162,12 +193,10 @@ extension Database {
         }
     }
 
-    private func transactionEnded(committed: Bool) {
-        if models.committed {
-            models.committed = false
-            models.nextGeneration()
-        }
+    private func transactionEnded() {
+        models.committed = false
         if !models.deletedInTransaction.isEmpty { models.deletedInTransaction.removeAll() }
+        if !models.insertedInTransaction.isEmpty { models.insertedInTransaction.removeAll() }
         guard !models.transactionChanges.isEmpty else { return }
         let changes = Array(models.transactionChanges.values)
         models.transactionChanges.removeAll()

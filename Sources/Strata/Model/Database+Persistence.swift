@@ -35,9 +35,10 @@ extension Database {
             throw ModelError(object._isDeleted ? .deleted : .detached, model: registry.metadata.typeName,
                              object._isDeleted ? "the instance was deleted already" : "the instance was never saved to or fetched from this database")
         }
+        let key = try registeredKey(of: object, registry: registry)
         let statement = try connection.cachedStatement(registry.table.deleteSQL)
-        try statement.bind(values: [registry.metadata.key.accessor.load(object)])
-        try runOwnWrite(statement)
+        try statement.bind(values: [key])
+        try runOwnWrite(statement, registry: registry, rowID: object._rowID)
         if isInTransaction { models.noteDeleted(object) }
         registry.detach(object, deleted: true)
         reconcileLiveInstances()
@@ -60,24 +61,55 @@ extension Database {
         }
     }
 
+    /// The key `object` was registered under, after checking that its key property still holds it:
+    /// the identity of a saved instance is its row, so changing the key property is refused (insert a new
+    /// instance with the new key and delete the old one instead).
+    private func registeredKey(of object: ModelObject, registry: TypeRegistry) throws -> SQLValue {
+        let metadata = registry.metadata
+        let current = try metadata.key.accessor.load(object)
+        let registered: SQLValue
+        if registry.table.keyIsRowID {
+            registered = .integer(object._rowID)
+        } else if let text = registry.textKey(of: object), TypeRegistry.textKey(current) != text {
+            registered = .text(text)
+        } else {
+            return current
+        }
+        guard registered == current else {
+            throw ModelError(.invalidPrimaryKey, model: metadata.typeName, property: metadata.key.name,
+                             "the key of a saved instance changed from \(registered) to \(current); a saved instance stays the same row: save a new instance with the new key and delete this one")
+        }
+        return current
+    }
+
     private func insert(_ object: ModelObject, registry: TypeRegistry) throws {
         let metadata = registry.metadata, table = registry.table
         let keyAccessor = metadata.key.accessor
         var key: SQLValue
+        var keyWasAssigned = false
         if metadata.keyIsInteger {
             let current = keyAccessor.int64Key(object) ?? 0
-            if current == 0 && !metadata.randomKeys {
+            if current == 0 && !metadata.randomKeys && table.keyIsRowID {
                 let statement = try connection.cachedStatement(table.insertWithoutKeySQL)
                 try bind(object, properties: 1..<metadata.properties.count, to: statement, registry: registry)
-                try runOwnWrite(statement)
+                try runOwnWrite(statement, registry: registry, rowID: 0)
                 let rowID = lastInsertRowID
                 try keyAccessor.store(.integer(rowID), into: object)
-                registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : String(rowID))
-                if isInTransaction { object._insertGeneration = models.generation }
+                registry.register(object, rowID: rowID, textKey: nil)
+                noteInserted(object, keyWasAssigned: true)
                 return
             }
-            key = .integer(current == 0 ? Int64.random(in: 1...Int64.max) : current)
-            if current == 0 { try keyAccessor.store(key, into: object) }
+            if current == 0 {
+                // Random keys (FCModel's choice), or the next key of an integer key that is not the rowid
+                // (`INT PRIMARY KEY`), which SQLite would otherwise leave NULL.
+                let next = metadata.randomKeys ? Int64.random(in: 1...Int64.max)
+                    : (try value(Int64.self, "SELECT coalesce(max(\(SQL.quote(metadata.key.name))), 0) + 1 FROM \(SQL.quote(metadata.tableName))") ?? 1)
+                key = .integer(next)
+                try keyAccessor.store(key, into: object)
+                keyWasAssigned = true
+            } else {
+                key = .integer(current)
+            }
         } else {
             key = try keyAccessor.load(object)
             if key.isNull {
@@ -90,6 +122,12 @@ extension Database {
                              "another live instance already stands for the row with key \(key); change that one, or fetch it with object(_:forKey:)")
         }
         try upsert(object, key: key, registry: registry)
+        noteInserted(object, keyWasAssigned: keyWasAssigned)
+    }
+
+    /// Remembers an insert made inside a transaction, so a rollback can make the instance unsaved again.
+    private func noteInserted(_ object: ModelObject, keyWasAssigned: Bool) {
+        if isInTransaction { models.insertedInTransaction.append((object, transactionDepth, keyWasAssigned)) }
     }
 
     /// INSERT, or UPDATE when the row exists already (a row written by another tool, or deleted and
@@ -100,30 +138,27 @@ extension Database {
         try bind(object, properties: 0..<registry.metadata.properties.count, to: statement, registry: registry)
         var rowID: Int64 = 0
         if case .integer(let v) = key, table.keyIsRowID { rowID = v }
-        models.ownWrite = true
-        defer { models.ownWrite = false; statement.reset() }
-        while try statement.step() {
-            if table.selectsRowID { rowID = statement.int64(at: 0) }
+        try ownWrite(registry: registry, rowID: rowID) {
+            defer { statement.reset() }
+            while try statement.step() {
+                if table.selectsRowID { rowID = statement.int64(at: 0) }
+            }
         }
         registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(key))
-        if isInTransaction { object._insertGeneration = models.generation }
     }
 
     private func update(_ object: ModelObject, registry: TypeRegistry) throws {
         let metadata = registry.metadata
         let count = metadata.properties.count
+        let key = try registeredKey(of: object, registry: registry)
         guard count > 1 else { return }
         let statement = try connection.cachedStatement(registry.table.updateSQL)
-        try bind(object, properties: 1..<metadata.properties.count, to: statement, registry: registry)
-        do {
-            try metadata.key.accessor.bind(object, to: statement, at: Int32(count))
-        } catch let error as ValueConversionError {
-            throw error.located(column: metadata.key.name, model: metadata.typeName, property: metadata.key.name)
-        }
-        try runOwnWrite(statement)
+        try bind(object, properties: 1..<count, to: statement, registry: registry)
+        try statement.bind(key, at: Int32(count))
+        try runOwnWrite(statement, registry: registry, rowID: object._rowID)
         if changes == 0 {
             // The row is gone (deleted by another connection): write it again rather than lose the values.
-            try upsert(object, key: metadata.key.accessor.load(object), registry: registry)
+            try upsert(object, key: key, registry: registry)
         }
     }
 
@@ -148,14 +183,22 @@ extension Database {
         }
     }
 
-    /// Steps a write the library makes itself, so the update hook does not schedule a refresh for it.
+    /// Steps a write the library makes to one row itself (`rowID`; any row for an insert), so the update
+    /// hook does not schedule a refresh for it; rows changed through it (cascades, triggers) still are.
     @inline(__always)
-    func runOwnWrite(_ statement: Statement) throws {
-        models.ownWrite = true
-        defer {
-            models.ownWrite = false
-            statement.reset()
+    func runOwnWrite(_ statement: Statement, registry: TypeRegistry, rowID: Int64) throws {
+        try ownWrite(registry: registry, rowID: rowID) {
+            defer { statement.reset() }
+            while try statement.step() {}
         }
-        while try statement.step() {}
+    }
+
+    @inline(__always)
+    private func ownWrite(registry: TypeRegistry, rowID: Int64, _ body: () throws -> Void) throws {
+        models.ownWrite = true
+        models.ownRowID = rowID
+        if models.ownTable != registry.tableNameCString { models.ownTable = registry.tableNameCString }
+        defer { models.ownWrite = false }
+        try guardingChanges(body)
     }
 }

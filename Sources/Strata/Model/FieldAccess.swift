@@ -3,9 +3,11 @@ import CSQLite
 // The one unsafe file: reads and writes model properties through raw pointers at field offsets.
 //
 // Why it is sound:
-// - Offsets and field types come from the standard library's own field metadata (`_forEachField`,
-//   see ModelMetadata.swift) for the exact class, so `object + offset` is the address of a stored
-//   property whose memory is bound to exactly that type; every access below uses that type.
+// - Offsets and field types come from the runtime's own field metadata (FieldReflection.swift) for the
+//   exact class, so `object + offset` is the address of a stored property whose memory is bound to exactly
+//   that type; every access below uses that type. Only `var` fields holding strong references or values
+//   are accessed (ModelMetadata rejects `let`, `weak` and `unowned` ones), so every store is one Swift
+//   itself could make.
 // - Instances are always fully initialised (made by `init()`) before any access, so assignments through
 //   `pointee` release the old value and retain the new one exactly as a property assignment does.
 // - Objects are passed in by reference (`ModelObject`), so they stay alive for the duration of each call.
@@ -259,7 +261,7 @@ final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
     }
 
     override func attachPrefetched(_ target: ModelObject?, to object: ModelObject) {
-        storage(object).pointee.attachPrefetched(target)
+        storage(object).pointee.attachPrefetched(target, owner: object)
     }
 
     override func unresolvedKey(of object: ModelObject) -> SQLValue? { storage(object).pointee.unresolvedKey }

@@ -21,8 +21,6 @@ open class ModelObject {
     @exclusivity(unchecked) final var _rowID: Int64 = 0
     /// Set when the row was deleted through the owning database.
     @exclusivity(unchecked) @usableFromInline final var _isDeleted = false
-    /// The transaction generation the row was inserted in (see ``ModelContext/generation``), or `.max`.
-    @exclusivity(unchecked) final var _insertGeneration: UInt32 = .max
 
     /// Models are made with `init()`; property values come from the declaration.
     ///

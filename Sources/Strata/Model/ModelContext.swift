@@ -10,7 +10,8 @@ import CSQLite
 final class ModelContext {
     weak var database: Database?
     var registries: [ObjectIdentifier: TypeRegistry] = [:]
-    var registriesByTable: [String: TypeRegistry] = [:]
+    /// Every registry mapped onto a table (several model types may share one), by lowercased name.
+    var registriesByTable: [String: [TypeRegistry]] = [:]
     /// `PRAGMA schema_version` when the registries were last synced.
     var schemaVersion: Int64 = -1
     var needsResync = false
@@ -24,8 +25,11 @@ final class ModelContext {
         let own: Bool
     }
     @exclusivity(unchecked) var pending: [PendingChange] = []
-    /// Set while the library runs its own write, so the hook does not schedule a refresh.
+    /// Set while the library writes one row itself (`ownTable`, `ownRowID`; any rowid for an insert), so
+    /// the hook does not schedule a refresh for that row.
     @exclusivity(unchecked) var ownWrite = false
+    @exclusivity(unchecked) var ownRowID: Int64 = 0
+    @exclusivity(unchecked) var ownTable: ContiguousArray<CChar> = [0]
     var committed = false
     /// Set by the authorizer between a DROP TABLE/VIEW check and the DELETE check that follows it.
     var authorizingDrop = false
@@ -33,27 +37,28 @@ final class ModelContext {
     /// Instances deleted in the open transaction, kept alive until it ends so a rollback can restore them.
     /// (Instances updated or inserted need no list: a rollback refreshes every live instance.)
     var deletedInTransaction: [ObjectIdentifier: ModelObject] = [:]
-    /// Counts ended transactions; an instance inserted in the open one carries the current value.
-    var generation: UInt32 = 0
+    /// Instances inserted in the open transaction, with the savepoint depth they were inserted at and
+    /// whether SQLite assigned their key, kept alive until it ends so a rollback can make them unsaved.
+    var insertedInTransaction: [(object: ModelObject, depth: Int, keyWasAssigned: Bool)] = []
 
     @exclusivity(unchecked) var observers: [Int: ([DatabaseChange]) -> Void] = [:]
     var nextObserverID = 0
     /// Changes of the open transaction, by table, delivered after commit.
     var transactionChanges: [String: DatabaseChange] = [:]
 
-    func registry(forTable table: String) -> TypeRegistry? {
-        registriesByTable[table.lowercased()]
+    func registries(forTable table: String) -> [TypeRegistry] {
+        registriesByTable[table.lowercased()] ?? []
     }
 
     func add(_ registry: TypeRegistry, for type: ObjectIdentifier) {
         registries[type] = registry
-        registriesByTable[registry.metadata.tableName.lowercased()] = registry
+        registriesByTable[registry.metadata.tableName.lowercased(), default: []].append(registry)
     }
 
     /// Records a change for observers (only while anyone observes).
     func record(table: String, operation: Int32, rowID: Int64) {
         guard !observers.isEmpty else { return }
-        let registry = registry(forTable: table)
+        let registry = registries(forTable: table).first
         var change = transactionChanges[table] ?? DatabaseChange(table: registry?.metadata.tableName ?? table,
                                                                   modelType: registry?.metadata.type)
         switch operation {
@@ -66,11 +71,6 @@ final class ModelContext {
             if !change.insertedRowIDs.contains(rowID) { change.updatedRowIDs.insert(rowID) }
         }
         transactionChanges[table] = change
-    }
-
-    /// Moves to the next generation, skipping `.max` (the "not inserted in a transaction" mark).
-    func nextGeneration() {
-        generation = generation == .max - 1 ? 0 : generation + 1
     }
 
     func noteDeleted(_ object: ModelObject) {

@@ -1,4 +1,3 @@
-@_spi(Reflection) import Swift
 import Synchronization
 
 /// One persistent property of a model, as reflection found it.
@@ -63,19 +62,9 @@ final class ModelMetadata: @unchecked Sendable {
         randomKeys = type.randomKeys
 
         // Every stored field of the class, base class fields excluded.
-        var baseFields = 0
-        _ = _forEachField(of: ModelObject.self, options: _EachFieldOptions(rawValue: 1)) { _, _, _, _ in
-            baseFields += 1
-            return true
-        }
-        var fields: [(name: String, offset: Int, type: Any.Type)] = []
-        var index = 0
-        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
-            defer { index += 1 }
-            guard index >= baseFields else { return true }
-            fields.append((String(cString: name), offset, fieldType))
-            return true
-        }
+        let reflected = FieldReflection.fields(of: type).dropFirst(FieldReflection.fields(of: ModelObject.self).count)
+        let fields = reflected.map { (name: $0.name, offset: $0.offset, type: $0.type) }
+        let writable = Dictionary(reflected.map { ($0.name, $0.isVar && $0.isStrong) }, uniquingKeysWith: { first, _ in first })
 
         let typeName = self.typeName
         func property(named name: String) -> (name: String, offset: Int, type: Any.Type)? {
@@ -105,6 +94,10 @@ final class ModelMetadata: @unchecked Sendable {
         var properties: [PropertyMetadata] = []
         for name in [type.primaryKey] + names.filter({ $0 != type.primaryKey }) {
             guard let field = property(named: name) else { continue }
+            guard writable[field.name] == true else {
+                throw ModelError(.unsupportedType, model: typeName, property: name,
+                                 "a persistent property must be a plain `var` (not `let`, `weak` or `unowned`): Strata sets it when it reads a row; leave it out of persistentProperties otherwise")
+            }
             let accessor: FieldAccessor, columnType: ColumnType, nullable: Bool
             var related: (any Model.Type)?
             if let reference = field.type as? any ReferenceStorage.Type {
@@ -169,13 +162,9 @@ final class ModelMetadata: @unchecked Sendable {
     /// The column type of a model's key, found from the key field alone (relationships ask for it while
     /// their owner is being reflected, so this must not reflect the whole related type).
     static func keyColumnType(of type: any Model.Type) -> ColumnType {
-        var result = ColumnType.integer
-        _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
-            guard String(cString: name) == type.primaryKey else { return true }
-            if let made = FieldAccessor.make(type: fieldType, offset: offset) { result = made.1 }
-            return false
-        }
-        return result
+        guard let key = FieldReflection.fields(of: type).first(where: { $0.name == type.primaryKey }),
+              let made = FieldAccessor.make(type: key.type, offset: key.offset) else { return .integer }
+        return made.1
     }
 
     /// A new, unattached instance holding the declaration's default values.

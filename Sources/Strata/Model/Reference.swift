@@ -8,7 +8,7 @@ protocol ReferenceStorage {
     mutating func storedKey(owner: ModelObject) throws -> SQLValue
     mutating func setStoredKey(_ value: SQLValue) throws
     /// Keeps a prefetched related object (nil: the key has no row).
-    mutating func attachPrefetched(_ target: ModelObject?)
+    mutating func attachPrefetched(_ target: ModelObject?, owner: ModelObject)
     /// The stored key when no live related object is held (what a prefetch must load), else nil.
     var unresolvedKey: SQLValue? { get }
     /// Points at `target`, weakly, when the stored key is `key` (the parent that just loaded its
@@ -100,8 +100,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
         ReferenceHandle(key: owner[keyPath: storageKeyPath].currentKey, resolve: { try resolve(owner, storageKeyPath) })
     }
 
-    /// The related object: the one held, else the live instance, else one SELECT by key through the
-    /// owner's database. Throws ``ModelError/Kind/notFound`` when the key has no row.
+    /// Stores `object` (and its key, once it has one) in the owner's relationship.
     @usableFromInline
     static func assign<Owner: ModelObject>(_ object: Related?, to owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Reference<Related>>) {
         var storage = owner[keyPath: path]
@@ -109,6 +108,8 @@ public struct Reference<Related: Model>: ReferenceStorage {
         owner[keyPath: path] = storage
     }
 
+    /// The related object: the one held, else the live instance, else one SELECT by key through the
+    /// owner's database. Throws ``ModelError/Kind/notFound`` when the key has no row.
     @usableFromInline
     static func resolve<Owner: ModelObject>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Reference<Related>>) throws -> Related? {
         let storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
@@ -199,10 +200,15 @@ public struct Reference<Related: Model>: ReferenceStorage {
         knownMissing = false
     }
 
-    mutating func attachPrefetched(_ object: ModelObject?) {
+    mutating func attachPrefetched(_ object: ModelObject?, owner: ModelObject) {
         if let object {
             // The prefetch loads `Related` rows through `Related`'s own registry: the type is certain.
-            strongTarget = unsafeDowncast(object, to: Related.self)   // read first; `target` is not needed
+            let related = unsafeDowncast(object, to: Related.self)
+            if related === owner {
+                target = related          // a self-reference held strongly would never be freed
+            } else {
+                strongTarget = related    // read first; `target` is not needed
+            }
             knownMissing = false
         } else {
             knownMissing = !key.isNull

@@ -2,11 +2,14 @@
 /// statements, and the identity map of its live instances.
 ///
 /// The identity map holds instances unretained; each instance removes itself in `deinit`
-/// (``ModelObject``), so the map never keeps an object alive and never holds a dangling pointer.
+/// (``ModelObject``), so the map never keeps an object alive. An instance is registered under one
+/// identity at a time (``register(_:rowID:textKey:)`` forgets the previous one) and saving an instance
+/// whose key property was changed is refused, so no entry outlives its object.
 @usableFromInline
 final class TypeRegistry {
     let metadata: ModelMetadata
-    unowned let context: ModelContext
+    /// Weak: live instances keep their registry alive, and may outlive the database and its context.
+    weak var context: ModelContext?
     /// The mapping onto the table as it is, set by schema sync.
     var table: TableMapping {
         didSet { keyIsRowID = table.keyIsRowID }
@@ -25,14 +28,18 @@ final class TypeRegistry {
     /// The text key `object` is registered under, if any.
     func textKey(of object: ModelObject) -> String? { textKeys[ObjectIdentifier(object)] }
 
+    /// The table name as C characters, for the update hook's comparison.
+    let tableNameCString: ContiguousArray<CChar>
+
     init(metadata: ModelMetadata, table: TableMapping, context: ModelContext) {
         self.metadata = metadata
+        self.tableNameCString = ContiguousArray(metadata.tableName.utf8CString)
         self.table = table
         self.keyIsRowID = table.keyIsRowID
         self.context = context
     }
 
-    var database: Database? { context.database }
+    var database: Database? { context?.database }
 
     // MARK: Identity map
 
@@ -73,6 +80,7 @@ final class TypeRegistry {
     /// Makes `object` the live instance of its row.
     @inline(__always)
     func register(_ object: ModelObject, rowID: Int64, textKey: String?) {
+        if object._registry === self { forget(object) }
         object._registry = self
         object._rowID = rowID
         object._isDeleted = false
@@ -90,7 +98,8 @@ final class TypeRegistry {
 
     /// Removes `object` from the map, if it is the one registered (called from `deinit` and on delete).
     func forget(_ object: ModelObject) {
-        if table.hasRowID, let entry = byRowID[object._rowID], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+        // Not conditional on the current table mode: a resync may have changed it since registration.
+        if let entry = byRowID[object._rowID], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
             byRowID.remove(object._rowID)
         }
         if !textKeys.isEmpty, let textKey = textKeys.removeValue(forKey: ObjectIdentifier(object)),

@@ -98,7 +98,10 @@ struct SchemaPlanner {
         for index in metadata.indices where !current.indices.contains(where: { covers($0, index) }) {
             steps.append(createIndex(index))
         }
-        for index in current.indices where index.isOwned && !declared.contains(index.name) {
+        // An owned index whose name no longer matches (its columns were renamed) but that still serves a
+        // declaration is kept: dropping it would lose, say, a UNIQUE guarantee with nothing to replace it.
+        for index in current.indices where index.isOwned && !declared.contains(index.name)
+            && !metadata.indices.contains(where: { covers(index, $0) }) {
             steps.append(SchemaStep(kind: .dropIndex(index.name), sql: "DROP INDEX \(SQL.quote(index.name))"))
         }
         return SchemaPlan(model: metadata.typeName, table: table, steps: steps)
@@ -208,7 +211,7 @@ struct SchemaPlanner {
 
     private func createTable() -> SchemaStep {
         let key = metadata.key
-        var definitions = [SQL.quote(key.name) + (metadata.keyIsInteger ? " INTEGER PRIMARY KEY" : " TEXT PRIMARY KEY NOT NULL")]
+        var definitions = [SQL.quote(key.name) + (metadata.keyIsInteger ? " INTEGER PRIMARY KEY AUTOINCREMENT" : " TEXT PRIMARY KEY NOT NULL")]
         definitions += metadata.properties.dropFirst().map(columnDefinition)
         let sql = "CREATE TABLE \(SQL.quote(metadata.tableName)) (\(definitions.joined(separator: ", ")))"
         return SchemaStep(kind: .createTable, sql: sql)

@@ -49,7 +49,9 @@ struct TableInfo {
     /// (pitfall 9: `INT PRIMARY KEY` is not) in a rowid table.
     var keyIsRowID: Bool {
         let keys = primaryKeyColumns
+        // `INTEGER PRIMARY KEY DESC` is not an alias either; SQLite then keeps a separate "pk" index.
         return !withoutRowID && keys.count == 1 && keys[0].declaredType.uppercased() == "INTEGER"
+            && !indices.contains { $0.origin == "pk" }
     }
 
     /// Reads a table's columns and indices; nil when there is no such table.

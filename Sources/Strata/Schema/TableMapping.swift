@@ -31,7 +31,8 @@ final class TableMapping {
             : "INSERT INTO \(t) (\(names.dropFirst().joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count - 1)))"
         let assignments = names.dropFirst().map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         upsertSQL = "INSERT INTO \(t) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count)))"
-            + " ON CONFLICT (\(key)) DO " + (assignments.isEmpty ? "NOTHING" : "UPDATE SET \(assignments)") + returning
+            // A key-only model still updates (a no-op) so that RETURNING reports the row.
+            + " ON CONFLICT (\(key)) DO UPDATE SET " + (assignments.isEmpty ? "\(key) = excluded.\(key)" : assignments) + returning
         updateSQL = "UPDATE \(t) SET " + names.dropFirst().map { "\($0) = ?" }.joined(separator: ", ") + " WHERE \(key) = ?"
         deleteSQL = "DELETE FROM \(t) WHERE \(key) = ?"
         selectByKeySQL = "SELECT \(selectColumns) FROM \(t) WHERE \(key) = ?"

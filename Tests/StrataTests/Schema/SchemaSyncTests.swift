@@ -278,7 +278,7 @@ func indexNames(_ table: String, in db: Database) throws -> [String] {
         let db = try Database()
         let plan = try db.schemaPlan(for: ShelfIndexed.self)
         #expect(plan.steps.first?.kind == .createTable)
-        #expect(plan.steps.first?.sql.hasPrefix(#"CREATE TABLE "Shelf" ("id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL DEFAULT ''"#) == true)
+        #expect(plan.steps.first?.sql.hasPrefix(#"CREATE TABLE "Shelf" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "name" TEXT NOT NULL DEFAULT ''"#) == true)
         #expect(plan.steps.count == 4)
         #expect(!plan.isEmpty)
         #expect(try schemaSnapshot(db) == [])

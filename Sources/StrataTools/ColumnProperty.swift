@@ -1,0 +1,115 @@
+import Foundation
+import Strata
+
+/// The Swift property a (non-key) column becomes: its type, whether it is optional, and its initial value.
+///
+/// Types follow what Strata's schema sync accepts for the column's affinity: INTEGER -> Int64,
+/// REAL -> Double, TEXT -> String, BLOB -> Data; NUMERIC -> Date or Bool when the declared type says
+/// so, else SQLValue (values as SQLite stores them); no declared type -> SQLValue. A nullable column
+/// makes an optional (SQLValue holds NULL itself). SQLValue can hold NULL, so sync refuses it for a
+/// NOT NULL column: there NUMERIC becomes Double and an untyped column String, the types that read the
+/// most storage classes such a column can hold. A simple literal DEFAULT becomes the initial value, so
+/// a fresh instance saves what an INSERT without the column would have stored.
+struct ColumnProperty {
+    /// `Int64`, `String`, ...
+    let type: String
+    let optional: Bool
+    /// The Swift initial value, nil for an optional without one.
+    let initialValue: String?
+
+    init(_ column: ColumnSchema) {
+        let declared = column.declaredType.uppercased()
+        var type: String
+        switch column.affinity {
+        case .integer: type = "Int64"
+        case .real: type = "Double"
+        case .text: type = "String"
+        case .blob: type = declared.trimmingCharacters(in: .whitespaces).isEmpty ? "SQLValue" : "Data"
+        case .numeric:
+            if declared.contains("BOOL") { type = "Bool" }
+            else if declared.contains("DATE") || declared.contains("TIMESTAMP") { type = "Date" }
+            else { type = "SQLValue" }
+        }
+        if type == "SQLValue" && column.notNull {
+            type = column.affinity == .numeric ? "Double" : "String"
+        }
+        self.type = type
+        optional = !column.notNull && type != "SQLValue"
+        let literal = ColumnProperty.literal(column.defaultSQL, as: type)
+        initialValue = literal ?? (optional ? nil : ColumnProperty.zero(type))
+    }
+
+    /// `Int64? = 1`, `String = ""`, `Date?`: what follows `var name: `.
+    var declaration: String {
+        (optional ? type + "?" : type) + (initialValue.map { " = " + $0 } ?? "")
+    }
+
+    private static func zero(_ type: String) -> String {
+        switch type {
+        case "Int64", "Double": "0"
+        case "String": "\"\""
+        case "Data": "Data()"
+        case "Date": "Date(timeIntervalSince1970: 0)"
+        case "Bool": "false"
+        default: ".null"
+        }
+    }
+
+    /// The Swift literal for a simple SQL default of a column read as `type`; nil for NULL, expressions
+    /// and values that do not fit.
+    static func literal(_ sql: String?, as type: String) -> String? {
+        guard var text = sql?.trimmingCharacters(in: .whitespacesAndNewlines) else { return nil }
+        while text.hasPrefix("(") && text.hasSuffix(")") {
+            text = String(text.dropFirst().dropLast()).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let upper = text.uppercased()
+        let string = quoted(text)
+        // A quoted number in a numeric column is stored as that number (INTEGER DEFAULT '0').
+        if let string, type != "String", type != "SQLValue", string != text { text = string }
+        let isNumber = !text.isEmpty && text.allSatisfy { "0123456789+-.eE".contains($0) } && text.contains(where: \.isNumber)
+        let integer = isNumber ? Int64(text.hasPrefix("+") ? String(text.dropFirst()) : text) : nil
+        let real = isNumber ? Double(text).flatMap { $0.isFinite ? $0 : nil } : nil
+        switch type {
+        case "Int64":
+            if let integer { return String(integer) }
+            if upper == "TRUE" || upper == "FALSE" { return upper == "TRUE" ? "1" : "0" }
+        case "Double":
+            if let real { return swiftDouble(real) }
+        case "Bool":
+            if integer == 0 || upper == "FALSE" { return "false" }
+            if integer == 1 || upper == "TRUE" { return "true" }
+        case "String":
+            if let string { return SwiftSource.stringLiteral(string) }
+        case "Date":
+            if upper == "CURRENT_TIMESTAMP" || upper == "CURRENT_DATE" { return "Date()" }
+            if let real { return "Date(timeIntervalSince1970: \(swiftDouble(real)))" }
+        case "SQLValue":
+            if let integer { return ".integer(\(integer))" }
+            if let real { return ".real(\(swiftDouble(real)))" }
+            if let string { return ".text(\(SwiftSource.stringLiteral(string)))" }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// The string a DEFAULT spells: `'…'` with doubled quotes undone; `"…"` and a bare word, which SQLite
+    /// also reads as strings there (`DEFAULT notArchived`); nil for anything else.
+    private static func quoted(_ text: String) -> String? {
+        if SwiftSource.isIdentifier(text) {
+            let keywords: Set<String> = ["NULL", "TRUE", "FALSE", "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP"]
+            return keywords.contains(text.uppercased()) ? nil : text
+        }
+        guard text.count >= 2, let quote = text.first, quote == "'" || quote == "\"", text.last == quote else { return nil }
+        let inner = text.dropFirst().dropLast()
+        let doubled = String([quote, quote])
+        // A lone quote inside would mean the text is not one literal (`'a' || 'b'`).
+        guard !inner.replacingOccurrences(of: doubled, with: "").contains(quote) else { return nil }
+        return inner.replacingOccurrences(of: doubled, with: String(quote))
+    }
+
+    private static func swiftDouble(_ value: Double) -> String {
+        if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+}

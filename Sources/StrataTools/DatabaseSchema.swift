@@ -1,0 +1,254 @@
+import Strata
+
+/// The tables of a database as SQLite's `sqlite_master` and `PRAGMA table_xinfo` / `index_list` /
+/// `index_xinfo` describe them, read with plain queries (nothing is written).
+///
+/// ```swift
+/// var configuration = Database.Configuration()
+/// configuration.readOnly = true
+/// let db = try Database(path: "app.sqlite", configuration: configuration)
+/// let schema = try DatabaseSchema(reading: db)
+/// schema.tables.map(\.name)   // ["author", "note"]
+/// ```
+public struct DatabaseSchema: Sendable {
+    /// The tables, by name; SQLite's own (`sqlite_%`) are left out.
+    /// ```swift schema.tables.first?.columns.count ```
+    public var tables: [TableSchema]
+    /// The names of the views. ```swift schema.views  // ["recent_notes"] ```
+    public var views: [String]
+
+    /// Makes a schema from parts (tests, or a schema built by hand).
+    /// ```swift let schema = DatabaseSchema(tables: [table]) ```
+    public init(tables: [TableSchema], views: [String] = []) {
+        self.tables = tables
+        self.views = views
+    }
+
+    /// Reads every table of the main database of `db`, with its row count when `countingRows` is set.
+    /// A table whose columns cannot be read (a virtual table whose module is not loaded) keeps the
+    /// reason in ``TableSchema/problem`` instead of failing the whole read.
+    ///
+    /// ```swift
+    /// let schema = try DatabaseSchema(reading: db, countingRows: true)
+    /// schema.tables[0].rowCount   // 3
+    /// ```
+    public init(reading db: Database, countingRows: Bool = false) throws {
+        let master = try db.rows("""
+            SELECT type, name, sql FROM sqlite_master
+            WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+            ORDER BY name COLLATE NOCASE, name
+            """)
+        var tables: [TableSchema] = [], views: [String] = []
+        for row in master {
+            let name = row["name"]?.textValue ?? ""
+            if row["type"]?.textValue == "view" { views.append(name); continue }
+            tables.append(try TableSchema(reading: name, sql: row["sql"]?.textValue ?? "", in: db, countingRows: countingRows))
+        }
+        self.init(tables: tables, views: views)
+    }
+
+    /// This schema with only the tables named in `names` (compared as SQLite does), in the schema's order;
+    /// an empty list keeps every table. A name with no table throws a ``ToolError`` listing the tables.
+    ///
+    /// ```swift
+    /// let some = try schema.selecting(["note", "author"])
+    /// ```
+    public func selecting(_ names: [String]) throws -> DatabaseSchema {
+        guard !names.isEmpty else { return self }
+        for name in names where table(named: name) == nil {
+            throw ToolError("no table named \"\(name)\"; the tables are: " + tables.map(\.name).joined(separator: ", "))
+        }
+        let wanted = Set(names.map { $0.lowercased() })
+        return DatabaseSchema(tables: tables.filter { wanted.contains($0.name.lowercased()) }, views: views)
+    }
+
+    /// The table named `name`, compared as SQLite does (ASCII case-insensitively).
+    /// ```swift schema.table(named: "NOTE")?.name  // "note" ```
+    public func table(named name: String) -> TableSchema? {
+        tables.first { $0.name.lowercased() == name.lowercased() }
+    }
+}
+
+/// One table: its columns, indices and options.
+///
+/// ```swift
+/// let note = schema.table(named: "note")
+/// note?.primaryKey.map(\.name)   // ["id"]
+/// ```
+public struct TableSchema: Sendable {
+    /// The table's name. ```swift table.name  // "note" ```
+    public var name: String
+    /// Columns in table order, hidden and generated ones included. ```swift table.columns[0].name ```
+    public var columns: [ColumnSchema]
+    /// Every index on the table, constraint indices included. ```swift table.indices.count ```
+    public var indices: [IndexSchema]
+    /// Declared `WITHOUT ROWID`. ```swift table.withoutRowID  // false ```
+    public var withoutRowID: Bool
+    /// Declared `STRICT`. ```swift table.strict  // false ```
+    public var strict: Bool
+    /// A virtual table (`CREATE VIRTUAL TABLE`). ```swift table.isVirtual  // false ```
+    public var isVirtual: Bool
+    /// `count(*)`, when it was asked for and could be run. ```swift table.rowCount  // 3 ```
+    public var rowCount: Int64?
+    /// Why the table could not be read completely, if it could not. ```swift table.problem  // nil ```
+    public var problem: String?
+
+    /// Makes a table description by hand.
+    ///
+    /// ```swift
+    /// let table = TableSchema(name: "note", columns: [ColumnSchema(name: "id", declaredType: "INTEGER", primaryKeyPosition: 1)])
+    /// ```
+    public init(name: String, columns: [ColumnSchema], indices: [IndexSchema] = [], withoutRowID: Bool = false,
+                strict: Bool = false, isVirtual: Bool = false, rowCount: Int64? = nil, problem: String? = nil) {
+        self.name = name
+        self.columns = columns
+        self.indices = indices
+        self.withoutRowID = withoutRowID
+        self.strict = strict
+        self.isVirtual = isVirtual
+        self.rowCount = rowCount
+        self.problem = problem
+    }
+
+    /// Reads one table; `sql` is its `CREATE` statement from `sqlite_master` (for the table options).
+    ///
+    /// ```swift
+    /// let table = try TableSchema(reading: "note", sql: "CREATE TABLE note(id INTEGER PRIMARY KEY)", in: db)
+    /// ```
+    public init(reading name: String, sql: String, in db: Database, countingRows: Bool = false) throws {
+        let upper = sql.uppercased()
+        let isVirtual = upper.hasPrefix("CREATE VIRTUAL")
+        // Table options (WITHOUT ROWID, STRICT) follow the closing parenthesis of the column list.
+        let options = sql.lastIndex(of: ")").map { String(sql[sql.index(after: $0)...]) } ?? ""
+        let words = options.uppercased().split { !$0.isLetter }.joined(separator: " ")
+        var columns: [ColumnSchema] = [], indices: [IndexSchema] = [], problem: String?
+        do {
+            columns = try db.rows("SELECT name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?)", name).map {
+                ColumnSchema(name: $0["name"]?.textValue ?? "", declaredType: $0["type"]?.textValue ?? "",
+                             notNull: $0["notnull"]?.integerValue == 1, defaultSQL: $0["dflt_value"]?.textValue,
+                             primaryKeyPosition: Int($0["pk"]?.integerValue ?? 0), hidden: Int($0["hidden"]?.integerValue ?? 0))
+            }
+            for entry in try db.rows("SELECT name, \"unique\", origin, partial FROM pragma_index_list(?)", name) {
+                let indexName = entry["name"]?.textValue ?? ""
+                var keys: [String?] = [], descending: [Bool] = []
+                for key in try db.rows("SELECT cid, name, \"desc\" FROM pragma_index_xinfo(?) WHERE \"key\" = 1 ORDER BY seqno", indexName) {
+                    keys.append(key["cid"]?.integerValue == -2 ? nil : key["name"]?.textValue)
+                    descending.append(key["desc"]?.integerValue == 1)
+                }
+                indices.append(IndexSchema(name: indexName, columns: keys, descending: descending,
+                                           unique: entry["unique"]?.integerValue == 1, origin: entry["origin"]?.textValue ?? "c",
+                                           partial: entry["partial"]?.integerValue == 1))
+            }
+            indices.sort { $0.name < $1.name }
+        } catch {
+            problem = "\(error)"
+        }
+        var rowCount: Int64?
+        if countingRows && problem == nil {
+            rowCount = try? db.value(Int64.self, "SELECT count(*) FROM " + SwiftSource.quoteSQL(name))
+        }
+        self.init(name: name, columns: columns, indices: indices,
+                  withoutRowID: !isVirtual && " \(words) ".contains(" WITHOUT ROWID "),
+                  strict: !isVirtual && " \(words) ".contains(" STRICT "),
+                  isVirtual: isVirtual, rowCount: rowCount, problem: problem)
+    }
+
+    /// The primary-key columns in key order (empty for a rowid table without a declared key).
+    /// ```swift table.primaryKey.map(\.name)  // ["note_id", "label_id"] ```
+    public var primaryKey: [ColumnSchema] {
+        columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
+    }
+}
+
+/// One column, as `PRAGMA table_xinfo` describes it.
+///
+/// ```swift
+/// let column = ColumnSchema(name: "title", declaredType: "varchar(80)", notNull: true, defaultSQL: "''")
+/// column.affinity   // .text
+/// ```
+public struct ColumnSchema: Sendable, Hashable {
+    /// The column's name. ```swift column.name  // "title" ```
+    public var name: String
+    /// The declared type as written (`""` when none). ```swift column.declaredType  // "varchar(80)" ```
+    public var declaredType: String
+    /// Declared NOT NULL. ```swift column.notNull  // true ```
+    public var notNull: Bool
+    /// The default as SQL text (`'x'`, `0`, `CURRENT_TIMESTAMP`), nil when none. ```swift column.defaultSQL  // "''" ```
+    public var defaultSQL: String?
+    /// 1-based position in the primary key, 0 when not part of it. ```swift column.primaryKeyPosition  // 0 ```
+    public var primaryKeyPosition: Int
+    /// 0 normal, 1 hidden (virtual tables), 2 generated VIRTUAL, 3 generated STORED. ```swift column.hidden  // 0 ```
+    public var hidden: Int
+
+    /// Makes a column description.
+    /// ```swift ColumnSchema(name: "id", declaredType: "INTEGER", primaryKeyPosition: 1) ```
+    public init(name: String, declaredType: String, notNull: Bool = false, defaultSQL: String? = nil,
+                primaryKeyPosition: Int = 0, hidden: Int = 0) {
+        self.name = name
+        self.declaredType = declaredType
+        self.notNull = notNull
+        self.defaultSQL = defaultSQL
+        self.primaryKeyPosition = primaryKeyPosition
+        self.hidden = hidden
+    }
+
+    /// SQLite's affinity for the declared type. ```swift ColumnSchema(name: "b", declaredType: "bool").affinity  // .numeric ```
+    public var affinity: Affinity { Affinity(declaredType: declaredType) }
+    /// A generated column (VIRTUAL or STORED). ```swift column.isGenerated  // false ```
+    public var isGenerated: Bool { hidden == 2 || hidden == 3 }
+}
+
+/// One index, as `PRAGMA index_list` and `index_xinfo` describe it.
+///
+/// ```swift
+/// let index = IndexSchema(name: "note_created", columns: ["created"])
+/// index.isPlain   // true
+/// ```
+public struct IndexSchema: Sendable, Hashable {
+    /// The index's name (`sqlite_autoindex_…` for constraint indices). ```swift index.name ```
+    public var name: String
+    /// Key columns in order; nil for an expression. ```swift index.columns  // ["priority", "created"] ```
+    public var columns: [String?]
+    /// Whether each key column is DESC. ```swift index.descending  // [false, false] ```
+    public var descending: [Bool]
+    /// A UNIQUE index. ```swift index.unique  // false ```
+    public var unique: Bool
+    /// `c` (CREATE INDEX), `u` (UNIQUE constraint) or `pk` (PRIMARY KEY constraint). ```swift index.origin  // "c" ```
+    public var origin: String
+    /// Has a WHERE clause. ```swift index.partial  // false ```
+    public var partial: Bool
+
+    /// Makes an index description. ```swift IndexSchema(name: "u_email", columns: ["email"], unique: true) ```
+    public init(name: String, columns: [String?], descending: [Bool]? = nil, unique: Bool = false,
+                origin: String = "c", partial: Bool = false) {
+        self.name = name
+        self.columns = columns
+        self.descending = descending ?? columns.map { _ in false }
+        self.unique = unique
+        self.origin = origin
+        self.partial = partial
+    }
+
+    /// An explicit `CREATE INDEX` on plain ascending columns with no WHERE clause: what a model's
+    /// `indices` / `uniqueIndices` can declare. ```swift index.isPlain ```
+    public var isPlain: Bool {
+        origin == "c" && !partial && !columns.isEmpty && !columns.contains(nil) && !descending.contains(true)
+    }
+}
+
+extension SQLValue {
+    /// The text of a TEXT value (numbers as written), nil for NULL and BLOB.
+    var textValue: String? {
+        switch self {
+        case .text(let s): s
+        case .integer(let i): String(i)
+        case .real(let d): String(d)
+        case .null, .blob: nil
+        }
+    }
+
+    /// The integer of an INTEGER value, nil otherwise.
+    var integerValue: Int64? {
+        if case .integer(let i) = self { i } else { nil }
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Strata
+import StrataTools
+
+/// `strata`: look at a database the way Strata sees it, and write models for it.
+///
+/// ```sh
+/// swift run strata inspect notes.sqlite
+/// swift run strata generate notes.sqlite > Models.swift
+/// ```
+@main
+struct StrataCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "strata",
+        abstract: "Inspect SQLite databases and generate Strata models for them.",
+        subcommands: [Inspect.self, Generate.self]
+    )
+}
+
+/// Opens `path` read-only: the tools never change the file.
+func openReadOnly(_ path: String) throws -> Database {
+    var configuration = Database.Configuration()
+    configuration.readOnly = true
+    configuration.foreignKeys = false
+    return try Database(path: path, configuration: configuration)
+}
+
+extension StrataCommand {
+    /// `strata inspect <db-path>`
+    struct Inspect: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print each table's columns (type, affinity, NOT NULL, default, key, generated), indices and row count.")
+
+        @Argument(help: "The SQLite database file (opened read-only).")
+        var path: String
+
+        @Option(name: .customLong("table"), help: "Only this table (repeat for more).")
+        var tables: [String] = []
+
+        func run() throws {
+            let db = try openReadOnly(path)
+            let schema = try DatabaseSchema(reading: db, countingRows: true).selecting(tables)
+            print(SchemaReport(schema: schema, title: path).text, terminator: "")
+            try db.close()
+        }
+    }
+
+    /// `strata generate <db-path> [--table NAME ...]`
+    struct Generate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print Swift model classes for the tables Strata can map (a comment for the others).")
+
+        @Argument(help: "The SQLite database file (opened read-only).")
+        var path: String
+
+        @Option(name: .customLong("table"), help: "Only this table (repeat for more).")
+        var tables: [String] = []
+
+        func run() throws {
+            let db = try openReadOnly(path)
+            let schema = try DatabaseSchema(reading: db).selecting(tables)
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            print(ModelGenerator().source(for: schema, origin: name), terminator: "")
+            try db.close()
+        }
+    }
+}
