@@ -7,9 +7,11 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .executable(name: "strata-demo", targets: ["StrataDemo"]),
+        .executable(name: "strata", targets: ["StrataCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -21,7 +23,17 @@ let package = Package(
             dependencies: ["CSQLite", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(name: "StrataDemo", dependencies: ["Strata"]),
+        // Schema inspection and model generation, kept apart from the command line so tests can reach it.
+        .target(name: "StrataTools", dependencies: ["Strata"]),
+        // The `strata` tool. The module is not named "strata": it would clash with "Strata" on
+        // case-insensitive file systems (macOS), where both would be "strata.swiftmodule".
+        .executableTarget(
+            name: "StrataCLI",
+            dependencies: ["StrataTools", "Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/strata"
+        ),
         .testTarget(name: "StrataTests", dependencies: ["Strata"]),
+        .testTarget(name: "StrataToolsTests", dependencies: ["StrataTools", "Strata"]),
     ],
     swiftLanguageModes: [.v6]
 )

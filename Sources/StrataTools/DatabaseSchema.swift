@@ -40,9 +40,9 @@ public struct DatabaseSchema: Sendable {
             """)
         var tables: [TableSchema] = [], views: [String] = []
         for row in master {
-            let name = row["name"]?.textValue ?? ""
-            if row["type"]?.textValue == "view" { views.append(name); continue }
-            tables.append(try TableSchema(reading: name, sql: row["sql"]?.textValue ?? "", in: db, countingRows: countingRows))
+            let name = row["name"]?.schemaText ?? ""
+            if row["type"]?.schemaText == "view" { views.append(name); continue }
+            tables.append(try TableSchema(reading: name, sql: row["sql"]?.schemaText ?? "", in: db, countingRows: countingRows))
         }
         self.init(tables: tables, views: views)
     }
@@ -124,20 +124,20 @@ public struct TableSchema: Sendable {
         var columns: [ColumnSchema] = [], indices: [IndexSchema] = [], problem: String?
         do {
             columns = try db.rows("SELECT name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?)", name).map {
-                ColumnSchema(name: $0["name"]?.textValue ?? "", declaredType: $0["type"]?.textValue ?? "",
-                             notNull: $0["notnull"]?.integerValue == 1, defaultSQL: $0["dflt_value"]?.textValue,
-                             primaryKeyPosition: Int($0["pk"]?.integerValue ?? 0), hidden: Int($0["hidden"]?.integerValue ?? 0))
+                ColumnSchema(name: $0["name"]?.schemaText ?? "", declaredType: $0["type"]?.schemaText ?? "",
+                             notNull: $0["notnull"]?.schemaInteger == 1, defaultSQL: $0["dflt_value"]?.schemaText,
+                             primaryKeyPosition: Int($0["pk"]?.schemaInteger ?? 0), hidden: Int($0["hidden"]?.schemaInteger ?? 0))
             }
             for entry in try db.rows("SELECT name, \"unique\", origin, partial FROM pragma_index_list(?)", name) {
-                let indexName = entry["name"]?.textValue ?? ""
+                let indexName = entry["name"]?.schemaText ?? ""
                 var keys: [String?] = [], descending: [Bool] = []
                 for key in try db.rows("SELECT cid, name, \"desc\" FROM pragma_index_xinfo(?) WHERE \"key\" = 1 ORDER BY seqno", indexName) {
-                    keys.append(key["cid"]?.integerValue == -2 ? nil : key["name"]?.textValue)
-                    descending.append(key["desc"]?.integerValue == 1)
+                    keys.append(key["cid"]?.schemaInteger == -2 ? nil : key["name"]?.schemaText)
+                    descending.append(key["desc"]?.schemaInteger == 1)
                 }
                 indices.append(IndexSchema(name: indexName, columns: keys, descending: descending,
-                                           unique: entry["unique"]?.integerValue == 1, origin: entry["origin"]?.textValue ?? "c",
-                                           partial: entry["partial"]?.integerValue == 1))
+                                           unique: entry["unique"]?.schemaInteger == 1, origin: entry["origin"]?.schemaText ?? "c",
+                                           partial: entry["partial"]?.schemaInteger == 1))
             }
             indices.sort { $0.name < $1.name }
         } catch {
@@ -238,7 +238,7 @@ public struct IndexSchema: Sendable, Hashable {
 
 extension SQLValue {
     /// The text of a TEXT value (numbers as written), nil for NULL and BLOB.
-    var textValue: String? {
+    var schemaText: String? {
         switch self {
         case .text(let s): s
         case .integer(let i): String(i)
@@ -248,7 +248,7 @@ extension SQLValue {
     }
 
     /// The integer of an INTEGER value, nil otherwise.
-    var integerValue: Int64? {
+    var schemaInteger: Int64? {
         if case .integer(let i) = self { i } else { nil }
     }
 }

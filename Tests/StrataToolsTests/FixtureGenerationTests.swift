@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import Strata
+@testable import StrataTools
+
+/// Generated models for databases other tools wrote, checked against what their schema says.
+@Suite(.enabled(if: Fixtures.available, "../shared/fixtures is not beside the checkout"))
+struct FixtureGenerationTests {
+    /// One class of generated source: its table (from tableName or the class name), key and properties.
+    struct ParsedClass: Equatable {
+        var table: String
+        var primaryKey = "id"
+        var properties: [String] = []
+        var persistent: [String]?
+    }
+
+    /// Reads back the classes and skipped tables of `source`, line by line.
+    static func parse(_ source: String) -> (classes: [ParsedClass], skipped: [String]) {
+        var classes: [ParsedClass] = [], skipped: [String] = []
+        func quoted(_ line: Substring) -> String { String(line.split(separator: "\"", maxSplits: 2)[1]) }
+        for raw in source.split(separator: "\n") {
+            let line = raw.trimmingCharacters(in: .whitespaces)[...]
+            if line.hasPrefix("// skipped: \"") {
+                skipped.append(quoted(line))
+            } else if line.hasPrefix("final class ") {
+                classes.append(ParsedClass(table: String(line.dropFirst(12).prefix { $0 != ":" })))
+            } else if line.hasPrefix("static let tableName = ") {
+                classes[classes.count - 1].table = quoted(line)
+            } else if line.hasPrefix("static let primaryKey = ") {
+                classes[classes.count - 1].primaryKey = quoted(line)
+            } else if line.hasPrefix("static let persistentProperties = ") {
+                classes[classes.count - 1].persistent = line.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            } else if line.hasPrefix("var ") {
+                let name = line.dropFirst(4).prefix { $0 != ":" }.filter { $0 != "`" }
+                classes[classes.count - 1].properties.append(String(name))
+            }
+        }
+        return (classes, skipped)
+    }
+
+    @Test(arguments: ["GYDataCenterTests.db", "fcmodel_test.sqlite3", "smodel_test.sqlite3", "peewee_notes.sqlite3"])
+    func classesMatchTheSchema(_ file: String) throws {
+        let path: String = try #require(Fixtures.path(file))
+        let fixture = try TemporaryDatabase(copying: path)
+        let db = fixture.db
+        let source = ModelGenerator().source(for: try DatabaseSchema(reading: db), origin: file)
+        let (classes, skipped) = Self.parse(source)
+
+        // What the schema says, asked with plain SQL: every table, its columns and its key columns.
+        let tables = try db.column(String.self, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        #expect(Set(classes.map(\.table) + skipped) == Set(tables))
+        #expect(classes.count + skipped.count == tables.count)
+        for table in tables {
+            let keys = try db.column(String.self, "SELECT name FROM pragma_table_info(?) WHERE pk > 0", table)
+            let columns = try db.column(String.self, "SELECT name FROM pragma_table_xinfo(?)", table)
+            let generated = try db.column(String.self, "SELECT name FROM pragma_table_xinfo(?) WHERE hidden IN (2, 3)", table)
+            guard let model = classes.first(where: { $0.table == table }) else {
+                #expect(keys.count != 1, "\(file): \(table) has one key column, \(keys), but was skipped")
+                continue
+            }
+            #expect(keys == [model.primaryKey], "\(file): \(table)")
+            #expect(model.properties == columns, "\(file): \(table)")
+            #expect(model.persistent == (generated.isEmpty ? nil : columns.filter { !generated.contains($0) }), "\(file): \(table)")
+        }
+    }
+
+    @Test func expectedClassesPerFixture() throws {
+        let expected: [String: (classes: [String], skipped: [String])] = [
+            "GYDataCenterTests.db": (["Department", "Employee"], []),
+            "fcmodel_test.sqlite3": (["AdvancedModel", "SimpleModel", "SimplerModel"], []),
+            "smodel_test.sqlite3": (["_Message", "_Person", "Animal", "Place", "SyncableThing", "Thing", "Tree"], []),
+            "peewee_notes.sqlite3": (["author", "label", "note", "notebook"], ["notelabel"]),
+        ]
+        for (file, want) in expected {
+            let path: String = try #require(Fixtures.path(file))
+        let fixture = try TemporaryDatabase(copying: path)
+            let (classes, skipped) = Self.parse(ModelGenerator().source(for: try DatabaseSchema(reading: fixture.db)))
+            #expect(classes.map(\.table) == want.classes, "\(file)")
+            #expect(skipped == want.skipped, "\(file)")
+        }
+    }
+
+    /// GYDataCenterModels.swift is this generator's output for GYDataCenterTests.db, committed: it
+    /// compiles, and its classes sync with an empty plan and read every row.
+    @Test func committedGYDataCenterModelsMapWithAnEmptyPlan() throws {
+        let path: String = try #require(Fixtures.path("GYDataCenterTests.db"))
+        let fixture = try TemporaryDatabase(copying: path)
+        let db = fixture.db
+        #expect(try db.schemaPlan(for: Department.self).isEmpty)
+        #expect(try db.schemaPlan(for: Employee.self).isEmpty)
+
+        let employees = try db.objects(Employee.self, where: "ORDER BY employeeId")
+        #expect(employees.count == 3)
+        #expect(employees.allSatisfy { $0.name != nil && $0.department != nil })
+        let department = try #require(try db.objects(Department.self).first)
+        #expect(employees.contains { $0.department == department.departmentId })
+        #expect(department.floatProperty.map { abs($0 - 1.1) < 1e-6 } == true)
+        #expect(department.arrayProperty?.isEmpty == false)
+        #expect(try db.schemaPlan(for: Employee.self).isEmpty)   // reading changed nothing
+
+        // The committed file is what the generator writes today.
+        let committed = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("GYDataCenterModels.swift"), encoding: .utf8)
+        let schema = try DatabaseSchema(reading: db)
+        #expect(ModelGenerator().source(for: schema, origin: "GYDataCenterTests.db") == committed)
+    }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import Testing
+import Strata
+@testable import StrataTools
+
+@Suite struct ModelGeneratorTests {
+    let generator = ModelGenerator()
+
+    func source(_ table: TableSchema) -> String { generator.model(for: table).source }
+
+    @Test func typesFollowAffinityAndDeclaredType() {
+        let table = TableSchema(name: "Item", columns: [
+            ColumnSchema(name: "id", declaredType: "INTEGER", primaryKeyPosition: 1),
+            ColumnSchema(name: "count", declaredType: "bigint"),
+            ColumnSchema(name: "price", declaredType: "double precision"),
+            ColumnSchema(name: "title", declaredType: "varchar(40)"),
+            ColumnSchema(name: "photo", declaredType: "BLOB"),
+            ColumnSchema(name: "created", declaredType: "datetime"),
+            ColumnSchema(name: "day", declaredType: "DATE"),
+            ColumnSchema(name: "seen", declaredType: "TIMESTAMP"),
+            ColumnSchema(name: "done", declaredType: "boolean"),
+            ColumnSchema(name: "amount", declaredType: "decimal(10,2)"),
+            ColumnSchema(name: "kind", declaredType: "STRING"),
+            ColumnSchema(name: "anything", declaredType: ""),
+        ])
+        #expect(source(table) == """
+            final class Item: Model {
+                var id: Int64 = 0
+                var count: Int64?
+                var price: Double?
+                var title: String?
+                var photo: Data?
+                var created: Date?
+                var day: Date?
+                var seen: Date?
+                var done: Bool?
+                var amount: SQLValue = .null
+                var kind: SQLValue = .null
+                var anything: SQLValue = .null
+                required init() {}
+            }
+            """)
+    }
+
+    @Test func notNullColumnsGetDefaults() {
+        let table = TableSchema(name: "item", columns: [
+            ColumnSchema(name: "code", declaredType: "TEXT", notNull: true, primaryKeyPosition: 1),
+            ColumnSchema(name: "count", declaredType: "INTEGER", notNull: true),
+            ColumnSchema(name: "price", declaredType: "REAL", notNull: true),
+            ColumnSchema(name: "title", declaredType: "TEXT", notNull: true),
+            ColumnSchema(name: "photo", declaredType: "BLOB", notNull: true),
+            ColumnSchema(name: "created", declaredType: "DATETIME", notNull: true),
+            ColumnSchema(name: "done", declaredType: "BOOL", notNull: true),
+            // SQLValue can hold NULL, so Strata refuses it for NOT NULL columns.
+            ColumnSchema(name: "amount", declaredType: "NUMERIC", notNull: true),
+            ColumnSchema(name: "anything", declaredType: "", notNull: true),
+        ])
+        #expect(source(table) == """
+            final class Item: Model {
+                static let tableName = "item"
+                static let primaryKey = "code"
+                var code: String = ""
+                var count: Int64 = 0
+                var price: Double = 0
+                var title: String = ""
+                var photo: Data = Data()
+                var created: Date = Date(timeIntervalSince1970: 0)
+                var done: Bool = false
+                var amount: Double = 0
+                var anything: String = ""
+                required init() {}
+            }
+            """)
+    }
+
+    @Test func literalDefaultsBecomeInitialValues() {
+        let table = TableSchema(name: "Setting", columns: [
+            ColumnSchema(name: "id", declaredType: "INTEGER", primaryKeyPosition: 1),
+            ColumnSchema(name: "level", declaredType: "INTEGER", defaultSQL: "1"),
+            ColumnSchema(name: "retries", declaredType: "INTEGER", notNull: true, defaultSQL: "'3'"),
+            ColumnSchema(name: "offset", declaredType: "INTEGER", notNull: true, defaultSQL: "(-2)"),
+            ColumnSchema(name: "ratio", declaredType: "REAL", notNull: true, defaultSQL: "0.5"),
+            ColumnSchema(name: "label", declaredType: "TEXT", defaultSQL: "'it''s \"x\"'"),
+            ColumnSchema(name: "nullText", declaredType: "TEXT", defaultSQL: "'NULL'"),
+            ColumnSchema(name: "noDefault", declaredType: "TEXT", defaultSQL: "NULL"),
+            ColumnSchema(name: "state", declaredType: "TEXT", notNull: true, defaultSQL: "archived"),
+            ColumnSchema(name: "enabled", declaredType: "BOOLEAN", notNull: true, defaultSQL: "TRUE"),
+            ColumnSchema(name: "stamp", declaredType: "DATETIME", notNull: true, defaultSQL: "CURRENT_TIMESTAMP"),
+            ColumnSchema(name: "raw", declaredType: "NUMERIC", defaultSQL: "7"),
+            ColumnSchema(name: "computed", declaredType: "INTEGER", notNull: true, defaultSQL: "(abs(-1) + 1)"),
+        ])
+        #expect(source(table) == #"""
+            final class Setting: Model {
+                var id: Int64 = 0
+                var level: Int64? = 1
+                var retries: Int64 = 3
+                var offset: Int64 = -2
+                var ratio: Double = 0.5
+                var label: String? = "it's \"x\""
+                var nullText: String? = "NULL"
+                var noDefault: String?
+                var state: String = "archived"
+                var enabled: Bool = true
+                var stamp: Date = Date()
+                var raw: SQLValue = .integer(7)
+                var computed: Int64 = 0
+                required init() {}
+            }
+            """#)
+    }
+
+    @Test func keysIndicesAndGeneratedColumns() {
+        let table = TableSchema(name: "blog_posts", columns: [
+            ColumnSchema(name: "post_id", declaredType: "INTEGER", notNull: true, primaryKeyPosition: 1),
+            ColumnSchema(name: "author", declaredType: "INTEGER", notNull: true),
+            ColumnSchema(name: "title", declaredType: "TEXT", notNull: true),
+            ColumnSchema(name: "slug", declaredType: "TEXT"),
+            ColumnSchema(name: "length", declaredType: "INTEGER", hidden: 2),
+        ], indices: [
+            IndexSchema(name: "by_author", columns: ["author"]),
+            IndexSchema(name: "by_author_title", columns: ["author", "title"], unique: true),
+            IndexSchema(name: "by_author_again", columns: ["author"]),           // same columns: declared once
+            IndexSchema(name: "by_length", columns: ["length"]),                 // a generated column
+            IndexSchema(name: "by_title_desc", columns: ["title"], descending: [true]),
+            IndexSchema(name: "by_lower_title", columns: [nil]),                 // an expression
+            IndexSchema(name: "recent", columns: ["slug"], partial: true),
+            IndexSchema(name: "sqlite_autoindex_blog_posts_1", columns: ["slug"], unique: true, origin: "u"),
+        ])
+        #expect(source(table) == """
+            final class BlogPosts: Model {
+                static let tableName = "blog_posts"
+                static let primaryKey = "post_id"
+                static let persistentProperties = ["post_id", "author", "title", "slug"]
+                static let indices = [["author"]]
+                static let uniqueIndices = [["author", "title"]]
+                var post_id: Int64 = 0
+                var author: Int64 = 0
+                var title: String = ""
+                var slug: String?
+                var length: Int64?  // generated column: SQLite computes it, so it is not persisted
+                required init() {}
+            }
+            """)
+    }
+
+    @Test func keywordColumnsAreEscaped() {
+        let table = TableSchema(name: "Thing", columns: [
+            ColumnSchema(name: "id", declaredType: "TEXT", primaryKeyPosition: 1),
+            ColumnSchema(name: "class", declaredType: "TEXT"),
+            ColumnSchema(name: "default", declaredType: "INTEGER"),
+        ])
+        #expect(source(table) == """
+            final class Thing: Model {
+                var id: String = ""
+                var `class`: String?
+                var `default`: Int64?
+                required init() {}
+            }
+            """)
+    }
+
+    @Test func tablesStrataCannotMapAreSkipped() {
+        let id = ColumnSchema(name: "id", declaredType: "INTEGER", primaryKeyPosition: 1)
+        let cases: [(TableSchema, String)] = [
+            (TableSchema(name: "items", columns: [ColumnSchema(name: "a", declaredType: "INT")]),
+             #"// skipped: "items": no PRIMARY KEY; a Strata model needs a single-column primary key"#),
+            (TableSchema(name: "link", columns: [ColumnSchema(name: "a", declaredType: "INTEGER", primaryKeyPosition: 1),
+                                                  ColumnSchema(name: "b", declaredType: "INTEGER", primaryKeyPosition: 2)]),
+             #"// skipped: "link": composite PRIMARY KEY (a, b); a Strata model needs a single-column primary key"#),
+            (TableSchema(name: "people", columns: [id, ColumnSchema(name: "first name", declaredType: "TEXT")]),
+             #"// skipped: "people": column "first name" is not a Swift identifier, and Strata maps properties to columns by name"#),
+            (TableSchema(name: "flags", columns: [id, ColumnSchema(name: "isDeleted", declaredType: "INTEGER")]),
+             #"// skipped: "flags": column "isDeleted" cannot name a property of a model (a Swift keyword or a member every model has)"#),
+            (TableSchema(name: "measures", columns: [ColumnSchema(name: "at", declaredType: "REAL", primaryKeyPosition: 1)]),
+             #"// skipped: "measures": primary key "at" has REAL affinity; a Strata key is an integer or a string"#),
+            (TableSchema(name: "search", columns: [], isVirtual: true),
+             #"// skipped: "search": a virtual table; Strata models map ordinary tables"#),
+        ]
+        for (table, expected) in cases {
+            #expect(source(table) == expected)
+            if case .skipped(let name, _) = generator.model(for: table) { #expect(name == table.name) } else { Issue.record("\(table.name) was not skipped") }
+        }
+    }
+
+    @Test func wholeFileNamesClassesUniquely() {
+        let id = ColumnSchema(name: "id", declaredType: "INTEGER", primaryKeyPosition: 1)
+        let schema = DatabaseSchema(tables: [
+            TableSchema(name: "data", columns: [id]),
+            TableSchema(name: "user_tag", columns: [id]),
+            TableSchema(name: "userTag", columns: [id]),
+            TableSchema(name: "2fa", columns: [id]),
+            TableSchema(name: "log", columns: []),
+        ])
+        #expect(generator.source(for: schema, origin: "app.sqlite") == """
+            // Strata models for the tables of app.sqlite, written by `strata generate`.
+            // Properties are named after their columns: Strata maps them by name.
+
+            import Foundation
+            import Strata
+
+            final class DataRecord: Model {
+                static let tableName = "data"
+                var id: Int64 = 0
+                required init() {}
+            }
+
+            final class UserTag: Model {
+                static let tableName = "user_tag"
+                var id: Int64 = 0
+                required init() {}
+            }
+
+            final class UserTag2: Model {
+                static let tableName = "userTag"
+                var id: Int64 = 0
+                required init() {}
+            }
+
+            final class Table2fa: Model {
+                static let tableName = "2fa"
+                var id: Int64 = 0
+                required init() {}
+            }
+
+            // skipped: "log": no PRIMARY KEY; a Strata model needs a single-column primary key
+
+            """)
+    }
+
+    @Test func readsTablesFromADatabase() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '', body TEXT, stars INT NOT NULL DEFAULT 0,
+                               created DATETIME, lower_title TEXT GENERATED ALWAYS AS (lower(title)) STORED)
+            """)
+        try db.execute("CREATE INDEX note_created ON note (created)")
+        try db.execute("CREATE UNIQUE INDEX note_title ON note (title)")
+        try db.execute("CREATE INDEX note_lower ON note (lower(title))")
+        let schema = try DatabaseSchema(reading: db)
+        #expect(generator.model(for: schema.tables[0]).source == """
+            final class Note: Model {
+                static let tableName = "note"
+                static let persistentProperties = ["id", "title", "body", "stars", "created"]
+                static let indices = [["created"]]
+                static let uniqueIndices = [["title"]]
+                var id: Int64 = 0
+                var title: String = ""
+                var body: String?
+                var stars: Int64 = 0
+                var created: Date?
+                var lower_title: String?  // generated column: SQLite computes it, so it is not persisted
+                required init() {}
+            }
+            """)
+    }
+
+    @Test func selectingTables() throws {
+        let id = ColumnSchema(name: "id", declaredType: "INTEGER", primaryKeyPosition: 1)
+        let schema = DatabaseSchema(tables: [TableSchema(name: "a", columns: [id]), TableSchema(name: "B", columns: [id])])
+        #expect(try schema.selecting(["b"]).tables.map(\.name) == ["B"])
+        #expect(try schema.selecting([]).tables.count == 2)
+        #expect(throws: ToolError.self) { try schema.selecting(["c"]) }
+    }
+}
