@@ -105,6 +105,10 @@ extension Database {
                 models.record(table: change.table, operation: change.operation, rowID: change.rowID)
                 guard !change.own else { continue }
                 for registry in models.registries(forTable: change.table) {
+                    if change.operation == SQLITE_INSERT, registry.table.selectsRowID {
+                        moveReplacedInstance(registry: registry, rowID: change.rowID)
+                        continue
+                    }
                     guard let object = registry.instance(rowID: change.rowID) else { continue }
                     if change.operation == SQLITE_DELETE {
                         if inTransaction { models.noteDeleted(object) }
@@ -118,6 +122,20 @@ extension Database {
             }
         }
         if !isInTransaction { transactionEnded() }
+    }
+
+    /// `INSERT OR REPLACE` over a row whose key is not the rowid gives the row a new rowid and reports
+    /// no DELETE for the old one: the live instance with that key (if any) follows its row.
+    private func moveReplacedInstance(registry: TypeRegistry, rowID: Int64) {
+        guard registry.hasTextKeys else { return }
+        let sql = "SELECT \(SQL.quote(registry.metadata.key.name)) FROM \(SQL.quote(registry.metadata.tableName)) WHERE rowid = ?"
+        guard let statement = try? connection.cachedStatement(sql) else { return }
+        defer { statement.reset() }
+        guard (try? statement.bind(values: [.integer(rowID)])) != nil, (try? statement.step()) == true,
+              let object = registry.instance(key: statement.value(at: 0)), object._rowID != rowID else { return }
+        let textKey = registry.textKey(of: object)
+        registry.register(object, rowID: rowID, textKey: textKey)
+        refresh(object, registry: registry)
     }
 
     /// After a rollback (of the whole transaction, `toDepth` 0, or of the savepoint opened at `toDepth`):

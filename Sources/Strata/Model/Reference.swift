@@ -204,8 +204,11 @@ public struct Reference<Related: Model>: ReferenceStorage {
         if let object {
             // The prefetch loads `Related` rows through `Related`'s own registry: the type is certain.
             let related = unsafeDowncast(object, to: Related.self)
-            if related === owner {
-                target = related          // a self-reference held strongly would never be freed
+            if type(of: related) == type(of: owner) {
+                // Same-type references (a manager, a parent) could form cycles among the fetched objects
+                // themselves (A -> B -> A), so they are held weakly; such targets are usually among the
+                // owners, kept alive by the fetch result.
+                target = related
             } else {
                 strongTarget = related    // read first; `target` is not needed
             }

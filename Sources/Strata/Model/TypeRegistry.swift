@@ -25,6 +25,9 @@ final class TypeRegistry {
     /// tables whose key is not the rowid need it; the key property itself may have been changed since).
     @exclusivity(unchecked) private var textKeys: [ObjectIdentifier: String] = [:]
 
+    /// Whether any instance is registered by text key.
+    var hasTextKeys: Bool { !byTextKey.isEmpty }
+
     /// The text key `object` is registered under, if any.
     func textKey(of object: ModelObject) -> String? { textKeys[ObjectIdentifier(object)] }
 
