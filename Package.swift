@@ -32,8 +32,10 @@ let package = Package(
             dependencies: ["StrataTools", "Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/strata"
         ),
-        .testTarget(name: "StrataTests", dependencies: ["Strata"]),
-        .testTarget(name: "StrataToolsTests", dependencies: ["StrataTools", "Strata"]),
+        // Temporary databases and the location of ../shared/fixtures, shared by the test targets.
+        .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Tests/StrataTestSupport"),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"]),
+        .testTarget(name: "StrataToolsTests", dependencies: ["StrataTools", "Strata", "StrataTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import StrataTestSupport
 import Testing
 @testable import Strata
 

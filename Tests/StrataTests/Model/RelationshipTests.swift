@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import StrataTestSupport
 import Testing
 @testable import Strata
 
