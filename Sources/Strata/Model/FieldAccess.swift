@@ -208,7 +208,7 @@ class AnyFieldIO {
     /// The field's current value, untyped.
     func value(of object: ModelObject) -> Any { () }
     /// Hands a prefetched related object to a relationship field.
-    func attachPrefetched(_ target: ModelObject?, to object: ModelObject) {}
+    func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool) {}
     /// A relationship field's key when it holds no live object (what a prefetch loads); nil otherwise.
     func unresolvedKey(of object: ModelObject) -> SQLValue? { nil }
     /// Points a relationship field weakly at `target` when it stores `key` (see ``Children``).
@@ -260,8 +260,8 @@ final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
         }
     }
 
-    override func attachPrefetched(_ target: ModelObject?, to object: ModelObject) {
-        storage(object).pointee.attachPrefetched(target, owner: object)
+    override func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool) {
+        storage(object).pointee.attachPrefetched(target, strongly: strongly)
     }
 
     override func unresolvedKey(of object: ModelObject) -> SQLValue? { storage(object).pointee.unresolvedKey }

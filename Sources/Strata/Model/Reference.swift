@@ -8,7 +8,7 @@ protocol ReferenceStorage {
     mutating func storedKey(owner: ModelObject) throws -> SQLValue
     mutating func setStoredKey(_ value: SQLValue) throws
     /// Keeps a prefetched related object (nil: the key has no row).
-    mutating func attachPrefetched(_ target: ModelObject?, owner: ModelObject)
+    mutating func attachPrefetched(_ target: ModelObject?, strongly: Bool)
     /// The stored key when no live related object is held (what a prefetch must load), else nil.
     var unresolvedKey: SQLValue? { get }
     /// Points at `target`, weakly, when the stored key is `key` (the parent that just loaded its
@@ -200,17 +200,14 @@ public struct Reference<Related: Model>: ReferenceStorage {
         knownMissing = false
     }
 
-    mutating func attachPrefetched(_ object: ModelObject?, owner: ModelObject) {
+    mutating func attachPrefetched(_ object: ModelObject?, strongly: Bool) {
         if let object {
             // The prefetch loads `Related` rows through `Related`'s own registry: the type is certain.
             let related = unsafeDowncast(object, to: Related.self)
-            if type(of: related) == type(of: owner) {
-                // Same-type references (a manager, a parent) could form cycles among the fetched objects
-                // themselves (A -> B -> A), so they are held weakly; such targets are usually among the
-                // owners, kept alive by the fetch result.
-                target = related
-            } else {
+            if strongly {
                 strongTarget = related    // read first; `target` is not needed
+            } else {
+                target = related
             }
             knownMissing = false
         } else {

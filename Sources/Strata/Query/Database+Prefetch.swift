@@ -52,7 +52,7 @@ extension Database {
             if isNew { keys.append(key) }
         }
         guard !pending.isEmpty else { return }
-        try attachTargets(related, keys: keys, pending: pending, io: io)
+        try attachTargets(related, keys: keys, pending: pending, io: io, ownerType: metadata.type)
     }
 
     /// ``objects(_:where:_:)``, then ``prefetch(_:of:)`` for each named relationship: listing N employees
@@ -73,16 +73,20 @@ extension Database {
     /// Loads the related rows for `keys` that have no live instance (chunked `IN` queries), then hands
     /// each pending owner its object, found through the related type's identity map.
     private func attachTargets(_ type: any Model.Type, keys: [SQLValue], pending: [(owner: ModelObject, key: SQLValue)],
-                               io: AnyFieldIO) throws {
+                               io: AnyFieldIO, ownerType: any Model.Type) throws {
         func load<R: Model>(_ type: R.Type) throws {
             let registry = try registry(for: R.self)
             let missing = keys.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true }
             let loaded = try objects(R.self, registry: registry, column: registry.metadata.key.name, in: missing)
+            // Owners hold their targets strongly (so a later read costs no query) unless the targets could
+            // hold them back: the same type (a manager, a parent), or a type with a relationship to the
+            // owners' type. Then they are held weakly, as lazily resolved ones are, so no cycle can form.
+            let strongly = ownerType != R.self && !registry.metadata.properties.contains { $0.related == ownerType }
             // `loaded` keeps the new instances alive until each owner holds its own.
             withExtendedLifetime(loaded) {
                 for (owner, key) in pending {
                     let target = registry.instance(key: key)
-                    io.attachPrefetched(target?._isDeleted == false ? target : nil, to: owner)
+                    io.attachPrefetched(target?._isDeleted == false ? target : nil, to: owner, strongly: strongly)
                 }
             }
         }

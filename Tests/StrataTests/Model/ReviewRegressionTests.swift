@@ -557,4 +557,37 @@ private func contents(_ db: Database, _ table: String) throws -> [String] {
         #expect(weakA == nil && weakB == nil)
     
     }
+
+    @Test func prefetchedCycleThroughTwoTypesDoesNotLeak() throws {
+        weak var weakTeam: RvTeam?
+        weak var weakLead: RvLead?
+        do {
+            let db = try Database()
+            try db.execute("CREATE TABLE RvTeam(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', lead INTEGER)")
+            try db.execute("CREATE TABLE RvLead(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', team INTEGER)")
+            try db.execute("INSERT INTO RvTeam VALUES (1, 'core', 1)")
+            try db.execute("INSERT INTO RvLead VALUES (1, 'ada', 1)")
+            let teams = try db.objects(RvTeam.self, prefetching: ["lead"])
+            let leads = try db.objects(RvLead.self, prefetching: ["team"])
+            #expect(teams[0].lead === leads[0])
+            #expect(leads[0].team === teams[0])
+            weakTeam = teams[0]
+            weakLead = leads[0]
+        }
+        #expect(weakTeam == nil && weakLead == nil)
+    }
+}
+
+private final class RvTeam: Model {
+    var id: Int64 = 0
+    var name = ""
+    @Reference var lead: RvLead?
+    required init() {}
+}
+
+private final class RvLead: Model {
+    var id: Int64 = 0
+    var name = ""
+    @Reference var team: RvTeam?
+    required init() {}
 }
