@@ -35,6 +35,8 @@ extension Database {
     /// changed underneath.
     @usableFromInline
     func registry(for type: any Model.Type) throws -> TypeRegistry {
+        // Writes made through a bare `Statement` since the last call are applied to live instances first.
+        if !models.pending.isEmpty && !models.ownWrite { reconcileLiveInstances() }
         if !models.needsResync, let registry = models.registries[ObjectIdentifier(type)] { return registry }
         return try resync(type)
     }

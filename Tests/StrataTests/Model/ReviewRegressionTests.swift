@@ -591,3 +591,24 @@ private final class RvLead: Model {
     @Reference var team: RvTeam?
     required init() {}
 }
+
+@Suite struct BareStatementTests {
+    @Test func writesThroughABareStatementReachLiveInstancesBeforeTheNextModelCall() throws {
+        let db = try Database()
+        let item = BareItem(); item.name = "old"
+        try db.save(item)
+        try db.statement("UPDATE BareItem SET name = ? WHERE id = ?").run(["new", item.id])
+        let again = try db.object(BareItem.self, forKey: item.id)
+        #expect(again === item)
+        #expect(item.name == "new")
+        try db.statement("DELETE FROM BareItem").run()
+        #expect(try db.objects(BareItem.self).isEmpty)
+        #expect(item.isDeleted)
+    }
+}
+
+private final class BareItem: Model {
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
