@@ -12,6 +12,8 @@ final class Connection {
     private var statements: [String: Statement] = [:]
     private(set) var isClosed = false
     /// Called with each finished statement's SQL and duration (nanoseconds), while any is registered.
+    /// Told when a statement fails, so the owner can distrust the changes it reported (see ``Database``).
+    var statementFailed: (() -> Void)?
     private var traceObservers: [Int: (String, UInt64) -> Void] = [:]
     private var nextObserverID = 0
 

@@ -17,8 +17,9 @@ extension Database {
         transactionDepth += 1
         defer { transactionDepth -= 1 }
         let savepoint = "strata_\(transactionDepth)"
-        // Changes made before a savepoint survive its rollback; those made after it must not be reported.
-        if nested { reconcileLiveInstances() }
+        // What happened before is settled first: changes made before a savepoint survive its rollback and
+        // those made after it must not be reported; a rollback left over from a bare statement is applied.
+        reconcileLiveInstances()
         let changesBefore = models.transactionChanges
         try connection.execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN \(kind.rawValue) TRANSACTION")
         let result: T
@@ -33,6 +34,14 @@ extension Database {
         } catch {
             rollback(nested ? savepoint : nil, changesBefore: changesBefore)
             throw error
+        }
+        if nested {
+            // Inserts of a released savepoint now belong to the enclosing level: a later rollback of a sibling
+            // savepoint must not undo them.
+            let depth = transactionDepth
+            for i in models.insertedInTransaction.indices where models.insertedInTransaction[i].depth >= depth {
+                models.insertedInTransaction[i].depth = depth - 1
+            }
         }
         reconcileLiveInstances()
         return result

@@ -36,6 +36,12 @@ public final class Database {
                                          logger: configuration.logger)
         if configuration.foreignKeys { try connection.execute("PRAGMA foreign_keys = ON") }
         installChangeHooks()
+        // A statement stepped outside the library's own calls (a bare `Statement`) may fail after SQLite
+        // reported changes it then undid; they are checked against the rows before they reach live instances.
+        connection.statementFailed = { [weak self] in
+            guard let self else { return }
+            models.verifyPending = !models.pending.isEmpty || models.verifyPending
+        }
     }
 
     /// Opens a private in-memory database, gone when the handle is closed.

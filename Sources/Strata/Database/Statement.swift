@@ -150,6 +150,7 @@ public final class Statement {
         guard handle != nil, let connection else { return closedError() }
         let error = connection.error(code: code, sql: sql, arguments: boundArguments)
         sqlite3_reset(handle)
+        connection.statementFailed?()
         return error
     }
 

@@ -28,8 +28,14 @@ extension Database {
             let models = Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue()
             // Only the very row the library is writing is "own" (its instance is already up to date);
             // rows that cascades and triggers change through it are handled like any other write.
-            let own = models.ownWrite && (operation == SQLITE_INSERT || rowID == models.ownRowID)
-                && models.ownTable.withUnsafeBufferPointer { $0.baseAddress.map { strcmp($0, table) == 0 } ?? false }
+            // The first change to that row only: a trigger writing the same row again is a foreign change.
+            var own = false
+            if models.ownWrite && (operation == SQLITE_INSERT || models.ownAnyRow || rowID == models.ownRowID)
+                && models.ownTable.withUnsafeBufferPointer({ $0.baseAddress.map { sqlite3_stricmp($0, table) == 0 } ?? false }) {
+                own = true
+                models.ownAnyRow = false
+                models.ownRowID = Int64.min
+            }
             if own && models.observers.isEmpty { return }
             models.pending.append(.init(operation: operation, table: String(cString: table), rowID: rowID, own: own))
         }, context)
@@ -68,25 +74,36 @@ extension Database {
     }
 
     /// Runs one statement-level operation so that a failure leaves live instances as the database has
-    /// them: the changes SQLite reported during a statement it then undid are dropped, and if the failure
-    /// rolled back a whole transaction, live instances are restored.
+    /// them: the changes SQLite reported since it began are re-checked against the rows (some statements of
+    /// a script may have succeeded, the failing one was undone), and if the failure rolled back a whole
+    /// transaction, live instances are restored.
     @inline(__always)
     func guardingChanges<T>(_ body: () throws -> T) throws -> T {
-        let mark = models.pending.count
         let wasInTransaction = isInTransaction
         do {
             return try body()
         } catch {
-            if models.pending.count > mark { models.pending.removeSubrange(mark...) }
-            if models.rolledBack {
-                if wasInTransaction && !isInTransaction {
-                    restoreLiveInstancesAfterRollback(toDepth: 0)
-                } else {
-                    models.rolledBack = false   // only the failed statement's own implicit transaction
-                }
-            }
+            statementFailed(wasInTransaction: wasInTransaction)
             throw error
         }
+    }
+
+    /// After a failed statement: what SQLite reported may have been undone, so pending changes are checked
+    /// against the database when they are applied; a whole-transaction rollback restores live instances.
+    func statementFailed(wasInTransaction: Bool) {
+        if !models.pending.isEmpty { models.verifyPending = true }
+        if models.rolledBack {
+            if wasInTransaction && !isInTransaction {
+                restoreLiveInstancesAfterRollback(toDepth: 0)
+            } else {
+                models.rolledBack = false   // only the failed statement's own implicit transaction
+            }
+        }
+    }
+
+    /// Applies writes not yet reflected in live instances (those of a bare `Statement`).
+    func applyPendingChanges() {
+        if (!models.pending.isEmpty || models.rolledBack) && !models.ownWrite { reconcileLiveInstances() }
     }
 
     /// Brings live instances up to date with the writes SQLite reported since the last call: rows deleted
@@ -94,14 +111,27 @@ extension Database {
     /// ended, either delivers its changes (commit) or restores live instances (rollback).
     func reconcileLiveInstances() {
         if models.rolledBack {
-            restoreLiveInstancesAfterRollback(toDepth: 0)
-            return
+            if isInTransaction {
+                // A rollback cannot leave a transaction open: the flag is left over from a bare statement
+                // that failed in autocommit mode (its implicit transaction), and nothing is to be restored.
+                models.rolledBack = false
+            } else {
+                restoreLiveInstancesAfterRollback(toDepth: 0)
+                return
+            }
         }
         if !models.pending.isEmpty {
             let pending = models.pending
             models.pending.removeAll(keepingCapacity: true)
+            let verify = models.verifyPending
+            models.verifyPending = false
             let inTransaction = isInTransaction
             for change in pending {
+                // After a failure, a reported insert or delete counts only if the row really is there or gone.
+                if verify && change.operation != SQLITE_UPDATE
+                    && rowExists(table: change.table, rowID: change.rowID) != (change.operation == SQLITE_INSERT) {
+                    continue
+                }
                 models.record(table: change.table, operation: change.operation, rowID: change.rowID)
                 guard !change.own else { continue }
                 for registry in models.registries(forTable: change.table) {
@@ -110,7 +140,7 @@ extension Database {
                         continue
                     }
                     guard let object = registry.instance(rowID: change.rowID) else { continue }
-                    if change.operation == SQLITE_DELETE {
+                    if change.operation == SQLITE_DELETE && !verify {
                         if inTransaction { models.noteDeleted(object) }
                         registry.detach(object, deleted: true)
                     } else {
@@ -122,6 +152,14 @@ extension Database {
             }
         }
         if !isInTransaction { transactionEnded() }
+    }
+
+    /// Whether `table` has a row with `rowID` (true when it cannot tell).
+    private func rowExists(table: String, rowID: Int64) -> Bool {
+        guard let statement = try? connection.cachedStatement("SELECT 1 FROM \(SQL.quote(table)) WHERE rowid = ?") else { return true }
+        defer { statement.reset() }
+        guard (try? statement.bind(values: [.integer(rowID)])) != nil, let found = try? statement.step() else { return true }
+        return found
     }
 
     /// `INSERT OR REPLACE` over a row whose key is not the rowid gives the row a new rowid and reports
@@ -178,28 +216,28 @@ extension Database {
         }
     }
 
-    /// Reloads one live instance from its row; a missing row marks it deleted.
+    /// Reloads one live instance from its row; a missing row marks it deleted, a found one un-deletes it.
+    /// Rows are found by rowid when the key is the rowid, else by the key the instance was registered
+    /// under (its rowid may have changed, e.g. through INSERT OR REPLACE).
     func refresh(_ object: ModelObject, registry: TypeRegistry) {
+        let table = registry.table
         do {
-            let found: Bool
-            if registry.table.hasRowID {
-                let statement = try connection.cachedStatement(registry.table.selectByRowIDSQL)
+            let statement: Statement
+            if table.keyIsRowID {
+                statement = try connection.cachedStatement(table.selectByRowIDSQL)
                 try statement.bind(values: [.integer(object._rowID)])
-                defer { statement.reset() }
-                found = try statement.step()
-                if found { try decodeRow(statement, into: object, registry: registry) }
             } else {
-                let key = try registry.metadata.key.accessor.load(object)
-                let statement = try connection.cachedStatement(registry.table.selectByKeySQL)
-                try statement.bind(values: [key])
-                defer { statement.reset() }
-                found = try statement.step()
-                if found { try decodeRow(statement, into: object, registry: registry) }
+                statement = try connection.cachedStatement(table.selectByKeySQL)
+                try statement.bind(values: [registeredKeyValue(of: object, registry: registry)])
             }
-            if found {
-                if object._isDeleted {
+            defer { statement.reset() }
+            if try statement.step() {
+                try decodeRow(statement, into: object, registry: registry)
+                let rowID = table.selectsRowID ? statement.int64(at: Int32(registry.metadata.properties.count)) : object._rowID
+                if object._isDeleted || rowID != object._rowID {
                     let key = try registry.metadata.key.accessor.load(object)
-                    registry.register(object, rowID: object._rowID, textKey: registry.keyIsRowID ? nil : TypeRegistry.textKey(key))
+                    registry.register(object, rowID: rowID,
+                                      textKey: table.keyIsRowID ? nil : registry.textKey(of: object) ?? TypeRegistry.textKey(key))
                 }
             } else {
                 registry.detach(object, deleted: true)
@@ -209,6 +247,13 @@ extension Database {
             // previous values; the next fetch of the row reports the error.
             configuration.logger.warning("Strata could not refresh a live \(registry.metadata.typeName): \(error)")
         }
+    }
+
+    /// The key value an instance of a table keyed otherwise than by rowid was registered under.
+    private func registeredKeyValue(of object: ModelObject, registry: TypeRegistry) throws -> SQLValue {
+        guard let text = registry.textKey(of: object) else { return try registry.metadata.key.accessor.load(object) }
+        if registry.metadata.keyIsInteger, let value = Int64(text) { return .integer(value) }
+        return .text(text)
     }
 
     private func transactionEnded() {

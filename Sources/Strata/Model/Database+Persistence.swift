@@ -138,7 +138,8 @@ extension Database {
         try bind(object, properties: 0..<registry.metadata.properties.count, to: statement, registry: registry)
         var rowID: Int64 = 0
         if case .integer(let v) = key, table.keyIsRowID { rowID = v }
-        try ownWrite(registry: registry, rowID: rowID) {
+        // The rowid of a row keyed otherwise is not known before the upsert: its first change is own.
+        try ownWrite(registry: registry, rowID: rowID, anyRow: !table.keyIsRowID) {
             defer { statement.reset() }
             while try statement.step() {
                 if table.selectsRowID { rowID = statement.int64(at: 0) }
@@ -194,11 +195,15 @@ extension Database {
     }
 
     @inline(__always)
-    private func ownWrite(registry: TypeRegistry, rowID: Int64, _ body: () throws -> Void) throws {
+    private func ownWrite(registry: TypeRegistry, rowID: Int64, anyRow: Bool = false, _ body: () throws -> Void) throws {
         models.ownWrite = true
         models.ownRowID = rowID
+        models.ownAnyRow = anyRow
         if models.ownTable != registry.tableNameCString { models.ownTable = registry.tableNameCString }
-        defer { models.ownWrite = false }
+        defer {
+            models.ownWrite = false
+            models.ownAnyRow = false
+        }
         try guardingChanges(body)
     }
 }

@@ -29,6 +29,10 @@ final class ModelContext {
     /// the hook does not schedule a refresh for that row.
     @exclusivity(unchecked) var ownWrite = false
     @exclusivity(unchecked) var ownRowID: Int64 = 0
+    /// Set for an upsert, whose row is not known beforehand: the first change to the table is own.
+    @exclusivity(unchecked) var ownAnyRow = false
+    /// Set after a statement failed: pending changes may have been undone and are checked, not trusted.
+    var verifyPending = false
     @exclusivity(unchecked) var ownTable: ContiguousArray<CChar> = [0]
     var committed = false
     /// Set by the authorizer between a DROP TABLE/VIEW check and the DELETE check that follows it.

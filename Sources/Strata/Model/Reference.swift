@@ -112,6 +112,9 @@ public struct Reference<Related: Model>: ReferenceStorage {
     /// owner's database. Throws ``ModelError/Kind/notFound`` when the key has no row.
     @usableFromInline
     static func resolve<Owner: ModelObject>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Reference<Related>>) throws -> Related? {
+        // Writes not yet applied to live instances (a bare statement's) could change the owner's key while
+        // loading: apply them first.
+        owner._registry?.database?.applyPendingChanges()
         let storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
         if let held = storage.strongTarget ?? storage.target {
             guard held._isDeleted else { return held }
@@ -126,7 +129,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
         guard let loaded = try database.object(Related.self, forKey: storage.key) else {
             throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
         }
-        owner[keyPath: path].target = loaded
+        if owner[keyPath: path].key == storage.key { owner[keyPath: path].target = loaded }
         return loaded
     }
 

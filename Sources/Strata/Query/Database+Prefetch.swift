@@ -81,7 +81,7 @@ extension Database {
             // Owners hold their targets strongly (so a later read costs no query) unless the targets could
             // hold them back: the same type (a manager, a parent), or a type with a relationship to the
             // owners' type. Then they are held weakly, as lazily resolved ones are, so no cycle can form.
-            let strongly = ownerType != R.self && !registry.metadata.properties.contains { $0.related == ownerType }
+            let strongly = !Self.canReach(ownerType, from: R.self)
             // `loaded` keeps the new instances alive until each owner holds its own.
             withExtendedLifetime(loaded) {
                 for (owner, key) in pending {
@@ -91,5 +91,17 @@ extension Database {
             }
         }
         try load(type)
+    }
+
+    /// Whether objects of `start` can refer, through relationships (transitively), to objects of `target`.
+    private static func canReach(_ target: any Model.Type, from start: any Model.Type) -> Bool {
+        var seen: Set<ObjectIdentifier> = []
+        var queue: [any Model.Type] = [start]
+        while let type = queue.popLast() {
+            if type == target { return true }
+            guard seen.insert(ObjectIdentifier(type)).inserted, let metadata = try? ModelMetadata.of(type) else { continue }
+            queue += metadata.properties.compactMap(\.related)
+        }
+        return false
     }
 }

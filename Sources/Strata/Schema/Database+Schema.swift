@@ -36,7 +36,7 @@ extension Database {
     @usableFromInline
     func registry(for type: any Model.Type) throws -> TypeRegistry {
         // Writes made through a bare `Statement` since the last call are applied to live instances first.
-        if !models.pending.isEmpty && !models.ownWrite { reconcileLiveInstances() }
+        applyPendingChanges()
         if !models.needsResync, let registry = models.registries[ObjectIdentifier(type)] { return registry }
         return try resync(type)
     }
