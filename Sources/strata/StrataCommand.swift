@@ -25,22 +25,27 @@ func openReadOnly(_ path: String) throws -> Database {
     return try Database(path: path, configuration: configuration)
 }
 
+/// The arguments both subcommands take: the database file and an optional list of tables.
+struct DatabaseSource: ParsableArguments {
+    @Argument(help: "The SQLite database file (opened read-only).")
+    var path: String
+
+    @Option(name: .customLong("table"), help: "Only this table (repeat for more).")
+    var tables: [String] = []
+}
+
 extension StrataCommand {
     /// `strata inspect <db-path>`
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print each table's columns (type, affinity, NOT NULL, default, key, generated), indices and row count.")
 
-        @Argument(help: "The SQLite database file (opened read-only).")
-        var path: String
-
-        @Option(name: .customLong("table"), help: "Only this table (repeat for more).")
-        var tables: [String] = []
+        @OptionGroup var source: DatabaseSource
 
         func run() throws {
-            let db = try openReadOnly(path)
-            let schema = try DatabaseSchema(reading: db, countingRows: true).selecting(tables)
-            print(SchemaReport(schema: schema, title: path).text, terminator: "")
+            let db = try openReadOnly(source.path)
+            let schema = try DatabaseSchema(reading: db, countingRows: true).selecting(source.tables)
+            print(SchemaReport(schema: schema, title: source.path).text, terminator: "")
             try db.close()
         }
     }
@@ -50,16 +55,12 @@ extension StrataCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print Swift model classes for the tables Strata can map (a comment for the others).")
 
-        @Argument(help: "The SQLite database file (opened read-only).")
-        var path: String
-
-        @Option(name: .customLong("table"), help: "Only this table (repeat for more).")
-        var tables: [String] = []
+        @OptionGroup var source: DatabaseSource
 
         func run() throws {
-            let db = try openReadOnly(path)
-            let schema = try DatabaseSchema(reading: db).selecting(tables)
-            let name = path.split(separator: "/").last.map(String.init) ?? path
+            let db = try openReadOnly(source.path)
+            let schema = try DatabaseSchema(reading: db).selecting(source.tables)
+            let name = source.path.split(separator: "/").last.map(String.init) ?? source.path
             print(ModelGenerator().source(for: schema, origin: name), terminator: "")
             try db.close()
         }
