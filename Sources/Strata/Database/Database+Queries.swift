@@ -25,6 +25,7 @@ extension Database {
     /// Runs raw SQL so that live model instances see what it wrote: a failed statement's reported changes
     /// are dropped, and afterwards updated rows are reloaded and deleted ones marked.
     private func raw<T>(_ body: () throws -> T) throws -> T {
+        try checkTransactionIsOpen()
         let changesBefore = totalChanges
         defer {
             if totalChanges != changesBefore { refreshWithoutRowIDInstances() }

@@ -25,6 +25,7 @@ extension Database {
         let result: T
         do {
             result = try body()
+            try checkTransactionIsOpen()
         } catch {
             rollback(nested ? savepoint : nil, changesBefore: changesBefore)
             throw error
@@ -57,5 +58,14 @@ extension Database {
         }
         restoreLiveInstancesAfterRollback(toDepth: savepoint == nil ? 0 : transactionDepth)
         if savepoint != nil { models.transactionChanges = changesBefore }
+    }
+
+    /// Throws when SQLite ended the transaction this block opened (a statement with `OR ROLLBACK`, or a
+    /// rollback after SQLITE_FULL or SQLITE_IOERR): what the block wrote is gone, and writes that followed
+    /// would commit one by one outside any transaction.
+    func checkTransactionIsOpen() throws {
+        guard transactionDepth > 0, !isInTransaction else { return }
+        if models.rolledBack { restoreLiveInstancesAfterRollback(toDepth: 0) }
+        throw DatabaseError(code: .abort, message: "the transaction was rolled back by SQLite; nothing written in it was kept")
     }
 }

@@ -182,6 +182,8 @@ extension Database {
     func restoreLiveInstancesAfterRollback(toDepth depth: Int) {
         models.pending.removeAll()
         models.rolledBack = false
+        // A schema sync inside the rolled-back part is undone too: sync again on next use.
+        checkSchemaVersion()
         // First the inserts, so that a rowid they took and the rollback freed cannot be mistaken for theirs.
         let undone = models.insertedInTransaction.filter { $0.depth >= depth }
         models.insertedInTransaction.removeAll { $0.depth >= depth }
@@ -268,7 +270,14 @@ extension Database {
 
     /// Marks the registries for a new sync when the schema changed underneath (a raw ALTER, say).
     func checkSchemaVersion() {
-        guard let version = try? value(Int64.self, "PRAGMA schema_version") else { return }
+        guard let version = try? schemaVersion() else { return }
         if models.schemaVersion != -1 && version != models.schemaVersion { models.needsResync = true }
+    }
+
+    /// `PRAGMA schema_version`, read directly (not through the raw-SQL path, which reconciles).
+    func schemaVersion() throws -> Int64 {
+        let statement = try connection.cachedStatement("PRAGMA schema_version")
+        defer { statement.reset() }
+        return try statement.step() ? statement.int64(at: 0) : -1
     }
 }

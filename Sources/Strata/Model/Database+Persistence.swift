@@ -47,6 +47,7 @@ extension Database {
     // MARK: Internals
 
     func save(_ object: ModelObject, registry: TypeRegistry) throws {
+        try checkTransactionIsOpen()
         let metadata = registry.metadata
         if object._isDeleted {
             throw ModelError(.deleted, model: metadata.typeName, "the instance was deleted; make a new one to insert the row again")

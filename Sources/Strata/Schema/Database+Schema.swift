@@ -37,6 +37,7 @@ extension Database {
     func registry(for type: any Model.Type) throws -> TypeRegistry {
         // Writes made through a bare `Statement` since the last call are applied to live instances first.
         applyPendingChanges()
+        try checkTransactionIsOpen()
         if !models.needsResync, let registry = models.registries[ObjectIdentifier(type)] { return registry }
         return try resync(type)
     }
@@ -68,7 +69,7 @@ extension Database {
             throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil, found: "no table",
                               expected: "the table created by sync", remedy: "Check that the database is writable.")
         }
-        models.schemaVersion = try value(Int64.self, "PRAGMA schema_version") ?? -1
+        models.schemaVersion = try schemaVersion()
         return (plan, TableMapping(metadata: metadata, info: info))
     }
 

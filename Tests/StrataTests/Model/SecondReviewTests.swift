@@ -142,3 +142,32 @@ private final class SrStamped: Model {
         #expect(seen.count == 1 && seen[0].hasPrefix("UPDATE"))
     }
 }
+
+@Suite struct RolledBackBySQLiteTests {
+    @Test func aStatementThatRollsBackTheTransactionEndsEveryEnclosingBlock() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT UNIQUE)")
+        try db.execute("INSERT INTO t(name) VALUES ('taken')")
+        let a = SrItem(); a.name = "a"
+        let b = SrItem(); b.name = "b"
+        let error = try #require(throws: DatabaseError.self) {
+            try db.transaction {
+                try db.save(a)
+                _ = try? db.transaction {
+                    try db.execute("INSERT OR ROLLBACK INTO t(name) VALUES ('taken')")
+                }
+                try db.save(b)   // would commit on its own: refused
+            }
+        }
+        #expect(error.code == .abort)
+        #expect(!db.isInTransaction)
+        #expect(!a.isPersisted && a.id == 0)
+        #expect(!b.isPersisted)
+        // The table was created by the first save, inside the rolled-back transaction: it is gone, and the
+        // next use of the model creates it again.
+        #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'SrItem'") == 0)
+        try db.save(a)
+        #expect(a.isPersisted)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM SrItem") == 1)
+    }
+}
