@@ -39,20 +39,6 @@ final class GRDBRecordItem: Record, CheckableItem {
     }
 
     var checkID: Int64 { id ?? -1 }
-    func checkColumn(_ column: Int) -> Int64 {
-        switch column {
-        case 0: i0
-        case 1: i1
-        case 2: i2
-        case 3: i3
-        case 4: i4
-        case 5: i5
-        case 6: i6
-        case 7: i7
-        case 8: i8
-        default: i9
-        }
-    }
 }
 
 /// Contender 3: a Codable struct; GRDB derives the mapping from Codable. (Mutable persistence so that
@@ -73,20 +59,6 @@ struct GRDBCodableItem: Codable, FetchableRecord, MutablePersistableRecord, Chec
     }
 
     var checkID: Int64 { id ?? -1 }
-    func checkColumn(_ column: Int) -> Int64 {
-        switch column {
-        case 0: i0
-        case 1: i1
-        case 2: i2
-        case 3: i3
-        case 4: i4
-        case 5: i5
-        case 6: i6
-        case 7: i7
-        case 8: i8
-        default: i9
-        }
-    }
 }
 
 /// Contender 4: what an expert writes by hand: positional `init(row:)`, cached statements with
@@ -122,20 +94,6 @@ struct GRDBOptimizedItem: FetchableRecord, CheckableItem {
     }
 
     var checkID: Int64 { id }
-    func checkColumn(_ column: Int) -> Int64 {
-        switch column {
-        case 0: i0
-        case 1: i1
-        case 2: i2
-        case 3: i3
-        case 4: i4
-        case 5: i5
-        case 6: i6
-        case 7: i7
-        case 8: i8
-        default: i9
-        }
-    }
 }
 
 // MARK: - Workloads

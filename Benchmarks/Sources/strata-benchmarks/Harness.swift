@@ -15,9 +15,37 @@ enum Expected {
 }
 
 /// What the harness reads from each contender's objects to verify them (outside the timed part).
+/// What every contender's item exposes so results can be verified: its id and ten columns.
 protocol CheckableItem {
     var checkID: Int64 { get }
-    func checkColumn(_ column: Int) -> Int64
+    var i0: Int64 { get }
+    var i1: Int64 { get }
+    var i2: Int64 { get }
+    var i3: Int64 { get }
+    var i4: Int64 { get }
+    var i5: Int64 { get }
+    var i6: Int64 { get }
+    var i7: Int64 { get }
+    var i8: Int64 { get }
+    var i9: Int64 { get }
+}
+
+extension CheckableItem {
+    /// Column `column` (0...9) of the item.
+    func checkColumn(_ column: Int) -> Int64 {
+        switch column {
+        case 0: i0
+        case 1: i1
+        case 2: i2
+        case 3: i3
+        case 4: i4
+        case 5: i5
+        case 6: i6
+        case 7: i7
+        case 8: i8
+        default: i9
+        }
+    }
 }
 
 struct VerificationFailure: Error, CustomStringConvertible {

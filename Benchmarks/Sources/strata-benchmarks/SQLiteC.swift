@@ -78,20 +78,6 @@ struct PlainItem: CheckableItem {
     var i5: Int64 = 0, i6: Int64 = 0, i7: Int64 = 0, i8: Int64 = 0, i9: Int64 = 0
 
     var checkID: Int64 { id }
-    func checkColumn(_ column: Int) -> Int64 {
-        switch column {
-        case 0: i0
-        case 1: i1
-        case 2: i2
-        case 3: i3
-        case 4: i4
-        case 5: i5
-        case 6: i6
-        case 7: i7
-        case 8: i8
-        default: i9
-        }
-    }
 }
 
 enum ItemTable {

@@ -19,20 +19,6 @@ final class StrataItem: Model, CheckableItem {
     required init() {}
 
     var checkID: Int64 { id }
-    func checkColumn(_ column: Int) -> Int64 {
-        switch column {
-        case 0: i0
-        case 1: i1
-        case 2: i2
-        case 3: i3
-        case 4: i4
-        case 5: i5
-        case 6: i6
-        case 7: i7
-        case 8: i8
-        default: i9
-        }
-    }
 }
 
 enum StrataContender {

@@ -200,7 +200,7 @@ extension Database {
         models.ownWrite = true
         models.ownRowID = rowID
         models.ownAnyRow = anyRow
-        if models.ownTable != registry.tableNameCString { models.ownTable = registry.tableNameCString }
+        models.ownTable = registry.tableNameCString   // shares the registry's buffer: no copy
         defer {
             models.ownWrite = false
             models.ownAnyRow = false

@@ -205,8 +205,6 @@ class AnyFieldIO {
     func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
         try store(statement.value(at: column), into: object)
     }
-    /// The field's current value, untyped.
-    func value(of object: ModelObject) -> Any { () }
     /// Hands a prefetched related object to a relationship field.
     func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool) {}
     /// A relationship field's key when it holds no live object (what a prefetch loads); nil otherwise.
@@ -232,8 +230,6 @@ final class FieldIO<Value>: AnyFieldIO {
     override func store(_ value: SQLValue, into object: ModelObject) throws {
         field(object, offset, Value.self).pointee = try codec.decode(value)
     }
-
-    override func value(of object: ModelObject) -> Any { field(object, offset, Value.self).pointee }
 }
 
 /// Access to a relationship wrapper's storage at a fixed offset (see Reference.swift).

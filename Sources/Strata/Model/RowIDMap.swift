@@ -110,13 +110,6 @@ struct RowIDMap {
         version &+= 1
     }
 
-    /// Makes room for `additional` more entries without rehashing on the way.
-    mutating func reserve(_ additional: Int) {
-        var capacity = entries.count
-        while (count + additional) * 4 > capacity * 3 { capacity *= 2 }
-        if capacity > entries.count { grow(to: capacity) }
-    }
-
     /// Every registered instance.
     var allValues: [Unmanaged<ModelObject>] { entries.compactMap(\.value) }
 

@@ -94,11 +94,6 @@ final class TypeRegistry {
         }
     }
 
-    /// Reserves room for `count` more instances (bulk fetches).
-    func reserve(_ count: Int) {
-        if table.hasRowID { byRowID.reserve(count) }
-    }
-
     /// Removes `object` from the map, if it is the one registered (called from `deinit` and on delete).
     func forget(_ object: ModelObject) {
         // Not conditional on the current table mode: a resync may have changed it since registration.
