@@ -89,7 +89,7 @@ struct GRDBOptimizedItem: FetchableRecord, CheckableItem {
     }
 
     func update(with statement: Statement) throws {
-        statement.setUncheckedArguments([i0, i1, i2, i3, i4, i5, i6, i7, i8, i9, id])
+        statement.setUncheckedArguments([i5, id])
         try statement.execute()
     }
 

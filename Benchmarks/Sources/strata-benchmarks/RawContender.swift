@@ -102,17 +102,8 @@ enum RawContender {
             for index in items.indices {
                 items[index].i5 += Expected.updateDelta
                 let item = items[index]
-                sqlite3_bind_int64(update, 1, item.i0)
-                sqlite3_bind_int64(update, 2, item.i1)
-                sqlite3_bind_int64(update, 3, item.i2)
-                sqlite3_bind_int64(update, 4, item.i3)
-                sqlite3_bind_int64(update, 5, item.i4)
-                sqlite3_bind_int64(update, 6, item.i5)
-                sqlite3_bind_int64(update, 7, item.i6)
-                sqlite3_bind_int64(update, 8, item.i7)
-                sqlite3_bind_int64(update, 9, item.i8)
-                sqlite3_bind_int64(update, 10, item.i9)
-                sqlite3_bind_int64(update, 11, item.id)
+                sqlite3_bind_int64(update, 1, item.i5)
+                sqlite3_bind_int64(update, 2, item.id)
                 try step(db, update, expect: SQLITE_DONE, "update")
                 sqlite3_reset(update)
             }

@@ -166,10 +166,15 @@ final class Connection {
         }, context)
     }
 
+    /// The statement a handle runs to notice other connections' commits; not reported to trace observers,
+    /// which count the statements the library runs for the caller's work.
+    static let dataVersionSQL = "PRAGMA data_version"
+
     private func traced(sql: String, nanoseconds: UInt64) {
         if logger.logLevel <= .debug {
             logger.debug("\(sql)", metadata: ["ms": "\(Double(nanoseconds) / 1_000_000)"])
         }
+        if sql == Connection.dataVersionSQL { return }
         for observer in traceObservers.values { observer(sql, nanoseconds) }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension Database {
     /// Runs SQL. Without arguments the text may hold several statements (a script); with arguments it
     /// is one statement whose `?` parameters take them in order. Writes show up in live model instances.
@@ -13,6 +15,7 @@ extension Database {
     /// ``execute(_:_:)`` with the arguments in an array. ```swift try db.execute(sql, arguments: [1, "a"]) ```
     public func execute(_ sql: String, arguments: [any ColumnValue]) throws {
         defer { checkSchemaVersion() }
+        if sql.range(of: "replace", options: .caseInsensitive) != nil { models.mayReplace = true }
         try raw {
             if arguments.isEmpty {
                 try connection.execute(sql)

@@ -3,6 +3,11 @@ extension Database {
     /// rethrown). Called inside another transaction, it becomes a savepoint that rolls back alone.
     /// After a rollback, live model instances hold the database's values again.
     ///
+    /// Transactions begin IMMEDIATE by default: the write lock is taken (waiting up to the busy timeout)
+    /// before the block runs, so a read-then-write block cannot fail half way with SQLITE_BUSY, and
+    /// what other connections committed before is merged into the live instances first. Pass
+    /// `.deferred` for a read-only block that should not hold the lock.
+    ///
     /// ```swift
     /// try db.transaction {
     ///     try db.save(order)
@@ -12,7 +17,8 @@ extension Database {
     /// }
     /// ```
     @discardableResult
-    public func transaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
+    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+        if connection.isClosed { throw connection.closedError(sql: nil) }
         let nested = isInTransaction
         transactionDepth += 1
         defer { transactionDepth -= 1 }
@@ -24,6 +30,7 @@ extension Database {
         try connection.execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN \(kind.rawValue) TRANSACTION")
         let result: T
         do {
+            if !nested { try mergeForeignCommits() }
             result = try body()
             try checkTransactionIsOpen()
         } catch {

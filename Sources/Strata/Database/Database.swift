@@ -105,7 +105,9 @@ public final class Database {
 
     /// Calls `observer` with the SQL (parameters unexpanded) of each statement as it finishes, until the
     /// returned token is cancelled or released. Useful to count queries in tests. The observer runs while
-    /// SQLite finishes the statement: it must not use or close this database.
+    /// SQLite finishes the statement: it must not use or close this database. The `PRAGMA data_version`
+    /// a handle runs before model calls outside a transaction (to notice other connections' commits) is
+    /// not reported; the debug log shows it.
     ///
     /// ```swift
     /// var seen: [String] = []

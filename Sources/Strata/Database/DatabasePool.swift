@@ -58,11 +58,11 @@ public final class DatabasePool: Sendable {
         // Take the first free reader, starting from a rotating position; if all are busy, wait for one.
         for offset in 0..<readers.count {
             let reader = readers[(start &+ offset) % readers.count]
-            if let result = try reader.mutex.withLockIfAvailable({ db in try db.transaction { try body(db) } }) {
+            if let result = try reader.mutex.withLockIfAvailable({ db in try db.transaction(.deferred) { try body(db) } }) {
                 return result
             }
         }
-        return try readers[start % readers.count].mutex.withLock { db in try db.transaction { try body(db) } }
+        return try readers[start % readers.count].mutex.withLock { db in try db.transaction(.deferred) { try body(db) } }
     }
 }
 

@@ -102,3 +102,8 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// `SQLITE_BUSY_SNAPSHOT`. ```swift error.code == .busySnapshot ```
     public static let busySnapshot = ResultCode(rawValue: SQLITE_BUSY | (2 << 8))
 }
+
+extension ResultCode {
+    /// A UNIQUE or PRIMARY KEY constraint failed.
+    var isUniqueViolation: Bool { self == .constraintUnique || self == .constraintPrimaryKey }
+}

@@ -126,6 +126,13 @@ extension Database {
             let verify = models.verifyPending
             models.verifyPending = false
             let inTransaction = isInTransaction
+            var suspects: Set<ObjectIdentifier> = []
+            defer {
+                models.mayReplace = false
+                for registry in models.registries.values where suspects.contains(ObjectIdentifier(registry)) {
+                    markInstancesWithoutRows(registry)
+                }
+            }
             for change in pending {
                 // After a failure, a reported insert or delete counts only if the row really is there or gone.
                 if verify && change.operation != SQLITE_UPDATE
@@ -135,6 +142,12 @@ extension Database {
                 models.record(table: change.table, operation: change.operation, rowID: change.rowID)
                 guard !change.own else { continue }
                 for registry in models.registries(forTable: change.table) {
+                    // Rows SQLite removes without telling: those an INSERT OR REPLACE replaced through a
+                    // UNIQUE index, and the old rowid of an UPDATE that changed it (the hook reports the new).
+                    if (change.operation == SQLITE_INSERT && models.mayReplace)
+                        || (change.operation == SQLITE_UPDATE && registry.table.keyIsRowID && registry.instance(rowID: change.rowID) == nil) {
+                        suspects.insert(ObjectIdentifier(registry))
+                    }
                     if change.operation == SQLITE_INSERT, registry.table.selectsRowID {
                         moveReplacedInstance(registry: registry, rowID: change.rowID)
                         continue
@@ -152,6 +165,30 @@ extension Database {
             }
         }
         if !isInTransaction { transactionEnded() }
+    }
+
+    /// Marks deleted the live instances of `registry` whose rows are gone, checked in one query per
+    /// chunk of keys (after raw SQL that may have removed or re-keyed rows without SQLite reporting it).
+    private func markInstancesWithoutRows(_ registry: TypeRegistry) {
+        let live = registry.liveInstances.filter { !$0._isDeleted }
+        let table = registry.table
+        let column = table.keyIsRowID ? "rowid" : SQL.quote(registry.metadata.key.name)
+        var start = 0
+        while start < live.count {
+            let chunk = live[start..<min(start + 500, live.count)]
+            start += chunk.count
+            guard let keys = try? chunk.map({ table.keyIsRowID ? .integer($0._rowID) : try registeredKeyValue(of: $0, registry: registry) }),
+                  let statement = try? connection.prepare("SELECT \(column) FROM \(SQL.quote(table.table)) WHERE \(column) IN (\(SQL.placeholders(keys.count)))")
+            else { continue }
+            defer { statement.finalize() }
+            var found: Set<SQLValue> = []
+            guard (try? statement.bind(values: keys)) != nil else { continue }
+            while (try? statement.step()) == true { found.insert(statement.value(at: 0)) }
+            for (object, key) in zip(chunk, keys) where !found.contains(key) {
+                if isInTransaction { models.noteDeleted(object) }
+                registry.detach(object, deleted: true)
+            }
+        }
     }
 
     /// Whether `table` has a row with `rowID` (true when it cannot tell).
@@ -199,7 +236,7 @@ extension Database {
         for object in models.deletedInTransaction.values {
             if let registry = object._registry, object._isDeleted { live.append((object, registry)) }
         }
-        for (object, registry) in live { refresh(object, registry: registry) }
+        for (object, registry) in live { refresh(object, registry: registry, .rollback) }
         if !isInTransaction {
             models.deletedInTransaction.removeAll()
             models.insertedInTransaction.removeAll()
@@ -211,43 +248,99 @@ extension Database {
     /// instances of models on such tables are all reloaded (or marked deleted).
     func refreshWithoutRowIDInstances() {
         for registry in models.registries.values where !registry.table.hasRowID {
-            for object in registry.liveInstances {
-                if isInTransaction { models.noteDeleted(object) }
-                refresh(object, registry: registry)
-            }
+            for object in registry.liveInstances { refresh(object, registry: registry) }
         }
     }
 
-    /// Reloads one live instance from its row; a missing row marks it deleted, a found one un-deletes it.
+    /// Reloads one live instance from its row, all or nothing: the row is decoded into a scratch
+    /// instance first, and only a row that decodes completely reaches the live one.
+    ///
+    /// A property the instance changed and has not saved keeps its value while the row still holds the
+    /// value it was read with; when the row changed it too, ``RefreshMode`` decides.
+    /// A missing row marks the instance deleted; a row that does not decode leaves the instance as it
+    /// was and marks it stale (saving it throws, naming the property and the stored value).
     /// Rows are found by rowid when the key is the rowid, else by the key the instance was registered
     /// under (its rowid may have changed, e.g. through INSERT OR REPLACE).
-    func refresh(_ object: ModelObject, registry: TypeRegistry) {
-        let table = registry.table
+    func refresh(_ object: ModelObject, registry: TypeRegistry, _ mode: RefreshMode = .merge) {
+        let table = registry.table, metadata = registry.metadata
+        let id = ObjectIdentifier(object)
         do {
             let statement: Statement
             if table.keyIsRowID {
-                statement = try connection.cachedStatement(table.selectByRowIDSQL)
+                statement = try table.statement(.selectByRowID, in: connection)
                 try statement.bind(values: [.integer(object._rowID)])
             } else {
-                statement = try connection.cachedStatement(table.selectByKeySQL)
+                statement = try table.statement(.selectByKey, in: connection)
                 try statement.bind(values: [registeredKeyValue(of: object, registry: registry)])
             }
             defer { statement.reset() }
-            if try statement.step() {
-                try decodeRow(statement, into: object, registry: registry)
-                let rowID = table.selectsRowID ? statement.int64(at: Int32(registry.metadata.properties.count)) : object._rowID
-                if object._isDeleted || rowID != object._rowID {
-                    let key = try registry.metadata.key.accessor.load(object)
-                    registry.register(object, rowID: rowID,
-                                      textKey: table.keyIsRowID ? nil : registry.textKey(of: object) ?? TypeRegistry.textKey(key))
-                }
-            } else {
+            guard try statement.step() else {
+                if isInTransaction && !object._isDeleted { models.noteDeleted(object) }
                 registry.detach(object, deleted: true)
+                return
+            }
+            let fresh = metadata.makeInstance()
+            try decodeRow(statement, into: fresh, registry: registry)
+            let rowID = table.selectsRowID ? statement.int64(at: Int32(metadata.properties.count)) : object._rowID
+
+            // Decide every property first, then apply: nothing reaches the instance unless all of it does.
+            let slot = object._snapshotSlot
+            var values: [(index: Int, value: SQLValue)] = []
+            var words: [(index: Int, word: SnapshotWord)] = []
+            var conflicting: [String] = []
+            for i in 0..<metadata.properties.count {
+                let stored = metadata.snapshotWord(of: fresh, at: i)
+                let current = metadata.snapshotWord(of: object, at: i)
+                if mode != .discard, slot != 0, let remembered = registry.snapshotWord(of: object, at: i), !current.matches(remembered) {
+                    // Changed here and not saved: kept while the row holds what it was read with.
+                    if stored.matches(remembered) { continue }
+                    if mode == .merge {
+                        conflicting.append(metadata.properties[i].name)
+                        continue
+                    }
+                }
+                words.append((i, stored))
+                if !current.matches(stored) { values.append((i, try metadata.properties[i].accessor.load(fresh))) }
+            }
+            for (i, value) in values { try metadata.properties[i].accessor.store(value, into: object) }
+            if slot == 0 { registry.capture(object) } else { registry.capture(object, words: words) }
+            registry.staleInstances[id] = nil
+            if !conflicting.isEmpty {
+                let known = registry.conflicts[id] ?? []
+                registry.conflicts[id] = known + conflicting.filter { !known.contains($0) }
+            } else if mode == .discard {
+                registry.conflicts[id] = nil
+            }
+            if object._isDeleted || rowID != object._rowID {
+                let key = try metadata.key.accessor.load(object)
+                registry.register(object, rowID: rowID,
+                                  textKey: table.keyIsRowID ? nil : registry.textKey(of: object) ?? TypeRegistry.textKey(key))
             }
         } catch {
-            // The row exists but no longer decodes (another tool wrote a bad value): the instance keeps its
-            // previous values; the next fetch of the row reports the error.
-            configuration.logger.warning("Strata could not refresh a live \(registry.metadata.typeName): \(error)")
+            // The row exists but does not decode (another tool wrote a value the model cannot read): the
+            // instance keeps every previous value and refuses to be saved until it reads its row again.
+            let property = (error as? ValueConversionError)?.property
+            registry.staleInstances[id] = (property, "\(error)")
+            configuration.logger.warning("Strata could not refresh a live \(metadata.typeName): \(error)")
+        }
+    }
+
+    /// Merges what other connections (other handles, a pool's writer, other processes) committed since
+    /// this handle last looked into its live instances. `PRAGMA data_version` tells whether anything was
+    /// committed; which rows changed it does not say, so every live instance is re-read (merging).
+    func mergeForeignCommits() throws {
+        let statement = try connection.cachedStatement(Connection.dataVersionSQL)
+        let version: Int64
+        do {
+            defer { statement.reset() }
+            version = try statement.step() ? statement.int64(at: 0) : 0
+        }
+        guard version != models.dataVersion else { return }
+        let first = models.dataVersion == nil
+        models.dataVersion = version
+        if first { return }
+        for registry in models.registries.values {
+            for object in registry.liveInstances { refresh(object, registry: registry) }
         }
     }
 
@@ -280,4 +373,16 @@ extension Database {
         defer { statement.reset() }
         return try statement.step() ? statement.int64(at: 0) : -1
     }
+}
+
+/// How a refresh treats a property the instance changed and has not saved, when its row changed too.
+enum RefreshMode {
+    /// Another connection's commit or raw SQL: the instance keeps its value and the property is
+    /// recorded as a conflict, so the next save throws instead of overwriting the other write.
+    case merge
+    /// A rollback: the change was made on values the rollback undid, so the row's value wins. (Unsaved
+    /// changes to properties the rolled-back writes did not touch are kept.)
+    case rollback
+    /// Every property takes the row's value (settling a conflict).
+    case discard
 }

@@ -1,47 +1,102 @@
 import CSQLite
 
 extension Database {
-    /// Inserts or updates `object` by its key. A new integer key of 0 (or nil) lets SQLite assign one,
-    /// which the instance then holds; the instance becomes the live instance of its row.
+    /// Saves `object`: an INSERT for a new instance, an UPDATE of only the properties that changed since
+    /// the instance last read or wrote its row for a saved one (nothing at all when none changed). A new
+    /// integer key of 0 (or nil) lets SQLite assign one, which the instance then holds; the instance
+    /// becomes the live instance of its row. Each column is written in the format it already uses.
+    ///
+    /// Outside a transaction the save runs in its own IMMEDIATE transaction, so what other connections
+    /// committed is merged into the live instances first (see ``ModelError/Kind/conflict``).
     ///
     /// ```swift
     /// let ada = Employee(); ada.name = "Ada"
     /// try db.save(ada)        // INSERT; ada.employeeId is now set
     /// ada.name = "Ada L."
-    /// try db.save(ada)        // UPDATE
+    /// try db.save(ada)        // UPDATE "Employee" SET "name" = ? WHERE "employeeId" = ?
+    /// try db.save(ada)        // nothing changed: no SQL
     /// ```
     public func save<T: Model>(_ object: T) throws {
-        try save(object, registry: registry(for: T.self))
-        if !models.pending.isEmpty || !isInTransaction { reconcileLiveInstances() }
+        let registry = try registry(for: T.self, checkingCommits: false)
+        if object._registry === registry, !object._isDeleted, !registry.needsAttention(object) {
+            let changed = registry.changes(of: object)
+            if changed.isEmpty { return }
+            if isInTransaction {
+                // The transaction merged other connections' commits when it began: `changed` stands.
+                try checkTransactionIsOpen()
+                try update(object, registry: registry, changed: changed)
+                if !models.pending.isEmpty { reconcileLiveInstances() }
+                return
+            }
+        }
+        if isInTransaction {
+            try save(object, registry: registry)
+            if !models.pending.isEmpty { reconcileLiveInstances() }
+        } else {
+            try transaction(.immediate) { try save(object, registry: registry) }
+        }
     }
 
-    /// Saves many objects in one transaction. ```swift try db.save([ada, grace]) ```
+    /// Saves many objects in one IMMEDIATE transaction: all of them, or none.
+    ///
+    /// ```swift
+    /// try db.save([ada, grace])
+    /// ```
     public func save<T: Model>(_ objects: [T]) throws {
-        let registry = try registry(for: T.self)
+        let registry = try registry(for: T.self, checkingCommits: false)
         try transaction(.immediate) {
             for object in objects { try save(object, registry: registry) }
         }
     }
 
-    /// Deletes the row of `object`; the instance's `isDeleted` becomes true.
+    /// Deletes the row of `object` and returns true; the instance's `isDeleted` becomes true. An instance
+    /// that was never saved, or is deleted already, is left alone and the result is false (also when
+    /// another connection deleted the row first).
     ///
     /// ```swift
-    /// try db.delete(ada)
-    /// ada.isDeleted  // true
+    /// try db.delete(ada)    // true
+    /// ada.isDeleted         // true
+    /// try db.delete(Employee())   // false: never saved
     /// ```
-    public func delete<T: Model>(_ object: T) throws {
-        let registry = try registry(for: T.self)
-        guard object._registry === registry, !object._isDeleted else {
-            throw ModelError(object._isDeleted ? .deleted : .detached, model: registry.metadata.typeName,
-                             object._isDeleted ? "the instance was deleted already" : "the instance was never saved to or fetched from this database")
+    @discardableResult
+    public func delete<T: Model>(_ object: T) throws -> Bool {
+        let registry = try registry(for: T.self, checkingCommits: false)
+        guard let owner = object._registry else { return false }
+        guard owner === registry else {
+            throw ModelError(.foreignInstance, model: registry.metadata.typeName, "the instance belongs to another database handle")
         }
+        if object._isDeleted { return false }
         let key = try registeredKey(of: object, registry: registry)
-        let statement = try connection.cachedStatement(registry.table.deleteSQL)
+        let statement = try registry.table.statement(.delete, in: connection)
         try statement.bind(values: [key])
         try runOwnWrite(statement, registry: registry, rowID: object._rowID)
+        let deleted = changes > 0
         if isInTransaction { models.noteDeleted(object) }
         registry.detach(object, deleted: true)
         reconcileLiveInstances()
+        return deleted
+    }
+
+    /// Runs `body` in an IMMEDIATE transaction, again (up to `maxAttempts` times in all) when it throws a
+    /// ``ModelError`` of kind ``ModelError/Kind/conflict``: the conflicting instance then holds the
+    /// committed values, so the block applies its change to them.
+    ///
+    /// ```swift
+    /// try db.retryingOnConflict {
+    ///     counter.value += 1
+    ///     try db.save(counter)
+    /// }
+    /// ```
+    @discardableResult
+    public func retryingOnConflict<T>(maxAttempts: Int = 5, _ body: () throws -> T) throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try transaction(.immediate, body)
+            } catch let error as ModelError where error.kind == .conflict && attempt < maxAttempts {
+                attempt += 1
+            }
+        }
     }
 
     // MARK: Internals
@@ -83,29 +138,39 @@ extension Database {
         return current
     }
 
+    /// INSERT, never an upsert: a row that has the key already is a ``ModelError/Kind/duplicateKey`` error.
+    /// (A model's declared upsert keys are the one exception, and they match by those properties only.)
     private func insert(_ object: ModelObject, registry: TypeRegistry) throws {
         let metadata = registry.metadata, table = registry.table
+        if !metadata.upsertKeys.isEmpty, try adoptRowMatchingUpsertKeys(object, registry: registry) {
+            return try update(object, registry: registry)
+        }
         let keyAccessor = metadata.key.accessor
+        let count = metadata.properties.count
         var key: SQLValue
         var keyWasAssigned = false
         if metadata.keyIsInteger {
             let current = keyAccessor.int64Key(object) ?? 0
             if current == 0 && !metadata.randomKeys && table.keyIsRowID {
-                let statement = try connection.cachedStatement(table.insertWithoutKeySQL)
-                try bind(object, properties: 1..<metadata.properties.count, to: statement, registry: registry)
-                try runOwnWrite(statement, registry: registry, rowID: 0)
+                let statement = try table.statement(.insertWithoutKey, in: connection)
+                try bind(object, properties: 1..<count, to: statement, registry: registry)
+                do {
+                    try runOwnWrite(statement, registry: registry, rowID: 0)
+                } catch let error as DatabaseError where error.code.isUniqueViolation {
+                    throw duplicateKeyError(error, object: object, registry: registry)
+                }
                 let rowID = lastInsertRowID
                 try keyAccessor.store(.integer(rowID), into: object)
                 registry.register(object, rowID: rowID, textKey: nil)
+                registry.capture(object)
                 noteInserted(object, keyWasAssigned: true)
                 return
             }
             if current == 0 {
                 // Random keys (FCModel's choice), or the next key of an integer key that is not the rowid
-                // (`INT PRIMARY KEY`), which SQLite would otherwise leave NULL.
-                let next = metadata.randomKeys ? Int64.random(in: 1...Int64.max)
-                    : (try value(Int64.self, "SELECT coalesce(max(\(SQL.quote(metadata.key.name))), 0) + 1 FROM \(SQL.quote(metadata.tableName))") ?? 1)
-                key = .integer(next)
+                // (`INT PRIMARY KEY`, WITHOUT ROWID), which SQLite would otherwise leave NULL. Saves run in a
+                // write transaction, so no other connection can take the same key before this INSERT.
+                key = .integer(metadata.randomKeys ? Int64.random(in: 1...Int64.max) : try nextIntegerKey(registry))
                 try keyAccessor.store(key, into: object)
                 keyWasAssigned = true
             } else {
@@ -119,11 +184,67 @@ extension Database {
             }
         }
         if registry.instance(key: key) != nil {
-            throw ModelError(.duplicateInstance, model: metadata.typeName, property: metadata.key.name,
+            if keyWasAssigned { try? keyAccessor.store(.integer(0), into: object) }
+            throw ModelError(.duplicateInstance, model: metadata.typeName, property: metadata.key.name, key: key,
                              "another live instance already stands for the row with key \(key); change that one, or fetch it with object(_:forKey:)")
         }
-        try upsert(object, key: key, registry: registry)
+        let statement = try table.statement(.insert, in: connection)
+        var rowID: Int64 = 0
+        if case .integer(let v) = key, table.keyIsRowID { rowID = v }
+        do {
+            try bind(object, properties: 0..<count, to: statement, registry: registry)
+            // The rowid of a row keyed otherwise is not known before the insert: its first change is own.
+            try ownWrite(registry: registry, rowID: rowID, anyRow: !table.keyIsRowID) {
+                defer { statement.reset() }
+                while try statement.step() {
+                    if table.selectsRowID { rowID = statement.int64(at: 0) }
+                }
+            }
+        } catch {
+            if keyWasAssigned { try? keyAccessor.store(.integer(0), into: object) }
+            if let error = error as? DatabaseError, error.code.isUniqueViolation {
+                throw duplicateKeyError(error, object: object, registry: registry)
+            }
+            throw error
+        }
+        registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(key))
+        registry.capture(object)
         noteInserted(object, keyWasAssigned: keyWasAssigned)
+    }
+
+    /// When a row has the values of the model's upsert keys that `object` has, makes `object` the live
+    /// instance of that row (taking its key; its snapshot is the row, so the update that follows writes
+    /// what differs). Throws when another live instance stands for the row already.
+    private func adoptRowMatchingUpsertKeys(_ object: ModelObject, registry: TypeRegistry) throws -> Bool {
+        let metadata = registry.metadata, table = registry.table
+        let conditions = metadata.upsertKeys.map { "\(SQL.quote(metadata.properties[$0].name)) = ?" }.joined(separator: " AND ")
+        let statement = try connection.cachedStatement("SELECT \(table.selectColumns) FROM \(SQL.quote(table.table)) WHERE \(conditions) LIMIT 1")
+        defer { statement.reset() }
+        try bind(object, properties: metadata.upsertKeys, to: statement, registry: registry)
+        guard try statement.step() else { return false }
+        let row = metadata.makeInstance()
+        try decodeRow(statement, into: row, registry: registry)
+        let key = try metadata.key.accessor.load(row)
+        if registry.instance(key: key) != nil {
+            throw ModelError(.duplicateInstance, model: metadata.typeName, key: key,
+                             properties: metadata.upsertKeys.map { metadata.properties[$0].name },
+                             "the row with these upsert-key values already has a live instance; change that one")
+        }
+        let rowID = table.selectsRowID ? statement.int64(at: Int32(metadata.properties.count))
+            : (table.keyIsRowID ? (try Int64(sqlValue: key)) : 0)
+        try metadata.key.accessor.store(key, into: object)
+        registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(key))
+        registry.capture(object, row: row)
+        return true
+    }
+
+    /// `max(key) + 1` of a table whose integer key SQLite does not assign.
+    private func nextIntegerKey(_ registry: TypeRegistry) throws -> Int64 {
+        let metadata = registry.metadata
+        let statement = try connection.cachedStatement(
+            "SELECT coalesce(max(\(SQL.quote(metadata.key.name))), 0) + 1 FROM \(SQL.quote(metadata.tableName))")
+        defer { statement.reset() }
+        return try statement.step() ? statement.int64(at: 0) : 1
     }
 
     /// Remembers an insert made inside a transaction, so a rollback can make the instance unsaved again.
@@ -131,57 +252,118 @@ extension Database {
         if isInTransaction { models.insertedInTransaction.append((object, transactionDepth, keyWasAssigned)) }
     }
 
-    /// INSERT, or UPDATE when the row exists already (a row written by another tool, or deleted and
-    /// re-saved), with the key the instance holds.
-    private func upsert(_ object: ModelObject, key: SQLValue, registry: TypeRegistry) throws {
-        let table = registry.table
-        let statement = try connection.cachedStatement(table.upsertSQL)
-        try bind(object, properties: 0..<registry.metadata.properties.count, to: statement, registry: registry)
-        var rowID: Int64 = 0
-        if case .integer(let v) = key, table.keyIsRowID { rowID = v }
-        // The rowid of a row keyed otherwise is not known before the upsert: its first change is own.
-        try ownWrite(registry: registry, rowID: rowID, anyRow: !table.keyIsRowID) {
-            defer { statement.reset() }
-            while try statement.step() {
-                if table.selectsRowID { rowID = statement.int64(at: 0) }
+    /// UPDATE of the properties that changed since the snapshot; none changed: nothing. A row that is
+    /// gone (0 rows changed) is never re-inserted: the instance is marked deleted and the save throws.
+    private func update(_ object: ModelObject, registry: TypeRegistry, changed known: ColumnSet? = nil) throws {
+        let metadata = registry.metadata
+        if registry.needsAttention(object) { try throwConflictOrStale(object, registry: registry) }
+        // A changed key property is refused here: the instance stays the row it was.
+        let key = try registeredKey(of: object, registry: registry)
+        var changed = known ?? registry.changes(of: object)
+        changed.remove(metadata.keyIndex)
+        guard !changed.isEmpty else { return }
+        let statement = try registry.table.updateStatement(changed, in: connection)
+        var count: Int32 = 0
+        try bind(object, properties: changed, to: statement, registry: registry, count: &count)
+        try statement.bind(key, at: count + 1)
+        do {
+            try runOwnWrite(statement, registry: registry, rowID: object._rowID)
+        } catch let error as DatabaseError where error.code.isUniqueViolation {
+            throw duplicateKeyError(error, object: object, registry: registry)
+        }
+        guard changes > 0 else {
+            if isInTransaction { models.noteDeleted(object) }
+            registry.detach(object, deleted: true)
+            throw ModelError(.notFound, model: metadata.typeName, key: key,
+                             "the row is gone: another connection or raw SQL deleted it, or changed its key, after this instance read it. Nothing was written (a save never re-creates a row); the instance is now marked deleted")
+        }
+        registry.capture(object, properties: changed)
+    }
+
+    /// Throws the conflict or stale error recorded for `object`; a conflicted instance first takes the
+    /// committed values, so that applying the change again works.
+    private func throwConflictOrStale(_ object: ModelObject, registry: TypeRegistry) throws {
+        let metadata = registry.metadata
+        let key = try? registeredKey(of: object, registry: registry)
+        if let stale = registry.staleInstances[ObjectIdentifier(object)] {
+            throw ModelError(.stale, model: metadata.typeName, property: stale.property, key: key,
+                             "the instance could not be refreshed from its row (\(stale.reason)); it keeps its previous values and cannot be saved. Fix the stored value, or map the column to a type that reads it (an optional for NULLs), and fetch the row again")
+        }
+        let columns = registry.conflicts.removeValue(forKey: ObjectIdentifier(object)) ?? []
+        refresh(object, registry: registry, .discard)
+        throw ModelError(.conflict, model: metadata.typeName, key: key, properties: columns,
+                         "another connection or raw SQL changed \(columns.joined(separator: ", ")) after this instance read them, and this instance changed them too. Nothing was written; the instance now holds the committed values: apply the change again and save (Database.retryingOnConflict does this)")
+    }
+
+    /// The error for a UNIQUE or PRIMARY KEY violation: the model, the columns and the key of the row the
+    /// write would duplicate.
+    private func duplicateKeyError(_ error: DatabaseError, object: ModelObject, registry: TypeRegistry) -> ModelError {
+        let metadata = registry.metadata
+        // SQLite says "UNIQUE constraint failed: t.a, t.b".
+        let list = error.message.components(separatedBy: "failed: ").last ?? ""
+        let columns = list.components(separatedBy: ", ").compactMap { $0.split(separator: ".").last.map(String.init) }
+        var existing: SQLValue?
+        let indices = columns.compactMap { name in metadata.properties.firstIndex { $0.name.caseInsensitiveCompare(name) == .orderedSame } }
+        if !indices.isEmpty, indices.count == columns.count {
+            let conditions = indices.map { "\(SQL.quote(metadata.properties[$0].name)) = ?" }.joined(separator: " AND ")
+            if let statement = try? connection.prepare("SELECT \(SQL.quote(metadata.key.name)) FROM \(SQL.quote(metadata.tableName)) WHERE \(conditions) LIMIT 1") {
+                defer { statement.finalize() }
+                if (try? bind(object, properties: indices, to: statement, registry: registry)) != nil, (try? statement.step()) == true {
+                    existing = statement.value(at: 0)
+                }
             }
         }
-        registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(key))
+        return ModelError(.duplicateKey, model: metadata.typeName, key: existing, properties: columns,
+                          "a row with the same \(columns.joined(separator: ", ")) exists already\(existing.map { " (key \($0))" } ?? ""); nothing was written. SQLite: \(error.message)")
     }
 
-    private func update(_ object: ModelObject, registry: TypeRegistry) throws {
-        let metadata = registry.metadata
-        let count = metadata.properties.count
-        let key = try registeredKey(of: object, registry: registry)
-        guard count > 1 else { return }
-        let statement = try connection.cachedStatement(registry.table.updateSQL)
-        try bind(object, properties: 1..<count, to: statement, registry: registry)
-        try statement.bind(key, at: Int32(count))
-        try runOwnWrite(statement, registry: registry, rowID: object._rowID)
-        if changes == 0 {
-            // The row is gone (deleted by another connection): write it again rather than lose the values.
-            try upsert(object, key: key, registry: registry)
-        }
-    }
-
-    /// Binds the given properties to parameters 1, 2, ... in order.
+    /// Binds the properties of a set to parameters 1, 2, ... in order; `count` is how many.
     @inline(__always)
-    private func bind(_ object: ModelObject, properties: Range<Int>, to statement: Statement, registry: TypeRegistry) throws {
-        let metadata = registry.metadata
+    private func bind(_ object: ModelObject, properties: ColumnSet, to statement: Statement, registry: TypeRegistry, count: inout Int32) throws {
         let handle = statement.handle
-        try metadata.fastFields.withUnsafeBufferPointer { fields in
-            var index: Int32 = 1
-            for i in properties {
+        var index: Int32 = 1
+        try registry.fields.withUnsafeBufferPointer { fields in
+            try properties.forEach { i in
                 if fields[i]?.bind(object, to: handle, at: index) != true {
-                    do {
-                        try metadata.properties[i].accessor.bind(object, to: statement, at: index)
-                    } catch let error as ValueConversionError {
-                        let name = metadata.properties[i].name
-                        throw error.located(column: name, model: metadata.typeName, property: name)
-                    }
+                    try bindConverting(object, property: i, to: statement, at: index, registry: registry)
                 }
                 index += 1
             }
+        }
+        count = index - 1
+    }
+
+    /// Binds the given properties to parameters 1, 2, ... in order, each in its column's format.
+    @inline(__always)
+    private func bind<Properties: Sequence<Int>>(_ object: ModelObject, properties: Properties, to statement: Statement, registry: TypeRegistry) throws {
+        let handle = statement.handle
+        try registry.fields.withUnsafeBufferPointer { fields in
+            var index: Int32 = 1
+            for i in properties {
+                if fields[i]?.bind(object, to: handle, at: index) != true {
+                    try bindConverting(object, property: i, to: statement, at: index, registry: registry)
+                }
+                index += 1
+            }
+        }
+    }
+
+    /// Binds one property through its codec and its column's format; NaN is refused (SQLite would
+    /// store NULL, which a non-optional property cannot read back).
+    private func bindConverting(_ object: ModelObject, property i: Int, to statement: Statement, at index: Int32, registry: TypeRegistry) throws {
+        let metadata = registry.metadata
+        do {
+            var value = try metadata.properties[i].accessor.load(object)
+            if case .real(let d) = value, d.isNaN {
+                throw ValueConversionError(expected: Double.self, found: value,
+                                           reason: "NaN cannot be stored: SQLite would store NULL; store nil in an optional, or a number")
+            }
+            let format = registry.table.formats[i]
+            if format != .native { value = try format.stored(value) }
+            try statement.bind(value, at: index)
+        } catch let error as ValueConversionError {
+            let name = metadata.properties[i].name
+            throw error.located(column: name, model: metadata.typeName, property: name)
         }
     }
 

@@ -72,7 +72,7 @@ enum FieldAccessor {
     func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
         switch self {
         case .fast(let field):
-            if !field.read(statement.handle, column: column, into: object) {
+            if field.read(statement.handle, column: column, into: object) == nil {
                 try field.store(statement.value(at: column), into: object)
             }
         case .generic(let io):
@@ -134,41 +134,73 @@ enum FastField {
     }
 
     /// Sets the property from column `column` when the stored value has the property's own storage
-    /// class; returns false otherwise (the caller then converts through ``FieldAccessor/read``).
+    /// class, and returns the value's snapshot word; returns nil otherwise (the caller then converts
+    /// through ``FieldAccessor/read``).
     ///
     /// Reads go through `sqlite3_column_value`: one column lookup for both the type and the value,
     /// where `sqlite3_column_type` plus `sqlite3_column_int64` pay it twice. SQLite calls the value
     /// "unprotected"; reading it with `sqlite3_value_*` is only "not threadsafe", and a connection is
     /// used by one isolation domain at a time (see ``Database``), until the next step or reset.
     @inline(__always)
-    func read(_ handle: OpaquePointer?, column: Int32, into object: ModelObject) -> Bool {
+    func read(_ handle: OpaquePointer?, column: Int32, into object: ModelObject) -> SnapshotWord? {
         let value = sqlite3_column_value(handle, column)
         let type = sqlite3_value_type(value)
         switch self {
         case .int64(let offset) where type == SQLITE_INTEGER:
-            field(object, offset, Int64.self).pointee = sqlite3_value_int64(value)
+            let v = sqlite3_value_int64(value)
+            field(object, offset, Int64.self).pointee = v
+            return SnapshotWord(integer: v)
         case .int(let offset) where type == SQLITE_INTEGER:
-            field(object, offset, Int.self).pointee = Int(truncatingIfNeeded: sqlite3_value_int64(value))
+            let v = sqlite3_value_int64(value)
+            field(object, offset, Int.self).pointee = Int(truncatingIfNeeded: v)
+            return SnapshotWord(integer: Int64(Int(truncatingIfNeeded: v)))
         case .double(let offset) where type == SQLITE_FLOAT:
-            field(object, offset, Double.self).pointee = sqlite3_value_double(value)
+            let v = sqlite3_value_double(value)
+            field(object, offset, Double.self).pointee = v
+            return SnapshotWord(real: v)
         case .optionalInt64(let offset) where type == SQLITE_INTEGER:
-            field(object, offset, Int64?.self).pointee = sqlite3_value_int64(value)
+            let v = sqlite3_value_int64(value)
+            field(object, offset, Int64?.self).pointee = v
+            return SnapshotWord(integer: v)
         case .optionalInt64(let offset) where type == SQLITE_NULL:
             field(object, offset, Int64?.self).pointee = nil
+            return .null
         case .optionalDouble(let offset) where type == SQLITE_FLOAT:
-            field(object, offset, Double?.self).pointee = sqlite3_value_double(value)
+            let v = sqlite3_value_double(value)
+            field(object, offset, Double?.self).pointee = v
+            return SnapshotWord(real: v)
         case .optionalDouble(let offset) where type == SQLITE_NULL:
             field(object, offset, Double?.self).pointee = nil
+            return .null
         case .string(let offset) where type == SQLITE_TEXT:
-            field(object, offset, String.self).pointee = valueString(value)
+            let v = valueString(value)
+            field(object, offset, String.self).pointee = v
+            return SnapshotWord(text: v)
         case .optionalString(let offset) where type == SQLITE_TEXT:
-            field(object, offset, String?.self).pointee = valueString(value)
+            let v = valueString(value)
+            field(object, offset, String?.self).pointee = v
+            return SnapshotWord(text: v)
         case .optionalString(let offset) where type == SQLITE_NULL:
             field(object, offset, String?.self).pointee = nil
+            return .null
         default:
-            return false
+            return nil
         }
-        return true
+    }
+
+    /// The property's snapshot word (see ``SnapshotWord``), read straight from the field.
+    @inline(__always)
+    func snapshotWord(_ object: ModelObject) -> SnapshotWord {
+        switch self {
+        case .int64(let offset): SnapshotWord(integer: field(object, offset, Int64.self).pointee)
+        case .int(let offset): SnapshotWord(integer: Int64(field(object, offset, Int.self).pointee))
+        case .double(let offset): SnapshotWord(real: field(object, offset, Double.self).pointee)
+        case .bool(let offset): SnapshotWord(integer: field(object, offset, Bool.self).pointee ? 1 : 0)
+        case .string(let offset): SnapshotWord(text: field(object, offset, String.self).pointee)
+        case .optionalInt64(let offset): field(object, offset, Int64?.self).pointee.map { SnapshotWord(integer: $0) } ?? .null
+        case .optionalDouble(let offset): field(object, offset, Double?.self).pointee.map { SnapshotWord(real: $0) } ?? .null
+        case .optionalString(let offset): field(object, offset, String?.self).pointee.map { SnapshotWord(text: $0) } ?? .null
+        }
     }
 
     /// Binds the property to parameter `index` when it is one of the common types; false otherwise.
@@ -177,7 +209,10 @@ enum FastField {
         switch self {
         case .int64(let offset): sqlite3_bind_int64(handle, index, field(object, offset, Int64.self).pointee)
         case .int(let offset): sqlite3_bind_int64(handle, index, Int64(field(object, offset, Int.self).pointee))
-        case .double(let offset): sqlite3_bind_double(handle, index, field(object, offset, Double.self).pointee)
+        case .double(let offset):
+            let value = field(object, offset, Double.self).pointee
+            guard !value.isNaN else { return false }   // refused by the slow path, with the property's name
+            sqlite3_bind_double(handle, index, value)
         case .bool(let offset): sqlite3_bind_int64(handle, index, field(object, offset, Bool.self).pointee ? 1 : 0)
         default: return false
         }

@@ -21,6 +21,9 @@ open class ModelObject {
     @exclusivity(unchecked) final var _rowID: Int64 = 0
     /// Set when the row was deleted through the owning database.
     @exclusivity(unchecked) @usableFromInline final var _isDeleted = false
+    /// The slot of the stored values last read or written (``SnapshotStore``); 0: none. It fits in the
+    /// padding after `_isDeleted`, so dirty tracking adds nothing to the instance's size.
+    @exclusivity(unchecked) @usableFromInline final var _snapshotSlot: UInt32 = 0
 
     /// Models are made with `init()`; property values come from the declaration.
     ///
@@ -108,6 +111,25 @@ public protocol ModelDeclaration: AnyObject {
     /// static let schemaRebuild = SchemaRebuild.whenNeeded
     /// ```
     static var schemaRebuild: SchemaRebuild { get }
+    /// How columns store their values when they do not use Strata's format, by property name. Needed
+    /// only where Strata cannot tell by itself: for dates, UUIDs and booleans it reads the column's
+    /// declared type and a stored value (see ``ColumnFormat``). Default: none.
+    ///
+    /// ```swift
+    /// static let columnFormats: [String: ColumnFormat] = [
+    ///     "createdAt": .dateTimeText(DateTimeTextStyle(separator: "T", fractionDigits: 3, zoneSuffix: "Z")),
+    ///     "token": .uuidHex(uppercase: false),
+    /// ]
+    /// ```
+    static var columnFormats: [String: ColumnFormat] { get }
+    /// Properties that identify a row besides the primary key (sModel's secondary keys, such as the id a
+    /// server gave the record). Saving a new instance whose values of these properties match a row
+    /// updates that row instead of inserting one, and the instance takes the row's key. Default: none.
+    ///
+    /// ```swift
+    /// static let upsertKeys = ["serverID"]
+    /// ```
+    static var upsertKeys: [String] { get }
 }
 
 extension ModelDeclaration {
@@ -129,6 +151,18 @@ extension ModelDeclaration {
     public static var previousTableNames: [String] { [] }
     /// `.never`: additive changes only. ```swift Department.schemaRebuild  // .never ```
     public static var schemaRebuild: SchemaRebuild { .never }
+    /// None: formats are found from the columns.
+    ///
+    /// ```swift
+    /// Department.columnFormats  // [:]
+    /// ```
+    public static var columnFormats: [String: ColumnFormat] { [:] }
+    /// None: a new instance is always an INSERT.
+    ///
+    /// ```swift
+    /// Department.upsertKeys  // []
+    /// ```
+    public static var upsertKeys: [String] { [] }
 }
 
 /// A persistent model: a plain final class with stored properties and `required init()`.

@@ -15,6 +15,11 @@ final class ModelContext {
     /// `PRAGMA schema_version` when the registries were last synced.
     var schemaVersion: Int64 = -1
     var needsResync = false
+    /// `PRAGMA data_version` when this handle last merged other connections' commits (nil: never read).
+    var dataVersion: Int64?
+    /// Set while raw SQL that may REPLACE rows runs: rows it replaced through a UNIQUE index are removed
+    /// without an update-hook report, so the live instances of tables it inserted into are checked.
+    var mayReplace = false
 
     /// A row change reported by the update hook.
     struct PendingChange {

@@ -23,8 +23,18 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         case unsavedRelated
         /// The instance is not attached to a database.
         case detached
-        /// No row has the key.
+        /// No row has the key (for a save: the row was deleted or re-keyed since the instance read it, and
+        /// the instance is now marked deleted: a save never re-creates a row behind another writer's back).
         case notFound
+        /// Another connection (or raw SQL) changed a column that this instance also changed and has not
+        /// saved; the instance now holds the committed values. ``ModelError/properties`` names the columns.
+        /// Retry the change (``Database/retryingOnConflict(maxAttempts:_:)``).
+        case conflict
+        /// A row with this key, or with these values of a UNIQUE index, exists already.
+        case duplicateKey
+        /// The instance could not be refreshed from its row (a value another tool wrote does not decode):
+        /// it keeps its previous values, and saving it throws until it is fetched or refreshed again.
+        case stale
     }
     /// The kind. ```swift error.kind  // .unknownProperty ```
     public let kind: Kind
@@ -34,16 +44,32 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
     public let property: String?
     /// A sentence saying what is wrong and what to do. ```swift print(error.message) ```
     public let message: String
+    /// The key of the row concerned, when there is one.
+    ///
+    /// ```swift
+    /// if error.kind == .conflict { print("row", error.key ?? .null) }
+    /// ```
+    public let key: SQLValue?
+    /// The properties concerned (for ``Kind/conflict``: the columns both sides changed; for
+    /// ``Kind/duplicateKey``: the key or the UNIQUE index's columns).
+    ///
+    /// ```swift
+    /// if error.kind == .conflict { print(error.properties) }  // ["counter"]
+    /// ```
+    public let properties: [String]
 
-    init(_ kind: Kind, model: String, property: String? = nil, _ message: String) {
+    init(_ kind: Kind, model: String, property: String? = nil, key: SQLValue? = nil, properties: [String] = [], _ message: String) {
         self.kind = kind
         self.model = model
-        self.property = property
+        self.property = property ?? properties.first
         self.message = message
+        self.key = key
+        self.properties = properties.isEmpty ? property.map { [$0] } ?? [] : properties
     }
 
     /// "Model Employee, property nmae: ...". ```swift print(error) ```
     public var description: String {
-        "Model \(model)\(property.map { ", property \($0)" } ?? ""): \(message)"
+        let where_ = properties.count > 1 ? ", properties \(properties.joined(separator: ", "))" : property.map { ", property \($0)" } ?? ""
+        return "Model \(model)\(key.map { ", key \($0)" } ?? "")\(where_): \(message)"
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// One persistent property of a model, as reflection found it.
@@ -11,6 +12,17 @@ struct PropertyMetadata {
     let defaultValue: SQLValue
     /// Set for relationship wrappers: the related model's type.
     let related: (any Model.Type)?
+    /// Set for dates, UUIDs and booleans, whose columns may use another tool's format (``ColumnFormat``).
+    let formatKind: ColumnFormat.Kind?
+
+    static func formatKind(of type: Any.Type) -> ColumnFormat.Kind? {
+        switch type {
+        case is Date.Type, is Date?.Type: .date
+        case is UUID.Type, is UUID?.Type: .uuid
+        case is Bool.Type, is Bool?.Type: .bool
+        default: nil
+        }
+    }
 }
 
 /// A declared index, resolved to column names.
@@ -41,6 +53,10 @@ final class ModelMetadata: @unchecked Sendable {
     let renamedColumns: [String: String]
     let previousTableNames: [String]
     let schemaRebuild: SchemaRebuild
+    /// Declared stored formats, by property name (``ModelDeclaration/columnFormats``).
+    let columnFormats: [String: ColumnFormat]
+    /// The properties (by index) of ``ModelDeclaration/upsertKeys``.
+    let upsertKeys: [Int]
 
     var key: PropertyMetadata { properties[keyIndex] }
 
@@ -111,7 +127,8 @@ final class ModelMetadata: @unchecked Sendable {
             }
             let defaultValue = (try? accessor.load(fresh)) ?? .null
             properties.append(PropertyMetadata(name: name, accessor: accessor, columnType: columnType,
-                                               isNullable: nullable, defaultValue: defaultValue, related: related))
+                                               isNullable: nullable, defaultValue: defaultValue, related: related,
+                                               formatKind: related == nil ? PropertyMetadata.formatKind(of: field.type) : nil))
         }
         self.properties = properties
         fastFields = properties.map(\.accessor.fast)
@@ -157,6 +174,18 @@ final class ModelMetadata: @unchecked Sendable {
         renamedColumns = type.renamedColumns
         previousTableNames = type.previousTableNames
         schemaRebuild = type.schemaRebuild
+        for name in type.columnFormats.keys where !persistent.contains(name) {
+            throw ModelError(.unknownProperty, model: typeName, property: name,
+                             "columnFormats names \"\(name)\", which is not a persistent property of \(typeName)")
+        }
+        columnFormats = type.columnFormats
+        upsertKeys = try type.upsertKeys.map { name in
+            guard let index = properties.firstIndex(where: { $0.name == name }), index != 0 else {
+                throw ModelError(.unknownProperty, model: typeName, property: name,
+                                 "upsertKeys names \"\(name)\", which is not a persistent property of \(typeName) other than its primary key")
+            }
+            return index
+        }
     }
 
     /// The column type of a model's key, found from the key field alone (relationships ask for it while

@@ -114,7 +114,10 @@ public struct Reference<Related: Model>: ReferenceStorage {
     static func resolve<Owner: ModelObject>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Reference<Related>>) throws -> Related? {
         // Writes not yet applied to live instances (a bare statement's) could change the owner's key while
         // loading: apply them first.
-        owner._registry?.database?.applyPendingChanges()
+        if let database = owner._registry?.database {
+            if database.connection.isClosed { throw database.connection.closedError(sql: nil) }
+            database.applyPendingChanges()
+        }
         let storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
         if let held = storage.strongTarget ?? storage.target {
             guard held._isDeleted else { return held }

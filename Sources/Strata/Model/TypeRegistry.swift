@@ -11,9 +11,14 @@ final class TypeRegistry {
     /// Weak: live instances keep their registry alive, and may outlive the database and its context.
     weak var context: ModelContext?
     /// The mapping onto the table as it is, set by schema sync.
-    var table: TableMapping {
-        didSet { keyIsRowID = table.keyIsRowID }
+    @exclusivity(unchecked) var table: TableMapping {
+        didSet {
+            keyIsRowID = table.keyIsRowID
+            fields = table.fastFields
+        }
     }
+    /// The fast accessors of the current mapping (nil for columns that convert), for the per-row loops.
+    @exclusivity(unchecked) private(set) var fields: [FastField?]
     /// Copied from `table` for the fetch loop.
     @usableFromInline private(set) var keyIsRowID: Bool
     /// Live instances by rowid (by key, when the key is the rowid).
@@ -24,6 +29,22 @@ final class TypeRegistry {
     /// The text key each instance was registered under (kept here, not in every instance, because only
     /// tables whose key is not the rowid need it; the key property itself may have been changed since).
     @exclusivity(unchecked) private var textKeys: [ObjectIdentifier: String] = [:]
+
+    /// The stored values each live instance last read or wrote (dirty tracking).
+    @exclusivity(unchecked) var snapshots: SnapshotStore
+    /// Live instances whose unsaved change collided with another connection's (or raw SQL's) change of the
+    /// same column, by instance: the properties concerned. Their next save throws a conflict.
+    @exclusivity(unchecked) var conflicts: [ObjectIdentifier: [String]] = [:]
+    /// Live instances that could not be refreshed from their row (a stored value does not decode): the
+    /// property and the reason. Saving them throws; a successful refresh or fetch clears the entry.
+    @exclusivity(unchecked) var staleInstances: [ObjectIdentifier: (property: String?, reason: String)] = [:]
+
+    /// Whether `object` has a recorded conflict or is stale (its save must throw).
+    @inline(__always)
+    func needsAttention(_ object: ModelObject) -> Bool {
+        (!conflicts.isEmpty && conflicts[ObjectIdentifier(object)] != nil)
+            || (!staleInstances.isEmpty && staleInstances[ObjectIdentifier(object)] != nil)
+    }
 
     /// Whether any instance is registered by text key.
     var hasTextKeys: Bool { !byTextKey.isEmpty }
@@ -39,8 +60,12 @@ final class TypeRegistry {
         self.tableNameCString = ContiguousArray(metadata.tableName.utf8CString)
         self.table = table
         self.keyIsRowID = table.keyIsRowID
+        self.fields = table.fastFields
         self.context = context
+        self.snapshots = SnapshotStore(count: metadata.properties.count)
     }
+
+    deinit { snapshots.deallocate() }
 
     var database: Database? { context?.database }
 
@@ -83,7 +108,7 @@ final class TypeRegistry {
     /// Makes `object` the live instance of its row.
     @inline(__always)
     func register(_ object: ModelObject, rowID: Int64, textKey: String?) {
-        if object._registry === self { forget(object) }
+        if object._registry === self { forgetIdentity(object) }
         object._registry = self
         object._rowID = rowID
         object._isDeleted = false
@@ -94,8 +119,16 @@ final class TypeRegistry {
         }
     }
 
-    /// Removes `object` from the map, if it is the one registered (called from `deinit` and on delete).
+    /// Removes `object` from the map and frees its snapshot (called from `deinit` and on delete).
     func forget(_ object: ModelObject) {
+        forgetIdentity(object)
+        releaseSnapshot(object)
+        if !conflicts.isEmpty { conflicts[ObjectIdentifier(object)] = nil }
+        if !staleInstances.isEmpty { staleInstances[ObjectIdentifier(object)] = nil }
+    }
+
+    /// Removes `object` from the map, if it is the one registered.
+    private func forgetIdentity(_ object: ModelObject) {
         // Not conditional on the current table mode: a resync may have changed it since registration.
         if let entry = byRowID[object._rowID], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
             byRowID.remove(object._rowID)

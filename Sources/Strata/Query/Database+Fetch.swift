@@ -46,7 +46,7 @@ extension Database {
         let registry = try registry(for: T.self)
         let keyValue = try key.sqlValue
         if let live = registry.instance(key: keyValue), !live._isDeleted { return unsafeDowncast(live, to: T.self) }
-        let statement = try connection.cachedStatement(registry.table.selectByKeySQL)
+        let statement = try registry.table.statement(.selectByKey, in: connection)
         try statement.bind(values: [keyValue])
         defer { statement.reset() }
         return try statement.step() ? object(T.self, from: statement, registry: registry) : nil
@@ -177,7 +177,7 @@ extension Database {
             let (live, slot) = registry.find(rowID: rowID)
             if let live { return unsafeDowncast(live, to: T.self) }
             let object = T()
-            try decodeRow(statement, into: object, registry: registry)
+            try decodeRow(statement, into: object, registry: registry, capturing: true)
             registry.register(object, rowID: rowID, at: slot)
             return object
         }
@@ -205,23 +205,66 @@ extension Database {
             rowID = 0
         }
         registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(key))
+        registry.capture(object)
         return object
     }
 
-    /// Sets every persistent property of `object` from the current row (columns in property order).
+    /// Sets every persistent property of `object` from the current row (columns in property order),
+    /// converting columns that use another tool's format (``ColumnFormat``).
+    /// With `capturing`, the values read become the instance's snapshot as they are decoded (a new
+    /// instance about to be registered).
     @usableFromInline
-    func decodeRow(_ statement: Statement, into object: ModelObject, registry: TypeRegistry) throws {
-        let metadata = registry.metadata
+    func decodeRow(_ statement: Statement, into object: ModelObject, registry: TypeRegistry, capturing: Bool = false) throws {
         let handle = statement.handle
-        try metadata.fastFields.withUnsafeBufferPointer { fields in
-            for i in 0..<fields.count where fields[i]?.read(handle, column: Int32(i), into: object) != true {
-                do {
-                    try metadata.properties[i].accessor.read(statement, column: Int32(i), into: object)
-                } catch let error as ValueConversionError {
-                    let name = metadata.properties[i].name
-                    throw error.located(column: name, model: metadata.typeName, property: name)
+        guard capturing else {
+            try registry.fields.withUnsafeBufferPointer { fields in
+                for i in 0..<fields.count where fields[i]?.read(handle, column: Int32(i), into: object) == nil {
+                    try decodeConverting(statement, column: i, into: object, registry: registry)
                 }
             }
+            return
+        }
+        let words = registry.snapshotWords(for: object)
+        do {
+            try registry.fields.withUnsafeBufferPointer { fields in
+                let count = fields.count
+                for i in 0..<count {
+                    let word: SnapshotWord
+                    if let read = fields[i]?.read(handle, column: Int32(i), into: object) {
+                        word = read
+                    } else {
+                        try decodeConverting(statement, column: i, into: object, registry: registry)
+                        word = registry.metadata.snapshotWord(of: object, at: i)
+                    }
+                    words[i] = word.bits
+                    if word.isNull { words[count + (i >> 6)] |= 1 << UInt64(i & 63) }
+                }
+            }
+        } catch {
+            registry.releaseSnapshot(object)
+            throw error
+        }
+    }
+
+    /// Reads one property through its codec and its column's format; an error names the table, the
+    /// row's key, the column and the stored value.
+    @usableFromInline
+    func decodeConverting(_ statement: Statement, column i: Int, into object: ModelObject, registry: TypeRegistry) throws {
+        let metadata = registry.metadata
+        let accessor = metadata.properties[i].accessor
+        do {
+            let format = registry.table.formats[i]
+            if format == .native {
+                try accessor.read(statement, column: Int32(i), into: object)
+            } else {
+                try accessor.store(try format.native(statement.value(at: Int32(i))), into: object)
+            }
+        } catch let error as ValueConversionError {
+            let name = metadata.properties[i].name
+            var located = error.located(column: name, model: metadata.typeName, property: name)
+            located.table = located.table ?? registry.table.table
+            located.key = located.key ?? statement.value(at: 0)
+            throw located
         }
     }
 }

@@ -33,11 +33,16 @@ extension Database {
 
     /// The registry of a model type: synced on first use with this handle, and again when the schema
     /// changed underneath.
+    ///
+    /// Outside a transaction it first merges other connections' commits into the live instances
+    /// (`checkingCommits`; a transaction does so when it begins). A closed handle throws.
     @usableFromInline
-    func registry(for type: any Model.Type) throws -> TypeRegistry {
+    func registry(for type: any Model.Type, checkingCommits: Bool = true) throws -> TypeRegistry {
+        if connection.isClosed { throw connection.closedError(sql: nil) }
         // Writes made through a bare `Statement` since the last call are applied to live instances first.
         applyPendingChanges()
         try checkTransactionIsOpen()
+        if checkingCommits && !isInTransaction { try mergeForeignCommits() }
         if !models.needsResync, let registry = models.registries[ObjectIdentifier(type)] { return registry }
         return try resync(type)
     }
@@ -70,7 +75,21 @@ extension Database {
                               expected: "the table created by sync", remedy: "Check that the database is writable.")
         }
         models.schemaVersion = try schemaVersion()
-        return (plan, TableMapping(metadata: metadata, info: info))
+        return (plan, TableMapping(metadata: metadata, info: info, formats: try columnFormats(metadata, info)))
+    }
+
+    /// The stored format of each property's column: the model's declaration, else for dates, UUIDs and
+    /// booleans what the column's declared type and its first non-NULL value show (``ColumnFormat``).
+    private func columnFormats(_ metadata: ModelMetadata, _ info: TableInfo) throws -> [ColumnFormat] {
+        try metadata.properties.map { property in
+            if let declared = metadata.columnFormats[property.name] { return declared }
+            guard let kind = property.formatKind, let column = info.column(named: property.name) else { return .native }
+            let name = SQL.quote(column.name)
+            let statement = try connection.prepare("SELECT \(name) FROM \(SQL.quote(info.name)) WHERE \(name) IS NOT NULL LIMIT 1")
+            defer { statement.finalize() }
+            let sample = try statement.step() ? statement.value(at: 0) : nil
+            return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample)
+        }
     }
 
     /// Runs the plan in a transaction. A rebuild also needs foreign keys off for the whole transaction

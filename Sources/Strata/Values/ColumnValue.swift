@@ -89,6 +89,18 @@ public struct ValueConversionError: Error, CustomStringConvertible, Sendable {
     public var model: String?
     /// The model property, when known. ```swift error.property  // "age" ```
     public var property: String?
+    /// The table, when known (reading a model's row).
+    ///
+    /// ```swift
+    /// error.table  // "Employee"
+    /// ```
+    public var table: String?
+    /// The primary key of the row being read, when known.
+    ///
+    /// ```swift
+    /// error.key  // .integer(7)
+    /// ```
+    public var key: SQLValue?
 
     /// Makes an error for a value of type `expected` that could not be read from `found`.
     ///
@@ -110,6 +122,9 @@ public struct ValueConversionError: Error, CustomStringConvertible, Sendable {
         var text = "cannot read \(found) as \(expected)"
         if let reason { text += " (\(reason))" }
         if let column { text += " in column \"\(column)\"" }
+        if let table { text += " of table \"\(table)\"" }
+        if let key { text += " at key \(key)" }
+        if found.isNull, let property { text += "; declare `\(property)` optional to read NULLs" }
         if let model { text += " (\(model)\(property.map { ".\($0)" } ?? ""))" }
         return text
     }

@@ -121,12 +121,10 @@ private func makeItems(_ db: Database, _ names: [String]) throws -> [LiveItem] {
         #expect(!items[0].isPersisted)
         #expect(try db.object(LiveItem.self, forKey: 1) == nil)
         #expect(try db.count(LiveItem.self) == 1)
-        let again = try #require(throws: ModelError.self) { try db.delete(items[0]) }
-        #expect(again.kind == .deleted)
+        #expect(try db.delete(items[0]) == false)   // deleted already: nothing to do
         let resave = try #require(throws: ModelError.self) { try db.save(items[0]) }
         #expect(resave.kind == .deleted)
-        let never = try #require(throws: ModelError.self) { try db.delete(LiveItem()) }
-        #expect(never.kind == .detached)
+        #expect(try db.delete(LiveItem()) == false)  // never saved: nothing to do
     }
 
     @Test func rawUpdateReachesLiveInstances() throws {
@@ -138,10 +136,16 @@ private func makeItems(_ db: Database, _ names: [String]) throws -> [LiveItem] {
         // Plain execute (no $T) through the handle is seen as well.
         try db.execute("UPDATE LiveItem SET name = upper(name)")
         #expect(items.map(\.name) == ["A", "B", "C"])
-        // Unsaved changes of a row that the raw UPDATE touched are replaced by the row's values.
+        // Unsaved changes of a row that the raw UPDATE touched are kept where the UPDATE left the column
+        // alone; a column both changed is a conflict that the next save reports.
         items[0].name = "local"
         try db.execute("UPDATE $T SET qty = 1 WHERE $PK = ?", for: LiveItem.self, items[0].id)
-        #expect(items[0].name == "A" && items[0].qty == 1)
+        #expect(items[0].name == "local" && items[0].qty == 1)
+        try db.execute("UPDATE $T SET name = 'raw' WHERE $PK = ?", for: LiveItem.self, items[0].id)
+        #expect(items[0].name == "local")
+        let conflict = try #require(throws: ModelError.self) { try db.save(items[0]) }
+        #expect(conflict.kind == .conflict && conflict.properties == ["name"])
+        #expect(items[0].name == "raw")
     }
 
     @Test func rawDeleteReachesLiveInstances() throws {
@@ -184,14 +188,17 @@ private func makeItems(_ db: Database, _ names: [String]) throws -> [LiveItem] {
         #expect(twinError.kind == .duplicateInstance)
     }
 
-    @Test func savingANewInstanceOverARowWithoutLiveInstanceUpdatesIt() throws {
+    @Test func savingANewInstanceOverAnExistingRowIsADuplicateKeyNeverAnUpsert() throws {
         let db = try Database()
         try db.execute("CREATE TABLE LiveTag(code TEXT PRIMARY KEY NOT NULL, label TEXT NOT NULL DEFAULT '')")
         try db.execute("INSERT INTO LiveTag VALUES ('k', 'by another tool')")
         let tag = LiveTag(); tag.code = "k"; tag.label = "mine"
-        try db.save(tag)
-        #expect(try db.column(String.self, "SELECT label FROM LiveTag") == ["mine"])
-        #expect(try db.object(LiveTag.self, forKey: "k") === tag)
+        let error = try #require(throws: ModelError.self) { try db.save(tag) }
+        #expect(error.kind == .duplicateKey)
+        #expect(error.key == .text("k"))
+        #expect(try db.column(String.self, "SELECT label FROM LiveTag") == ["by another tool"])
+        #expect(!tag.isPersisted)
+        #expect(try db.object(LiveTag.self, forKey: "k")?.label == "by another tool")
     }
 
     @Test func instanceOfAnotherHandleIsRejected() throws {

@@ -387,8 +387,9 @@ private func contents(_ db: Database, _ table: String) throws -> [String] {
         }
         #expect(error.code == .constraintUnique)
         let duplicate = RvRenameV2(); duplicate.title = "a"
-        let saveError = try #require(throws: DatabaseError.self) { try db.save(duplicate) }
-        #expect(saveError.code == .constraintUnique)
+        let saveError = try #require(throws: ModelError.self) { try db.save(duplicate) }
+        #expect(saveError.kind == .duplicateKey)
+        #expect(saveError.properties == ["title"])
         #expect(try db.value(Int.self, "SELECT count(*) FROM RvRenamed WHERE title = 'a'") == 1)
 
         #expect(try db.schemaPlan(for: RvRenameV2.self).isEmpty)

@@ -42,6 +42,9 @@ private final class FxGYDepartment: Model {
 private final class FxFCSimple: Model {
     static let tableName = "SimpleModel"
     static let primaryKey = "uniqueID"
+    // FCModel stores dates as seconds since 1970 even in DATETIME columns; an empty DATETIME column would
+    // otherwise take the text layout Django, SQLAlchemy and peewee use.
+    static let columnFormats: [String: ColumnFormat] = ["date": .native]
     var uniqueID = ""
     var name: String?
     var date: Date?
@@ -286,7 +289,10 @@ struct ExistingDatabaseTests {
         let thing = FxSThing(); thing.localId = "L1"; thing.tid = "T1"; thing.name = "thing"; thing.other = 2; thing.otherDouble = 2.5
         try db.save(thing)
         let twin = FxSThing(); twin.localId = "L2"; twin.tid = "T1"
-        let violation = try #require(throws: DatabaseError.self) { try db.save(twin) }
+        let violation = try #require(throws: ModelError.self) { try db.save(twin) }
+        #expect(violation.kind == .duplicateKey)
+        #expect(violation.properties == ["tid"])
+        #expect(violation.key == .text("L1"))                 // the row it would duplicate
         #expect(violation.message.contains("UNIQUE"))
         #expect(!twin.isPersisted)
 

@@ -1,0 +1,308 @@
+/// One property's value as dirty tracking remembers it: the exact bits of an integer or a double, a
+/// 64-bit hash of text and bytes (of their UTF-8 or raw bytes, so canonically equivalent but different
+/// Unicode strings differ), and whether it was NULL.
+///
+/// Equal words mean the same stored value: exactly for numbers, and for text and bytes but for a 2^-64
+/// chance of a hash collision. A word that could not be computed (the value did not encode) equals
+/// nothing, so its property always counts as changed and the save reports the encoding error.
+struct SnapshotWord {
+    var bits: UInt64
+    var isNull: Bool
+
+    static let null = SnapshotWord(bits: 0, isNull: true)
+    /// Never equal to any word, itself included.
+    static let unknown = SnapshotWord(bits: 1, isNull: true)
+
+    init(bits: UInt64, isNull: Bool) {
+        self.bits = bits
+        self.isNull = isNull
+    }
+
+    @inline(__always) init(integer value: Int64) { self.init(bits: UInt64(bitPattern: value), isNull: false) }
+    @inline(__always) init(real value: Double) { self.init(bits: value.bitPattern, isNull: false) }
+
+    init(text: String) {
+        var text = text
+        var hasher = Hasher()
+        hasher.combine(UInt8(3))
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        self.init(bits: UInt64(bitPattern: Int64(hasher.finalize())), isNull: false)
+    }
+
+    /// The word of a value in Strata's native encoding (what the property's codec produced).
+    init(_ value: SQLValue) {
+        switch value {
+        case .null: self = .null
+        case .integer(let v): self.init(integer: v)
+        case .text(let s): self.init(text: s)
+        case .real(let d):
+            // Hashed, unlike the fast path's doubles: a property of raw `SQLValue` type may switch between
+            // INTEGER and REAL, and the same bits must not read as "unchanged".
+            var hasher = Hasher()
+            hasher.combine(UInt8(2))
+            hasher.combine(d.bitPattern)
+            self.init(bits: UInt64(bitPattern: Int64(hasher.finalize())), isNull: false)
+        case .blob(let data):
+            var hasher = Hasher()
+            hasher.combine(UInt8(4))
+            data.withUnsafeBytes { hasher.combine(bytes: $0) }
+            self.init(bits: UInt64(bitPattern: Int64(hasher.finalize())), isNull: false)
+        }
+    }
+
+    var isUnknown: Bool { isNull && bits != 0 }
+
+    @inline(__always)
+    func matches(_ other: SnapshotWord) -> Bool {
+        bits == other.bits && isNull == other.isNull && !isUnknown
+    }
+}
+
+/// A set of property indices (the properties a save writes): a bit mask, with more words only for
+/// models of more than 64 properties, so the common case allocates nothing.
+struct ColumnSet: Hashable {
+    private var low: UInt64 = 0
+    private var high: [UInt64] = []
+
+    var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
+
+    var count: Int { low.nonzeroBitCount + high.reduce(0) { $0 + $1.nonzeroBitCount } }
+
+    func contains(_ index: Int) -> Bool {
+        if index < 64 { return low & (1 << UInt64(index)) != 0 }
+        let word = index / 64 - 1
+        return word < high.count && high[word] & (1 << UInt64(index & 63)) != 0
+    }
+
+    mutating func insert(_ index: Int) {
+        if index < 64 { low |= 1 << UInt64(index); return }
+        let word = index / 64 - 1
+        while high.count <= word { high.append(0) }
+        high[word] |= 1 << UInt64(index & 63)
+    }
+
+    mutating func remove(_ index: Int) {
+        if index < 64 { low &= ~(1 << UInt64(index)); return }
+        let word = index / 64 - 1
+        if word < high.count { high[word] &= ~(1 << UInt64(index & 63)) }
+    }
+
+    /// The indices in increasing order.
+    var indices: [Int] {
+        var result: [Int] = []
+        forEach { result.append($0) }
+        return result
+    }
+
+    /// Calls `body` with each index in increasing order.
+    @inline(__always)
+    func forEach(_ body: (Int) throws -> Void) rethrows {
+        var bits = low
+        while bits != 0 {
+            try body(bits.trailingZeroBitCount)
+            bits &= bits - 1
+        }
+        for (w, word) in high.enumerated() {
+            var bits = word
+            while bits != 0 {
+                try body((w + 1) * 64 + bits.trailingZeroBitCount)
+                bits &= bits - 1
+            }
+        }
+    }
+}
+
+/// The snapshot of every live instance of one model type: per instance, one word per persistent property
+/// and the NULL bits, in one growing buffer (no allocation per instance; about 8 bytes per column).
+/// An instance holds its slot number in `_snapshotSlot` (0: none).
+///
+/// The buffer is raw memory of `UInt64` words (a trivial type), indexed only through `words(_:)` with
+/// slots this store handed out, so every access is in bounds; a slot's words are all written by
+/// ``TypeRegistry/capture(_:row:)`` or the decoder before any is read (a free slot's first word links
+/// the free list). It belongs to one ``TypeRegistry`` (one handle's
+/// isolation domain), which frees it.
+struct SnapshotStore {
+    let count: Int
+    let stride: Int
+    private var buffer: UnsafeMutablePointer<UInt64>
+    private var capacity: Int
+    private var used = 0
+    /// The most recently freed slot; each free slot's first word holds the next one (0: none).
+    private var freeHead: UInt32 = 0
+
+    init(count: Int) {
+        self.count = count
+        stride = count + (count + 63) / 64
+        capacity = 16
+        buffer = .allocate(capacity: capacity * stride)
+    }
+
+    func deallocate() { buffer.deallocate() }
+
+    /// A slot for a new instance's snapshot.
+    @inline(__always)
+    mutating func allocate() -> UInt32 {
+        if freeHead != 0 {
+            let slot = freeHead
+            freeHead = UInt32(truncatingIfNeeded: words(slot)[0])
+            return slot
+        }
+        return allocateNew()
+    }
+
+    private mutating func allocateNew() -> UInt32 {
+        if used == capacity {
+            let grown = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity * 2 * stride)
+            grown.moveInitialize(from: buffer, count: used * stride)
+            buffer.deallocate()
+            buffer = grown
+            capacity *= 2
+        }
+        used += 1
+        return UInt32(used)
+    }
+
+    @inline(__always)
+    mutating func release(_ slot: UInt32) {
+        words(slot)[0] = UInt64(freeHead)
+        freeHead = slot
+    }
+
+    /// The words of a slot: `count` property words, then the NULL bits.
+    @inline(__always)
+    func words(_ slot: UInt32) -> UnsafeMutablePointer<UInt64> {
+        buffer + (Int(slot) - 1) * stride
+    }
+
+    @inline(__always)
+    func word(_ slot: UInt32, _ index: Int) -> SnapshotWord {
+        let words = words(slot)
+        return SnapshotWord(bits: words[index], isNull: words[count + (index >> 6)] & (1 << UInt64(index & 63)) != 0)
+    }
+
+    @inline(__always)
+    func set(_ slot: UInt32, _ index: Int, _ word: SnapshotWord) {
+        let words = words(slot)
+        words[index] = word.bits
+        let bit: UInt64 = 1 << UInt64(index & 63)
+        if word.isNull { words[count + (index >> 6)] |= bit } else { words[count + (index >> 6)] &= ~bit }
+    }
+}
+
+extension ModelMetadata {
+    /// The snapshot word of property `index` as the instance holds it now.
+    @inline(__always)
+    func snapshotWord(of object: ModelObject, at index: Int) -> SnapshotWord {
+        if let fast = fastFields[index] { return fast.snapshotWord(object) }
+        guard let value = try? properties[index].accessor.load(object) else { return .unknown }
+        return SnapshotWord(value)
+    }
+}
+
+extension TypeRegistry {
+    /// Remembers every property of `object` as its row holds it now (after a fetch, insert or refresh),
+    /// or as `row` (an instance decoded from the row) holds them.
+    @usableFromInline
+    func capture(_ object: ModelObject, row: ModelObject? = nil) {
+        if object._snapshotSlot == 0 { object._snapshotSlot = snapshots.allocate() }
+        let words = snapshots.words(object._snapshotSlot)
+        let count = snapshots.count
+        for i in count..<snapshots.stride { words[i] = 0 }
+        let source = row ?? object
+        metadata.fastFields.withUnsafeBufferPointer { fields in
+            for i in 0..<count {
+                let word = fields[i]?.snapshotWord(source) ?? metadata.snapshotWord(of: source, at: i)
+                words[i] = word.bits
+                if word.isNull { words[count + (i >> 6)] |= 1 << UInt64(i & 63) }
+            }
+        }
+    }
+
+    /// The snapshot words of `object`, with a slot allocated and its NULL bits cleared, for the decoder to
+    /// fill in (``Database/decodeRow(_:into:registry:capturing:)``).
+    @usableFromInline
+    func snapshotWords(for object: ModelObject) -> UnsafeMutablePointer<UInt64> {
+        if object._snapshotSlot == 0 { object._snapshotSlot = snapshots.allocate() }
+        let words = snapshots.words(object._snapshotSlot)
+        for i in snapshots.count..<snapshots.stride { words[i] = 0 }
+        return words
+    }
+
+    /// Remembers the current value of the given properties (after an update wrote them).
+    func capture(_ object: ModelObject, properties: ColumnSet) {
+        if object._snapshotSlot == 0 { return capture(object) }
+        let slot = object._snapshotSlot
+        properties.forEach { snapshots.set(slot, $0, metadata.snapshotWord(of: object, at: $0)) }
+    }
+
+    /// Remembers the given words for the given properties.
+    func capture(_ object: ModelObject, words: [(index: Int, word: SnapshotWord)]) {
+        if object._snapshotSlot == 0 { return capture(object) }
+        for (index, word) in words { snapshots.set(object._snapshotSlot, index, word) }
+    }
+
+    /// The snapshot word of property `index`, if the instance has a snapshot.
+    func snapshotWord(of object: ModelObject, at index: Int) -> SnapshotWord? {
+        object._snapshotSlot == 0 ? nil : snapshots.word(object._snapshotSlot, index)
+    }
+
+    /// The properties whose value differs from the snapshot (every property when there is none).
+    func changes(of object: ModelObject) -> ColumnSet {
+        var result = ColumnSet()
+        let slot = object._snapshotSlot
+        guard slot != 0 else {
+            for i in 0..<snapshots.count { result.insert(i) }
+            return result
+        }
+        let words = snapshots.words(slot)
+        let count = snapshots.count
+        metadata.fastFields.withUnsafeBufferPointer { fields in
+            for i in 0..<count {
+                let word = fields[i]?.snapshotWord(object) ?? metadata.snapshotWord(of: object, at: i)
+                let wasNull = words[count + (i >> 6)] & (1 << UInt64(i & 63)) != 0
+                if word.bits != words[i] || word.isNull != wasNull || word.isUnknown { result.insert(i) }
+            }
+        }
+        return result
+    }
+
+    /// Frees the snapshot of an instance that no longer stands for a row.
+    func releaseSnapshot(_ object: ModelObject) {
+        guard object._snapshotSlot != 0 else { return }
+        snapshots.release(object._snapshotSlot)
+        object._snapshotSlot = 0
+    }
+}
+
+extension ModelObject {
+    /// Whether a save would write anything: true for an instance never saved, and for a saved one whose
+    /// persistent properties differ from what it last read or wrote (FCModel's `hasUnsavedChanges`).
+    ///
+    /// ```swift
+    /// let ada = try db.object(Employee.self, forKey: 1)!
+    /// ada.hasChanges      // false
+    /// ada.name = "Ada L."
+    /// ada.hasChanges      // true
+    /// try db.save(ada)
+    /// ada.hasChanges      // false
+    /// ```
+    public final var hasChanges: Bool {
+        guard let registry = _registry else { return true }
+        return !_isDeleted && !registry.changes(of: self).isEmpty
+    }
+
+    /// The persistent properties a save would write, in declaration order (key first); every property
+    /// for an instance never saved, none for a deleted one.
+    ///
+    /// ```swift
+    /// ada.name = "Ada L."
+    /// ada.changedProperties   // ["name"]
+    /// ```
+    public final var changedProperties: [String] {
+        if let registry = _registry {
+            return _isDeleted ? [] : registry.changes(of: self).indices.map { registry.metadata.properties[$0].name }
+        }
+        guard let type = self as? any Model, let metadata = try? ModelMetadata.of(Swift.type(of: type)) else { return [] }
+        return metadata.properties.map(\.name)
+    }
+}

@@ -1,0 +1,296 @@
+import Foundation
+
+/// How a column stores dates, UUIDs or booleans when it does not use Strata's own format, so that a save
+/// writes each value the way the column's other rows (and the tool that made them) have it.
+///
+/// Strata finds the format of an existing column by itself, from a stored value and the declared type
+/// (see the README's "Stored formats"); a model declares one only to override that:
+///
+/// ```swift
+/// final class Event: Model {
+///     static let columnFormats: [String: ColumnFormat] = [
+///         "startsAt": .dateTimeText(DateTimeTextStyle(separator: "T", fractionDigits: 3, zoneSuffix: "Z")),
+///         "token": .uuidHex(uppercase: false),
+///     ]
+///     var id: Int64 = 0
+///     var startsAt = Date()
+///     var token = UUID()
+///     required init() {}
+/// }
+/// ```
+public enum ColumnFormat: Hashable, Sendable {
+    /// Strata's own encoding: dates as REAL seconds since 1970, UUIDs as lowercase dashed text,
+    /// booleans as INTEGER 0/1.
+    ///
+    /// ```swift
+    /// ColumnFormat.native
+    /// ```
+    case native
+    /// Dates as INTEGER seconds since 1970, rounded to the nearest second (peewee's `TimestampField`).
+    ///
+    /// ```swift
+    /// try ColumnFormat.unixSecondsInteger.stored(.real(1.6))   // .integer(2)
+    /// ```
+    case unixSecondsInteger
+    /// Dates as INTEGER milliseconds since 1970.
+    ///
+    /// ```swift
+    /// try ColumnFormat.unixMilliseconds.stored(.real(1.5))     // .integer(1500)
+    /// ```
+    case unixMilliseconds
+    /// Dates as text in UTC, `YYYY-MM-DD HH:MM:SS[.ffffff]` or a variant (Django, SQLAlchemy, ISO 8601).
+    ///
+    /// ```swift
+    /// try ColumnFormat.dateTimeText(DateTimeTextStyle()).stored(.real(0.5))
+    /// // .text("1970-01-01 00:00:00.500000")
+    /// ```
+    case dateTimeText(DateTimeTextStyle)
+    /// Dates as `YYYY-MM-DD` text: the UTC day (Django's and SQLAlchemy's `date`).
+    ///
+    /// ```swift
+    /// try ColumnFormat.dateText.stored(.real(86_400 * 365))    // .text("1971-01-01")
+    /// ```
+    case dateText
+    /// UUIDs as 32 hex digits with no dashes (Django's `char(32)`, SQLAlchemy's `Uuid`, peewee).
+    ///
+    /// ```swift
+    /// try ColumnFormat.uuidHex(uppercase: false).stored(.text("0f8fad5b-d9cb-469f-a165-70867728950e"))
+    /// // .text("0f8fad5bd9cb469fa16570867728950e")
+    /// ```
+    case uuidHex(uppercase: Bool)
+    /// UUIDs as 36 characters with dashes; lowercase is the same as ``native``.
+    ///
+    /// ```swift
+    /// try ColumnFormat.uuidDashed(uppercase: true).stored(.text("0f8fad5b-d9cb-469f-a165-70867728950e"))
+    /// // .text("0F8FAD5B-D9CB-469F-A165-70867728950E")
+    /// ```
+    case uuidDashed(uppercase: Bool)
+    /// UUIDs as 16-byte BLOBs.
+    ///
+    /// ```swift
+    /// try ColumnFormat.uuidBlob.stored(.text("0f8fad5b-d9cb-469f-a165-70867728950e"))  // .blob(16 bytes)
+    /// ```
+    case uuidBlob
+    /// Booleans as two texts, such as `"t"`/`"f"` or `"true"`/`"false"`.
+    ///
+    /// ```swift
+    /// try ColumnFormat.boolText(true: "t", false: "f").stored(.integer(1))   // .text("t")
+    /// ```
+    case boolText(true: String, false: String)
+
+    /// What kind of Swift value a format applies to.
+    enum Kind { case date, uuid, bool }
+}
+
+/// The layout of dates stored as text: always UTC.
+///
+/// ```swift
+/// let django = DateTimeTextStyle(fractionDigits: nil)                       // "2001-02-03 04:05:06.789000"
+/// let iso = DateTimeTextStyle(separator: "T", fractionDigits: 3, zoneSuffix: "Z")  // "2001-02-03T04:05:06.789Z"
+/// ```
+public struct DateTimeTextStyle: Hashable, Sendable {
+    /// Between the date and the time: `" "` or `"T"`.
+    ///
+    /// ```swift
+    /// style.separator  // " "
+    /// ```
+    public var separator: String
+    /// Digits after the seconds: 6 or 3 always, or nil for none on whole seconds and 6 otherwise
+    /// (Django's own rule).
+    ///
+    /// ```swift
+    /// style.fractionDigits  // 6
+    /// ```
+    public var fractionDigits: Int?
+    /// After the time: `""`, `"Z"` or `"+00:00"`.
+    ///
+    /// ```swift
+    /// style.zoneSuffix  // ""
+    /// ```
+    public var zoneSuffix: String
+
+    /// A style; the defaults are SQLAlchemy's layout, which Django and peewee also read.
+    ///
+    /// ```swift
+    /// let style = DateTimeTextStyle()   // "2001-02-03 04:05:06.789000"
+    /// ```
+    public init(separator: String = " ", fractionDigits: Int? = 6, zoneSuffix: String = "") {
+        self.separator = separator
+        self.fractionDigits = fractionDigits
+        self.zoneSuffix = zoneSuffix
+    }
+}
+
+extension ColumnFormat {
+    /// The value to store for Strata's native encoding of a value; NULL stays NULL.
+    ///
+    /// ```swift
+    /// try ColumnFormat.dateText.stored(.real(0))   // .text("1970-01-01")
+    /// ```
+    public func stored(_ native: SQLValue) throws -> SQLValue {
+        if native.isNull { return native }
+        switch self {
+        case .native:
+            return native
+        case .unixSecondsInteger, .unixMilliseconds, .dateTimeText, .dateText:
+            let seconds: Double
+            switch native {
+            case .real(let d): seconds = d
+            case .integer(let v): seconds = Double(v)
+            default: throw ValueConversionError(expected: Date.self, found: native, reason: "not seconds since 1970")
+            }
+            guard seconds.isFinite, abs(seconds) < 1e15 else {
+                throw ValueConversionError(expected: Date.self, found: native, reason: "not a date a column can hold")
+            }
+            switch self {
+            case .unixSecondsInteger: return .integer(Int64(seconds.rounded()))
+            case .unixMilliseconds: return .integer(Int64((seconds * 1000).rounded()))
+            case .dateText: return .text(DateText.format(microseconds: Self.microseconds(seconds), style: nil))
+            case .dateTimeText(let style): return .text(DateText.format(microseconds: Self.microseconds(seconds), style: style))
+            default: return native
+            }
+        case .uuidHex, .uuidDashed, .uuidBlob:
+            let uuid = try UUID(sqlValue: native)
+            switch self {
+            case .uuidHex(let upper):
+                let hex = uuid.uuidString.replacingOccurrences(of: "-", with: "")
+                return .text(upper ? hex.uppercased() : hex.lowercased())
+            case .uuidDashed(let upper):
+                return .text(upper ? uuid.uuidString.uppercased() : uuid.uuidString.lowercased())
+            default:
+                return .blob(withUnsafeBytes(of: uuid.uuid) { Data($0) })
+            }
+        case .boolText(let yes, let no):
+            return .text(try Bool(sqlValue: native) ? yes : no)
+        }
+    }
+
+    /// Strata's native encoding of a stored value; NULL stays NULL, and values that do not match the
+    /// format pass through for the type's own reader (which accepts other tools' forms too).
+    ///
+    /// ```swift
+    /// try ColumnFormat.unixMilliseconds.native(.integer(1500))   // .real(1.5)
+    /// ```
+    public func native(_ stored: SQLValue) throws -> SQLValue {
+        switch (self, stored) {
+        case (.unixSecondsInteger, .integer(let v)): return .real(Double(v))
+        case (.unixMilliseconds, .integer(let v)): return .real(Double(v) / 1000)
+        case (.dateTimeText, .text(let s)), (.dateText, .text(let s)):
+            return DateText.secondsSince1970(s).map { .real($0) } ?? stored
+        case (.boolText(let yes, let no), .text(let s)):
+            if s.caseInsensitiveCompare(yes) == .orderedSame { return .integer(1) }
+            if s.caseInsensitiveCompare(no) == .orderedSame { return .integer(0) }
+            return stored
+        default:
+            return stored   // UUID text and blobs: UUID's own reader takes every form
+        }
+    }
+
+    /// Microseconds since 1970, rounded to the nearest.
+    private static func microseconds(_ seconds: Double) -> Int64 {
+        Int64((seconds * 1_000_000).rounded())
+    }
+
+    /// The format of an existing column, from its declared type and one stored non-NULL value (nil when
+    /// the column has none).
+    static func detect(_ kind: Kind, declaredType: String, sample: SQLValue?) -> ColumnFormat {
+        let declared = declaredType.uppercased().filter { !$0.isWhitespace }
+        switch kind {
+        case .date:
+            switch sample {
+            case .real?: return .native
+            case .integer(let v)?: return abs(v) >= 100_000_000_000 ? .unixMilliseconds : .unixSecondsInteger
+            case .text(let s)?: return DateText.style(of: s) ?? .native
+            case .blob?: return .native
+            case .null?, nil: break
+            }
+            if declared == "DATE" { return .dateText }
+            if declared.contains("DATETIME") || declared.contains("TIMESTAMP") { return .dateTimeText(DateTimeTextStyle()) }
+            switch Affinity(declaredType: declaredType) {
+            case .integer: return .unixSecondsInteger
+            case .text: return .dateTimeText(DateTimeTextStyle())
+            default: return .native
+            }
+        case .uuid:
+            switch sample {
+            case .blob(let data)? where data.count == 16: return .uuidBlob
+            case .text(let s)?:
+                let hasUpper = s.contains { ("A"..."F").contains($0) }
+                if s.count == 32 { return .uuidHex(uppercase: hasUpper) }
+                if s.count == 36 { return hasUpper ? .uuidDashed(uppercase: true) : .native }
+                return .native
+            case nil: break
+            default: return .native
+            }
+            if declared.contains("CHAR(32)") { return .uuidHex(uppercase: false) }
+            if declared.contains("BLOB") || declared.contains("BINARY(16)") { return .uuidBlob }
+            return .native
+        case .bool:
+            guard case .text(let s)? = sample else { return .native }
+            for (yes, no) in [("t", "f"), ("true", "false"), ("1", "0"), ("y", "n"), ("yes", "no")] {
+                for (y, n) in [(yes, no), (yes.uppercased(), no.uppercased()), (yes.capitalized, no.capitalized)]
+                where s == y || s == n {
+                    return .boolText(true: y, false: n)
+                }
+            }
+            return .native
+        }
+    }
+}
+
+extension DateText {
+    /// `YYYY-MM-DD` (no `style`) or the date and time in `style`, UTC, from microseconds since 1970.
+    static func format(microseconds: Int64, style: DateTimeTextStyle?) -> String {
+        let perDay: Int64 = 86_400_000_000
+        let days = microseconds >= 0 ? microseconds / perDay : -((-microseconds + perDay - 1) / perDay)
+        let inDay = microseconds - days * perDay
+        let (year, month, day) = civil(fromDays: Int(days))
+        var text = pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
+        guard let style else { return text }
+        let seconds = Int(inDay / 1_000_000), fraction = Int(inDay % 1_000_000)
+        text += style.separator + pad(seconds / 3600, 2) + ":" + pad(seconds / 60 % 60, 2) + ":" + pad(seconds % 60, 2)
+        switch style.fractionDigits {
+        case 3?: text += "." + pad(fraction / 1000, 3)   // milliseconds, truncated so that ...999.9995 stays in its second
+        case nil where fraction == 0: break
+        default: text += "." + pad(fraction, 6)
+        }
+        return text + style.zoneSuffix
+    }
+
+    /// The format of a stored date text: date only, or date and time in its layout.
+    static func style(of text: String) -> ColumnFormat? {
+        let bytes = Array(text.utf8)
+        guard secondsSince1970(text) != nil, bytes.count >= 10, bytes[4] == UInt8(ascii: "-") else { return nil }
+        if bytes.count == 10 { return .dateText }
+        guard bytes.count >= 19 else { return .dateTimeText(DateTimeTextStyle(separator: String(UnicodeScalar(bytes[10])), fractionDigits: nil)) }
+        var digits = 0
+        var rest = bytes[19...]
+        if rest.first == UInt8(ascii: ".") {
+            rest = rest.dropFirst()
+            while let b = rest.first, (48...57).contains(b) { digits += 1; rest = rest.dropFirst() }
+        }
+        let zone = String(decoding: rest, as: UTF8.self)
+        return .dateTimeText(DateTimeTextStyle(
+            separator: bytes[10] == UInt8(ascii: "T") ? "T" : " ",
+            fractionDigits: digits == 0 ? nil : (digits == 3 ? 3 : 6),
+            zoneSuffix: zone.isEmpty ? "" : (zone.uppercased() == "Z" ? "Z" : "+00:00")))
+    }
+
+    /// Year, month, day of a count of days since 1970-01-01 (H. Hinnant's algorithm).
+    private static func civil(fromDays days: Int) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(abs(value))
+        return (value < 0 ? "-" : "") + String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}

@@ -1,0 +1,536 @@
+import Foundation
+import Synchronization
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Write integrity (issue 9): a save writes exactly what changed, in the column's own format, and no write
+// is lost, overwritten or resurrected.
+
+private final class Counter: Model {
+    var id: Int64 = 0
+    var name = ""
+    var count = 0
+    var note = ""
+    required init() {}
+}
+
+/// Django's `inventory_product`, reduced to the columns whose formats a save used to rewrite.
+private final class DjangoProduct: Model {
+    static let tableName = "inventory_product"
+    var id: Int64 = 0
+    var name = ""
+    var in_stock: Bool?
+    var released_on: Date?
+    var created_at = Date(timeIntervalSince1970: 0)
+    var uid = UUID()
+    var price = 0.0
+    required init() {}
+}
+
+private let djangoDDL = """
+    CREATE TABLE "inventory_product" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "name" varchar(100) NOT NULL,
+        "in_stock" bool NULL, "released_on" date NULL, "created_at" datetime NOT NULL, "uid" char(32) NOT NULL UNIQUE,
+        "price" decimal NOT NULL);
+    INSERT INTO inventory_product VALUES (1, 'Widget', 1, '1999-12-31', '2001-02-03 04:05:06.789000', '0f8fad5bd9cb469fa16570867728950e', 19.99);
+    INSERT INTO inventory_product VALUES (2, 'Gadget', 0, NULL, '2010-06-07 08:09:10', '7c9e6679742540de944be07fc1f90ae7', 100);
+    """
+
+/// Each column of a row as `typeof()` and its SQL literal: what another tool reads back.
+private func rawRow(_ db: Database, _ table: String, id: Int64) throws -> [String] {
+    try db.column(String.self, "SELECT name FROM pragma_table_info(?)", table).map { column in
+        let t = try db.value(String.self, "SELECT typeof(\"\(column)\") FROM \"\(table)\" WHERE id = ?", id) ?? "?"
+        let v = try db.value(String.self, "SELECT quote(\"\(column)\") FROM \"\(table)\" WHERE id = ?", id) ?? "?"
+        return "\(column)=\(t)/\(v)"
+    }
+}
+
+/// One increment made outside a transaction; a conflict (another handle committed first) is retried.
+private func increment(_ counter: Counter, on db: Database, conflicts: inout Int) throws {
+    counter.count += 1
+    do {
+        try db.save(counter)
+    } catch let error as ModelError where error.kind == .conflict {
+        conflicts += 1
+        try db.retryingOnConflict { counter.count += 1; try db.save(counter) }
+    }
+}
+
+@Suite struct WriteIntegrityTests {
+    // MARK: 1. Dirty tracking and stored formats
+
+    @Test func saveWritesOnlyTheChangedColumnInItsOwnFormat() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(djangoDDL)
+        let before = try rawRow(temp.db, "inventory_product", id: 1)
+        let widget = try #require(try temp.db.object(DjangoProduct.self, forKey: 1))
+        #expect(!widget.hasChanges)
+        widget.name = "Widget 2"
+        #expect(widget.changedProperties == ["name"])
+        var sql: [String] = []
+        let trace = temp.db.traceStatements { sql.append($0) }
+        try temp.db.save(widget)
+        trace.cancel()
+        #expect(sql.filter { $0.hasPrefix("UPDATE") } == [#"UPDATE "inventory_product" SET "name" = ? WHERE "id" = ?"#])
+        let after = try rawRow(temp.db, "inventory_product", id: 1)
+        #expect(after.filter { !$0.hasPrefix("name=") } == before.filter { !$0.hasPrefix("name=") })
+        #expect(after.contains("name=text/'Widget 2'"))
+        #expect(!widget.hasChanges)
+    }
+
+    @Test func unchangedSaveRunsNoSQLAndNotifiesNobody() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(djangoDDL)
+        let gadget = try #require(try temp.db.object(DjangoProduct.self, forKey: 2))
+        var sql: [String] = []
+        var notified = 0
+        let trace = temp.db.traceStatements { sql.append($0) }
+        let observation = temp.db.observeChanges { _ in notified += 1 }
+        try temp.db.save(gadget)
+        trace.cancel()
+        observation.cancel()
+        #expect(sql.isEmpty)
+        #expect(notified == 0)
+    }
+
+    @Test func changedDatesAndUUIDsAreWrittenInTheColumnsFormat() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(djangoDDL)
+        let widget = try #require(try temp.db.object(DjangoProduct.self, forKey: 1))
+        widget.created_at = Date(timeIntervalSince1970: 1_714_979_289.123456)
+        widget.released_on = Date(timeIntervalSince1970: 1_714_953_600)   // 2024-05-06
+        widget.uid = UUID(uuidString: "12345678-1234-5678-1234-567812345678")!
+        widget.in_stock = false
+        try temp.db.save(widget)
+        let row = try temp.db.rows("SELECT created_at, released_on, uid, in_stock, typeof(in_stock) AS t FROM inventory_product WHERE id = 1")[0]
+        #expect(row["created_at"] == .text("2024-05-06 07:08:09.123456"))
+        #expect(row["released_on"] == .text("2024-05-06"))
+        #expect(row["uid"] == .text("12345678123456781234567812345678"))
+        #expect(row["in_stock"] == .integer(0))
+        // A new row too: every declared column, each in its column's format.
+        let fresh = DjangoProduct()
+        fresh.name = "New"
+        fresh.created_at = Date(timeIntervalSince1970: 1_276_000_150)
+        fresh.uid = UUID(uuidString: "16FD2706-8BAF-433B-82EB-8C7F5044235D")!
+        try temp.db.save(fresh)
+        let inserted = try temp.db.rows("SELECT created_at, uid FROM inventory_product WHERE id = ?", fresh.id)[0]
+        #expect(inserted["created_at"] == .text("2010-06-08 12:29:10.000000") || inserted["created_at"] == .text("2010-06-08 12:29:10"))
+        #expect(inserted["uid"] == .text("16fd27068baf433b82eb8c7f5044235d"))
+        // The lookup another tool makes by the hex text finds it.
+        #expect(try temp.db.value(Int64.self, "SELECT id FROM inventory_product WHERE uid = ?", "16fd27068baf433b82eb8c7f5044235d") == fresh.id)
+    }
+
+    @Test func roundTripsOfDatesAndDoublesAreNotChanges() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(djangoDDL)
+        try temp.db.execute("UPDATE inventory_product SET price = 0.1 WHERE id = 1")
+        let widget = try #require(try temp.db.object(DjangoProduct.self, forKey: 1))
+        #expect(widget.changedProperties.isEmpty)
+        let same = widget.created_at
+        widget.created_at = same
+        #expect(!widget.hasChanges)
+    }
+
+    // MARK: 2. One truth across connections
+
+    @Test func incrementsFromTwoHandlesInTransactionsAreNotLost() throws {
+        let temp = try TemporaryDatabase()
+        let seed = Counter(); seed.name = "c"
+        try temp.db.save(seed)
+        let a = try Database(path: temp.path), b = try Database(path: temp.path)
+        let onA = try #require(try a.object(Counter.self, forKey: seed.id))
+        let onB = try #require(try b.object(Counter.self, forKey: seed.id))
+        for _ in 0..<50 {
+            try a.transaction { onA.count += 1; try a.save(onA) }
+            try b.transaction { onB.count += 1; try b.save(onB) }
+        }
+        #expect(try temp.db.value(Int.self, "SELECT count FROM Counter") == 100)
+        #expect(onA.count == 99 && onB.count == 100)
+    }
+
+    @Test func incrementsOutsideTransactionsAreConflictsTheRetryHelperResolves() throws {
+        let temp = try TemporaryDatabase()
+        let seed = Counter(); seed.name = "c"
+        try temp.db.save(seed)
+        let a = try Database(path: temp.path), b = try Database(path: temp.path)
+        let onA = try #require(try a.object(Counter.self, forKey: seed.id))
+        let onB = try #require(try b.object(Counter.self, forKey: seed.id))
+        // Both change the same column without seeing each other's commit: the second save is a conflict.
+        onA.count += 1
+        onB.count += 1
+        try a.save(onA)
+        let conflict = #expect(throws: ModelError.self) { try b.save(onB) }
+        #expect(conflict?.kind == .conflict)
+        #expect(conflict?.properties == ["count"])
+        #expect(onB.count == 1)                 // the committed value: the change can be applied again
+        var conflicts = 0
+        try b.retryingOnConflict { onB.count += 1; try b.save(onB) }
+        for _ in 0..<49 {
+            try increment(onA, on: a, conflicts: &conflicts)
+            try increment(onB, on: b, conflicts: &conflicts)
+        }
+        #expect(try temp.db.value(Int.self, "SELECT count FROM Counter") == 100)
+        #expect(conflicts == 98)
+    }
+
+    @Test func twoHandlesChangingDifferentColumnsBothPersist() throws {
+        let temp = try TemporaryDatabase()
+        let seed = Counter(); seed.name = "n"; seed.note = "x"
+        try temp.db.save(seed)
+        let a = try Database(path: temp.path), b = try Database(path: temp.path)
+        let onA = try #require(try a.object(Counter.self, forKey: seed.id))
+        let onB = try #require(try b.object(Counter.self, forKey: seed.id))
+        onA.name = "from A"
+        onB.note = "from B"
+        try a.save(onA)
+        try b.save(onB)
+        let row = try temp.db.rows("SELECT name, note FROM Counter")[0]
+        #expect(row["name"] == .text("from A"))
+        #expect(row["note"] == .text("from B"))
+        #expect(onB.name == "from A")
+    }
+
+    @Test func fetchAfterAnotherHandlesCommitSeesTheCommittedValues() throws {
+        let temp = try TemporaryDatabase()
+        let seed = Counter(); seed.name = "old"
+        try temp.db.save(seed)
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE Counter SET name = 'new', count = 5")
+        #expect(try temp.db.object(Counter.self, forKey: seed.id) === seed)
+        #expect(seed.name == "new" && seed.count == 5)
+        try other.execute("DELETE FROM Counter")
+        #expect(try temp.db.objects(Counter.self).isEmpty)
+        #expect(seed.isDeleted)
+    }
+
+    @Test func aPoolsWriterAndAHandleDoNotOverwriteEachOther() throws {
+        let temp = try TemporaryDatabase()
+        let seed = Counter(); seed.name = "n"
+        try temp.db.save(seed)
+        let pool = try DatabasePool(path: temp.path)
+        let key = seed.id
+        for _ in 0..<20 {
+            try pool.write { db in
+                let c = try #require(try db.object(Counter.self, forKey: key))
+                c.count += 1
+                try db.save(c)
+            }
+            try temp.db.transaction { seed.count += 1; try temp.db.save(seed) }
+        }
+        #expect(try temp.db.value(Int.self, "SELECT count FROM Counter") == 40)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
+    func anotherProcessesCommitIsMerged() throws {
+        let temp = try TemporaryDatabase()
+        let seed = Counter(); seed.name = "n"; seed.note = "mine"
+        try temp.db.save(seed)
+        let live = try #require(try temp.db.object(Counter.self, forKey: seed.id))
+        live.note = "unsaved here"
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.arguments = ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('UPDATE Counter SET count = count + 7, name = ?', ('py',)); c.commit()", temp.path]
+        try python.run()
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0)
+        try temp.db.transaction {
+            #expect(live.count == 7 && live.name == "py" && live.note == "unsaved here")
+            live.count += 1
+            try temp.db.save(live)
+        }
+        let row = try temp.db.rows("SELECT name, count, note FROM Counter")[0]
+        #expect(row["count"] == .integer(8))
+        #expect(row["name"] == .text("py"))
+        #expect(row["note"] == .text("unsaved here"))
+    }
+
+    // MARK: 4. No resurrection
+
+    @Test func aRawKeyChangeReachesTheLiveInstanceAndASaveNeverRecreatesTheRow() throws {
+        let temp = try TemporaryDatabase()
+        let item = Counter(); item.name = "a"
+        try temp.db.save(item)
+        try temp.db.execute("UPDATE $T SET id = 5 WHERE id = ?", for: Counter.self, item.id)
+        #expect(item.isDeleted)
+        item.name = "changed"
+        #expect(throws: ModelError.self) { try temp.db.save(item) }
+        #expect(try temp.db.column(Int64.self, "SELECT id FROM Counter") == [5])
+        #expect(try temp.db.value(String.self, "SELECT name FROM Counter") == "a")
+    }
+
+    @Test func aReplaceThroughAUniqueIndexReachesTheLiveInstance() throws {
+        final class Account: Model {
+            static let uniqueIndices = [["email"]]
+            var id: Int64 = 0
+            var email = ""
+            var name = ""
+            required init() {}
+        }
+        let temp = try TemporaryDatabase()
+        let ada = Account(); ada.email = "ada@x"; ada.name = "Ada"
+        let bob = Account(); bob.email = "bob@x"; bob.name = "Bob"
+        try temp.db.save([ada, bob])
+        try temp.db.execute("INSERT OR REPLACE INTO $T (id, email, name) VALUES (9, 'ada@x', 'Replacer')", for: Account.self)
+        #expect(ada.isDeleted)
+        #expect(!bob.isDeleted)
+        ada.name = "again"
+        #expect(throws: ModelError.self) { try temp.db.save(ada) }
+        #expect(try temp.db.column(String.self, "SELECT name FROM Account ORDER BY id") == ["Bob", "Replacer"])
+    }
+
+    @Test func anUpdateThatFindsNoRowMarksTheInstanceDeletedAndThrows() throws {
+        final class Account: Model {
+            static let uniqueIndices = [["email"]]
+            var id: Int64 = 0
+            var email = ""
+            required init() {}
+        }
+        let temp = try TemporaryDatabase()
+        let ada = Account(); ada.email = "ada@x"
+        try temp.db.save(ada)
+        // A bare statement that replaces the row through the UNIQUE index: SQLite reports only the insert.
+        try temp.db.statement("INSERT OR REPLACE INTO Account (id, email) VALUES (9, 'ada@x')").run()
+        ada.email = "new@x"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(ada) }
+        #expect(error?.kind == .notFound)
+        #expect(error?.key == .integer(1))
+        #expect(ada.isDeleted)
+        #expect(try temp.db.column(Int64.self, "SELECT id FROM Account") == [9])
+    }
+
+    @Test func aSaveAfterAnotherConnectionDeletedTheRowThrows() throws {
+        let temp = try TemporaryDatabase()
+        let item = Counter(); item.name = "a"
+        try temp.db.save(item)
+        let other = try Database(path: temp.path)
+        try other.execute("DELETE FROM Counter")
+        item.name = "b"
+        #expect(throws: ModelError.self) { try temp.db.save(item) }
+        #expect(item.isDeleted)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM Counter") == 0)
+    }
+
+    // MARK: 5. All-or-nothing refresh
+
+    @Test func aRefreshThatCannotDecodeLeavesTheInstanceWholeAndStale() throws {
+        let temp = try TemporaryDatabase()
+        let item = Counter(); item.name = "a"; item.count = 1
+        try temp.db.save(item)
+        try temp.db.execute("UPDATE Counter SET name = 'raw', count = 'not a number'")
+        #expect(item.name == "a" && item.count == 1)
+        item.note = "x"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(item) }
+        #expect(error?.kind == .stale)
+        #expect(error?.property == "count")
+        #expect(try temp.db.value(String.self, "SELECT count FROM Counter") == "not a number")
+        #expect(try temp.db.value(String.self, "SELECT name FROM Counter") == "raw")
+    }
+
+    // MARK: 7. Rollback
+
+    @Test func aFailedScriptRolledBackLeavesInstancesMatchingTheRows() throws {
+        let temp = try TemporaryDatabase()
+        let item = Counter(); item.name = "a"
+        try temp.db.save(item)
+        struct Abort: Error {}
+        var scriptFailed = false
+        #expect(throws: Abort.self) {
+            try temp.db.transaction {
+                do { try temp.db.execute("DELETE FROM Counter; INSERT INTO nope VALUES (1)") } catch { scriptFailed = true }
+                throw Abort()
+            }
+        }
+        #expect(scriptFailed)
+        #expect(!item.isDeleted)
+        #expect(try temp.db.object(Counter.self, forKey: item.id) === item)
+    }
+
+    // MARK: 8. Closed handles
+
+    @Test func aClosedHandleThrowsFromEveryCall() throws {
+        let temp = try TemporaryDatabase()
+        let item = Counter(); item.name = "a"
+        try temp.db.save(item)
+        try temp.db.close()
+        #expect(throws: DatabaseError.self) { try temp.db.object(Counter.self, forKey: item.id) }
+        #expect(throws: DatabaseError.self) { try temp.db.objects(Counter.self) }
+        #expect(throws: DatabaseError.self) { try temp.db.save(item) }
+        #expect(throws: DatabaseError.self) { try temp.db.transaction {} }
+    }
+
+    // MARK: 9. Transactions begin IMMEDIATE
+
+    @Test func transactionsBeginImmediateByDefault() throws {
+        let temp = try TemporaryDatabase()
+        var sql: [String] = []
+        let trace = temp.db.traceStatements { sql.append($0) }
+        try temp.db.transaction {}
+        try temp.db.transaction(.deferred) {}
+        trace.cancel()
+        #expect(sql.contains("BEGIN IMMEDIATE TRANSACTION"))
+        #expect(sql.contains("BEGIN DEFERRED TRANSACTION"))
+    }
+
+    @Test func readThenWriteBlocksUnderContentionWaitForTheLock() throws {
+        let temp = try TemporaryDatabase()
+        let seed = Counter(); seed.name = "n"
+        try temp.db.save(seed)
+        let path = temp.path, key = seed.id
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            do {
+                let db = try Database(path: path)
+                for _ in 0..<50 {
+                    try db.transaction {
+                        let n = try db.value(Int.self, "SELECT count FROM Counter WHERE id = ?", key) ?? 0
+                        try db.execute("UPDATE Counter SET count = ? WHERE id = ?", n + 1, key)
+                    }
+                }
+            } catch {
+                failures.withLock { $0 += 1 }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        #expect(try temp.db.value(Int.self, "SELECT count FROM Counter") == 100)
+    }
+
+    // MARK: 10. NaN, NULLs, unsaved deletes
+
+    @Test func nanIsRefusedNamingTheProperty() throws {
+        final class Reading: Model {
+            var id: Int64 = 0
+            var value = 0.0
+            var maybe: Double?
+            required init() {}
+        }
+        let temp = try TemporaryDatabase()
+        let reading = Reading(); reading.value = .nan
+        let error = #expect(throws: ValueConversionError.self) { try temp.db.save(reading) }
+        #expect(error?.property == "value")
+        reading.value = 1; reading.maybe = .nan
+        #expect(throws: ValueConversionError.self) { try temp.db.save(reading) }
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM Reading") == 0)
+    }
+
+    @Test func aNullInANonOptionalColumnNamesTableKeyAndColumn() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE Counter (id INTEGER PRIMARY KEY, name TEXT, count INTEGER, note TEXT); INSERT INTO Counter VALUES (7, 'a', NULL, 'n')")
+        let error = #expect(throws: ValueConversionError.self) { try temp.db.objects(Counter.self) }
+        #expect(error?.table == "Counter")
+        #expect(error?.key == .integer(7))
+        #expect(error?.column == "count")
+        #expect(error.map { "\($0)".contains("optional") } == true)
+    }
+
+    @Test func deletingANeverSavedObjectIsANoOp() throws {
+        let temp = try TemporaryDatabase()
+        #expect(try temp.db.delete(Counter()) == false)
+        let item = Counter()
+        try temp.db.save(item)
+        #expect(try temp.db.delete(item) == true)
+        #expect(try temp.db.delete(item) == false)
+    }
+}
+
+// MARK: 3. Keys chosen under the write lock
+
+private final class RaceItem: Model {
+    static var tableName: String { "race" }
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+@Suite struct KeyRaceTests {
+    /// Two writers (two handles, or a handle and a pool's writer) each saving 1,000 new objects at the same
+    /// time into a table whose key is declared as `layout`.
+    private func race(_ layout: String, pool: Bool) throws -> [Int64] {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(layout)
+        let path = temp.path
+        let failures = Mutex<[String]>([])
+        // Opened first: switching the file to WAL needs it to itself (issue 12 covers opening under load).
+        let writerPool = pool ? try DatabasePool(path: path) : nil
+        DispatchQueue.concurrentPerform(iterations: 2) { writer in
+            do {
+                if let pool = writerPool, writer == 1 {
+                    for i in 0..<1000 {
+                        try pool.write { db in let item = RaceItem(); item.name = "p\(i)"; try db.save(item) }
+                    }
+                } else {
+                    let db = try Database(path: path)
+                    for i in 0..<1000 { let item = RaceItem(); item.name = "w\(writer)-\(i)"; try db.save(item) }
+                }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        return try temp.db.column(Int64.self, "SELECT id FROM race ORDER BY id")
+    }
+
+    @Test(arguments: [
+        "CREATE TABLE race (id INTEGER PRIMARY KEY, name TEXT NOT NULL)",
+        "CREATE TABLE race (id INT PRIMARY KEY, name TEXT NOT NULL)",
+        "CREATE TABLE race (id bigint NOT NULL PRIMARY KEY, name TEXT NOT NULL)",
+        "CREATE TABLE race (id INTEGER NOT NULL PRIMARY KEY, name TEXT NOT NULL) WITHOUT ROWID",
+    ])
+    func twoWritersInsertingAtOnceLoseNoRow(layout: String) throws {
+        let ids = try race(layout, pool: false)
+        #expect(ids.count == 2000)
+        #expect(Set(ids).count == 2000)
+    }
+
+    @Test func aHandleAndAPoolInsertingAtOnceLoseNoRow() throws {
+        let ids = try race("CREATE TABLE race (id INT PRIMARY KEY, name TEXT NOT NULL)", pool: true)
+        #expect(ids.count == 2000)
+    }
+
+    @Test func aKeyConflictNamesTheKey() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE race (id INT PRIMARY KEY, name TEXT NOT NULL); INSERT INTO race VALUES (3, 'taken')")
+        let item = RaceItem(); item.id = 3; item.name = "mine"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(item) }
+        #expect(error?.kind == .duplicateKey)
+        #expect(error?.key == .integer(3))
+        #expect(error?.properties == ["id"])
+        #expect(!item.isPersisted)
+        #expect(try temp.db.value(String.self, "SELECT name FROM race WHERE id = 3") == "taken")
+    }
+}
+
+@Suite struct UpsertKeyTests {
+    final class Note: Model {
+        static let upsertKeys = ["serverID"]
+        static let uniqueIndices = [["serverID"]]
+        var id: Int64 = 0
+        var serverID = ""
+        var text = ""
+        var pinned = false
+        required init() {}
+    }
+
+    @Test func aNewInstanceMatchingAnUpsertKeyUpdatesThatRowAndTakesItsKey() throws {
+        let temp = try TemporaryDatabase()
+        let first = Note(); first.serverID = "s-1"; first.text = "v1"; first.pinned = true
+        try temp.db.save(first)
+        let firstID = first.id
+        let db = try temp.reopen()
+        let incoming = Note(); incoming.serverID = "s-1"; incoming.text = "v2"; incoming.pinned = true
+        var sql: [String] = []
+        let trace = db.traceStatements { sql.append($0) }
+        try db.save(incoming)
+        trace.cancel()
+        #expect(incoming.id == firstID)
+        #expect(sql.contains(#"UPDATE "Note" SET "text" = ? WHERE "id" = ?"#))   // only what differs
+        #expect(try db.rows("SELECT id, text FROM Note").map { "\($0["id"]!):\($0["text"]!)" } == ["integer 1:text 'v2'"])
+        #expect(try db.object(Note.self, forKey: firstID) === incoming)
+        // No match: an INSERT.
+        let other = Note(); other.serverID = "s-2"
+        try db.save(other)
+        #expect(other.id == 2)
+        // A match that has a live instance already is refused (one live instance per row).
+        let twin = Note(); twin.serverID = "s-1"
+        #expect(throws: ModelError.self) { try db.save(twin) }
+    }
+}
