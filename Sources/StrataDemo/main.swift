@@ -120,6 +120,24 @@ print("  \(statements.count) statements:")
 for sql in statements { print("    \(sql)") }
 trace.cancel()
 
+section("A save writes only what changed; two handles never overwrite each other")
+statements.removeAll()
+let writes = db.traceStatements { if !$0.hasPrefix("SELECT") { statements.append($0) } }
+ada.level += 1
+print("  changed: \(ada.changedProperties)")
+try db.save(ada)
+try db.save(ada)                     // nothing changed: no SQL at all
+for sql in statements { print("    \(sql)") }
+let other = try Database(path: path)  // a second connection to the same file
+let adaThere = try other.object(V2.Employee.self, forKey: ada.employeeId)!
+adaThere.email = "ada@example.org"
+try other.save(adaThere)
+ada.level += 1                        // changed here meanwhile: a different column
+try db.save(ada)                      // merges the other handle's commit first, writes only "level"
+print("  after both saves: email \(ada.email ?? "nil"), level \(ada.level)")
+writes.cancel()
+try other.close()
+
 // 4. One live instance per row, and raw SQL that live objects see.
 section("One live instance per row; raw SQL reaches it")
 let again = try db.object(V2.Employee.self, forKey: ada.employeeId)
