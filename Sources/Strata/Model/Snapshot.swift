@@ -113,19 +113,19 @@ struct ColumnSet: Hashable {
 }
 
 /// The snapshot of every live instance of one model type: per instance, one word per persistent property
-/// and the NULL bits, in one growing buffer (no allocation per instance; about 8 bytes per column).
-/// An instance holds its slot number in `_snapshotSlot` (0: none).
+/// and the NULL bits (about 8 bytes per column), in pages of 1,024 slots: no allocation per instance, no
+/// copying as the store grows, and at most one page unused. An instance holds its slot number in
+/// `_snapshotSlot` (0: none).
 ///
-/// The buffer is raw memory of `UInt64` words (a trivial type), indexed only through `words(_:)` with
+/// The pages are raw memory of `UInt64` words (a trivial type), indexed only through `words(_:)` with
 /// slots this store handed out, so every access is in bounds; a slot's words are all written by
 /// ``TypeRegistry/capture(_:row:)`` or the decoder before any is read (a free slot's first word links
-/// the free list). It belongs to one ``TypeRegistry`` (one handle's
-/// isolation domain), which frees it.
+/// the free list). They belong to one ``TypeRegistry`` (one handle's isolation domain), which frees them.
 struct SnapshotStore {
     let count: Int
     let stride: Int
-    private var buffer: UnsafeMutablePointer<UInt64>
-    private var capacity: Int
+    private static let pageShift = 10
+    private var pages: [UnsafeMutablePointer<UInt64>] = []
     private var used = 0
     /// The most recently freed slot; each free slot's first word holds the next one (0: none).
     private var freeHead: UInt32 = 0
@@ -133,11 +133,9 @@ struct SnapshotStore {
     init(count: Int) {
         self.count = count
         stride = count + (count + 63) / 64
-        capacity = 16
-        buffer = .allocate(capacity: capacity * stride)
     }
 
-    func deallocate() { buffer.deallocate() }
+    func deallocate() { pages.forEach { $0.deallocate() } }
 
     /// A slot for a new instance's snapshot.
     @inline(__always)
@@ -147,16 +145,8 @@ struct SnapshotStore {
             freeHead = UInt32(truncatingIfNeeded: words(slot)[0])
             return slot
         }
-        return allocateNew()
-    }
-
-    private mutating func allocateNew() -> UInt32 {
-        if used == capacity {
-            let grown = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity * 2 * stride)
-            grown.moveInitialize(from: buffer, count: used * stride)
-            buffer.deallocate()
-            buffer = grown
-            capacity *= 2
+        if used == pages.count << Self.pageShift {
+            pages.append(.allocate(capacity: stride << Self.pageShift))
         }
         used += 1
         return UInt32(used)
@@ -171,7 +161,8 @@ struct SnapshotStore {
     /// The words of a slot: `count` property words, then the NULL bits.
     @inline(__always)
     func words(_ slot: UInt32) -> UnsafeMutablePointer<UInt64> {
-        buffer + (Int(slot) - 1) * stride
+        let index = Int(slot) - 1
+        return pages[index >> Self.pageShift] + (index & ((1 << Self.pageShift) - 1)) * stride
     }
 
     @inline(__always)
