@@ -46,7 +46,7 @@ struct SchemaPlanner {
         }
         guard let found = info else {
             return SchemaPlan(model: metadata.typeName, table: table,
-                              steps: [createTable()] + metadata.indices.map { createIndex($0) })
+                              steps: [createTable()] + (try createIndices(metadata.indices, in: connection)))
         }
         /// The table's name in the database now, before any planned rename.
         let currentName = tableRenames.first?.key ?? found.name
@@ -94,14 +94,12 @@ struct SchemaPlanner {
                                  changed: changed, missing: missing)
         }
 
-        let declared = Set(metadata.indices.map(indexName))
-        for index in metadata.indices where !current.indices.contains(where: { covers($0, index) }) {
-            steps.append(createIndex(index))
-        }
-        // An owned index whose name no longer matches (its columns were renamed) but that still serves a
-        // declaration is kept: dropping it would lose, say, a UNIQUE guarantee with nothing to replace it.
-        for index in current.indices where index.isOwned && !declared.contains(index.name)
-            && !metadata.indices.contains(where: { covers(index, $0) }) {
+        steps += try createIndices(metadata.indices.filter { index in !current.indices.contains { covers($0, index) } },
+                                   in: connection)
+        // Owned indices that serve no declaration are dropped; one that still serves one (made under an older
+        // name scheme, or before its columns were renamed) is kept: dropping it would lose, say, a UNIQUE
+        // guarantee with nothing to replace it.
+        for index in current.indices where index.isOwned && !metadata.indices.contains(where: { covers(index, $0) }) {
             steps.append(SchemaStep(kind: .dropIndex(index.name), sql: "DROP INDEX \(SQL.quote(index.name))"))
         }
         return SchemaPlan(model: metadata.typeName, table: table, steps: steps)
@@ -231,8 +229,51 @@ struct SchemaPlanner {
         return definition
     }
 
+    /// The name of an owned index: `strata_[unique_]<table>_<columns>` (shortened past 40 characters),
+    /// then 8 hex digits of a hash of the whole definition, so that no two definitions share a name
+    /// whatever the names hold (`["a_b"]` and `["a", "b"]`; table `a_b` and table `a`; Unicode; length).
+    /// The hash is FNV-1a over the length-prefixed UTF-8 of each part: stable across processes and
+    /// releases, as it must be for names stored in files.
     func indexName(_ index: IndexDeclaration) -> String {
-        IndexInfo.ownedPrefix + (index.unique ? "unique_" : "") + ([metadata.tableName] + index.columns).joined(separator: "_")
+        var readable = ([metadata.tableName] + index.columns).joined(separator: "_")
+        if readable.count > 40 { readable = String(readable.prefix(40)) }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash &*= 0x0000_0100_0000_01b3
+            }
+        }
+        for part in [index.unique ? "unique" : "plain", metadata.tableName] + index.columns {
+            let utf8 = Array(part.utf8)
+            mix(withUnsafeBytes(of: UInt32(utf8.count).littleEndian, Array.init))
+            mix(utf8)
+        }
+        let suffix = String((hash >> 32) ^ (hash & 0xffff_ffff), radix: 16)
+        return IndexInfo.ownedPrefix + (index.unique ? "unique_" : "") + readable + "_"
+            + String(repeating: "0", count: 8 - suffix.count) + suffix
+    }
+
+    /// CREATE INDEX steps for the declarations, once per name; an index of another definition that has
+    /// the name already (index names are global in a database) is a ``SchemaError``, never replaced.
+    private func createIndices(_ indices: [IndexDeclaration], in connection: Connection) throws -> [SchemaStep] {
+        var steps: [SchemaStep] = []
+        var names: Set<String> = []
+        for index in indices where names.insert(indexName(index)).inserted {
+            let name = indexName(index)
+            let statement = try connection.cachedStatement("SELECT tbl_name, sql FROM sqlite_master WHERE type = 'index' AND name = ?")
+            try statement.bind(values: [.text(name)])
+            defer { statement.reset() }
+            if try statement.step() {
+                let owner = statement.string(at: 0), sql = statement.isNull(at: 1) ? "(an automatic index)" : statement.string(at: 1)
+                throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil,
+                                  found: "index \"\(name)\" on table \"\(owner)\": \(sql)",
+                                  expected: "\(index.unique ? "a UNIQUE" : "an") index on \"\(metadata.tableName)\" (\(index.columns.joined(separator: ", ")))",
+                                  remedy: "An index Strata did not make uses the name Strata gives this declaration; rename or drop that index.")
+            }
+            steps.append(createIndex(index))
+        }
+        return steps
     }
 
     private func createIndex(_ index: IndexDeclaration) -> SchemaStep {
@@ -242,11 +283,11 @@ struct SchemaPlanner {
                           sql: "CREATE \(index.unique ? "UNIQUE " : "")INDEX \(SQL.quote(name)) ON \(SQL.quote(metadata.tableName)) (\(columns))")
     }
 
-    /// Whether an existing index already serves a declaration: ours by name, or any full, ascending index
-    /// on exactly these columns with the same uniqueness (another tool's, or a UNIQUE constraint's).
+    /// Whether an existing index of the table serves a declaration: one with exactly its definition — a
+    /// full, ascending index on exactly these columns with the same uniqueness — whoever made it and
+    /// whatever its name (ours, under this or an older name scheme; another tool's; a UNIQUE constraint's).
     private func covers(_ existing: IndexInfo, _ index: IndexDeclaration) -> Bool {
-        if existing.name == indexName(index) { return true }
-        return !existing.partial && existing.unique == index.unique && !existing.descending.contains(true)
+        !existing.partial && existing.unique == index.unique && !existing.descending.contains(true)
             && existing.columns.count == index.columns.count
             && zip(existing.columns, index.columns).allSatisfy { $0?.caseInsensitiveCompare($1) == .orderedSame }
     }

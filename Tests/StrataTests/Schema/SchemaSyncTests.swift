@@ -194,19 +194,19 @@ func indexNames(_ table: String, in db: Database) throws -> [String] {
         var db = try temp.reopen()
         let applied = try db.syncSchema(ShelfIndexed.self)
         #expect(Set(applied.steps.map(\.kind)) == [
-            .createIndex("strata_Shelf_name"), .createIndex("strata_Shelf_name_capacity"),
-            .createIndex("strata_unique_Shelf_label"),
+            .createIndex("strata_Shelf_name_29c6ed99"), .createIndex("strata_Shelf_name_capacity_1a0489a7"),
+            .createIndex("strata_unique_Shelf_label_b76e68b9"),
         ])
-        #expect(applied.steps.contains { $0.sql == #"CREATE UNIQUE INDEX "strata_unique_Shelf_label" ON "Shelf" ("label")"# })
-        #expect(try indexNames("Shelf", in: db) == ["strata_Shelf_name", "strata_Shelf_name_capacity", "strata_unique_Shelf_label"])
-        #expect(try db.value(Int.self, "SELECT \"unique\" FROM pragma_index_list('Shelf') WHERE name = 'strata_unique_Shelf_label'") == 1)
-        #expect(try db.column(String.self, "SELECT name FROM pragma_index_info('strata_Shelf_name_capacity') ORDER BY seqno") == ["name", "capacity"])
+        #expect(applied.steps.contains { $0.sql == #"CREATE UNIQUE INDEX "strata_unique_Shelf_label_b76e68b9" ON "Shelf" ("label")"# })
+        #expect(try indexNames("Shelf", in: db) == ["strata_Shelf_name_29c6ed99", "strata_Shelf_name_capacity_1a0489a7", "strata_unique_Shelf_label_b76e68b9"])
+        #expect(try db.value(Int.self, "SELECT \"unique\" FROM pragma_index_list('Shelf') WHERE name = 'strata_unique_Shelf_label_b76e68b9'") == 1)
+        #expect(try db.column(String.self, "SELECT name FROM pragma_index_info('strata_Shelf_name_capacity_1a0489a7') ORDER BY seqno") == ["name", "capacity"])
         #expect(try db.syncSchema(ShelfIndexed.self).isEmpty)
 
         db = try temp.reopen()
         let fewer = try db.syncSchema(ShelfFewerIndices.self)
-        #expect(Set(fewer.steps.map(\.kind)) == [.dropIndex("strata_Shelf_name"), .dropIndex("strata_unique_Shelf_label")])
-        #expect(try indexNames("Shelf", in: db) == ["strata_Shelf_name_capacity"])
+        #expect(Set(fewer.steps.map(\.kind)) == [.dropIndex("strata_Shelf_name_29c6ed99"), .dropIndex("strata_unique_Shelf_label_b76e68b9")])
+        #expect(try indexNames("Shelf", in: db) == ["strata_Shelf_name_capacity_1a0489a7"])
     }
 
     @Test func indicesMadeByHandOrOtherToolsSurvive() throws {
@@ -240,7 +240,7 @@ func indexNames(_ table: String, in db: Database) throws -> [String] {
             """)
         let plan = try db.schemaPlan(for: ShelfIndexed.self)
         // (name) and UNIQUE (label) exist already under other names; only (name, capacity) is missing.
-        #expect(plan.steps.map(\.kind) == [.createIndex("strata_Shelf_name_capacity")])
+        #expect(plan.steps.map(\.kind) == [.createIndex("strata_Shelf_name_capacity_1a0489a7")])
     }
 
     @Test func changedPropertyTypeIsASchemaErrorAndChangesNothing() throws {
