@@ -47,3 +47,16 @@ public enum Affinity: String, Sendable {
 }
 
 import Foundation
+
+extension PropertyMetadata {
+    /// Whether a column of `affinity` can hold this property: by its column type, or, for dates and
+    /// booleans, in one of the formats other tools use (``ColumnFormat``: date text, `'t'`/`'f'`).
+    func fits(_ affinity: Affinity) -> Bool {
+        if affinity.accepts(columnType) { return true }
+        switch formatKind {
+        case .date?: return true
+        case .bool?: return affinity == .text
+        case .uuid?, nil: return false
+        }
+    }
+}

@@ -123,7 +123,7 @@ struct SchemaPlanner {
                 throw error(column.name, found: "no definition of \"\(column.name)\" in \(source.table)", expected: "a column definition to rewrite",
                             "Rebuild the table with raw SQL (https://www.sqlite.org/lang_altertable.html#otheralter).")
             }
-            let typeChanges = !column.affinity.accepts(property.columnType)
+            let typeChanges = !property.fits(column.affinity)
             if typeChanges { definition.columns[index].setType(property.columnType.rawValue) }
             if wantsNotNull(property) {
                 definition.columns[index].addNotNull()
@@ -158,7 +158,7 @@ struct SchemaPlanner {
         steps.append(statement("INSERT INTO \(new) (\(list)) SELECT \(list) FROM \(table)"))
         // SQLite converts what its affinity rules allow and keeps the rest as it was: a value that kept
         // another storage class would not read as the property's type, so it stops the rebuild.
-        for (property, column) in changed where !column.affinity.accepts(property.columnType) {
+        for (property, column) in changed where !property.fits(column.affinity) {
             guard let classes = storageClasses(property.columnType) else { continue }
             steps.append(SchemaStep(
                 kind: .rebuildCheck(column: property.name, expectation: "every value of \"\(property.name)\" stored as \(property.columnType.rawValue) after the copy"),
@@ -321,7 +321,7 @@ struct SchemaPlanner {
         }
         let rebuild = rebuildable && metadata.schemaRebuild == .whenNeeded
         var needed = false
-        if !column.affinity.accepts(property.columnType) {
+        if !property.fits(column.affinity) {
             guard rebuild else {
                 throw error(column.name, found: "\(column.affinity.rawValue) affinity (declared \"\(column.declaredType)\")",
                             expected: "a column that stores \(property.columnType.rawValue) values without conversion",

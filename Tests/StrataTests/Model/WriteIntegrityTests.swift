@@ -534,3 +534,49 @@ private final class RaceItem: Model {
         #expect(throws: ModelError.self) { try db.save(twin) }
     }
 }
+
+@Suite struct StoredFormatModelTests {
+    final class Legacy: Model {
+        static let tableName = "legacy"
+        var id: Int64 = 0
+        var flag = false
+        var stamp = Date(timeIntervalSince1970: 0)
+        var token = UUID()
+        var raw = UUID()
+        var note = ""
+        required init() {}
+    }
+
+    @Test func textBoolsMillisecondDatesAndOtherUUIDFormsAreKept() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE legacy (id INTEGER PRIMARY KEY, flag TEXT, stamp INTEGER, token TEXT, raw BLOB, note TEXT);
+            INSERT INTO legacy VALUES (1, 't', 1577934245123, '0F8FAD5B-D9CB-469F-A165-70867728950E', x'0f8fad5bd9cb469fa16570867728950e', 'n');
+            """)
+        let row = try #require(try temp.db.object(Legacy.self, forKey: 1))
+        #expect(row.flag && row.stamp == Date(timeIntervalSince1970: 1_577_934_245.123))
+        row.flag = false
+        row.stamp = Date(timeIntervalSince1970: 1_600_000_000.5)
+        row.token = try #require(UUID(uuidString: "7c9e6679-7425-40de-944b-e07fc1f90ae7"))
+        row.raw = row.token
+        try temp.db.save(row)
+        let stored = try temp.db.rows("SELECT flag, stamp, token, raw FROM legacy")[0]
+        #expect(stored["flag"] == .text("f"))
+        #expect(stored["stamp"] == .integer(1_600_000_000_500))
+        #expect(stored["token"] == .text("7C9E6679-7425-40DE-944B-E07FC1F90AE7"))
+        #expect(stored["raw"] == .blob(Data([0x7c, 0x9e, 0x66, 0x79, 0x74, 0x25, 0x40, 0xde, 0x94, 0x4b, 0xe0, 0x7f, 0xc1, 0xf9, 0x0a, 0xe7])))
+        // Read back by a new handle: the same values.
+        let again = try #require(try temp.reopen().object(Legacy.self, forKey: 1))
+        #expect(!again.flag && again.stamp == row.stamp && again.token == row.token && again.raw == row.token)
+    }
+
+    @Test func columnsStrataCreatesKeepItsFormats() throws {
+        let temp = try TemporaryDatabase()
+        let row = Legacy(); row.flag = true; row.stamp = Date(timeIntervalSince1970: 1.5)
+        row.token = try #require(UUID(uuidString: "7C9E6679-7425-40DE-944B-E07FC1F90AE7"))
+        try temp.db.save(row)
+        let stored = try temp.db.rows("SELECT flag, stamp, token FROM legacy")[0]
+        #expect(stored["flag"] == .integer(1) && stored["stamp"] == .real(1.5))
+        #expect(stored["token"] == .text("7c9e6679-7425-40de-944b-e07fc1f90ae7"))
+    }
+}
