@@ -256,7 +256,8 @@ extension Database {
     /// gone (0 rows changed) is never re-inserted: the instance is marked deleted and the save throws.
     private func update(_ object: ModelObject, registry: TypeRegistry, changed known: ColumnSet? = nil) throws {
         let metadata = registry.metadata
-        if registry.needsAttention(object) { try throwConflictOrStale(object, registry: registry) }
+        // (With `known`, the caller checked the instance needs no attention.)
+        if known == nil && registry.needsAttention(object) { try throwConflictOrStale(object, registry: registry) }
         // A changed key property is refused here: the instance stays the row it was.
         let key = try registeredKey(of: object, registry: registry)
         var changed = known ?? registry.changes(of: object)

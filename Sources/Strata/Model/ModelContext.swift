@@ -9,7 +9,11 @@ import CSQLite
 /// open (each library access is a plain read or assignment that completes before stepping).
 final class ModelContext {
     weak var database: Database?
-    var registries: [ObjectIdentifier: TypeRegistry] = [:]
+    var registries: [ObjectIdentifier: TypeRegistry] = [:] {
+        didSet { lastRegistry = nil }
+    }
+    /// The registry asked for last (saves in a loop ask for the same one), before the dictionary.
+    @exclusivity(unchecked) var lastRegistry: (type: ObjectIdentifier, registry: TypeRegistry)?
     /// Every registry mapped onto a table (several model types may share one), by lowercased name.
     var registriesByTable: [String: [TypeRegistry]] = [:]
     /// `PRAGMA schema_version` when the registries were last synced.

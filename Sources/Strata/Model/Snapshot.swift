@@ -62,29 +62,38 @@ struct SnapshotWord {
 /// models of more than 64 properties, so the common case allocates nothing.
 struct ColumnSet: Hashable {
     private var low: UInt64 = 0
-    private var high: [UInt64] = []
+    /// Bits 64 and up; nil (no allocation, no reference counting) for the first 64.
+    private var high: [UInt64]?
 
-    var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
+    var isEmpty: Bool { low == 0 && (high?.allSatisfy { $0 == 0 } ?? true) }
 
-    var count: Int { low.nonzeroBitCount + high.reduce(0) { $0 + $1.nonzeroBitCount } }
+    var count: Int { low.nonzeroBitCount + (high?.reduce(0) { $0 + $1.nonzeroBitCount } ?? 0) }
 
     func contains(_ index: Int) -> Bool {
         if index < 64 { return low & (1 << UInt64(index)) != 0 }
         let word = index / 64 - 1
-        return word < high.count && high[word] & (1 << UInt64(index & 63)) != 0
+        guard let high, word < high.count else { return false }
+        return high[word] & (1 << UInt64(index & 63)) != 0
     }
 
+    @inline(__always)
     mutating func insert(_ index: Int) {
-        if index < 64 { low |= 1 << UInt64(index); return }
-        let word = index / 64 - 1
-        while high.count <= word { high.append(0) }
-        high[word] |= 1 << UInt64(index & 63)
+        if index < 64 { low |= 1 << UInt64(index) } else { insertHigh(index) }
     }
 
+    private mutating func insertHigh(_ index: Int) {
+        let word = index / 64 - 1
+        var bits = high ?? []
+        while bits.count <= word { bits.append(0) }
+        bits[word] |= 1 << UInt64(index & 63)
+        high = bits
+    }
+
+    @inline(__always)
     mutating func remove(_ index: Int) {
         if index < 64 { low &= ~(1 << UInt64(index)); return }
         let word = index / 64 - 1
-        if word < high.count { high[word] &= ~(1 << UInt64(index & 63)) }
+        if let bits = high, word < bits.count { high![word] &= ~(1 << UInt64(index & 63)) }
     }
 
     /// The indices in increasing order.
@@ -102,6 +111,7 @@ struct ColumnSet: Hashable {
             try body(bits.trailingZeroBitCount)
             bits &= bits - 1
         }
+        guard let high else { return }
         for (w, word) in high.enumerated() {
             var bits = word
             while bits != 0 {
@@ -247,11 +257,14 @@ extension TypeRegistry {
         }
         let words = snapshots.words(slot)
         let count = snapshots.count
+        var nulls = words[count]
         metadata.fastFields.withUnsafeBufferPointer { fields in
             for i in 0..<count {
+                if i & 63 == 0 && i > 0 { nulls = words[count + (i >> 6)] }
                 let word = fields[i]?.snapshotWord(object) ?? metadata.snapshotWord(of: object, at: i)
-                let wasNull = words[count + (i >> 6)] & (1 << UInt64(i & 63)) != 0
-                if word.bits != words[i] || word.isNull != wasNull || word.isUnknown { result.insert(i) }
+                if word.bits != words[i] || word.isNull != ((nulls >> UInt64(i & 63)) & 1 != 0) || word.isUnknown {
+                    result.insert(i)
+                }
             }
         }
         return result

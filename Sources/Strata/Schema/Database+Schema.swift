@@ -43,7 +43,15 @@ extension Database {
         applyPendingChanges()
         try checkTransactionIsOpen()
         if checkingCommits && !isInTransaction { try mergeForeignCommits() }
-        if !models.needsResync, let registry = models.registries[ObjectIdentifier(type)] { return registry }
+        let id = ObjectIdentifier(type)
+        if !models.needsResync {
+            if let last = models.lastRegistry, last.type == id { return last.registry }
+            if let registry = models.registries[id] {
+                models.lastRegistry = (id, registry)
+                return registry
+            }
+        }
+        models.lastRegistry = nil
         return try resync(type)
     }
 
