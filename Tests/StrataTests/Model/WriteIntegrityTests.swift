@@ -45,6 +45,14 @@ private func rawRow(_ db: Database, _ table: String, id: Int64) throws -> [Strin
     }
 }
 
+/// A database with one `Counter` row (key 1, name "c", note "x") and two more handles on its file.
+private func twoHandles() throws -> (TemporaryDatabase, Database, Database) {
+    let temp = try TemporaryDatabase()
+    let seed = Counter(); seed.name = "c"; seed.note = "x"
+    try temp.db.save(seed)
+    return (temp, try Database(path: temp.path), try Database(path: temp.path))
+}
+
 /// One increment made outside a transaction; a conflict (another handle committed first) is retried.
 private func increment(_ counter: Counter, on db: Database, conflicts: inout Int) throws {
     counter.count += 1
@@ -134,12 +142,9 @@ private func increment(_ counter: Counter, on db: Database, conflicts: inout Int
     // MARK: 2. One truth across connections
 
     @Test func incrementsFromTwoHandlesInTransactionsAreNotLost() throws {
-        let temp = try TemporaryDatabase()
-        let seed = Counter(); seed.name = "c"
-        try temp.db.save(seed)
-        let a = try Database(path: temp.path), b = try Database(path: temp.path)
-        let onA = try #require(try a.object(Counter.self, forKey: seed.id))
-        let onB = try #require(try b.object(Counter.self, forKey: seed.id))
+        let (temp, a, b) = try twoHandles()
+        let onA = try #require(try a.object(Counter.self, forKey: 1))
+        let onB = try #require(try b.object(Counter.self, forKey: 1))
         for _ in 0..<50 {
             try a.transaction { onA.count += 1; try a.save(onA) }
             try b.transaction { onB.count += 1; try b.save(onB) }
@@ -149,12 +154,9 @@ private func increment(_ counter: Counter, on db: Database, conflicts: inout Int
     }
 
     @Test func incrementsOutsideTransactionsAreConflictsTheRetryHelperResolves() throws {
-        let temp = try TemporaryDatabase()
-        let seed = Counter(); seed.name = "c"
-        try temp.db.save(seed)
-        let a = try Database(path: temp.path), b = try Database(path: temp.path)
-        let onA = try #require(try a.object(Counter.self, forKey: seed.id))
-        let onB = try #require(try b.object(Counter.self, forKey: seed.id))
+        let (temp, a, b) = try twoHandles()
+        let onA = try #require(try a.object(Counter.self, forKey: 1))
+        let onB = try #require(try b.object(Counter.self, forKey: 1))
         // Both change the same column without seeing each other's commit: the second save is a conflict.
         onA.count += 1
         onB.count += 1
@@ -174,12 +176,9 @@ private func increment(_ counter: Counter, on db: Database, conflicts: inout Int
     }
 
     @Test func twoHandlesChangingDifferentColumnsBothPersist() throws {
-        let temp = try TemporaryDatabase()
-        let seed = Counter(); seed.name = "n"; seed.note = "x"
-        try temp.db.save(seed)
-        let a = try Database(path: temp.path), b = try Database(path: temp.path)
-        let onA = try #require(try a.object(Counter.self, forKey: seed.id))
-        let onB = try #require(try b.object(Counter.self, forKey: seed.id))
+        let (temp, a, b) = try twoHandles()
+        let onA = try #require(try a.object(Counter.self, forKey: 1))
+        let onB = try #require(try b.object(Counter.self, forKey: 1))
         onA.name = "from A"
         onB.note = "from B"
         try a.save(onA)
