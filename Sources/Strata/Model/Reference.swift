@@ -129,7 +129,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
         if storage.knownMissing {
             throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
         }
-        guard let loaded = try database.object(Related.self, forKey: storage.key) else {
+        guard let loaded = try database.object(Related.self, forKey: storage.key, checkingCommits: false) else {
             throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
         }
         if owner[keyPath: path].key == storage.key { owner[keyPath: path].target = loaded }

@@ -43,7 +43,13 @@ extension Database {
     /// try db.object(Employee.self, forKey: 1) === ada   // true
     /// ```
     public func object<T: Model>(_ type: T.Type, forKey key: any ColumnValue) throws -> T? {
-        let registry = try registry(for: T.self)
+        try object(type, forKey: key, checkingCommits: true)
+    }
+
+    /// ``object(_:forKey:)``; relationship faults skip the check for other connections' commits (one
+    /// statement per fault otherwise): the fetch that loaded their owner made it.
+    func object<T: Model>(_ type: T.Type, forKey key: any ColumnValue, checkingCommits: Bool) throws -> T? {
+        let registry = try registry(for: T.self, checkingCommits: checkingCommits)
         let keyValue = try key.sqlValue
         if let live = registry.instance(key: keyValue), !live._isDeleted { return unsafeDowncast(live, to: T.self) }
         let statement = try registry.table.statement(.selectByKey, in: connection)
@@ -100,7 +106,7 @@ extension Database {
 
     /// How many rows a clause selects. ```swift try db.count(Employee.self, where: "WHERE name LIKE ?", "A%") ```
     public func count<T: Model>(_ type: T.Type, where clause: String = "", _ arguments: any ColumnValue...) throws -> Int {
-        let registry = try registry(for: T.self)
+        let registry = try registry(for: T.self, checkingCommits: false)
         let sql = "SELECT count(*) FROM \(SQL.quote(registry.metadata.tableName)) " + expand(clause, registry)
         return try value(Int.self, sql, arguments: arguments) ?? 0
     }
@@ -112,7 +118,7 @@ extension Database {
     /// ```
     @discardableResult
     public func deleteAll<T: Model>(_ type: T.Type, where clause: String = "", _ arguments: any ColumnValue...) throws -> Int {
-        let registry = try registry(for: T.self)
+        let registry = try registry(for: T.self, checkingCommits: false)
         try execute("DELETE FROM \(SQL.quote(registry.metadata.tableName)) " + expand(clause, registry), arguments: arguments)
         return changes
     }
@@ -125,12 +131,12 @@ extension Database {
     /// ada.name  // "Ada L."
     /// ```
     public func execute<T: Model>(_ sql: String, for type: T.Type, _ arguments: any ColumnValue...) throws {
-        try execute(expand(sql, registry(for: T.self)), arguments: arguments)
+        try execute(expand(sql, registry(for: T.self, checkingCommits: false)), arguments: arguments)
     }
 
     /// Raw rows from SQL with the `$T`/`$PK` shortcuts. ```swift try db.rows("SELECT $PK FROM $T", for: Employee.self) ```
     public func rows<T: Model>(_ sql: String, for type: T.Type, _ arguments: any ColumnValue...) throws -> [Row] {
-        try rows(expand(sql, registry(for: T.self)), arguments: arguments)
+        try rows(expand(sql, registry(for: T.self, checkingCommits: false)), arguments: arguments)
     }
 
     // MARK: Internals

@@ -75,7 +75,7 @@ extension Database {
     private func attachTargets(_ type: any Model.Type, keys: [SQLValue], pending: [(owner: ModelObject, key: SQLValue)],
                                io: AnyFieldIO, ownerType: any Model.Type) throws {
         func load<R: Model>(_ type: R.Type) throws {
-            let registry = try registry(for: R.self)
+            let registry = try registry(for: R.self, checkingCommits: false)
             let missing = keys.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true }
             let loaded = try objects(R.self, registry: registry, column: registry.metadata.key.name, in: missing)
             // Owners hold their targets strongly (so a later read costs no query) unless the targets could
