@@ -403,6 +403,8 @@ private func increment(_ counter: Counter, on db: Database, conflicts: inout Int
             required init() {}
         }
         let temp = try TemporaryDatabase()
+        // A nullable column made by another tool: SQLite would have stored NaN as NULL, silently.
+        try temp.db.execute("CREATE TABLE Reading (id INTEGER PRIMARY KEY, value REAL, maybe REAL)")
         let reading = Reading(); reading.value = .nan
         let error = #expect(throws: ValueConversionError.self) { try temp.db.save(reading) }
         #expect(error?.property == "value")
