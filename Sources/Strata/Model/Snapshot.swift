@@ -67,15 +67,6 @@ struct ColumnSet: Hashable {
 
     var isEmpty: Bool { low == 0 && (high?.allSatisfy { $0 == 0 } ?? true) }
 
-    var count: Int { low.nonzeroBitCount + (high?.reduce(0) { $0 + $1.nonzeroBitCount } ?? 0) }
-
-    func contains(_ index: Int) -> Bool {
-        if index < 64 { return low & (1 << UInt64(index)) != 0 }
-        let word = index / 64 - 1
-        guard let high, word < high.count else { return false }
-        return high[word] & (1 << UInt64(index & 63)) != 0
-    }
-
     @inline(__always)
     mutating func insert(_ index: Int) {
         if index < 64 { low |= 1 << UInt64(index) } else { insertHigh(index) }

@@ -581,3 +581,104 @@ private final class RaceItem: Model {
         #expect(stored["token"] == .text("7c9e6679-7425-40de-944b-e07fc1f90ae7"))
     }
 }
+
+
+/// More than 64 properties: the change set and the NULL bits use more than one word.
+private final class Wide: Model {
+    var id: Int64 = 0
+    var p1 = 0
+    var p2 = 0
+    var p3 = 0
+    var p4 = 0
+    var p5 = 0
+    var p6 = 0
+    var p7 = 0
+    var p8 = 0
+    var p9 = 0
+    var p10 = 0
+    var p11 = 0
+    var p12 = 0
+    var p13 = 0
+    var p14 = 0
+    var p15 = 0
+    var p16 = 0
+    var p17 = 0
+    var p18 = 0
+    var p19 = 0
+    var p20 = 0
+    var p21 = 0
+    var p22 = 0
+    var p23 = 0
+    var p24 = 0
+    var p25 = 0
+    var p26 = 0
+    var p27 = 0
+    var p28 = 0
+    var p29 = 0
+    var p30 = 0
+    var p31 = 0
+    var p32 = 0
+    var p33 = 0
+    var p34 = 0
+    var p35 = 0
+    var p36 = 0
+    var p37 = 0
+    var p38 = 0
+    var p39 = 0
+    var p40 = 0
+    var p41 = 0
+    var p42 = 0
+    var p43 = 0
+    var p44 = 0
+    var p45 = 0
+    var p46 = 0
+    var p47 = 0
+    var p48 = 0
+    var p49 = 0
+    var p50 = 0
+    var p51 = 0
+    var p52 = 0
+    var p53 = 0
+    var p54 = 0
+    var p55 = 0
+    var p56 = 0
+    var p57 = 0
+    var p58 = 0
+    var p59 = 0
+    var p60 = 0
+    var p61 = 0
+    var p62 = 0
+    var p63 = 0
+    var p64 = 0
+    var p65 = 0
+    var p66 = 0
+    var p67 = 0
+    var p68 = 0
+    var p69 = 0
+    var late: String?
+    required init() {}
+}
+
+@Suite struct WideModelTests {
+    @Test func changesPastTheSixtyFourthPropertyAreTrackedExactly() throws {
+        let temp = try TemporaryDatabase()
+        let wide = Wide()
+        try temp.db.save(wide)
+        let db = try temp.reopen()
+        let row = try #require(try db.object(Wide.self, forKey: wide.id))
+        #expect(!row.hasChanges)
+        row.p66 = 7
+        row.late = "x"
+        #expect(row.changedProperties == ["p66", "late"])
+        var sql: [String] = []
+        let trace = db.traceStatements { sql.append($0) }
+        try db.save(row)
+        row.late = nil
+        try db.save(row)
+        trace.cancel()
+        #expect(sql.filter { $0.hasPrefix("UPDATE") } == [#"UPDATE "Wide" SET "p66" = ?, "late" = ? WHERE "id" = ?"#, #"UPDATE "Wide" SET "late" = ? WHERE "id" = ?"#])
+        #expect(!row.hasChanges)
+        let again = try #require(try temp.reopen().object(Wide.self, forKey: wide.id))
+        #expect(again.p66 == 7 && again.late == nil && again.p1 == 0)
+    }
+}
