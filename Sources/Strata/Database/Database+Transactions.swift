@@ -3,8 +3,9 @@ extension Database {
     /// rethrown). Called inside another transaction, it becomes a savepoint that rolls back alone.
     /// After a rollback, live model instances hold the database's values again.
     ///
-    /// Transactions begin IMMEDIATE by default: the write lock is taken (waiting up to the busy timeout)
-    /// before the block runs, so a read-then-write block cannot fail half way with SQLITE_BUSY, and
+    /// Transactions begin IMMEDIATE by default (DEFERRED on a read-only handle): the write lock is taken
+    /// (waiting up to the busy timeout) before the block runs, so a read-then-write block cannot fail
+    /// half way with SQLITE_BUSY, and
     /// what other connections committed before is merged into the live instances first. Pass
     /// `.deferred` for a read-only block that should not hold the lock.
     ///
@@ -17,7 +18,9 @@ extension Database {
     /// }
     /// ```
     @discardableResult
-    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+    public func transaction<T>(_ kind: TransactionKind? = nil, _ body: () throws -> T) throws -> T {
+        // A read-only handle cannot take the write lock: its transactions are deferred.
+        let kind = kind ?? (configuration.readOnly ? .deferred : .immediate)
         if connection.isClosed { throw connection.closedError(sql: nil) }
         let nested = isInTransaction
         transactionDepth += 1

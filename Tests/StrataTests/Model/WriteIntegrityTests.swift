@@ -682,3 +682,19 @@ private final class Wide: Model {
         #expect(again.p66 == 7 && again.late == nil && again.p1 == 0)
     }
 }
+
+@Suite struct ReadOnlyHandleTests {
+    @Test func aReadOnlyHandlesTransactionsAreDeferredAndStillSeeOtherCommits() throws {
+        let temp = try TemporaryDatabase()
+        let seed = Counter(); seed.name = "a"
+        try temp.db.save(seed)
+        var configuration = Database.Configuration()
+        configuration.readOnly = true
+        let reader = try Database(path: temp.path, configuration: configuration)
+        let live = try #require(try reader.object(Counter.self, forKey: seed.id))
+        seed.name = "b"
+        try temp.db.save(seed)
+        let name = try reader.transaction { live.name }
+        #expect(name == "b")
+    }
+}
