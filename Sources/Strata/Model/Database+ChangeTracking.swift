@@ -177,7 +177,7 @@ extension Database {
         while start < live.count {
             let chunk = live[start..<min(start + 500, live.count)]
             start += chunk.count
-            guard let keys = try? chunk.map({ table.keyIsRowID ? .integer($0._rowID) : try registeredKeyValue(of: $0, registry: registry) }),
+            guard let keys = try? chunk.map({ table.keyIsRowID ? .integer($0._rowID) : try table.storedKey(registeredKeyValue(of: $0, registry: registry)) }),
                   let statement = try? connection.prepare("SELECT \(column) FROM \(SQL.quote(table.table)) WHERE \(column) IN (\(SQL.placeholders(keys.count)))")
             else { continue }
             defer { statement.finalize() }
@@ -271,7 +271,7 @@ extension Database {
                 try statement.bind(values: [.integer(object._rowID)])
             } else {
                 statement = try table.statement(.selectByKey, in: connection)
-                try statement.bind(values: [registeredKeyValue(of: object, registry: registry)])
+                try statement.bind(values: [table.storedKey(registeredKeyValue(of: object, registry: registry))])
             }
             defer { statement.reset() }
             guard try statement.step() else {

@@ -68,7 +68,7 @@ extension Database {
         if object._isDeleted { return false }
         let key = try registeredKey(of: object, registry: registry)
         let statement = try registry.table.statement(.delete, in: connection)
-        try statement.bind(values: [key])
+        try statement.bind(values: [registry.table.storedKey(key)])
         try runOwnWrite(statement, registry: registry, rowID: object._rowID)
         let deleted = changes > 0
         if isInTransaction { models.noteDeleted(object) }
@@ -266,7 +266,7 @@ extension Database {
         let statement = try registry.table.updateStatement(changed, in: connection)
         var count: Int32 = 0
         try bind(object, properties: changed, to: statement, registry: registry, count: &count)
-        try statement.bind(key, at: count + 1)
+        try statement.bind(registry.table.storedKey(key), at: count + 1)
         do {
             try runOwnWrite(statement, registry: registry, rowID: object._rowID)
         } catch let error as DatabaseError where error.code.isUniqueViolation {

@@ -53,7 +53,7 @@ extension Database {
         let keyValue = try key.sqlValue
         if let live = registry.instance(key: keyValue), !live._isDeleted { return unsafeDowncast(live, to: T.self) }
         let statement = try registry.table.statement(.selectByKey, in: connection)
-        try statement.bind(values: [keyValue])
+        try statement.bind(values: [registry.table.storedKey(keyValue)])
         defer { statement.reset() }
         return try statement.step() ? object(T.self, from: statement, registry: registry) : nil
     }
@@ -67,7 +67,8 @@ extension Database {
     public func objects<T: Model, Key: ColumnValue>(_ type: T.Type, forKeys keys: [Key], ordered: Bool = true) throws -> [T] {
         let registry = try registry(for: T.self)
         let values = try keys.map { try $0.sqlValue }
-        let found = try objects(T.self, registry: registry, column: registry.metadata.key.name, in: values)
+        let found = try objects(T.self, registry: registry, column: registry.metadata.key.name,
+                                in: values.map(registry.table.storedKey))
         guard ordered else { return found }
         var byKey: [SQLValue: T] = [:]
         for object in found { byKey[try registry.metadata.key.accessor.load(object)] = object }

@@ -52,6 +52,13 @@ final class TableMapping {
         selectByRowIDSQL = "SELECT \(selectColumns) FROM \(t) WHERE rowid = ?"
     }
 
+    /// A key in Strata's native encoding as the key column stores it (a UUID key in a 32-hex column, say),
+    /// for WHERE clauses.
+    @inline(__always)
+    func storedKey(_ key: SQLValue) throws -> SQLValue {
+        formats[0] == .native ? key : try formats[0].stored(key)
+    }
+
     /// The statements the library runs per row, kept here so the per-row paths do not look them up by
     /// their SQL text (hashing it) in the connection's cache.
     enum StatementKind: Int, CaseIterable {

@@ -698,3 +698,36 @@ private final class Wide: Model {
         #expect(name == "b")
     }
 }
+
+@Suite struct FormattedKeyTests {
+    /// Django's `UUIDField(primary_key=True)`: the key column stores 32 hex digits.
+    final class Token: Model {
+        static let tableName = "auth_token"
+        var id = UUID()
+        var label = ""
+        required init() {}
+    }
+
+    @Test func aUUIDKeyStoredAsHexIsFoundUpdatedAndDeletedInItsFormat() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE "auth_token" ("id" char(32) NOT NULL PRIMARY KEY, "label" varchar(20) NOT NULL);
+            INSERT INTO auth_token VALUES ('0f8fad5bd9cb469fa16570867728950e', 'a'), ('7c9e6679742540de944be07fc1f90ae7', 'b');
+            """)
+        let a = try #require(UUID(uuidString: "0f8fad5b-d9cb-469f-a165-70867728950e"))
+        let b = try #require(UUID(uuidString: "7c9e6679-7425-40de-944b-e07fc1f90ae7"))
+        let first = try #require(try temp.db.object(Token.self, forKey: a))
+        #expect(try temp.db.objects(Token.self, forKeys: [b, a]).map(\.label) == ["b", "a"])
+        first.label = "renamed"
+        try temp.db.save(first)
+        try temp.db.execute("UPDATE auth_token SET label = 'raw' WHERE id = '7c9e6679742540de944be07fc1f90ae7'")
+        let second = try #require(try temp.db.object(Token.self, forKey: b))
+        #expect(second.label == "raw" && !second.isDeleted)
+        #expect(try temp.db.delete(second))
+        let fresh = Token(); fresh.label = "new"
+        fresh.id = try #require(UUID(uuidString: "16FD2706-8BAF-433B-82EB-8C7F5044235D"))
+        try temp.db.save(fresh)
+        #expect(try temp.db.rows("SELECT id, label FROM auth_token ORDER BY label").map { "\($0["id"]!) \($0["label"]!)" }
+                == ["text '16fd27068baf433b82eb8c7f5044235d' text 'new'", "text '0f8fad5bd9cb469fa16570867728950e' text 'renamed'"])
+    }
+}
