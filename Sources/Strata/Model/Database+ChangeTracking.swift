@@ -31,7 +31,7 @@ extension Database {
             // The first change to that row only: a trigger writing the same row again is a foreign change.
             var own = false
             if models.ownWrite && (operation == SQLITE_INSERT || models.ownAnyRow || rowID == models.ownRowID)
-                && models.ownTable.withUnsafeBufferPointer({ $0.baseAddress.map { sqlite3_stricmp($0, table) == 0 } ?? false }) {
+                && models.ownTable.map({ sqlite3_stricmp($0, table) == 0 }) == true {
                 own = true
                 models.ownAnyRow = false
                 models.ownRowID = Int64.min

@@ -383,7 +383,7 @@ extension Database {
         models.ownWrite = true
         models.ownRowID = rowID
         models.ownAnyRow = anyRow
-        models.ownTable = registry.tableNameCString   // shares the registry's buffer: no copy
+        models.ownTable = UnsafePointer(registry.tableNameCString)   // the registry's own string: no copy
         defer {
             models.ownWrite = false
             models.ownAnyRow = false

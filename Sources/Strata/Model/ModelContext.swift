@@ -42,7 +42,8 @@ final class ModelContext {
     @exclusivity(unchecked) var ownAnyRow = false
     /// Set after a statement failed: pending changes may have been undone and are checked, not trusted.
     var verifyPending = false
-    @exclusivity(unchecked) var ownTable: ContiguousArray<CChar> = [0]
+    /// The registry's table name; read only while `ownWrite` is set, when that registry is alive.
+    @exclusivity(unchecked) var ownTable: UnsafePointer<CChar>?
     var committed = false
     /// Set by the authorizer between a DROP TABLE/VIEW check and the DELETE check that follows it.
     var authorizingDrop = false

@@ -53,11 +53,15 @@ final class TypeRegistry {
     func textKey(of object: ModelObject) -> String? { textKeys[ObjectIdentifier(object)] }
 
     /// The table name as C characters, for the update hook's comparison.
-    let tableNameCString: ContiguousArray<CChar>
+    /// (A fixed C string the registry owns, so the hook reads it with no array access: see `deinit`.)
+    let tableNameCString: UnsafeMutablePointer<CChar>
 
     init(metadata: ModelMetadata, table: TableMapping, context: ModelContext) {
         self.metadata = metadata
-        self.tableNameCString = ContiguousArray(metadata.tableName.utf8CString)
+        let name = metadata.tableName.utf8CString
+        let cString = UnsafeMutablePointer<CChar>.allocate(capacity: name.count)
+        for (i, c) in name.enumerated() { (cString + i).initialize(to: c) }
+        tableNameCString = cString
         self.table = table
         self.keyIsRowID = table.keyIsRowID
         self.fields = table.fastFields
@@ -65,7 +69,10 @@ final class TypeRegistry {
         self.snapshots = SnapshotStore(count: metadata.properties.count)
     }
 
-    deinit { snapshots.deallocate() }
+    deinit {
+        snapshots.deallocate()
+        tableNameCString.deallocate()
+    }
 
     var database: Database? { context?.database }
 
