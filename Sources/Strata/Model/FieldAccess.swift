@@ -220,6 +220,19 @@ enum FastField {
     }
 }
 
+/// For models whose persistent properties are all non-optional `Int64`, `Int` or `Double` (8 bytes each,
+/// never NULL, their snapshot word being their bits): the mask of the properties whose bits differ from
+/// `words`, read straight from the fields at `offsets` (a model of at most 64 such properties).
+@inline(__always)
+func plainWordChanges(_ object: ModelObject, offsets: UnsafeBufferPointer<Int>, words: UnsafeMutablePointer<UInt64>) -> UInt64 {
+    let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+    var mask: UInt64 = 0
+    for i in 0..<offsets.count where base.load(fromByteOffset: offsets[i], as: UInt64.self) != words[i] {
+        mask |= 1 << UInt64(i)
+    }
+    return mask
+}
+
 @inline(__always)
 private func valueString(_ value: OpaquePointer?) -> String {
     guard let text = sqlite3_value_text(value) else { return "" }

@@ -44,6 +44,9 @@ final class ModelMetadata: @unchecked Sendable {
     let properties: [PropertyMetadata]
     /// The accessors of `properties`, in a form the per-row loops can iterate cheaply.
     let fastFields: [FastField?]
+    /// The field offsets when every property is a non-optional `Int64`, `Int` or `Double` and there are
+    /// at most 64: change detection then compares raw field bits with the snapshot (``plainWordChanges``).
+    let plainWordOffsets: [Int]?
     /// Always 0: the key is the first property. Kept named for readability at call sites.
     let keyIndex = 0
     let keyIsInteger: Bool
@@ -132,6 +135,13 @@ final class ModelMetadata: @unchecked Sendable {
         }
         self.properties = properties
         fastFields = properties.map(\.accessor.fast)
+        let plain = fastFields.compactMap { field -> Int? in
+            switch field {
+            case .int64(let offset)?, .int(let offset)?, .double(let offset)?: offset
+            default: nil
+            }
+        }
+        plainWordOffsets = plain.count == fastFields.count && plain.count <= 64 ? plain : nil
 
         switch properties[0].columnType {
         case .integer: keyIsInteger = true

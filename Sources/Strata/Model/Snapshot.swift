@@ -65,6 +65,8 @@ struct ColumnSet: Hashable {
     /// Bits 64 and up; nil (no allocation, no reference counting) for the first 64.
     private var high: [UInt64]?
 
+    init(low: UInt64 = 0) { self.low = low }
+
     var isEmpty: Bool { low == 0 && (high?.allSatisfy { $0 == 0 } ?? true) }
 
     @inline(__always)
@@ -179,6 +181,9 @@ extension TypeRegistry {
             return result
         }
         let words = snapshots.words(slot)
+        if let offsets = metadata.plainWordOffsets {
+            return ColumnSet(low: offsets.withUnsafeBufferPointer { plainWordChanges(object, offsets: $0, words: words) })
+        }
         let count = snapshots.count
         var nulls = words[count]
         metadata.fastFields.withUnsafeBufferPointer { fields in

@@ -731,3 +731,38 @@ private final class Wide: Model {
                 == ["text '16fd27068baf433b82eb8c7f5044235d' text 'new'", "text '0f8fad5bd9cb469fa16570867728950e' text 'renamed'"])
     }
 }
+
+@Suite struct PlainNumberModelTests {
+    /// Every property an 8-byte number: change detection compares the fields' bits with the snapshot.
+    final class Sample: Model {
+        var id: Int64 = 0
+        var count = 0
+        var level: Int64 = 0
+        var ratio = 0.0
+        required init() {}
+    }
+
+    @Test func onlyChangedNumbersAreWrittenAndTheKeyStaysGuarded() throws {
+        #expect(try ModelMetadata.of(Sample.self).plainWordOffsets?.count == 4)
+        let temp = try TemporaryDatabase()
+        let sample = Sample(); sample.count = 1; sample.ratio = 0.5
+        try temp.db.save(sample)
+        var sql: [String] = []
+        let trace = temp.db.traceStatements { if $0.hasPrefix("UPDATE") { sql.append($0) } }
+        try temp.db.save(sample)                       // unchanged
+        sample.ratio = 0.25
+        try temp.db.save(sample)
+        sample.level = -1; sample.count = 2
+        try temp.db.save(sample)
+        trace.cancel()
+        #expect(sql == [#"UPDATE "Sample" SET "ratio" = ? WHERE "id" = ?"#,
+                        #"UPDATE "Sample" SET "count" = ?, "level" = ? WHERE "id" = ?"#])
+        #expect(sample.changedProperties.isEmpty)
+        sample.id = 99
+        #expect(sample.changedProperties == ["id"])
+        let error = #expect(throws: ModelError.self) { try temp.db.save(sample) }
+        #expect(error?.kind == .invalidPrimaryKey)
+        #expect(try temp.db.rows("SELECT id, count, level, ratio FROM Sample").map { "\($0["id"]!) \($0["count"]!) \($0["level"]!) \($0["ratio"]!)" }
+                == ["integer 1 integer 2 integer -1 real 0.25"])
+    }
+}
