@@ -233,6 +233,14 @@ func plainWordChanges(_ object: ModelObject, offsets: UnsafeBufferPointer<Int>, 
     return mask
 }
 
+/// Copies `count` consecutive 8-byte number fields starting at `offset` into `words` (their snapshot:
+/// the words are the fields' bits).
+@inline(__always)
+func copyPlainWords(_ object: ModelObject, offset: Int, count: Int, into words: UnsafeMutablePointer<UInt64>) {
+    let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+    UnsafeMutableRawPointer(words).copyMemory(from: base + offset, byteCount: count * 8)
+}
+
 @inline(__always)
 private func valueString(_ value: OpaquePointer?) -> String {
     guard let text = sqlite3_value_text(value) else { return "" }

@@ -47,6 +47,9 @@ final class ModelMetadata: @unchecked Sendable {
     /// The field offsets when every property is a non-optional `Int64`, `Int` or `Double` and there are
     /// at most 64: change detection then compares raw field bits with the snapshot (``plainWordChanges``).
     let plainWordOffsets: [Int]?
+    /// The offset of the first of them when they also sit side by side in declaration order (the key
+    /// first): a snapshot is then one copy of the fields' bytes (``copyPlainWords``).
+    let plainWordsStart: Int?
     /// Always 0: the key is the first property. Kept named for readability at call sites.
     let keyIndex = 0
     let keyIsInteger: Bool
@@ -142,6 +145,9 @@ final class ModelMetadata: @unchecked Sendable {
             }
         }
         plainWordOffsets = plain.count == fastFields.count && plain.count <= 64 ? plain : nil
+        plainWordsStart = plainWordOffsets.flatMap { offsets in
+            offsets.enumerated().allSatisfy { $0.element == offsets[0] + 8 * $0.offset } ? offsets[0] : nil
+        }
 
         switch properties[0].columnType {
         case .integer: keyIsInteger = true

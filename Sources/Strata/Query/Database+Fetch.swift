@@ -223,11 +223,16 @@ extension Database {
     @usableFromInline
     func decodeRow(_ statement: Statement, into object: ModelObject, registry: TypeRegistry, capturing: Bool = false) throws {
         let handle = statement.handle
-        guard capturing else {
+        let plainStart = capturing ? registry.metadata.plainWordsStart : nil
+        guard capturing, plainStart == nil else {
             try registry.fields.withUnsafeBufferPointer { fields in
                 for i in 0..<fields.count where fields[i]?.read(handle, column: Int32(i), into: object) == nil {
                     try decodeConverting(statement, column: i, into: object, registry: registry)
                 }
+            }
+            // Fields of plain 8-byte numbers side by side: the snapshot is a copy of their bytes.
+            if let plainStart {
+                copyPlainWords(object, offset: plainStart, count: registry.snapshots.count, into: registry.snapshotWords(for: object))
             }
             return
         }

@@ -744,6 +744,7 @@ private final class Wide: Model {
 
     @Test func onlyChangedNumbersAreWrittenAndTheKeyStaysGuarded() throws {
         #expect(try ModelMetadata.of(Sample.self).plainWordOffsets?.count == 4)
+        #expect(try ModelMetadata.of(Sample.self).plainWordsStart != nil)
         let temp = try TemporaryDatabase()
         let sample = Sample(); sample.count = 1; sample.ratio = 0.5
         try temp.db.save(sample)
@@ -764,5 +765,14 @@ private final class Wide: Model {
         #expect(error?.kind == .invalidPrimaryKey)
         #expect(try temp.db.rows("SELECT id, count, level, ratio FROM Sample").map { "\($0["id"]!) \($0["count"]!) \($0["level"]!) \($0["ratio"]!)" }
                 == ["integer 1 integer 2 integer -1 real 0.25"])
+        // Fetched by a new handle (the snapshot copied from the fields as the row is decoded).
+        let db = try temp.reopen()
+        let fetched = try #require(try db.objects(Sample.self).first)
+        #expect(!fetched.hasChanges)
+        fetched.level = 5
+        #expect(fetched.changedProperties == ["level"])
+        try db.save(fetched)
+        #expect(!fetched.hasChanges)
+        #expect(try db.value(Int.self, "SELECT level FROM Sample") == 5)
     }
 }
