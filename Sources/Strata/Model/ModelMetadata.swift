@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One persistent property of a model, as reflection found it.
 struct PropertyMetadata {
@@ -66,14 +65,14 @@ final class ModelMetadata: @unchecked Sendable {
 
     var key: PropertyMetadata { properties[keyIndex] }
 
-    private static let cache = Mutex<[ObjectIdentifier: ModelMetadata]>([:])
+    private static let cache = MetadataCache()
 
     /// The metadata of `type`, reflected on first request.
     static func of(_ type: any Model.Type) throws -> ModelMetadata {
         let id = ObjectIdentifier(type)
-        if let cached = cache.withLock({ $0[id] }) { return cached }
+        if let cached = cache[id] { return cached }
         let metadata = try ModelMetadata(type)
-        cache.withLock { $0[id] = metadata }
+        cache[id] = metadata
         return metadata
     }
 
@@ -214,4 +213,19 @@ final class ModelMetadata: @unchecked Sendable {
 
     /// A new, unattached instance holding the declaration's default values.
     func makeInstance() -> ModelObject { type.init() }
+}
+
+/// The metadata of every model type reflected so far, behind a lock. `NSLock` rather than `Mutex`:
+/// ThreadSanitizer reports `Mutex`'s inout access to its value as a race (a false positive, issue 12),
+/// which would hide real ones.
+///
+/// `@unchecked Sendable`: `entries` is read and written only while `lock` is held.
+private final class MetadataCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [ObjectIdentifier: ModelMetadata] = [:]
+
+    subscript(id: ObjectIdentifier) -> ModelMetadata? {
+        get { lock.withLock { entries[id] } }
+        set { lock.withLock { entries[id] = newValue } }
+    }
 }
