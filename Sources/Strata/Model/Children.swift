@@ -86,7 +86,8 @@ public struct Children<Child: Model>: TransientStorage {
         if !reload, let cached = storage.cache { return cached }
         guard let registry = owner._registry, !owner._isDeleted, let database = registry.database else { return [] }
         let parentKey = try registry.metadata.key.accessor.load(owner)
-        let (clause, property) = try storage.query(owner: Owner.self)
+        let columns = try database.registry(for: Child.self, checkingCommits: false).table.columns
+        let (clause, property) = try storage.query(owner: Owner.self, columns: columns)
         let children = try database.objects(Child.self, where: clause, arguments: [parentKey])
         if property.related != nil, case .generic(let io) = property.accessor {
             // The children's relationship resolves to this parent with no query, and holds it weakly.
@@ -97,13 +98,14 @@ public struct Children<Child: Model>: TransientStorage {
     }
 
     /// The clause after `FROM child` and the child property it filters on, checked against the models.
-    private func query<Owner: Model>(owner: Owner.Type) throws -> (String, PropertyMetadata) {
+    private func query<Owner: Model>(owner: Owner.Type, columns: [String]) throws -> (String, PropertyMetadata) {
         let metadata = try ModelMetadata.of(Child.self)
         let declaration = "@Children(by: \"\(column)\") in \(Owner.self)"
-        guard let property = metadata.properties.first(where: { $0.name == column }) else {
+        guard let index = metadata.properties.firstIndex(where: { $0.name == column }) else {
             throw ModelError(.unknownProperty, model: metadata.typeName, property: column,
                              "\(declaration) names \"\(column)\", which is not a persistent property of \(metadata.typeName); it has \(metadata.properties.map(\.name).joined(separator: ", "))")
         }
+        let property = metadata.properties[index]
         if let related = property.related, ObjectIdentifier(related) != ObjectIdentifier(Owner.self) {
             throw ModelError(.unknownProperty, model: metadata.typeName, property: column,
                              "\(declaration): \(metadata.typeName).\(column) refers to \(related), not \(Owner.self)")
@@ -114,17 +116,17 @@ public struct Children<Child: Model>: TransientStorage {
             guard let first = words.first else { continue }
             let name = String(first)
             let direction = words.count > 1 ? words[1].uppercased() : "ASC"
-            guard metadata.properties.contains(where: { $0.name == name }), words.count <= 2,
+            guard let ordered = metadata.properties.firstIndex(where: { $0.name == name }), words.count <= 2,
                   direction == "ASC" || direction == "DESC" else {
                 throw ModelError(.unknownProperty, model: metadata.typeName, property: name,
                                  "\(declaration) orders by \"\(term.trimmingSpaces)\"; write persistent properties of \(metadata.typeName), each optionally followed by ASC or DESC, separated by commas")
             }
-            terms.append("\(SQL.quote(name)) \(direction)")
+            terms.append("\(SQL.quote(columns[ordered])) \(direction)")
         }
-        if !terms.contains(where: { $0.hasPrefix(SQL.quote(metadata.key.name) + " ") }) {
-            terms.append(SQL.quote(metadata.key.name))
+        if !terms.contains(where: { $0.hasPrefix(SQL.quote(columns[0]) + " ") }) {
+            terms.append(SQL.quote(columns[0]))
         }
-        return ("WHERE \(SQL.quote(column)) = ? ORDER BY \(terms.joined(separator: ", "))", property)
+        return ("WHERE \(SQL.quote(columns[index])) = ? ORDER BY \(terms.joined(separator: ", "))", property)
     }
 }
 

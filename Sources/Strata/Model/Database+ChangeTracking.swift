@@ -172,7 +172,7 @@ extension Database {
     private func markInstancesWithoutRows(_ registry: TypeRegistry) {
         let live = registry.liveInstances.filter { !$0._isDeleted }
         let table = registry.table
-        let column = table.keyIsRowID ? "rowid" : SQL.quote(registry.metadata.key.name)
+        let column = table.keyIsRowID ? "rowid" : SQL.quote(registry.table.columns[0])
         var start = 0
         while start < live.count {
             let chunk = live[start..<min(start + 500, live.count)]
@@ -203,7 +203,7 @@ extension Database {
     /// no DELETE for the old one: the live instance with that key (if any) follows its row.
     private func moveReplacedInstance(registry: TypeRegistry, rowID: Int64) {
         guard registry.hasTextKeys else { return }
-        let sql = "SELECT \(SQL.quote(registry.metadata.key.name)) FROM \(SQL.quote(registry.metadata.tableName)) WHERE rowid = ?"
+        let sql = "SELECT \(SQL.quote(registry.table.columns[0])) FROM \(SQL.quote(registry.metadata.tableName)) WHERE rowid = ?"
         guard let statement = try? connection.cachedStatement(sql) else { return }
         defer { statement.reset() }
         guard (try? statement.bind(values: [.integer(rowID)])) != nil, (try? statement.step()) == true,

@@ -66,6 +66,7 @@ extension Database {
             throw ModelError(.foreignInstance, model: registry.metadata.typeName, "the instance belongs to another database handle")
         }
         if object._isDeleted { return false }
+        if let reason = registry.table.readOnlyReason { throw readOnlyError(registry, reason) }
         let key = try registeredKey(of: object, registry: registry)
         let statement = try registry.table.statement(.delete, in: connection)
         try statement.bind(values: [registry.table.storedKey(key)])
@@ -104,6 +105,7 @@ extension Database {
     func save(_ object: ModelObject, registry: TypeRegistry) throws {
         try checkTransactionIsOpen()
         let metadata = registry.metadata
+        if let reason = registry.table.readOnlyReason { throw readOnlyError(registry, reason) }
         if object._isDeleted {
             throw ModelError(.deleted, model: metadata.typeName, "the instance was deleted; make a new one to insert the row again")
         }
@@ -115,6 +117,10 @@ extension Database {
         } else {
             try insert(object, registry: registry)
         }
+    }
+
+    private func readOnlyError(_ registry: TypeRegistry, _ reason: String) -> ModelError {
+        ModelError(.readOnly, model: registry.metadata.typeName, "cannot write: \(reason); nothing was written")
     }
 
     /// The key `object` was registered under, after checking that its key property still holds it:
@@ -145,6 +151,10 @@ extension Database {
         if !metadata.upsertKeys.isEmpty, try adoptRowMatchingUpsertKeys(object, registry: registry) {
             return try update(object, registry: registry)
         }
+        if !table.requiredColumns.isEmpty {
+            throw ModelError(.missingColumns, model: metadata.typeName, properties: table.requiredColumns,
+                             "cannot insert into \"\(table.table)\": its NOT NULL column(s) \(table.requiredColumns.map { "\"\($0)\"" }.joined(separator: ", ")) have no default and the model does not map them. Fetching and updating work; to insert, add properties for them")
+        }
         let keyAccessor = metadata.key.accessor
         let count = metadata.properties.count
         var key: SQLValue
@@ -152,6 +162,7 @@ extension Database {
         if metadata.keyIsInteger {
             let current = keyAccessor.int64Key(object) ?? 0
             if current == 0 && !metadata.randomKeys && table.keyIsRowID {
+                if table.insertsReturningRow { return try insertReturningRow(object, registry: registry, key: nil, keyWasAssigned: false) }
                 let statement = try table.statement(.insertWithoutKey, in: connection)
                 try bind(object, properties: 1..<count, to: statement, registry: registry)
                 do {
@@ -188,6 +199,7 @@ extension Database {
             throw ModelError(.duplicateInstance, model: metadata.typeName, property: metadata.key.name, key: key,
                              "another live instance already stands for the row with key \(key); change that one, or fetch it with object(_:forKey:)")
         }
+        if table.insertsReturningRow { return try insertReturningRow(object, registry: registry, key: key, keyWasAssigned: keyWasAssigned) }
         let statement = try table.statement(.insert, in: connection)
         var rowID: Int64 = 0
         if case .integer(let v) = key, table.keyIsRowID { rowID = v }
@@ -212,12 +224,50 @@ extension Database {
         noteInserted(object, keyWasAssigned: keyWasAssigned)
     }
 
+    /// The general INSERT, for tables with generated columns or schema defaults: writes every property but
+    /// those (and the key, when `key` is nil: SQLite assigns it), leaves to its DEFAULT each property that
+    /// still holds its `init()` value, and reads the stored row back into the instance (`RETURNING`), so it
+    /// holds what the defaults and generated columns made.
+    private func insertReturningRow(_ object: ModelObject, registry: TypeRegistry, key: SQLValue?, keyWasAssigned: Bool) throws {
+        let metadata = registry.metadata, table = registry.table
+        var included = ColumnSet()
+        for i in (key == nil ? 1 : 0)..<metadata.properties.count { included.insert(i) }
+        table.generated.forEach { included.remove($0) }
+        for i in table.schemaDefaults where try metadata.properties[i].accessor.load(object) == metadata.properties[i].defaultValue {
+            included.remove(i)
+        }
+        let statement = try table.insertStatement(included, in: connection)
+        var rowID: Int64 = 0
+        do {
+            var count: Int32 = 0
+            try bind(object, properties: included, to: statement, registry: registry, count: &count)
+            try ownWrite(registry: registry, rowID: 0, anyRow: true) {
+                defer { statement.reset() }
+                guard try statement.step() else { return }
+                try decodeRow(statement, into: object, registry: registry)
+                if table.selectsRowID { rowID = statement.int64(at: Int32(metadata.properties.count)) }
+                while try statement.step() {}
+            }
+        } catch {
+            if keyWasAssigned { try? metadata.key.accessor.store(.integer(0), into: object) }
+            if let error = error as? DatabaseError, error.code.isUniqueViolation {
+                throw duplicateKeyError(error, object: object, registry: registry)
+            }
+            throw error
+        }
+        let stored = try metadata.key.accessor.load(object)
+        if table.keyIsRowID { rowID = try Int64(sqlValue: stored) }
+        registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(stored))
+        registry.capture(object)
+        noteInserted(object, keyWasAssigned: keyWasAssigned || key == nil)
+    }
+
     /// When a row has the values of the model's upsert keys that `object` has, makes `object` the live
     /// instance of that row (taking its key; its snapshot is the row, so the update that follows writes
     /// what differs). Throws when another live instance stands for the row already.
     private func adoptRowMatchingUpsertKeys(_ object: ModelObject, registry: TypeRegistry) throws -> Bool {
         let metadata = registry.metadata, table = registry.table
-        let conditions = metadata.upsertKeys.map { "\(SQL.quote(metadata.properties[$0].name)) = ?" }.joined(separator: " AND ")
+        let conditions = metadata.upsertKeys.map { "\(SQL.quote(table.columns[$0])) = ?" }.joined(separator: " AND ")
         let statement = try connection.cachedStatement("SELECT \(table.selectColumns) FROM \(SQL.quote(table.table)) WHERE \(conditions) LIMIT 1")
         defer { statement.reset() }
         try bind(object, properties: metadata.upsertKeys, to: statement, registry: registry)
@@ -242,7 +292,7 @@ extension Database {
     private func nextIntegerKey(_ registry: TypeRegistry) throws -> Int64 {
         let metadata = registry.metadata
         let statement = try connection.cachedStatement(
-            "SELECT coalesce(max(\(SQL.quote(metadata.key.name))), 0) + 1 FROM \(SQL.quote(metadata.tableName))")
+            "SELECT coalesce(max(\(SQL.quote(registry.table.columns[0]))), 0) + 1 FROM \(SQL.quote(metadata.tableName))")
         defer { statement.reset() }
         return try statement.step() ? statement.int64(at: 0) : 1
     }
@@ -263,6 +313,15 @@ extension Database {
         var changed = known ?? registry.changes(of: object)
         changed.remove(metadata.keyIndex)
         guard !changed.isEmpty else { return }
+        if !registry.table.generated.isEmpty {
+            var written = changed
+            registry.table.generated.forEach { written.remove($0) }
+            if written != changed {
+                let names = registry.table.generated.indices.filter { !written.indices.contains($0) && changed.indices.contains($0) }.map { metadata.properties[$0].name }
+                throw ModelError(.readOnly, model: metadata.typeName, property: names.first, key: key, properties: names,
+                                 "\(names.joined(separator: ", ")) map(s) to generated column(s), which SQLite computes: they are read, never written; nothing was written")
+            }
+        }
         let statement = try registry.table.updateStatement(changed, in: connection)
         var count: Int32 = 0
         try bind(object, properties: changed, to: statement, registry: registry, count: &count)
@@ -304,10 +363,11 @@ extension Database {
         let list = error.message.components(separatedBy: "failed: ").last ?? ""
         let columns = list.components(separatedBy: ", ").compactMap { $0.split(separator: ".").last.map(String.init) }
         var existing: SQLValue?
-        let indices = columns.compactMap { name in metadata.properties.firstIndex { $0.name.caseInsensitiveCompare(name) == .orderedSame } }
+        let mapped = registry.table.columns
+        let indices = columns.compactMap { name in mapped.firstIndex { $0.caseInsensitiveCompare(name) == .orderedSame } }
         if !indices.isEmpty, indices.count == columns.count {
-            let conditions = indices.map { "\(SQL.quote(metadata.properties[$0].name)) = ?" }.joined(separator: " AND ")
-            if let statement = try? connection.prepare("SELECT \(SQL.quote(metadata.key.name)) FROM \(SQL.quote(metadata.tableName)) WHERE \(conditions) LIMIT 1") {
+            let conditions = indices.map { "\(SQL.quote(mapped[$0])) = ?" }.joined(separator: " AND ")
+            if let statement = try? connection.prepare("SELECT \(SQL.quote(mapped[0])) FROM \(SQL.quote(metadata.tableName)) WHERE \(conditions) LIMIT 1") {
                 defer { statement.finalize() }
                 if (try? bind(object, properties: indices, to: statement, registry: registry)) != nil, (try? statement.step()) == true {
                     existing = statement.value(at: 0)

@@ -130,6 +130,29 @@ public protocol ModelDeclaration: AnyObject {
     /// static let upsertKeys = ["serverID"]
     /// ```
     static var upsertKeys: [String] { get }
+    /// Column names that differ from the property names, by property name (Django's `db_column`). A
+    /// ``Reference`` needs no entry when its table has a `<name>_id` or `<name>Id` column with a foreign
+    /// key to the related table: that column is used by convention. Default: none.
+    ///
+    /// ```swift
+    /// static let tableName = "music_track"
+    /// static let columnNames = ["title": "track_title", "album": "album_fk"]
+    /// ```
+    static var columnNames: [String: String] { get }
+    /// Whether the model only reads: saving or deleting one of its instances throws, and schema sync
+    /// never changes its table (it must exist). Models over views are read-only unless the view has
+    /// INSTEAD OF triggers. Default: false.
+    ///
+    /// ```swift
+    /// final class OrderSummary: Model {
+    ///     static let tableName = "orders"
+    ///     static let isReadOnly = true
+    ///     var id: Int64 = 0
+    ///     var total = 0.0
+    ///     required init() {}
+    /// }
+    /// ```
+    static var isReadOnly: Bool { get }
 }
 
 extension ModelDeclaration {
@@ -163,6 +186,18 @@ extension ModelDeclaration {
     /// Department.upsertKeys  // []
     /// ```
     public static var upsertKeys: [String] { [] }
+    /// None: every column is named after its property (or, for a reference, found by convention).
+    ///
+    /// ```swift
+    /// Department.columnNames  // [:]
+    /// ```
+    public static var columnNames: [String: String] { [:] }
+    /// false: the model reads and writes.
+    ///
+    /// ```swift
+    /// Department.isReadOnly  // false
+    /// ```
+    public static var isReadOnly: Bool { false }
 }
 
 /// A persistent model: a plain final class with stored properties and `required init()`.

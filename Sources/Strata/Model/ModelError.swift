@@ -35,6 +35,12 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         /// The instance could not be refreshed from its row (a value another tool wrote does not decode):
         /// it keeps its previous values, and saving it throws until it is fetched or refreshed again.
         case stale
+        /// The model cannot write: it is read-only (``ModelDeclaration/isReadOnly``), its table is a view
+        /// without INSTEAD OF triggers, or the properties changed map to generated columns.
+        case readOnly
+        /// An insert would leave NOT NULL columns without a default empty: the model does not map them.
+        /// ``ModelError/properties`` names the columns.
+        case missingColumns
     }
     /// The kind. ```swift error.kind  // .unknownProperty ```
     public let kind: Kind

@@ -2,8 +2,12 @@ import Foundation
 
 /// One persistent property of a model, as reflection found it.
 struct PropertyMetadata {
-    /// The Swift property name, which is also the column name.
+    /// The Swift property name.
     let name: String
+    /// The column's name: the model's ``ModelDeclaration/columnNames`` entry, else the property name.
+    /// Schema sync resolves a reference's column by convention (``TableMapping/columns``); use those at
+    /// run time.
+    var column: String
     let accessor: FieldAccessor
     let columnType: ColumnType
     let isNullable: Bool
@@ -62,6 +66,8 @@ final class ModelMetadata: @unchecked Sendable {
     let columnFormats: [String: ColumnFormat]
     /// The properties (by index) of ``ModelDeclaration/upsertKeys``.
     let upsertKeys: [Int]
+    /// ``ModelDeclaration/isReadOnly``.
+    let isReadOnly: Bool
 
     var key: PropertyMetadata { properties[keyIndex] }
 
@@ -131,7 +137,7 @@ final class ModelMetadata: @unchecked Sendable {
                                  "Strata cannot store a \(field.type); conform it to ColumnValue (or Codable, stored as JSON), or leave it out of persistentProperties")
             }
             let defaultValue = (try? accessor.load(fresh)) ?? .null
-            properties.append(PropertyMetadata(name: name, accessor: accessor, columnType: columnType,
+            properties.append(PropertyMetadata(name: name, column: type.columnNames[name] ?? name, accessor: accessor, columnType: columnType,
                                                isNullable: nullable, defaultValue: defaultValue, related: related,
                                                formatKind: related == nil ? PropertyMetadata.formatKind(of: field.type) : nil))
         }
@@ -194,6 +200,18 @@ final class ModelMetadata: @unchecked Sendable {
                              "columnFormats names \"\(name)\", which is not a persistent property of \(typeName)")
         }
         columnFormats = type.columnFormats
+        var columns: [String: String] = [:]
+        for property in properties {
+            if let other = columns.updateValue(property.name, forKey: property.column.lowercased()) {
+                throw ModelError(.unknownProperty, model: typeName, property: property.name,
+                                 "\"\(other)\" and \"\(property.name)\" both map to column \"\(property.column)\"; give each its own column in columnNames")
+            }
+        }
+        for name in type.columnNames.keys where !persistent.contains(name) {
+            throw ModelError(.unknownProperty, model: typeName, property: name,
+                             "columnNames names \"\(name)\", which is not a persistent property of \(typeName)")
+        }
+        isReadOnly = type.isReadOnly
         upsertKeys = try type.upsertKeys.map { name in
             guard let index = properties.firstIndex(where: { $0.name == name }), index != 0 else {
                 throw ModelError(.unknownProperty, model: typeName, property: name,

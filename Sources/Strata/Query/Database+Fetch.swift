@@ -67,7 +67,7 @@ extension Database {
     public func objects<T: Model, Key: ColumnValue>(_ type: T.Type, forKeys keys: [Key], ordered: Bool = true) throws -> [T] {
         let registry = try registry(for: T.self)
         let values = try keys.map { try $0.sqlValue }
-        let found = try objects(T.self, registry: registry, column: registry.metadata.key.name,
+        let found = try objects(T.self, registry: registry, column: registry.table.columns[0],
                                 in: values.map(registry.table.storedKey))
         guard ordered else { return found }
         var byKey: [SQLValue: T] = [:]
@@ -86,17 +86,18 @@ extension Database {
         let metadata = registry.metadata
         var clauses: [String] = [], arguments: [any ColumnValue] = []
         for (name, value) in conditions.sorted(by: { $0.key < $1.key }) {
-            guard metadata.properties.contains(where: { $0.name == name }) else {
+            guard let index = metadata.properties.firstIndex(where: { $0.name == name }) else {
                 throw ModelError(.unknownProperty, model: metadata.typeName, property: name,
                                  "no persistent property named \"\(name)\"; there are \(metadata.properties.map(\.name).joined(separator: ", "))")
             }
+            let column = SQL.quote(registry.table.columns[index])
             if let list = value as? [any ColumnValue] {
-                clauses.append(list.isEmpty ? "0" : "\(SQL.quote(name)) IN (\(SQL.placeholders(list.count)))")
+                clauses.append(list.isEmpty ? "0" : "\(column) IN (\(SQL.placeholders(list.count)))")
                 arguments += list
             } else if try value.sqlValue.isNull {
-                clauses.append("\(SQL.quote(name)) IS NULL")
+                clauses.append("\(column) IS NULL")
             } else {
-                clauses.append("\(SQL.quote(name)) = ?")
+                clauses.append("\(column) = ?")
                 arguments.append(value)
             }
         }
@@ -143,7 +144,7 @@ extension Database {
     // MARK: Internals
 
     func expand(_ sql: String, _ registry: TypeRegistry) -> String {
-        SQLTemplate.expand(sql, table: registry.metadata.tableName, key: registry.metadata.key.name)
+        SQLTemplate.expand(sql, table: registry.metadata.tableName, key: registry.table.columns[0])
     }
 
     @usableFromInline

@@ -77,7 +77,7 @@ extension Database {
         func load<R: Model>(_ type: R.Type) throws {
             let registry = try registry(for: R.self, checkingCommits: false)
             let missing = keys.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true }
-            let loaded = try objects(R.self, registry: registry, column: registry.metadata.key.name, in: missing)
+            let loaded = try objects(R.self, registry: registry, column: registry.table.columns[0], in: missing)
             // Owners hold their targets strongly (so a later read costs no query) unless the targets could
             // hold them back: the same type (a manager, a parent), or a type with a relationship to the
             // owners' type. Then they are held weakly, as lazily resolved ones are, so no cycle can form.

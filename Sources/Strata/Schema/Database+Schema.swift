@@ -9,7 +9,23 @@ extension Database {
     /// print(plan)   // Employee: ALTER TABLE "Employee" ADD COLUMN "email" TEXT
     /// ```
     public func schemaPlan<T: Model>(for type: T.Type) throws -> SchemaPlan {
-        try SchemaPlanner(metadata: ModelMetadata.of(type)).plan(in: connection)
+        try planner(for: ModelMetadata.of(type)).plan(in: connection)
+    }
+
+    /// The planner of a model, told which indices the other models this handle maps onto the same table
+    /// declare (so that one model never drops another's).
+    private func planner(for metadata: ModelMetadata) -> SchemaPlanner {
+        var planner = SchemaPlanner(metadata: metadata)
+        for registry in models.registries.values where registry.metadata !== metadata
+            && registry.metadata.tableName.caseInsensitiveCompare(metadata.tableName) == .orderedSame {
+            let columns = registry.table.columns
+            planner.otherIndices += registry.metadata.indices.map { index in
+                IndexDeclaration(columns: index.columns.map { name in
+                    registry.metadata.properties.firstIndex { $0.name == name }.map { columns[$0] } ?? name
+                }, unique: index.unique)
+            }
+        }
+        return planner
     }
 
     /// Syncs the table of `type` now and returns the steps applied (empty when it was in sync). Sync
@@ -71,27 +87,29 @@ extension Database {
     /// Plans, and when needed applies in one IMMEDIATE transaction (a savepoint inside an open one),
     /// the steps for one model; returns the plan and the mapping onto the resulting table.
     private func sync(_ metadata: ModelMetadata) throws -> (plan: SchemaPlan, mapping: TableMapping) {
-        let planner = SchemaPlanner(metadata: metadata)
+        let planner = planner(for: metadata)
         var current: TableInfo?
         var plan = try planner.plan(in: connection, current: &current)
         if !plan.isEmpty {
             plan = try apply(planner, rebuilding: plan.rebuildsTable)
-            current = try TableInfo.read(metadata.tableName, in: connection)
+            current = try TableInfo.read(metadata.tableName, in: connection, views: true)
         }
         guard let info = current else {
             throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil, found: "no table",
                               expected: "the table created by sync", remedy: "Check that the database is writable.")
         }
         models.schemaVersion = try schemaVersion()
-        return (plan, TableMapping(metadata: metadata, info: info, formats: try columnFormats(metadata, info)))
+        let properties = try planner.resolveColumns(info)
+        return (plan, TableMapping(metadata: metadata, properties: properties, info: info,
+                                   formats: try columnFormats(metadata, properties, info)))
     }
 
     /// The stored format of each property's column: the model's declaration, else for dates, UUIDs and
     /// booleans what the column's declared type and its first non-NULL value show (``ColumnFormat``).
-    private func columnFormats(_ metadata: ModelMetadata, _ info: TableInfo) throws -> [ColumnFormat] {
-        try metadata.properties.map { property in
+    private func columnFormats(_ metadata: ModelMetadata, _ properties: [PropertyMetadata], _ info: TableInfo) throws -> [ColumnFormat] {
+        try properties.map { property in
             if let declared = metadata.columnFormats[property.name] { return declared }
-            guard let kind = property.formatKind, let column = info.column(named: property.name) else { return .native }
+            guard let kind = property.formatKind, let column = info.column(named: property.column) else { return .native }
             let name = SQL.quote(column.name)
             let statement = try connection.prepare("SELECT \(name) FROM \(SQL.quote(info.name)) WHERE \(name) IS NOT NULL LIMIT 1")
             defer { statement.finalize() }

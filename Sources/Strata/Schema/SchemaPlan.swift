@@ -11,6 +11,21 @@ public struct SchemaPlan: Sendable, CustomStringConvertible {
     public let table: String
     /// The steps, in the order they run. ```swift plan.steps.count ```
     public let steps: [SchemaStep]
+    /// Where each persistent property is stored: property name -> column name (they differ where the
+    /// model's ``ModelDeclaration/columnNames`` says so, or a reference found its `<name>_id` column).
+    ///
+    /// ```swift
+    /// let plan = try db.schemaPlan(for: Track.self)
+    /// plan.columns["album"]   // "album_id"
+    /// ```
+    public var columns: [String: String] = [:]
+
+    init(model: String, table: String, steps: [SchemaStep], columns: [String: String] = [:]) {
+        self.model = model
+        self.table = table
+        self.steps = steps
+        self.columns = columns
+    }
 
     /// Whether the table is already in sync. ```swift plan.isEmpty ```
     public var isEmpty: Bool { steps.isEmpty }
@@ -19,9 +34,16 @@ public struct SchemaPlan: Sendable, CustomStringConvertible {
     /// ```swift if plan.rebuildsTable { print("the table is copied") } ```
     public var rebuildsTable: Bool { steps.contains { $0.kind == .rebuildTable } }
 
-    /// One line per step. ```swift print(plan) ```
+    /// One line per step, then one per property stored under another name.
+    ///
+    /// ```swift
+    /// print(plan)
+    /// // Track: in sync
+    /// // Track: album -> column "album_id"
+    /// ```
     public var description: String {
-        steps.isEmpty ? "\(model): in sync" : steps.map { "\(model): \($0)" }.joined(separator: "\n")
+        let renamed = columns.filter { $0.key != $0.value }.sorted { $0.key < $1.key }.map { "\(model): \($0.key) -> column \"\($0.value)\"" }
+        return ([steps.isEmpty ? "\(model): in sync" : steps.map { "\(model): \($0)" }.joined(separator: "\n")] + renamed).joined(separator: "\n")
     }
 }
 

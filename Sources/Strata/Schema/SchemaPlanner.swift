@@ -5,6 +5,8 @@ import CSQLite
 /// sync cannot make them agree.
 struct SchemaPlanner {
     let metadata: ModelMetadata
+    /// Indices other models over the same table declare (in column names): never dropped as unused.
+    var otherIndices: [IndexDeclaration] = []
 
     /// Reads the table (and, for hints and rebuilds, what else it needs) through `connection` and plans.
     /// Nothing is changed.
@@ -18,8 +20,9 @@ struct SchemaPlanner {
     func plan(in connection: Connection, current: inout TableInfo?) throws -> SchemaPlan {
         let table = metadata.tableName
         var steps: [SchemaStep] = []
-        var info = try TableInfo.read(table, in: connection)
+        var info = try TableInfo.read(table, in: connection, views: true)
         current = info
+        if let view = info, view.isView { return try planView(view) }
 
         // A previous table name: rename that table when the current one is missing.
         var tableRenames: [String: String] = [:]
@@ -45,8 +48,13 @@ struct SchemaPlanner {
             info = old.renamed(to: table, columns: [:])
         }
         guard let found = info else {
+            if metadata.isReadOnly {
+                throw error(nil, found: "no table or view", expected: "the table a read-only model reads",
+                            "Create the table, or check the model's tableName.")
+            }
             return SchemaPlan(model: metadata.typeName, table: table,
-                              steps: [createTable()] + (try createIndices(metadata.indices, in: connection)))
+                              steps: [createTable()] + (try createIndices(metadata.indices, properties: metadata.properties, in: connection)),
+                              columns: Dictionary(uniqueKeysWithValues: metadata.properties.map { ($0.name, $0.column) }))
         }
         /// The table's name in the database now, before any planned rename.
         let currentName = tableRenames.first?.key ?? found.name
@@ -54,9 +62,9 @@ struct SchemaPlanner {
         // Column rename hints: rename the old column when the property has none.
         var columnRenames: [String: String] = [:]
         for property in metadata.properties {
-            guard let old = metadata.renamedColumns[property.name], old.caseInsensitiveCompare(property.name) != .orderedSame,
+            guard let old = metadata.renamedColumns[property.name], old.caseInsensitiveCompare(property.column) != .orderedSame,
                   let oldColumn = found.column(named: old) else { continue }
-            if let existing = found.column(named: property.name) {
+            if let existing = found.column(named: property.column) {
                 throw error(property.name, found: "both column \"\(existing.name)\" and column \"\(oldColumn.name)\" (its name in renamedColumns)",
                             expected: "only one of them",
                             "Copy what you need from \"\(oldColumn.name)\" into \"\(existing.name)\" with raw SQL and drop \"\(oldColumn.name)\", or remove the hint.")
@@ -65,23 +73,32 @@ struct SchemaPlanner {
                 throw error(property.name, found: "SQLite \(Database.sqliteVersion)", expected: "SQLite 3.25 or later for RENAME COLUMN",
                             "Rename the column with a rebuild in raw SQL, or link a newer SQLite.")
             }
-            steps.append(SchemaStep(kind: .renameColumn(from: oldColumn.name, to: property.name),
-                                    sql: "ALTER TABLE \(SQL.quote(table)) RENAME COLUMN \(SQL.quote(oldColumn.name)) TO \(SQL.quote(property.name))"))
-            columnRenames[oldColumn.name] = property.name
+            steps.append(SchemaStep(kind: .renameColumn(from: oldColumn.name, to: property.column),
+                                    sql: "ALTER TABLE \(SQL.quote(table)) RENAME COLUMN \(SQL.quote(oldColumn.name)) TO \(SQL.quote(property.column))"))
+            columnRenames[oldColumn.name] = property.column
         }
         let current = columnRenames.isEmpty ? found : found.renamed(to: found.name, columns: columnRenames)
 
-        try checkPrimaryKey(current)
+        let properties = try resolveColumns(current)
+        let columns = Dictionary(uniqueKeysWithValues: properties.map { ($0.name, $0.column) })
+        try checkPrimaryKey(current, key: properties[0])
         var missing: [PropertyMetadata] = []
         var changed: [(property: PropertyMetadata, column: ColumnInfo)] = []
-        for property in metadata.properties.dropFirst() {
-            if let column = current.column(named: property.name) {
+        for property in properties.dropFirst() {
+            if let column = current.column(named: property.column) {
                 if try needsRebuild(property, column) { changed.append((property, column)) }
             } else {
                 missing.append(property)
             }
         }
-        try checkUnmappedColumns(current)
+        if metadata.isReadOnly {
+            // A read-only model reads the table as it is: nothing to add, no index to keep.
+            if let property = missing.first {
+                throw error(property.column, found: "no column \"\(property.column)\"", expected: "a column for property \"\(property.name)\" of a read-only model",
+                            "Map the property to an existing column with columnNames, or leave it out of persistentProperties.")
+            }
+            return SchemaPlan(model: metadata.typeName, table: table, steps: steps, columns: columns)
+        }
 
         if changed.isEmpty {
             steps += missing.map(addColumn)
@@ -91,18 +108,71 @@ struct SchemaPlanner {
                             "Check that \"\(currentName)\" is a table, not a view.")
             }
             steps += try rebuild(current, source: source, tableRenames: tableRenames, columnRenames: columnRenames,
-                                 changed: changed, missing: missing)
+                                 changed: changed, missing: missing, key: properties[0].column)
         }
 
-        steps += try createIndices(metadata.indices.filter { index in !current.indices.contains { covers($0, index) } },
-                                   in: connection)
+        let declared = metadata.indices.map { columnIndex($0, properties) }
+        steps += try createIndices(metadata.indices.filter { index in !current.indices.contains { covers($0, columnIndex(index, properties)) } },
+                                   properties: properties, in: connection)
         // Owned indices that serve no declaration are dropped; one that still serves one (made under an older
         // name scheme, or before its columns were renamed) is kept: dropping it would lose, say, a UNIQUE
-        // guarantee with nothing to replace it.
-        for index in current.indices where index.isOwned && !metadata.indices.contains(where: { covers(index, $0) }) {
+        // guarantee with nothing to replace it. A model that maps only some of the table's columns (a
+        // summary beside a full model) never drops one, nor is one dropped that another model of this handle
+        // over the table declares: two models over one table keep each other's indices.
+        let mapped = Set(properties.map { $0.column.lowercased() })
+        let mapsEveryColumn = current.columns.allSatisfy { $0.hidden != 0 || mapped.contains($0.name.lowercased()) }
+        for index in current.indices where mapsEveryColumn && index.isOwned && !(declared + otherIndices).contains(where: { covers(index, $0) }) {
             steps.append(SchemaStep(kind: .dropIndex(index.name), sql: "DROP INDEX \(SQL.quote(index.name))"))
         }
-        return SchemaPlan(model: metadata.typeName, table: table, steps: steps)
+        return SchemaPlan(model: metadata.typeName, table: table, steps: steps, columns: columns)
+    }
+
+    // MARK: Columns
+
+    /// The model's properties with each one's column as the table has it: the declared name
+    /// (``ModelDeclaration/columnNames``, else the property's), or, for a reference with no such column,
+    /// the `<name>_id` / `<name>Id` column whose foreign key points at the related table. A reference with
+    /// no column next to a foreign key to its table under another name is a ``SchemaError``: adding a
+    /// column beside it would split the relationship in two.
+    func resolveColumns(_ info: TableInfo) throws -> [PropertyMetadata] {
+        var resolved = metadata.properties
+        var used = Set(resolved.compactMap { info.column(named: $0.column)?.name.lowercased() })
+        for i in resolved.indices {
+            let property = resolved[i]
+            guard let related = property.related, metadata.type.columnNames[property.name] == nil,
+                  info.column(named: property.column) == nil else { continue }
+            let relatedTable = related.tableName
+            let candidates = info.foreignKeys.filter {
+                $0.table.caseInsensitiveCompare(relatedTable) == .orderedSame && !used.contains($0.from.lowercased())
+            }
+            let conventional = [property.name + "_id", property.name + "Id"]
+            if let match = candidates.first(where: { key in conventional.contains { $0.caseInsensitiveCompare(key.from) == .orderedSame } }) {
+                resolved[i].column = match.from
+                used.insert(match.from.lowercased())
+            } else if let other = candidates.first {
+                throw error(property.name, found: "no column \"\(property.name)\", and column \"\(other.from)\" with a foreign key to \"\(relatedTable)\"",
+                            expected: "the column of reference \"\(property.name)\"",
+                            "Map the reference to that column with `static let columnNames = [\"\(property.name)\": \"\(other.from)\"]`; to add a new column beside it instead, name it in columnNames: `[\"\(property.name)\": \"\(property.name)\"]`.")
+            }
+        }
+        return resolved
+    }
+
+    /// A model over a view: read as it is (no step ever), with every property's column present.
+    private func planView(_ view: TableInfo) throws -> SchemaPlan {
+        let properties = try resolveColumns(view)
+        for property in properties where view.column(named: property.column) == nil {
+            throw error(property.column, found: "view \"\(view.name)\" without column \"\(property.column)\"",
+                        expected: "a column for property \"\(property.name)\"",
+                        "Schema sync never changes a view: map the property to one of its columns with columnNames, or leave it out of persistentProperties.")
+        }
+        return SchemaPlan(model: metadata.typeName, table: view.name, steps: [],
+                          columns: Dictionary(uniqueKeysWithValues: properties.map { ($0.name, $0.column) }))
+    }
+
+    /// A declaration in column names.
+    private func columnIndex(_ index: IndexDeclaration, _ properties: [PropertyMetadata]) -> IndexDeclaration {
+        IndexDeclaration(columns: index.columns.map { name in properties.first { $0.name == name }?.column ?? name }, unique: index.unique)
     }
 
     // MARK: Rebuild
@@ -110,7 +180,7 @@ struct SchemaPlanner {
     /// The statements and checks of SQLite's 12-step rebuild for `info` (as it reads after the planned
     /// renames). Foreign keys off/on and BEGIN/COMMIT are the caller's: they cannot be steps.
     private func rebuild(_ info: TableInfo, source: TableSQL, tableRenames: [String: String], columnRenames: [String: String],
-                         changed: [(property: PropertyMetadata, column: ColumnInfo)], missing: [PropertyMetadata]) throws -> [SchemaStep] {
+                         changed: [(property: PropertyMetadata, column: ColumnInfo)], missing: [PropertyMetadata], key keyColumn: String) throws -> [SchemaStep] {
         guard var definition = TableDefinition(sql: source.table) else {
             throw error(nil, found: "a table definition Strata cannot rewrite: \(source.table)", expected: "a CREATE TABLE statement",
                         "Rebuild the table with raw SQL (https://www.sqlite.org/lang_altertable.html#otheralter).")
@@ -139,15 +209,15 @@ struct SchemaPlanner {
         let table = SQL.quote(info.name)
         let newName = "strata_new_" + info.name
         let new = SQL.quote(newName)
-        let key = SQL.quote(metadata.key.name)
+        let key = SQL.quote(keyColumn)
         func statement(_ sql: String) -> SchemaStep { SchemaStep(kind: .rebuildTable, sql: sql) }
         func preview(_ sql: String) -> String { SQLTokenizer.renaming(sql, tables: tableRenames, columns: columnRenames) }
         var steps: [SchemaStep] = []
 
         // A NULL cannot go into a column that becomes NOT NULL; say which rows hold one before copying.
         for (property, column) in changed where wantsNotNull(property) && !column.notNull {
-            steps.append(SchemaStep(kind: .rebuildCheck(column: property.name, expectation: "no NULL in \"\(property.name)\", which becomes NOT NULL"),
-                                    sql: "SELECT \(key) FROM \(table) WHERE \(SQL.quote(property.name)) IS NULL LIMIT 10"))
+            steps.append(SchemaStep(kind: .rebuildCheck(column: property.column, expectation: "no NULL in \"\(property.column)\", which becomes NOT NULL"),
+                                    sql: "SELECT \(key) FROM \(table) WHERE \(SQL.quote(property.column)) IS NULL LIMIT 10"))
         }
         steps.append(statement(definition.createSQL(table: newName, extraColumns: missing.map(columnDefinition))))
         // Generated columns are computed, never copied (pitfall 22); rowids are kept where they are not the key.
@@ -161,8 +231,8 @@ struct SchemaPlanner {
         for (property, column) in changed where !property.fits(column.affinity) {
             guard let classes = storageClasses(property.columnType) else { continue }
             steps.append(SchemaStep(
-                kind: .rebuildCheck(column: property.name, expectation: "every value of \"\(property.name)\" stored as \(property.columnType.rawValue) after the copy"),
-                sql: "SELECT \(key) FROM \(new) WHERE typeof(\(SQL.quote(property.name))) NOT IN (\(classes)) LIMIT 10"))
+                kind: .rebuildCheck(column: property.column, expectation: "every value of \"\(property.column)\" stored as \(property.columnType.rawValue) after the copy"),
+                sql: "SELECT \(key) FROM \(new) WHERE typeof(\(SQL.quote(property.column))) NOT IN (\(classes)) LIMIT 10"))
         }
         if definition.isAutoincrement {
             // Keep the AUTOINCREMENT counter (pitfall 11): the copy alone would restart it at the largest key.
@@ -209,20 +279,20 @@ struct SchemaPlanner {
 
     private func createTable() -> SchemaStep {
         let key = metadata.key
-        var definitions = [SQL.quote(key.name) + (metadata.keyIsInteger ? " INTEGER PRIMARY KEY AUTOINCREMENT" : " TEXT PRIMARY KEY NOT NULL")]
+        var definitions = [SQL.quote(key.column) + (metadata.keyIsInteger ? " INTEGER PRIMARY KEY AUTOINCREMENT" : " TEXT PRIMARY KEY NOT NULL")]
         definitions += metadata.properties.dropFirst().map(columnDefinition)
         let sql = "CREATE TABLE \(SQL.quote(metadata.tableName)) (\(definitions.joined(separator: ", ")))"
         return SchemaStep(kind: .createTable, sql: sql)
     }
 
     private func addColumn(_ property: PropertyMetadata) -> SchemaStep {
-        SchemaStep(kind: .addColumn(property.name),
+        SchemaStep(kind: .addColumn(property.column),
                    sql: "ALTER TABLE \(SQL.quote(metadata.tableName)) ADD COLUMN \(columnDefinition(property))")
     }
 
     /// `"name" TYPE`, plus `NOT NULL DEFAULT <fresh init() value>` for non-optional properties.
     private func columnDefinition(_ property: PropertyMetadata) -> String {
-        var definition = "\(SQL.quote(property.name)) \(property.columnType.rawValue)"
+        var definition = "\(SQL.quote(property.column)) \(property.columnType.rawValue)"
         if !property.isNullable && !property.defaultValue.isNull {
             definition += " NOT NULL DEFAULT \(SQL.literal(property.defaultValue))"
         }
@@ -256,7 +326,7 @@ struct SchemaPlanner {
 
     /// CREATE INDEX steps for the declarations, once per name; an index of another definition that has
     /// the name already (index names are global in a database) is a ``SchemaError``, never replaced.
-    private func createIndices(_ indices: [IndexDeclaration], in connection: Connection) throws -> [SchemaStep] {
+    private func createIndices(_ indices: [IndexDeclaration], properties: [PropertyMetadata], in connection: Connection) throws -> [SchemaStep] {
         var steps: [SchemaStep] = []
         var names: Set<String> = []
         for index in indices where names.insert(indexName(index)).inserted {
@@ -271,23 +341,26 @@ struct SchemaPlanner {
                                   expected: "\(index.unique ? "a UNIQUE" : "an") index on \"\(metadata.tableName)\" (\(index.columns.joined(separator: ", ")))",
                                   remedy: "An index Strata did not make uses the name Strata gives this declaration; rename or drop that index.")
             }
-            steps.append(createIndex(index))
+            steps.append(createIndex(index, properties: properties))
         }
         return steps
     }
 
-    private func createIndex(_ index: IndexDeclaration) -> SchemaStep {
+    /// CREATE INDEX of a declaration; the name comes from the property names, the definition from the columns.
+    private func createIndex(_ index: IndexDeclaration, properties: [PropertyMetadata]) -> SchemaStep {
         let name = indexName(index)
-        let columns = index.columns.map(SQL.quote).joined(separator: ", ")
+        let columns = columnIndex(index, properties).columns.map(SQL.quote).joined(separator: ", ")
         return SchemaStep(kind: .createIndex(name),
                           sql: "CREATE \(index.unique ? "UNIQUE " : "")INDEX \(SQL.quote(name)) ON \(SQL.quote(metadata.tableName)) (\(columns))")
     }
 
-    /// Whether an existing index of the table serves a declaration: one with exactly its definition — a
-    /// full, ascending index on exactly these columns with the same uniqueness — whoever made it and
-    /// whatever its name (ours, under this or an older name scheme; another tool's; a UNIQUE constraint's).
+    /// Whether an existing index of the table serves a declaration (in column names): one with exactly its
+    /// definition — a full, ascending index on exactly these columns, no expression, the columns' own
+    /// collations (no COLLATE clause), the same uniqueness — whoever made it and whatever its name (ours, under this or an older name
+    /// scheme; another tool's; a UNIQUE constraint's).
     private func covers(_ existing: IndexInfo, _ index: IndexDeclaration) -> Bool {
         !existing.partial && existing.unique == index.unique && !existing.descending.contains(true)
+            && !existing.hasExplicitCollation
             && existing.columns.count == index.columns.count
             && zip(existing.columns, index.columns).allSatisfy { $0?.caseInsensitiveCompare($1) == .orderedSame }
     }
@@ -299,12 +372,11 @@ struct SchemaPlanner {
                     found: found, expected: expected, remedy: remedy)
     }
 
-    private func checkPrimaryKey(_ info: TableInfo) throws {
-        let key = metadata.key
+    private func checkPrimaryKey(_ info: TableInfo, key: PropertyMetadata) throws {
         let keys = info.primaryKeyColumns
-        guard keys.count == 1, keys[0].name.caseInsensitiveCompare(key.name) == .orderedSame else {
+        guard keys.count == 1, keys[0].name.caseInsensitiveCompare(key.column) == .orderedSame else {
             let found = keys.isEmpty ? "no PRIMARY KEY" : "PRIMARY KEY (\(keys.map(\.name).joined(separator: ", ")))"
-            throw error(key.name, found: found, expected: "PRIMARY KEY (\(key.name))",
+            throw error(key.column, found: found, expected: "PRIMARY KEY (\(key.column))",
                         "Set the model's primaryKey to the table's single key column, or use raw SQL for this table.")
         }
         // A rebuild never changes the key: rowids, references and the identity map all hang on it.
@@ -315,11 +387,9 @@ struct SchemaPlanner {
 
     /// Checks a declared column; returns whether the model's rebuild policy asks for a rebuild to make it fit.
     private func needsRebuild(_ property: PropertyMetadata, _ column: ColumnInfo, rebuildable: Bool = true) throws -> Bool {
-        if column.isGenerated {
-            throw error(column.name, found: "a generated column", expected: "a stored \(property.columnType.rawValue) column",
-                        "Generated columns cannot be written; leave \"\(property.name)\" out of persistentProperties.")
-        }
-        let rebuild = rebuildable && metadata.schemaRebuild == .whenNeeded
+        // Generated columns are read, never written (the mapping leaves them out of INSERT and UPDATE), and a
+        // rebuild never touches them.
+        let rebuild = rebuildable && metadata.schemaRebuild == .whenNeeded && !column.isGenerated && !metadata.isReadOnly
         var needed = false
         if !property.fits(column.affinity) {
             guard rebuild else {
@@ -329,7 +399,7 @@ struct SchemaPlanner {
             }
             needed = true
         }
-        guard column.primaryKeyPosition == 0 else { return needed }
+        guard column.primaryKeyPosition == 0, !column.isGenerated else { return needed }
         if property.isNullable && column.notNull {
             guard rebuild else {
                 throw error(column.name, found: "NOT NULL", expected: "a nullable column for an optional property",
@@ -341,16 +411,6 @@ struct SchemaPlanner {
         // becomes NOT NULL like the one sync would create.
         if rebuild && wantsNotNull(property) && !column.notNull { needed = true }
         return needed
-    }
-
-    /// Columns the model does not declare are kept and ignored, unless inserts could never succeed.
-    private func checkUnmappedColumns(_ info: TableInfo) throws {
-        for column in info.columns where column.notNull && column.defaultSQL == nil && column.primaryKeyPosition == 0
-            && !column.isGenerated && !metadata.properties.contains(where: { $0.name.caseInsensitiveCompare(column.name) == .orderedSame }) {
-            throw error(column.name, found: "NOT NULL column \"\(column.name)\" without a default",
-                        expected: "every NOT NULL column without default to be a persistent property",
-                        "Add a property named \"\(column.name)\" to the model, so that inserts can fill it.")
-        }
     }
 }
 

@@ -24,18 +24,34 @@ struct IndexInfo {
     /// Key columns in order; nil for an expression.
     let columns: [String?]
     let descending: [Bool]
+    /// Whether its CREATE INDEX names a collating sequence (`name COLLATE NOCASE`): the index then does
+    /// not order by the columns' own collations.
+    var hasExplicitCollation = false
 
     /// Indices Strata made carry this prefix; no other index is ever dropped.
     static let ownedPrefix = "strata_"
     var isOwned: Bool { name.hasPrefix(IndexInfo.ownedPrefix) }
 }
 
-/// A table's schema as SQLite reports it.
+/// A foreign key as `PRAGMA foreign_key_list` describes it (one row per column).
+struct ForeignKeyInfo {
+    /// The column in this table.
+    let from: String
+    /// The parent table.
+    let table: String
+}
+
+/// A table's (or view's) schema as SQLite reports it.
 struct TableInfo {
     let name: String
     let columns: [ColumnInfo]
     let indices: [IndexInfo]
     let withoutRowID: Bool
+    var foreignKeys: [ForeignKeyInfo] = []
+    /// A view rather than a table.
+    var isView = false
+    /// A view with INSTEAD OF triggers, which makes it writable.
+    var isWritableView = false
 
     func column(named name: String) -> ColumnInfo? {
         columns.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
@@ -54,16 +70,19 @@ struct TableInfo {
             && !indices.contains { $0.origin == "pk" }
     }
 
-    /// Reads a table's columns and indices; nil when there is no such table.
-    static func read(_ table: String, in connection: Connection) throws -> TableInfo? {
+    /// Reads a table's columns and indices; nil when there is no such table. With `views`, a view of
+    /// that name is read too (its columns; it has no indices).
+    static func read(_ table: String, in connection: Connection, views: Bool = false) throws -> TableInfo? {
         // Table-valued pragma functions take the name as a bound argument, so each of these statements is
         // prepared once per connection, not once per table.
-        let master = try connection.cachedStatement("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE")
+        let master = try connection.cachedStatement("SELECT name, sql, type = 'view' FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE ORDER BY type")
         try master.bind(values: [.text(table)])
         guard try master.step() else { master.reset(); return nil }
         let name = master.string(at: 0)
         let createSQL = master.string(at: 1)
+        let isView = master.int64(at: 2) != 0
         master.reset()
+        if isView && !views { return nil }
 
         var columns: [ColumnInfo] = []
         let xinfo = try connection.cachedStatement("SELECT cid, name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?)")
@@ -96,11 +115,31 @@ struct TableInfo {
             info.reset()
             indices.append(IndexInfo(name: entry.name, unique: entry.unique, origin: entry.origin,
                                      partial: entry.partial, columns: names, descending: descending))
+            if entry.origin == "c" {
+                let source = try connection.cachedStatement("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?")
+                try source.bind(values: [.text(entry.name)])
+                if try source.step(), !source.isNull(at: 0) {
+                    indices[indices.count - 1].hasExplicitCollation = SQLTokenizer.tokens(source.string(at: 0)).contains { $0.isKeyword("COLLATE") }
+                }
+                source.reset()
+            }
+        }
+        var foreignKeys: [ForeignKeyInfo] = []
+        let keys = try connection.cachedStatement("SELECT \"from\", \"table\" FROM pragma_foreign_key_list(?)")
+        try keys.bind(values: [.text(name)])
+        while try keys.step() { foreignKeys.append(ForeignKeyInfo(from: keys.string(at: 0), table: keys.string(at: 1))) }
+        keys.reset()
+        if isView {
+            let triggers = try connection.cachedStatement("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE AND sql LIKE '%INSTEAD%OF%'")
+            try triggers.bind(values: [.text(name)])
+            let writable = try triggers.step() && triggers.int64(at: 0) > 0
+            triggers.reset()
+            return TableInfo(name: name, columns: columns, indices: [], withoutRowID: true, isView: true, isWritableView: writable)
         }
         // Table options (WITHOUT ROWID, STRICT) follow the closing parenthesis of the column list.
         let options = createSQL.lastIndex(of: ")").map { createSQL[createSQL.index(after: $0)...] } ?? ""
         let withoutRowID = String(options.uppercased().filter { $0.isLetter }).contains("WITHOUTROWID")
-        return TableInfo(name: name, columns: columns, indices: indices, withoutRowID: withoutRowID)
+        return TableInfo(name: name, columns: columns, indices: indices, withoutRowID: withoutRowID, foreignKeys: foreignKeys)
     }
 }
 
@@ -121,9 +160,12 @@ extension TableInfo {
             },
             indices: indices.map {
                 IndexInfo(name: $0.name, unique: $0.unique, origin: $0.origin, partial: $0.partial,
-                          columns: $0.columns.map { $0.map(rename) }, descending: $0.descending)
+                          columns: $0.columns.map { $0.map(rename) }, descending: $0.descending,
+                          hasExplicitCollation: $0.hasExplicitCollation)
             },
-            withoutRowID: withoutRowID)
+            withoutRowID: withoutRowID,
+            foreignKeys: foreignKeys.map { ForeignKeyInfo(from: rename($0.from), table: $0.table) },
+            isView: isView, isWritableView: isWritableView)
     }
 }
 

@@ -22,6 +22,21 @@ final class TableMapping {
     /// The metadata's fast accessors, with nil where the column has a format of its own: what the
     /// per-row loops use, so such columns take the converting path.
     let fastFields: [FastField?]
+    /// Each property's column, in property order (key first).
+    let columns: [String]
+    /// Why saves and deletes are refused (a read-only model, a view without INSTEAD OF triggers); nil
+    /// when the model writes.
+    let readOnlyReason: String?
+    /// Properties over generated columns: read, never written.
+    let generated: ColumnSet
+    /// Properties whose column has a DEFAULT of its own (one Strata did not derive from `init()`): an
+    /// insert leaves them to the DEFAULT while they hold their `init()` value.
+    let schemaDefaults: [Int]
+    /// NOT NULL columns without a default that the model does not map: an insert cannot fill them.
+    let requiredColumns: [String]
+    /// Whether an insert takes the general path (``insertStatement(_:in:)``): some columns are generated or
+    /// have schema defaults.
+    var insertsReturningRow: Bool { !generated.isEmpty || !schemaDefaults.isEmpty }
 
     private let quotedTable: String
     private let quotedNames: [String]
@@ -29,15 +44,32 @@ final class TableMapping {
     @exclusivity(unchecked) private var updates: [ColumnSet: Statement] = [:]
     @exclusivity(unchecked) private var lastUpdate: (columns: ColumnSet, statement: Statement)?
 
-    init(metadata: ModelMetadata, info: TableInfo, formats: [ColumnFormat]) {
+    /// The mapping of `metadata` onto `info`, with `properties` as ``SchemaPlanner/resolveColumns(_:)``
+    /// resolved them.
+    init(metadata: ModelMetadata, properties: [PropertyMetadata], info: TableInfo, formats: [ColumnFormat]) {
         table = metadata.tableName
         keyIsRowID = info.keyIsRowID
         hasRowID = !info.withoutRowID
         self.formats = formats
         fastFields = zip(metadata.fastFields, formats).map { $1 == .native ? $0 : nil }
+        columns = properties.map(\.column)
+        readOnlyReason = metadata.isReadOnly ? "the model is read-only (isReadOnly)"
+            : info.isView && !info.isWritableView ? "its table \"\(info.name)\" is a view without INSTEAD OF triggers" : nil
+        var generated = ColumnSet(), schemaDefaults: [Int] = []
+        for (i, property) in properties.enumerated() {
+            guard let column = info.column(named: property.column) else { continue }
+            if column.isGenerated { generated.insert(i); continue }
+            if i > 0, let sql = column.defaultSQL, !info.isView, !Self.default(sql, is: property.defaultValue) { schemaDefaults.append(i) }
+        }
+        self.generated = generated
+        self.schemaDefaults = schemaDefaults
+        let mapped = Set(columns.map { $0.lowercased() })
+        requiredColumns = info.columns.filter {
+            $0.notNull && $0.defaultSQL == nil && $0.primaryKeyPosition == 0 && !$0.isGenerated && !mapped.contains($0.name.lowercased())
+        }.map(\.name)
         let t = SQL.quote(table)
         quotedTable = t
-        let names = metadata.properties.map { SQL.quote($0.name) }
+        let names = columns.map(SQL.quote)
         quotedNames = names
         let key = names[0]
         var columns = names.map { "\(t).\($0)" }
@@ -50,6 +82,20 @@ final class TableMapping {
         deleteSQL = "DELETE FROM \(t) WHERE \(key) = ?"
         selectByKeySQL = "SELECT \(selectColumns) FROM \(t) WHERE \(key) = ?"
         selectByRowIDSQL = "SELECT \(selectColumns) FROM \(t) WHERE rowid = ?"
+    }
+
+    /// Whether a column's DEFAULT (as `PRAGMA table_xinfo` gives it) is the literal of `value`: the ones
+    /// Strata writes itself from `init()`, and the same number or text spelled another way.
+    static func `default`(_ sql: String, is value: SQLValue) -> Bool {
+        if sql == SQL.literal(value) { return true }
+        var text = Substring(sql)
+        while text.hasPrefix("("), text.hasSuffix(")") { text = text.dropFirst().dropLast() }
+        switch value {
+        case .integer(let v): return Double(text) == Double(v)
+        case .real(let d): return Double(text) == d
+        case .null: return text.uppercased() == "NULL"
+        default: return false
+        }
     }
 
     /// A key in Strata's native encoding as the key column stores it (a UUID key in a 32-hex column, say),
@@ -82,6 +128,19 @@ final class TableMapping {
         }
         let statement = try connection.cachedStatement(sql)
         statements[kind.rawValue] = statement
+        return statement
+    }
+
+    /// `INSERT INTO t (...) VALUES (...) RETURNING <every property's column>[, rowid]` for the given
+    /// properties: the general insert, for tables with generated columns or schema defaults, whose stored
+    /// values the instance then takes.
+    func insertStatement(_ columns: ColumnSet, in connection: Connection) throws -> Statement {
+        let names = columns.indices.map { quotedNames[$0] }
+        let returning = quotedNames.joined(separator: ", ") + (selectsRowID ? ", rowid" : "")
+        let sql = names.isEmpty ? "INSERT INTO \(quotedTable) DEFAULT VALUES RETURNING \(returning)"
+            : "INSERT INTO \(quotedTable) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count))) RETURNING \(returning)"
+        let statement = try connection.cachedStatement(sql)
+        statement.reset()
         return statement
     }
 

@@ -243,9 +243,16 @@ struct ExistingDatabaseTests {
     @Test func fcmodelTables() throws {
         let temp = try copy("fcmodel_test.sqlite3")
         let db = temp.db
-        let missing = try #require(throws: SchemaError.self) { try db.objects(FxFCSimpleWithoutMixedcase.self) }
-        #expect(missing.column == "mixedcase")
-        #expect(missing.table == "SimpleModel")
+        // A partial model (it leaves out the NOT NULL column "mixedcase", which has no default) reads and
+        // plans nothing; only its inserts are refused, naming the column.
+        #expect(try db.schemaPlan(for: FxFCSimpleWithoutMixedcase.self).isEmpty)
+        #expect(try db.objects(FxFCSimpleWithoutMixedcase.self).isEmpty)
+        let missing = try #require(throws: ModelError.self) {
+            let partial = FxFCSimpleWithoutMixedcase(); partial.uniqueID = "p"
+            try db.save(partial)
+        }
+        #expect(missing.kind == .missingColumns && missing.properties == ["mixedcase"])
+        #expect(try db.value(Int.self, "SELECT count(*) FROM SimpleModel") == 0)
 
         let before = try schemaSnapshot(db)
         let simple = FxFCSimple()
@@ -256,7 +263,10 @@ struct ExistingDatabaseTests {
         // Columns the model leaves out take the table's defaults, including the string 'NULL'.
         #expect(row["textDefaultNullString"] == .text("NULL"))
         #expect(row["textDefaultNullLiteral"] == .null)
-        #expect(row["nullableNumberDefault1"] == .null)   // mapped: the model's nil is written
+        // Mapped, and still holding its init() value (nil): the column's DEFAULT 1 applies (FCModel's rule),
+        // and the instance holds what was stored.
+        #expect(row["nullableNumberDefault1"] == .integer(1))
+        #expect(simple.nullableNumberDefault1 == 1)
         #expect(row["date"] == .integer(1_000))            // DATETIME is NUMERIC affinity: 1000.0 is kept as 1000
         #expect(row["typelessTest"] == .text("anything"))
 
@@ -274,7 +284,7 @@ struct ExistingDatabaseTests {
         }
         let reread = try #require(try fresh.object(FxFCSimple.self, forKey: "u1"))
         #expect(reread.name == "one" && reread.date == Date(timeIntervalSince1970: 1_000) && reread.mixedcase == 3)
-        #expect(reread.nullableNumberDefault1 == nil && reread.typelessTest == "anything")
+        #expect(reread.nullableNumberDefault1 == 1 && reread.typelessTest == "anything")
         #expect(try fresh.object(FxFCSimpler.self, forKey: 1)?.title == "t")
         #expect(try fresh.object(FxFCAdvanced.self, forKey: "a")?.url?.absoluteString == "https://example.org/x?y=1")
     }
@@ -357,8 +367,12 @@ struct ExistingDatabaseTests {
         let composite = try #require(throws: SchemaError.self) { try db.objects(FxSAPostTag.self) }
         #expect(composite.table == "post_tags")
         #expect(composite.found.contains("post_id") && composite.found.contains("tag_id"))
-        let generated = try #require(throws: SchemaError.self) { try db.objects(FxSAPostWritingGenerated.self) }
-        #expect(generated.column == "body_length")
+        // A generated column is read, never written.
+        let withLength = try db.objects(FxSAPostWritingGenerated.self, where: "ORDER BY id")
+        #expect(withLength.map(\.body_length) == [posts[0].body.map { $0.count }, nil, posts[2].body.map { $0.count }])
+        withLength[0].body_length = 99
+        let refused = try #require(throws: ModelError.self) { try db.save(withLength[0]) }
+        #expect(refused.kind == .readOnly && refused.property == "body_length")
 
         // Saving rows.
         let dave = FxSAUser(); dave.username = "dave"; dave.email = "dave@example.org"; dave.balance = 10.25

@@ -466,6 +466,10 @@ private func foreignKeysOn(_ db: Database) throws -> Bool {
         #expect(plan.steps.first?.sql == #"CREATE TABLE "strata_new_Memo" (id INTEGER PRIMARY KEY, title TEXT DEFAULT 'x')"#)
         let memo = MemoOptional()
         try db.save(memo)
+        // The column's DEFAULT applies to a property still holding its init() value (nil here).
+        #expect(memo.title == "x")
+        memo.title = nil
+        try db.save(memo)
         #expect(try db.rows("SELECT title FROM Memo ORDER BY id").map { $0["title"] } == [.text("one"), .null])
         #expect(try db.syncSchema(MemoOptional.self).isEmpty)
     }

@@ -320,16 +320,20 @@ func indexNames(_ table: String, in db: Database) throws -> [String] {
         #expect(try columnsOf("Note", in: db).map(\.name) == ["id", "title", "legacy", "flags"])
     }
 
-    @Test func extraNotNullColumnWithoutDefaultIsASchemaError() throws {
+    @Test func extraNotNullColumnWithoutDefaultRefusesInsertsOnly() throws {
         let db = try Database()
-        try db.execute("CREATE TABLE Note(id INTEGER PRIMARY KEY, title TEXT, owner_id INTEGER NOT NULL)")
+        try db.execute("CREATE TABLE Note(id INTEGER PRIMARY KEY, title TEXT, owner_id INTEGER NOT NULL); INSERT INTO Note VALUES (1, 'a', 7)")
         let before = try schemaSnapshot(db)
-        let error = try #require(throws: SchemaError.self) { try db.save(SyncNote()) }
-        #expect(error.column == "owner_id")
-        #expect(error.table == "Note")
-        #expect(error.description.contains("owner_id"))
+        let error = try #require(throws: ModelError.self) { try db.save(SyncNote()) }
+        #expect(error.kind == .missingColumns && error.properties == ["owner_id"])
+        #expect(error.description.contains("owner_id") && error.description.contains("Note"))
         #expect(try schemaSnapshot(db) == before)
-        #expect(try db.value(Int.self, "SELECT count(*) FROM Note") == 0)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM Note") == 1)
+        // Reading and updating the rows that exist work.
+        let note = try #require(try db.object(SyncNote.self, forKey: 1))
+        note.title = "b"
+        try db.save(note)
+        #expect(try db.rows("SELECT title, owner_id FROM Note").first?.values == [.text("b"), .integer(7)])
     }
 
     @Test func tableWithoutTheDeclaredKeyIsASchemaError() throws {
