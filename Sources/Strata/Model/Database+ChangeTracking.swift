@@ -336,9 +336,20 @@ extension Database {
             version = try statement.step() ? statement.int64(at: 0) : 0
         }
         guard version != models.dataVersion else { return }
-        let first = models.dataVersion == nil
+        let previous = models.dataVersion
         models.dataVersion = version
-        if first { return }
+        if previous == nil { return }
+        // Another connection changed the schema (a migration, another tool's rebuild): plan every synced model
+        // again first (re-adding what a rebuild dropped), so the refresh reads the tables as they are now.
+        checkSchemaVersion()
+        if models.needsResync {
+            do {
+                try resyncAll()
+            } catch {
+                models.dataVersion = previous   // the next call tries again
+                throw error
+            }
+        }
         for registry in models.registries.values {
             for object in registry.liveInstances { refresh(object, registry: registry) }
         }

@@ -167,7 +167,7 @@ extension Database {
                 try bind(object, properties: 1..<count, to: statement, registry: registry)
                 do {
                     try runOwnWrite(statement, registry: registry, rowID: 0)
-                } catch let error as DatabaseError where error.code.isUniqueViolation {
+                } catch let error as DatabaseError where (error.code.isUniqueViolation || error.code == .constraintNotNull) {
                     throw duplicateKeyError(error, object: object, registry: registry)
                 }
                 let rowID = lastInsertRowID
@@ -214,7 +214,7 @@ extension Database {
             }
         } catch {
             if keyWasAssigned { try? keyAccessor.store(.integer(0), into: object) }
-            if let error = error as? DatabaseError, error.code.isUniqueViolation {
+            if let error = error as? DatabaseError, (error.code.isUniqueViolation || error.code == .constraintNotNull) {
                 throw duplicateKeyError(error, object: object, registry: registry)
             }
             throw error
@@ -250,7 +250,7 @@ extension Database {
             }
         } catch {
             if keyWasAssigned { try? metadata.key.accessor.store(.integer(0), into: object) }
-            if let error = error as? DatabaseError, error.code.isUniqueViolation {
+            if let error = error as? DatabaseError, (error.code.isUniqueViolation || error.code == .constraintNotNull) {
                 throw duplicateKeyError(error, object: object, registry: registry)
             }
             throw error
@@ -328,10 +328,11 @@ extension Database {
         try statement.bind(registry.table.storedKey(key), at: count + 1)
         do {
             try runOwnWrite(statement, registry: registry, rowID: object._rowID)
-        } catch let error as DatabaseError where error.code.isUniqueViolation {
+        } catch let error as DatabaseError where (error.code.isUniqueViolation || error.code == .constraintNotNull) {
             throw duplicateKeyError(error, object: object, registry: registry)
         }
-        guard changes > 0 else {
+        // (A view's INSTEAD OF trigger makes its changes in other tables: SQLite counts none for the view.)
+        guard changes > 0 || registry.table.isView else {
             if isInTransaction { models.noteDeleted(object) }
             registry.detach(object, deleted: true)
             throw ModelError(.notFound, model: metadata.typeName, key: key,
@@ -356,9 +357,15 @@ extension Database {
     }
 
     /// The error for a UNIQUE or PRIMARY KEY violation: the model, the columns and the key of the row the
-    /// write would duplicate.
+    /// write would duplicate; for a NOT NULL violation, the property that holds nil.
     private func duplicateKeyError(_ error: DatabaseError, object: ModelObject, registry: TypeRegistry) -> ModelError {
         let metadata = registry.metadata
+        if error.code == .constraintNotNull {
+            let column = error.message.components(separatedBy: "failed: ").last?.split(separator: ".").last.map(String.init) ?? ""
+            let property = registry.table.columns.firstIndex { $0.caseInsensitiveCompare(column) == .orderedSame }.map { metadata.properties[$0].name }
+            return ModelError(.missingValue, model: metadata.typeName, property: property ?? column, properties: [property ?? column],
+                              "column \"\(column)\" is NOT NULL and \(property.map { "property \"\($0)\"" } ?? "the model") has no value for it; set it before saving. Nothing was written. SQLite: \(error.message)")
+        }
         // SQLite says "UNIQUE constraint failed: t.a, t.b".
         let list = error.message.components(separatedBy: "failed: ").last ?? ""
         let columns = list.components(separatedBy: ", ").compactMap { $0.split(separator: ".").last.map(String.init) }

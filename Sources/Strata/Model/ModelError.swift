@@ -41,6 +41,8 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         /// An insert would leave NOT NULL columns without a default empty: the model does not map them.
         /// ``ModelError/properties`` names the columns.
         case missingColumns
+        /// A save would store NULL in a NOT NULL column: the property (a reference, say) holds nil.
+        case missingValue
     }
     /// The kind. ```swift error.kind  // .unknownProperty ```
     public let kind: Kind

@@ -15,7 +15,8 @@ struct PropertyMetadata {
     let defaultValue: SQLValue
     /// Set for relationship wrappers: the related model's type.
     let related: (any Model.Type)?
-    /// Set for dates, UUIDs and booleans, whose columns may use another tool's format (``ColumnFormat``).
+    /// Set for dates, UUIDs, booleans and decimals, whose columns may use another tool's format
+    /// (``ColumnFormat``).
     let formatKind: ColumnFormat.Kind?
 
     static func formatKind(of type: Any.Type) -> ColumnFormat.Kind? {
@@ -23,6 +24,7 @@ struct PropertyMetadata {
         case is Date.Type, is Date?.Type: .date
         case is UUID.Type, is UUID?.Type: .uuid
         case is Bool.Type, is Bool?.Type: .bool
+        case is Decimal.Type, is Decimal?.Type: .decimal
         default: nil
         }
     }

@@ -72,16 +72,25 @@ extension Database {
     }
 
     private func resync(_ type: any Model.Type) throws -> TypeRegistry {
-        if models.needsResync {
-            models.needsResync = false
-            let synced = Array(models.registries.values)
-            for registry in synced { registry.table = try sync(registry.metadata).mapping }
-        }
+        try resyncAll()
         if let registry = models.registries[ObjectIdentifier(type)] { return registry }
         let metadata = try ModelMetadata.of(type)
         let registry = TypeRegistry(metadata: metadata, table: try sync(metadata).mapping, context: models)
         models.add(registry, for: ObjectIdentifier(type))
         return registry
+    }
+
+    /// Syncs every model this handle uses again, when the schema changed underneath.
+    func resyncAll() throws {
+        guard models.needsResync else { return }
+        models.needsResync = false
+        let synced = Array(models.registries.values)
+        do {
+            for registry in synced { registry.table = try sync(registry.metadata).mapping }
+        } catch {
+            models.needsResync = true
+            throw error
+        }
     }
 
     /// Plans, and when needed applies in one IMMEDIATE transaction (a savepoint inside an open one),
@@ -109,7 +118,7 @@ extension Database {
     private func columnFormats(_ metadata: ModelMetadata, _ properties: [PropertyMetadata], _ info: TableInfo) throws -> [ColumnFormat] {
         try properties.map { property in
             if let declared = metadata.columnFormats[property.name] { return declared }
-            guard let kind = property.formatKind, let column = info.column(named: property.column) else { return .native }
+            guard let kind = property.formatKind, kind != .decimal, let column = info.column(named: property.column) else { return .native }
             let name = SQL.quote(column.name)
             let statement = try connection.prepare("SELECT \(name) FROM \(SQL.quote(info.name)) WHERE \(name) IS NOT NULL LIMIT 1")
             defer { statement.finalize() }

@@ -400,7 +400,9 @@ struct SchemaPlanner {
             needed = true
         }
         guard column.primaryKeyPosition == 0, !column.isGenerated else { return needed }
-        if property.isNullable && column.notNull {
+        // A reference is optional in Swift; over a NOT NULL foreign key (Django's, say) saving nil is refused
+        // by SQLite, and reported naming the property (``ModelError/Kind/missingValue``).
+        if property.isNullable && column.notNull && property.related == nil {
             guard rebuild else {
                 throw error(column.name, found: "NOT NULL", expected: "a nullable column for an optional property",
                             "Make the property non-optional, rebuild the column without NOT NULL with raw SQL, \(Self.rebuildHint).")

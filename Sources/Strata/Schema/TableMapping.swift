@@ -24,6 +24,8 @@ final class TableMapping {
     let fastFields: [FastField?]
     /// Each property's column, in property order (key first).
     let columns: [String]
+    /// A view (writable through INSTEAD OF triggers, or read-only).
+    let isView: Bool
     /// Why saves and deletes are refused (a read-only model, a view without INSTEAD OF triggers); nil
     /// when the model writes.
     let readOnlyReason: String?
@@ -53,6 +55,7 @@ final class TableMapping {
         self.formats = formats
         fastFields = zip(metadata.fastFields, formats).map { $1 == .native ? $0 : nil }
         columns = properties.map(\.column)
+        isView = info.isView
         readOnlyReason = metadata.isReadOnly ? "the model is read-only (isReadOnly)"
             : info.isView && !info.isWritableView ? "its table \"\(info.name)\" is a view without INSTEAD OF triggers" : nil
         var generated = ColumnSet(), schemaDefaults: [Int] = []

@@ -79,7 +79,7 @@ public enum ColumnFormat: Hashable, Sendable {
     case boolText(true: String, false: String)
 
     /// What kind of Swift value a format applies to.
-    enum Kind { case date, uuid, bool }
+    enum Kind { case date, uuid, bool, decimal }
 }
 
 /// The layout of dates stored as text: always UTC.
@@ -196,6 +196,8 @@ extension ColumnFormat {
     static func detect(_ kind: Kind, declaredType: String, sample: SQLValue?) -> ColumnFormat {
         let declared = declaredType.uppercased().filter { !$0.isWhitespace }
         switch kind {
+        case .decimal:
+            return .native   // written as text; the column's affinity stores it as the column does
         case .date:
             switch sample {
             case .real?: return .native

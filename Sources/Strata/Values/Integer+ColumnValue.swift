@@ -77,10 +77,12 @@ extension Bool: ColumnValue {
     public static var columnType: ColumnType { .integer }
     /// 0 or 1. ```swift true.sqlValue  // .integer(1) ```
     public var sqlValue: SQLValue { .integer(self ? 1 : 0) }
-    /// Reads 0 or 1 (as INTEGER, REAL or TEXT) and the text `true`/`false`; anything else throws.
+    /// Reads 0 or 1 (as INTEGER, REAL or TEXT) and, in any case, the texts other tools store:
+    /// `t`/`f`, `true`/`false`, `y`/`n`, `yes`/`no`; anything else throws.
     ///
     /// ```swift
     /// try Bool(sqlValue: .integer(1))  // true
+    /// try Bool(sqlValue: .text("No"))  // false
     /// try Bool(sqlValue: .integer(2))  // throws
     /// ```
     public init(sqlValue: SQLValue) throws {
@@ -89,8 +91,8 @@ extension Bool: ColumnValue {
         case .integer(1), .real(1): self = true
         case .text(let s):
             switch s.trimmingCharacters(in: .whitespaces).lowercased() {
-            case "0", "false": self = false
-            case "1", "true": self = true
+            case "0", "f", "false", "n", "no": self = false
+            case "1", "t", "true", "y", "yes": self = true
             default: throw ValueConversionError(expected: Bool.self, found: sqlValue)
             }
         default:

@@ -1,0 +1,487 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Mapping tables as other tools made them: column names, references by their foreign-key column, partial
+// and read-only models, views, schema defaults, indices of other definitions, another tool's rebuild.
+
+/// Django's DDL for two models of ../shared/fixtures/django (inventory 0001), as `sqlmigrate` prints it.
+private let djangoInventory = """
+    CREATE TABLE "inventory_supplier" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "name" varchar(100) NOT NULL UNIQUE, "email" varchar(254) NOT NULL, "active" bool NOT NULL, "rating" real NULL, "website_ip" char(39) NULL);
+    CREATE TABLE "inventory_product" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "sku" varchar(40) NOT NULL, "title" varchar(100) NOT NULL, "price" decimal NOT NULL, "in_stock" bool NULL, "weight_kg" real NOT NULL, "quantity" integer unsigned NOT NULL CHECK ("quantity" >= 0), "big_counter" bigint NOT NULL, "shelf_life" bigint NULL, "released_on" date NULL, "created_at" datetime NOT NULL, "restock_time" time NULL, "uid" char(32) NOT NULL UNIQUE, "thumbnail" BLOB NULL, "attributes" text NOT NULL CHECK ((JSON_VALID("attributes") OR "attributes" IS NULL)), "notes" text NOT NULL, "supplier_id" integer NOT NULL REFERENCES "inventory_supplier" ("id") DEFERRABLE INITIALLY DEFERRED, CONSTRAINT "price_non_negative" CHECK ("price" >= '0'));
+    CREATE INDEX "inventory_product_supplier_id_0824ffff" ON "inventory_product" ("supplier_id");
+    INSERT INTO inventory_supplier VALUES (1, 'Acme', 'a@acme.test', 1, 4.5, NULL);
+    INSERT INTO inventory_product VALUES (1, 'A1', 'Anvil', '19.99', 1, 50.0, 3, 9007199254740993, NULL, '2024-01-02', '2024-01-02 03:04:05.123456', NULL, '0123456789abcdef0123456789abcdef', NULL, '{}', '', 1);
+    """
+
+private final class InvSupplier: Model {
+    static let tableName = "inventory_supplier"
+    var id: Int64 = 0
+    var name = ""
+    var email = ""
+    var active = false
+    var rating: Double?
+    @Children(by: "supplier", orderBy: "sku") var products: [InvProduct]
+    required init() {}
+}
+
+/// A partial model: it leaves out the nullable columns, maps `createdAt` and `label` to Django's names, and
+/// `supplier` to `supplier_id` by convention (no entry needed).
+private final class InvProduct: Model {
+    static let tableName = "inventory_product"
+    static let columnNames = ["createdAt": "created_at", "label": "title"]
+    var id: Int64 = 0
+    var sku = ""
+    var label = ""
+    var price = Decimal(0)
+    var in_stock: Bool?
+    var weight_kg = 0.0
+    var quantity = 0
+    var big_counter: Int64 = 0
+    var createdAt = Date(timeIntervalSince1970: 0)
+    var uid = UUID()
+    var attributes = "{}"
+    var notes = ""
+    @Reference var supplier: InvSupplier?
+    required init() {}
+}
+
+private final class Album: Model {
+    var id: Int64 = 0
+    var title = ""
+    required init() {}
+}
+
+private final class TrackGuessing: Model {
+    static let tableName = "track"
+    var id: Int64 = 0
+    @Reference var album: Album?
+    required init() {}
+}
+
+private final class TrackMapped: Model {
+    static let tableName = "track"
+    static let columnNames = ["album": "album_ref"]
+    var id: Int64 = 0
+    @Reference var album: Album?
+    required init() {}
+}
+
+private final class TrackWithNewColumn: Model {
+    static let tableName = "track"
+    static let columnNames = ["album": "album"]
+    var id: Int64 = 0
+    @Reference var album: Album?
+    required init() {}
+}
+
+private final class ProductName: Model {
+    static let tableName = "product_names"
+    var id: Int64 = 0
+    var title = ""
+    required init() {}
+}
+
+private final class ProductNameWithPrice: Model {
+    static let tableName = "product_names"
+    var id: Int64 = 0
+    var title = ""
+    var price = 0.0
+    required init() {}
+}
+
+private final class Ledger: Model {
+    static let isReadOnly = true
+    static let indices = [["amount"]]
+    var id: Int64 = 0
+    var amount = 0
+    required init() {}
+}
+
+private final class Post: Model {
+    var id: Int64 = 0
+    var title = ""
+    var status = ""
+    var created = Date(timeIntervalSince1970: 0)
+    var views = 0
+    var score: Double?
+    required init() {}
+}
+
+private final class Setting: Model {
+    static let primaryKey = "key"
+    var key = ""
+    var value = ""
+    var scope = ""
+    required init() {}
+}
+
+private final class Person: Model {
+    static let indices = [["name"], ["code"], ["email"]]
+    var id: Int64 = 0
+    var name = ""
+    var code: String?
+    var email = ""
+    required init() {}
+}
+
+private final class Account: Model {
+    static let uniqueIndices = [["email"]]
+    static let indices = [["name", "email"]]
+    var id: Int64 = 0
+    var name = ""
+    var email = ""
+    var balance = 0
+    required init() {}
+}
+
+/// A read-mostly summary of `Account`: some columns, no indices.
+private final class AccountSummary: Model {
+    static let tableName = "Account"
+    var id: Int64 = 0
+    var name = ""
+    var email = ""
+    required init() {}
+}
+
+/// Every column of `Account`, no indices.
+private final class AccountAllColumns: Model {
+    static let tableName = "Account"
+    var id: Int64 = 0
+    var name = ""
+    var email = ""
+    var balance = 0
+    required init() {}
+}
+
+private final class Gadget: Model {
+    var id: Int64 = 0
+    var name = ""
+    var added = 0
+    required init() {}
+}
+
+private final class Flags: Model {
+    var id: Int64 = 0
+    var yes = false
+    var upper = false
+    var tf: Bool?
+    required init() {}
+}
+
+private final class Amount: Model {
+    var id: Int64 = 0
+    var value = Decimal(0)
+    var optional: Decimal?
+    required init() {}
+}
+
+@Suite struct ExistingSchemaTests {
+    @Test func djangoTablesMapByColumnNameAndForeignKeyAndStayUntouched() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute(djangoInventory)
+        let before = try schemaSnapshot(db)
+
+        let plan = try db.schemaPlan(for: InvProduct.self)
+        #expect(plan.isEmpty)
+        #expect(plan.columns["supplier"] == "supplier_id" && plan.columns["createdAt"] == "created_at" && plan.columns["label"] == "title")
+        #expect(plan.description.contains("supplier -> column \"supplier_id\""))
+
+        let anvil = try #require(try db.object(InvProduct.self, forKey: 1))
+        #expect(anvil.label == "Anvil" && anvil.price == Decimal(string: "19.99"))
+        #expect(anvil.createdAt == Date(timeIntervalSince1970: 1_704_164_645.123456))
+        #expect(anvil.supplier?.name == "Acme")
+        #expect(try db.objects(InvProduct.self, matching: ["label": "Anvil", "createdAt": anvil.createdAt]).first === anvil)
+        #expect(try db.objects(InvProduct.self, where: "ORDER BY $PK", prefetching: ["supplier"]).first?.supplier?.active == true)
+        let acme = try #require(anvil.supplier)
+        #expect(try acme.$products.load().map(\.sku) == ["A1"])
+
+        // A save writes the changed columns under their own names.
+        anvil.label = "Anvil XL"
+        anvil.price = Decimal(string: "24.50")!
+        try db.save(anvil)
+        let row = try #require(try db.rows("SELECT title, price, typeof(price), created_at, supplier_id FROM inventory_product WHERE id = 1").first)
+        #expect(row.values == [.text("Anvil XL"), .real(24.5), .text("real"), .text("2024-01-02 03:04:05.123456"), .integer(1)])
+
+        // An insert fills every mapped column; the reference goes to supplier_id.
+        let hammer = InvProduct()
+        hammer.sku = "H1"; hammer.label = "Hammer"; hammer.price = Decimal(string: "5.10")!
+        hammer.createdAt = Date(timeIntervalSince1970: 1_700_000_000); hammer.supplier = acme
+        try db.save(hammer)
+        #expect(try db.value(Int64.self, "SELECT supplier_id FROM inventory_product WHERE sku = 'H1'") == 1)
+        #expect(try acme.$products.reload().map(\.sku) == ["A1", "H1"])
+
+        // The foreign key is NOT NULL: a product without a supplier is refused, naming the property.
+        let orphan = InvProduct(); orphan.sku = "O1"
+        let missing = try #require(throws: ModelError.self) { try db.save(orphan) }
+        #expect(missing.kind == .missingValue && missing.property == "supplier")
+        #expect(try db.value(Int.self, "SELECT count(*) FROM inventory_product") == 2)
+
+        #expect(try schemaSnapshot(db) == before)
+        let fresh = try temp.reopen()
+        #expect(try fresh.schemaPlan(for: InvProduct.self).isEmpty && fresh.schemaPlan(for: InvSupplier.self).isEmpty)
+        #expect(try fresh.object(InvProduct.self, forKey: 2)?.supplier?.name == "Acme")
+    }
+
+    @Test func aReferenceBesideAForeignKeyOfAnotherNameIsAnExplicitChoice() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE Album(id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '');
+            CREATE TABLE track(id INTEGER PRIMARY KEY, album_ref INTEGER REFERENCES Album(id));
+            INSERT INTO Album VALUES (1, 'Blue'); INSERT INTO track VALUES (1, 1);
+            """)
+        let before = try schemaSnapshot(db)
+        let error = try #require(throws: SchemaError.self) { try db.objects(TrackGuessing.self) }
+        #expect(error.column == "album" && error.found.contains("album_ref"))
+        #expect(error.remedy.contains(#"static let columnNames = ["album": "album_ref"]"#))
+        #expect(try schemaSnapshot(db) == before)
+
+        // The remedy it suggests works.
+        #expect(try db.object(TrackMapped.self, forKey: 1)?.album?.title == "Blue")
+        #expect(try schemaSnapshot(db) == before)
+
+        // Naming the property's own column adds it beside the foreign key, as asked.
+        let other = try Database()
+        try other.execute("CREATE TABLE Album(id INTEGER PRIMARY KEY); CREATE TABLE track(id INTEGER PRIMARY KEY, album_ref INTEGER REFERENCES Album(id))")
+        #expect(try other.syncSchema(TrackWithNewColumn.self).steps.map(\.sql) == [#"ALTER TABLE "track" ADD COLUMN "album" INTEGER"#])
+    }
+
+    @Test func columnNamesAreCheckedAtFirstUse() throws {
+        final class Clash: Model {
+            static let columnNames = ["a": "x", "b": "X"]
+            var id: Int64 = 0
+            var a = 0
+            var b = 0
+            required init() {}
+        }
+        final class Unknown: Model {
+            static let columnNames = ["nosuch": "x"]
+            var id: Int64 = 0
+            required init() {}
+        }
+        let clash = try #require(throws: ModelError.self) { try Database().syncSchema(Clash.self) }
+        #expect(clash.message.contains("column \"X\""))
+        let unknown = try #require(throws: ModelError.self) { try Database().syncSchema(Unknown.self) }
+        #expect(unknown.property == "nosuch")
+    }
+
+    @Test func aNewTableUsesTheMappedColumnNames() throws {
+        final class Renamed: Model {
+            static let columnNames = ["fullName": "full_name"]
+            static let indices = [["fullName"]]
+            var id: Int64 = 0
+            var fullName = ""
+            required init() {}
+        }
+        let db = try Database()
+        let ada = Renamed(); ada.fullName = "Ada"
+        try db.save(ada)
+        #expect(try columnsOf("Renamed", in: db).map(\.name) == ["id", "full_name"])
+        #expect(try db.value(String.self, "SELECT sql FROM sqlite_master WHERE type = 'index'")?.hasSuffix(#"("full_name")"#) == true)
+        ada.fullName = "Ada L."
+        try db.save(ada)
+        try db.execute("UPDATE $T SET full_name = 'Ada K.' WHERE $PK = ?", for: Renamed.self, ada.id)
+        #expect(ada.fullName == "Ada K.")
+        #expect(try db.syncSchema(Renamed.self).isEmpty)
+    }
+
+    @Test func aModelOverAViewReadsAndNeverWrites() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE product(id INTEGER PRIMARY KEY, title TEXT NOT NULL, price REAL NOT NULL);
+            INSERT INTO product VALUES (1, 'Anvil', 19.5), (2, 'Hammer', 5);
+            CREATE VIEW product_names AS SELECT id, title FROM product;
+            """)
+        let before = try schemaSnapshot(db)
+        #expect(try db.schemaPlan(for: ProductName.self).isEmpty)
+        let names = try db.objects(ProductName.self, where: "ORDER BY id")
+        #expect(names.map(\.title) == ["Anvil", "Hammer"])
+        names[0].title = "Changed"
+        let save = try #require(throws: ModelError.self) { try db.save(names[0]) }
+        #expect(save.kind == .readOnly && save.message.contains("view"))
+        #expect(try #require(throws: ModelError.self) { try db.delete(names[1]) }.kind == .readOnly)
+        #expect(try #require(throws: ModelError.self) { try db.save(ProductName()) }.kind == .readOnly)
+        // A property the view lacks is an error: sync never adds a column to a view, nor a table beside it.
+        let missing = try #require(throws: SchemaError.self) { try db.objects(ProductNameWithPrice.self) }
+        #expect(missing.column == "price" && missing.found.contains("view"))
+        #expect(try schemaSnapshot(db) == before)
+        #expect(try db.value(String.self, "SELECT title FROM product WHERE id = 1") == "Anvil")
+    }
+
+    @Test func aViewWithInsteadOfTriggersIsWritable() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE product(id INTEGER PRIMARY KEY, title TEXT NOT NULL, price REAL NOT NULL DEFAULT 0);
+            INSERT INTO product VALUES (1, 'Anvil', 19.5);
+            CREATE VIEW product_names AS SELECT id, title FROM product;
+            CREATE TRIGGER product_names_update INSTEAD OF UPDATE ON product_names
+                BEGIN UPDATE product SET title = new.title WHERE id = old.id; END;
+            """)
+        let anvil = try #require(try db.object(ProductName.self, forKey: 1))
+        anvil.title = "Anvil XL"
+        try db.save(anvil)
+        #expect(try db.value(String.self, "SELECT title FROM product WHERE id = 1") == "Anvil XL")
+    }
+
+    @Test func aReadOnlyModelReadsAndNeverChangesTheSchema() throws {
+        let db = try Database()
+        #expect(try #require(throws: SchemaError.self) { try db.objects(Ledger.self) }.found.contains("no table"))
+        try db.execute("CREATE TABLE Ledger(id INTEGER PRIMARY KEY, amount INTEGER NOT NULL, memo TEXT NOT NULL); INSERT INTO Ledger VALUES (1, 10, 'x')")
+        let before = try schemaSnapshot(db)
+        let entry = try #require(try db.object(Ledger.self, forKey: 1))
+        #expect(entry.amount == 10)
+        entry.amount = 11
+        #expect(try #require(throws: ModelError.self) { try db.save(entry) }.kind == .readOnly)
+        #expect(try #require(throws: ModelError.self) { try db.delete(entry) }.kind == .readOnly)
+        #expect(try schemaSnapshot(db) == before)   // its declared index was not created
+        #expect(try db.value(Int.self, "SELECT amount FROM Ledger") == 10)
+    }
+
+    @Test func schemaDefaultsApplyToPropertiesStillHoldingTheirInitialValues() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE Post(id INTEGER PRIMARY KEY, title TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'draft',
+                              created TEXT NOT NULL DEFAULT (CURRENT_TIMESTAMP), views INTEGER NOT NULL DEFAULT (7),
+                              score REAL DEFAULT 0.5)
+            """)
+        let draft = Post(); draft.title = "Hello"
+        try db.syncSchema(Post.self)
+        let log = StatementLog(db)
+        let (_, ran) = try log.during { try db.save(draft) }
+        // One INSERT ... RETURNING: no second read.
+        #expect(ran.filter { $0.contains("\"Post\"") }.map { $0.hasPrefix("INSERT") && $0.contains("RETURNING") } == [true])
+        #expect(draft.status == "draft" && draft.views == 7 && draft.score == 0.5)
+        #expect(abs(draft.created.timeIntervalSinceNow) < 120)
+        #expect(!draft.hasChanges)
+        let row = try #require(try db.rows("SELECT status, views, score, created FROM Post WHERE id = ?", arguments: [draft.id]).first)
+        #expect(row.values[0...2] == [.text("draft"), .integer(7), .real(0.5)])
+        guard case .text(let created) = row.values[3] else { Issue.record("created is not text"); return }
+        #expect(created.count == 19)   // SQLite's own CURRENT_TIMESTAMP, untouched
+
+        // Values the user set are written, whatever the defaults.
+        let published = Post(); published.title = "Out"; published.status = "published"; published.views = 1; published.score = 2
+        try db.save(published)
+        #expect(try db.rows("SELECT status, views, score FROM Post WHERE id = ?", arguments: [published.id]).first?.values
+            == [.text("published"), .integer(1), .real(2)])
+
+        // Columns Strata creates carry init()'s values as DEFAULTs: the plain INSERT, nothing read back.
+        let own = try Database()
+        let plain = Post(); plain.title = "x"
+        try own.syncSchema(Post.self)
+        let ownLog = StatementLog(own)
+        let (_, ownRan) = try ownLog.during { try own.save(plain) }
+        #expect(ownRan.filter { $0.contains("\"Post\"") }.map { $0.contains("RETURNING") } == [false])
+    }
+
+    @Test func schemaDefaultsApplyWithATextKey() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE Setting(key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL DEFAULT 'on', scope TEXT NOT NULL DEFAULT 'user') WITHOUT ROWID")
+        let theme = Setting(); theme.key = "theme"; theme.scope = "app"
+        try db.save(theme)
+        #expect(theme.value == "on" && theme.scope == "app")
+        #expect(try db.object(Setting.self, forKey: "theme") === theme)
+        theme.value = "off"
+        try db.save(theme)
+        #expect(try db.value(String.self, "SELECT value FROM Setting") == "off")
+    }
+
+    @Test func indicesOfAnotherDefinitionDoNotSatisfyADeclaration() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE Person(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', code TEXT, email TEXT NOT NULL DEFAULT '');
+            CREATE INDEX by_name_nocase ON Person(name COLLATE NOCASE);
+            CREATE INDEX by_code_partial ON Person(code) WHERE code IS NOT NULL;
+            CREATE INDEX by_email_lower ON Person(lower(email));
+            """)
+        let plan = try db.syncSchema(Person.self)
+        #expect(plan.steps.map(\.kind).filter { if case .createIndex = $0 { true } else { false } }.count == 3)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'by_%'") == 3)
+        #expect(try db.syncSchema(Person.self).isEmpty)
+    }
+
+    @Test func twoModelsOverOneTableKeepEachOthersIndices() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.syncSchema(Account.self)
+        let indices = try temp.db.rows("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").map(\.values)
+        #expect(indices.count == 2)
+        // The summary maps some columns: it never drops an index, in this handle or a fresh one.
+        #expect(try temp.db.syncSchema(AccountSummary.self).isEmpty)
+        let fresh = try temp.reopen()
+        #expect(try fresh.syncSchema(AccountSummary.self).isEmpty)
+        // A model of every column that declares none keeps those another model of the handle declares...
+        #expect(try fresh.syncSchema(Account.self).isEmpty)
+        #expect(try fresh.syncSchema(AccountAllColumns.self).isEmpty)
+        #expect(try fresh.rows("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").map(\.values) == indices)
+        // ...and alone, it drops the indices it no longer declares (the owner changed its declaration).
+        let alone = try temp.reopen()
+        #expect(try alone.syncSchema(AccountAllColumns.self).steps.count == 2)
+        // The UNIQUE index is back as soon as the model that declares it is used again.
+        #expect(try alone.syncSchema(Account.self).steps.count == 2)
+    }
+
+    @Test func anotherToolsRebuildIsPlannedAgainOnNextUse() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE Gadget(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT ''); INSERT INTO Gadget VALUES (1, 'a')")
+        let db = try temp.reopen()
+        #expect(try db.syncSchema(Gadget.self).steps.map(\.kind) == [.addColumn("added")])
+        let gadget = try #require(try db.object(Gadget.self, forKey: 1))
+        gadget.added = 5
+        try db.save(gadget)
+
+        // Another connection rebuilds the table as Django does, without the column Strata added.
+        let other = try Database(path: temp.path)
+        try other.execute("""
+            CREATE TABLE "new__Gadget" (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', extra TEXT);
+            INSERT INTO "new__Gadget" (id, name) SELECT id, name FROM Gadget;
+            DROP TABLE Gadget;
+            ALTER TABLE "new__Gadget" RENAME TO Gadget;
+            INSERT INTO Gadget (id, name) VALUES (2, 'b');
+            """)
+        try other.close()
+
+        // The next use plans again: the column is back (empty), nothing else is touched, rows read.
+        let all = try db.objects(Gadget.self, where: "ORDER BY id")
+        #expect(all.map(\.name) == ["a", "b"])
+        #expect(all.map(\.added) == [0, 0])
+        #expect(try columnsOf("Gadget", in: db).map(\.name) == ["id", "name", "extra", "added"])
+        #expect(try db.syncSchema(Gadget.self).isEmpty)
+    }
+
+    @Test func booleansReadEveryTextFormAndKeepTheColumnsFormat() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE Flags(id INTEGER PRIMARY KEY, yes TEXT NOT NULL, upper TEXT NOT NULL, tf TEXT);
+            INSERT INTO Flags VALUES (1, 'yes', 'Y', 't'), (2, 'no', 'N', 'F'), (3, 'YES', 'y', 'TRUE'), (4, 'No', 'n', NULL);
+            """)
+        let flags = try db.objects(Flags.self, where: "ORDER BY id")
+        #expect(flags.map(\.yes) == [true, false, true, false])
+        #expect(flags.map(\.upper) == [true, false, true, false])
+        #expect(flags.map(\.tf) == [true, false, true, nil])
+        flags[1].yes = true; flags[1].upper = true; flags[1].tf = true
+        try db.save(flags[1])
+        #expect(try db.rows("SELECT yes, upper, tf FROM Flags WHERE id = 2").first?.values == [.text("yes"), .text("Y"), .text("t")])
+        #expect(throws: ValueConversionError.self) { try Bool(sqlValue: .text("maybe")) }
+    }
+
+    @Test func decimalsRoundTripExactly() throws {
+        let db = try Database()
+        let big = try #require(Decimal(string: "12345678901234567890.123456789"))
+        let amount = Amount(); amount.value = big; amount.optional = Decimal(string: "0.1")
+        try db.save(amount)
+        #expect(try columnsOf("Amount", in: db).map(\.type) == ["INTEGER", "TEXT", "TEXT"])
+        #expect(try db.value(String.self, "SELECT value FROM Amount") == "12345678901234567890.123456789")
+        let fresh = try Database(path: ":memory:")
+        try fresh.execute("CREATE TABLE Amount(id INTEGER PRIMARY KEY, value NUMERIC NOT NULL, optional REAL); INSERT INTO Amount VALUES (1, 42, 0.1), (2, '7.25', NULL)")
+        let read = try fresh.objects(Amount.self, where: "ORDER BY id")
+        #expect(read.map(\.value) == [Decimal(42), Decimal(string: "7.25")!])
+        #expect(read[0].optional == Decimal(string: "0.1"))   // the double's shortest spelling, not its binary digits
+        read[1].value = Decimal(string: "8.5")!
+        try fresh.save(read[1])
+        #expect(try fresh.rows("SELECT value, typeof(value) FROM Amount WHERE id = 2").first?.values == [.real(8.5), .text("real")])
+        #expect(throws: ValueConversionError.self) { try Decimal(sqlValue: .text("12abc")) }
+        #expect(throws: ValueConversionError.self) { try Decimal(sqlValue: .blob(Data([1]))) }
+        #expect(try Decimal(sqlValue: .text("-1.5e3")) == Decimal(-1500))
+    }
+}
