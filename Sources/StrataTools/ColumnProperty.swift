@@ -4,8 +4,8 @@ import Strata
 /// The Swift property a (non-key) column becomes: its type, whether it is optional, and its initial value.
 ///
 /// Types follow what Strata's schema sync accepts for the column's affinity: INTEGER -> Int64,
-/// REAL -> Double, TEXT -> String, BLOB -> Data; NUMERIC -> Date or Bool when the declared type says
-/// so, else SQLValue (values as SQLite stores them); no declared type -> SQLValue. A nullable column
+/// REAL -> Double, TEXT -> String, BLOB -> Data; NUMERIC -> Decimal, Date or Bool when the declared type
+/// says so (`DECIMAL`, `NUMERIC(10, 2)`; `DATE`, `TIMESTAMP`; `BOOL`), else SQLValue (values as SQLite stores them); no declared type -> SQLValue. A nullable column
 /// makes an optional (SQLValue holds NULL itself). SQLValue can hold NULL, so sync refuses it for a
 /// NOT NULL column: there NUMERIC becomes Double and an untyped column String, the types that read the
 /// most storage classes such a column can hold. A simple literal DEFAULT becomes the initial value, so
@@ -26,7 +26,8 @@ struct ColumnProperty {
         case .text: type = "String"
         case .blob: type = declared.trimmingCharacters(in: .whitespaces).isEmpty ? "SQLValue" : "Data"
         case .numeric:
-            if declared.contains("BOOL") { type = "Bool" }
+            if declared.contains("DECIMAL") || declared.contains("NUMERIC(") || declared.contains("NUMERIC (") { type = "Decimal" }
+            else if declared.contains("BOOL") { type = "Bool" }
             else if declared.contains("DATE") || declared.contains("TIMESTAMP") { type = "Date" }
             else { type = "SQLValue" }
         }
@@ -46,7 +47,7 @@ struct ColumnProperty {
 
     private static func zero(_ type: String) -> String {
         switch type {
-        case "Int64", "Double": "0"
+        case "Int64", "Double", "Decimal": "0"
         case "String": "\"\""
         case "Data": "Data()"
         case "Date": "Date(timeIntervalSince1970: 0)"
@@ -75,6 +76,8 @@ struct ColumnProperty {
             if upper == "TRUE" || upper == "FALSE" { return upper == "TRUE" ? "1" : "0" }
         case "Double":
             if let real { return swiftDouble(real) }
+        case "Decimal":
+            if let integer { return String(integer) }   // other defaults apply from the schema (an exact literal needs text)
         case "Bool":
             if integer == 0 || upper == "FALSE" { return "false" }
             if integer == 1 || upper == "TRUE" { return "true" }

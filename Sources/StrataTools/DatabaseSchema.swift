@@ -16,6 +16,12 @@ public struct DatabaseSchema: Sendable {
     public var tables: [TableSchema]
     /// The names of the views. ```swift schema.views  // ["recent_notes"] ```
     public var views: [String]
+    /// The views with their columns (``TableSchema/isView``), for read-only models.
+    ///
+    /// ```swift
+    /// schema.viewTables.first?.columns.map(\.name)   // ["id", "title"]
+    /// ```
+    public var viewTables: [TableSchema] = []
 
     /// Makes a schema from parts (tests, or a schema built by hand).
     /// ```swift let schema = DatabaseSchema(tables: [table]) ```
@@ -38,13 +44,21 @@ public struct DatabaseSchema: Sendable {
             WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
             ORDER BY name COLLATE NOCASE, name
             """)
-        var tables: [TableSchema] = [], views: [String] = []
+        var tables: [TableSchema] = [], views: [String] = [], viewTables: [TableSchema] = []
         for row in master {
             let name = row["name"]?.schemaText ?? ""
-            if row["type"]?.schemaText == "view" { views.append(name); continue }
-            tables.append(try TableSchema(reading: name, sql: row["sql"]?.schemaText ?? "", in: db, countingRows: countingRows))
+            let table = try TableSchema(reading: name, sql: row["sql"]?.schemaText ?? "", in: db, countingRows: countingRows)
+            if row["type"]?.schemaText == "view" {
+                views.append(name)
+                var view = table
+                view.isView = true
+                viewTables.append(view)
+            } else {
+                tables.append(table)
+            }
         }
         self.init(tables: tables, views: views)
+        self.viewTables = viewTables
     }
 
     /// This schema with only the tables named in `names` (compared as SQLite does), in the schema's order;
@@ -59,7 +73,9 @@ public struct DatabaseSchema: Sendable {
             throw ToolError("no table named \"\(name)\"; the tables are: " + tables.map(\.name).joined(separator: ", "))
         }
         let wanted = Set(names.map { $0.lowercased() })
-        return DatabaseSchema(tables: tables.filter { wanted.contains($0.name.lowercased()) }, views: views)
+        var selected = DatabaseSchema(tables: tables.filter { wanted.contains($0.name.lowercased()) }, views: views)
+        selected.viewTables = viewTables.filter { wanted.contains($0.name.lowercased()) }
+        return selected
     }
 
     /// The table named `name`, compared as SQLite does (ASCII case-insensitively).
@@ -90,6 +106,14 @@ public struct TableSchema: Sendable {
     public var isVirtual: Bool
     /// `count(*)`, when it was asked for and could be run. ```swift table.rowCount  // 3 ```
     public var rowCount: Int64?
+    /// Single-column foreign keys: column -> the parent table (and its column; nil means its primary key).
+    ///
+    /// ```swift
+    /// note.foreignKeys.first?.table   // "author"
+    /// ```
+    public var foreignKeys: [ForeignKeySchema] = []
+    /// Whether this is a view (``DatabaseSchema/viewTables``). ```swift view.isView  // true ```
+    public var isView = false
     /// Why the table could not be read completely, if it could not. ```swift table.problem  // nil ```
     public var problem: String?
 
@@ -121,7 +145,7 @@ public struct TableSchema: Sendable {
         // Table options (WITHOUT ROWID, STRICT) follow the closing parenthesis of the column list.
         let options = sql.lastIndex(of: ")").map { String(sql[sql.index(after: $0)...]) } ?? ""
         let words = options.uppercased().split { !$0.isLetter }.joined(separator: " ")
-        var columns: [ColumnSchema] = [], indices: [IndexSchema] = [], problem: String?
+        var columns: [ColumnSchema] = [], indices: [IndexSchema] = [], foreignKeys: [ForeignKeySchema] = [], problem: String?
         do {
             columns = try db.rows("SELECT name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?)", name).map {
                 ColumnSchema(name: $0["name"]?.schemaText ?? "", declaredType: $0["type"]?.schemaText ?? "",
@@ -140,6 +164,13 @@ public struct TableSchema: Sendable {
                                            partial: entry["partial"]?.schemaInteger == 1))
             }
             indices.sort { $0.name < $1.name }
+            let keys = try db.rows("SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?) ORDER BY id, seq", name)
+            for key in keys {
+                let id = key["id"]?.schemaInteger
+                guard keys.filter({ $0["id"]?.schemaInteger == id }).count == 1 else { continue }   // single-column keys only
+                foreignKeys.append(ForeignKeySchema(column: key["from"]?.schemaText ?? "", table: key["table"]?.schemaText ?? "",
+                                                    parentColumn: key["to"]?.schemaText))
+            }
         } catch {
             problem = "\(error)"
         }
@@ -151,6 +182,7 @@ public struct TableSchema: Sendable {
                   withoutRowID: !isVirtual && " \(words) ".contains(" WITHOUT ROWID "),
                   strict: !isVirtual && " \(words) ".contains(" STRICT "),
                   isVirtual: isVirtual, rowCount: rowCount, problem: problem)
+        self.foreignKeys = foreignKeys
     }
 
     /// The primary-key columns in key order (empty for a rowid table without a declared key).
@@ -204,6 +236,35 @@ public struct ColumnSchema: Sendable, Hashable {
 /// let index = IndexSchema(name: "note_created", columns: ["created"])
 /// index.isPlain   // true
 /// ```
+/// A single-column foreign key of a table.
+///
+/// ```swift
+/// let key = ForeignKeySchema(column: "author_id", table: "author")
+/// ```
+public struct ForeignKeySchema: Sendable, Hashable {
+    /// The column in the child table. ```swift key.column  // "author_id" ```
+    public var column: String
+    /// The parent table. ```swift key.table  // "author" ```
+    public var table: String
+    /// The parent column; nil when the key names only the table (its primary key).
+    ///
+    /// ```swift
+    /// key.parentColumn   // "id"
+    /// ```
+    public var parentColumn: String?
+
+    /// A foreign key from parts.
+    ///
+    /// ```swift
+    /// let key = ForeignKeySchema(column: "author_id", table: "author", parentColumn: "id")
+    /// ```
+    public init(column: String, table: String, parentColumn: String? = nil) {
+        self.column = column
+        self.table = table
+        self.parentColumn = parentColumn
+    }
+}
+
 public struct IndexSchema: Sendable, Hashable {
     /// The index's name (`sqlite_autoindex_…` for constraint indices). ```swift index.name ```
     public var name: String

@@ -1,20 +1,34 @@
 import Strata
 
-/// Writes Swift model classes for existing tables: one `final class X: Model` per table Strata can map,
-/// and a `// skipped:` comment saying why for each one it cannot. Properties keep their column names
-/// (Strata maps by name); types follow the column's affinity and declared type, optional when the
-/// column is nullable; explicit plain indices become `indices` / `uniqueIndices`. The classes sync
-/// with an empty plan against the database they were generated from.
+/// Writes Swift model classes for existing tables: one `final class X: Model` per table Strata can map
+/// (and a read-only one per view), and a `// skipped:` comment saying why for each one it cannot.
+/// Properties keep their column names where Swift allows (`columnNames` maps the others); single-column
+/// foreign keys become `@Reference` properties; types follow the column's affinity and declared type
+/// (Decimal for `DECIMAL` / `NUMERIC(p, s)`), optional when the column is nullable; generated columns
+/// are read-only; explicit plain indices become `indices` / `uniqueIndices`. The classes sync with an
+/// empty plan against the database they were generated from.
 ///
 /// ```swift
 /// let schema = try DatabaseSchema(reading: db)
 /// print(ModelGenerator().source(for: schema, origin: "notes.sqlite"))
 /// ```
 public struct ModelGenerator: Sendable {
-    /// A generator with the default rules. ```swift let generator = ModelGenerator() ```
-    public init() {}
+    /// When set, the classes are nested in `enum <namespace>`, with a `models` list of them all (so that
+    /// the models of several databases can live in one module).
+    public var namespace: String?
 
-    /// A whole Swift file: a header, the imports, then each table's class or skip comment, by table name.
+    /// A generator with the default rules; with `namespace`, the classes nest in an enum of that name.
+    ///
+    /// ```swift
+    /// let generator = ModelGenerator()
+    /// let nested = ModelGenerator(namespace: "Blog")   // enum Blog { final class Post: Model { … } … }
+    /// ```
+    public init(namespace: String? = nil) {
+        self.namespace = namespace
+    }
+
+    /// A whole Swift file: a header, the imports, then each table's (and view's) class or skip comment,
+    /// by name.
     ///
     /// ```swift
     /// let swift = ModelGenerator().source(for: schema, origin: "notes.sqlite")
@@ -23,28 +37,63 @@ public struct ModelGenerator: Sendable {
     public func source(for schema: DatabaseSchema, origin: String? = nil) -> String {
         var lines = [
             "// Strata models" + (origin.map { " for the tables of \(SwiftSource.comment($0))" } ?? "") + ", written by `strata generate`.",
-            "// Properties are named after their columns: Strata maps them by name.",
+            "// Properties are named after their columns (columnNames maps the others); foreign keys are @Reference.",
             "",
             "import Foundation",
             "import Strata",
         ]
-        var taken: Set<String> = []
-        for table in schema.tables {
+        // Class names first, so that references can name the classes of other tables.
+        var taken: Set<String> = [], targets: [String: ReferenceTarget] = [:]
+        var names: [(TableSchema, String)] = []
+        for table in schema.tables + schema.viewTables {
             var name = SwiftSource.typeName(table.name)
             if taken.contains(name.lowercased()) {
                 var number = 2
                 while taken.contains("\(name)\(number)".lowercased()) { number += 1 }
                 name += String(number)
             }
-            let generated = model(for: table, className: name)
-            if case .model(let className, _) = generated { taken.insert(className.lowercased()) }
-            lines.append("")
-            lines.append(generated.source)
+            guard case .model = model(for: table, className: name) else { names.append((table, name)); continue }
+            taken.insert(name.lowercased())
+            names.append((table, name))
+            if !table.isView, let key = table.primaryKey.first {
+                targets[table.name.lowercased()] = ReferenceTarget(className: name, keyColumn: key.name, keyIsText: key.affinity == .text)
+            }
         }
+        var classNames: [String] = []
+        var body: [String] = []
+        for (table, name) in names {
+            let generated = model(for: table, className: name, references: targets)
+            if case .model(let className, _) = generated { classNames.append(className) }
+            body.append("")
+            body.append(generated.source)
+        }
+        guard let namespace else { return (lines + body).joined(separator: "\n") + "\n" }
+        lines.append("")
+        lines.append("enum \(namespace) {")
+        lines.append("    /// Every model of this file. ```swift \(namespace).models.count ```")
+        lines.append("    static let models: [any Model.Type] = [\(classNames.map { $0 + ".self" }.joined(separator: ", "))]")
+        lines += body.map { $0.isEmpty ? "" : $0.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n") }
+        lines.append("}")
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The class for one table, or why there is none.
+    /// What a reference needs of the table it points at.
+    public struct ReferenceTarget: Sendable, Hashable {
+        /// The generated class. ```swift target.className  // "Author" ```
+        public var className: String
+        /// The table's key column. ```swift target.keyColumn  // "id" ```
+        public var keyColumn: String
+        /// Whether the key is text (a String key) rather than an integer.
+        ///
+        /// ```swift
+        /// target.keyIsText   // false
+        /// ```
+        public var keyIsText: Bool
+    }
+
+    /// The class for one table (or view), or why there is none. With `references` (the classes of the
+    /// other tables, by lowercased table name), single-column foreign keys to a table's key become
+    /// `@Reference` properties.
     ///
     /// ```swift
     /// switch ModelGenerator().model(for: table) {
@@ -52,49 +101,71 @@ public struct ModelGenerator: Sendable {
     /// case .skipped(_, let reason): print("no model:", reason)
     /// }
     /// ```
-    public func model(for table: TableSchema, className: String? = nil) -> GeneratedModel {
+    public func model(for table: TableSchema, className: String? = nil, references: [String: ReferenceTarget] = [:]) -> GeneratedModel {
         func skip(_ reason: String) -> GeneratedModel { .skipped(table: table.name, reason: reason) }
         if table.isVirtual { return skip("a virtual table; Strata models map ordinary tables") }
         if let problem = table.problem { return skip("its columns could not be read: \(problem)") }
-        let keys = table.primaryKey
-        guard keys.count == 1 else {
-            return skip(keys.isEmpty
-                ? "no PRIMARY KEY; a Strata model needs a single-column primary key"
-                : "composite PRIMARY KEY (\(keys.map(\.name).joined(separator: ", "))); a Strata model needs a single-column primary key")
-        }
-        let key = keys[0]
-        for column in table.columns {
-            guard SwiftSource.isIdentifier(column.name) else {
-                return skip("column \"\(column.name)\" is not a Swift identifier, and Strata maps properties to columns by name")
+        let key: ColumnSchema
+        if table.isView {
+            if table.columns.isEmpty { return skip("a view without columns") }
+            // A view has no key: its "id" column, else its first, stands for one (a read-only model).
+            key = table.columns.first { $0.name.lowercased() == "id" } ?? table.columns[0]
+        } else {
+            let keys = table.primaryKey
+            guard keys.count == 1 else {
+                return skip(keys.isEmpty
+                    ? "no PRIMARY KEY; a Strata model needs a single-column primary key"
+                    : "composite PRIMARY KEY (\(keys.map(\.name).joined(separator: ", "))); a Strata model needs a single-column primary key")
             }
-            guard !SwiftSource.unusable.contains(column.name) else {
-                return skip("column \"\(column.name)\" cannot name a property of a model (a Swift keyword or a member every model has)")
-            }
+            key = keys[0]
         }
-        var properties: [String] = []
-        var persistent: [String] = []
+
+        // Property names: the column's own where it can be one; a reference drops `_id` / `Id`.
+        var used: Set<String> = Set(table.columns.map(\.name).filter { SwiftSource.isIdentifier($0) && !SwiftSource.unusable.contains($0) })
+        var properties: [String] = [], columnNames: [(String, String)] = []
+        var persistentNames: [String: String] = [:]   // column -> property
         for column in table.columns {
-            let identifier = SwiftSource.identifier(column.name)
+            var name = SwiftSource.isIdentifier(column.name) && !SwiftSource.unusable.contains(column.name)
+                ? column.name : SwiftSource.propertyName(column.name)
+            var declaration: String
+            var comment = ""
             if column.name == key.name {
                 switch column.affinity {
-                case .text: properties.append("var \(identifier): String = \"\"")
-                case .integer, .numeric, .blob: properties.append("var \(identifier): Int64 = 0")
+                case .text: declaration = "String = \"\""
+                case .integer, .numeric, .blob: declaration = "Int64 = 0"
                 case .real:
                     return skip("primary key \"\(column.name)\" has REAL affinity; a Strata key is an integer or a string")
                 }
+            } else if let reference = reference(for: column, in: table, references) {
+                let stem = Self.referenceName(column.name)
+                if stem != column.name, SwiftSource.isIdentifier(stem), !SwiftSource.unusable.contains(stem), !used.contains(stem) {
+                    name = stem
+                }
+                declaration = reference.className + "?"
+                if column.notNull { comment = "  // NOT NULL: saving without one throws" }
+                properties.append("@Reference var \(SwiftSource.identifier(name)): \(declaration)\(comment)")
+                used.insert(name)
+                persistentNames[column.name] = name
+                // `<name>_id` and `<name>Id` are found by convention; any other column is named.
+                let conventional = [name + "_id", name + "Id"].contains { $0.caseInsensitiveCompare(column.name) == .orderedSame }
+                if name != column.name && !conventional { columnNames.append((name, column.name)) }
+                continue
             } else {
-                let property = ColumnProperty(column)
-                var line = "var \(identifier): \(property.declaration)"
-                if column.isGenerated { line += "  // generated column: SQLite computes it, so it is not persisted" }
-                properties.append(line)
+                declaration = ColumnProperty(column).declaration
+                if column.isGenerated { comment = "  // generated column: read, never written" }
             }
-            if !column.isGenerated { persistent.append(column.name) }
+            if name != column.name {
+                while used.contains(name) { name += "_" }
+                columnNames.append((name, column.name))
+            }
+            used.insert(name)
+            persistentNames[column.name] = name
+            properties.append("var \(SwiftSource.identifier(name)): \(declaration)\(comment)")
         }
-        let persistentSet = Set(persistent)
         var indices: [[String]] = [], uniqueIndices: [[String]] = []
         for index in table.indices where index.isPlain {
-            let columns = index.columns.compactMap { $0 }
-            guard columns.allSatisfy(persistentSet.contains) else { continue }
+            let columns = index.columns.compactMap { $0 }.compactMap { persistentNames[$0] }
+            guard columns.count == index.columns.count else { continue }
             if index.unique {
                 if !uniqueIndices.contains(columns) { uniqueIndices.append(columns) }
             } else if !indices.contains(columns) {
@@ -103,18 +174,43 @@ public struct ModelGenerator: Sendable {
         }
 
         let name = className ?? SwiftSource.typeName(table.name)
+        let keyProperty = persistentNames[key.name] ?? key.name
         var lines = ["final class \(name): Model {"]
         if name != table.name { lines.append("    static let tableName = \(SwiftSource.stringLiteral(table.name))") }
-        if key.name != "id" { lines.append("    static let primaryKey = \(SwiftSource.stringLiteral(key.name))") }
-        if persistent.count != table.columns.count {
-            lines.append("    static let persistentProperties = \(list(persistent))")
+        if keyProperty != "id" { lines.append("    static let primaryKey = \(SwiftSource.stringLiteral(keyProperty))") }
+        if !columnNames.isEmpty {
+            lines.append("    static let columnNames = [" + columnNames.map { "\(SwiftSource.stringLiteral($0.0)): \(SwiftSource.stringLiteral($0.1))" }.joined(separator: ", ") + "]")
         }
+        if table.isView { lines.append("    static let isReadOnly = true   // a view") }
         if !indices.isEmpty { lines.append("    static let indices = [\(indices.map(list).joined(separator: ", "))]") }
         if !uniqueIndices.isEmpty { lines.append("    static let uniqueIndices = [\(uniqueIndices.map(list).joined(separator: ", "))]") }
         lines += properties.map { "    " + $0 }
         lines.append("    required init() {}")
         lines.append("}")
         return .model(className: name, source: lines.joined(separator: "\n"))
+    }
+
+    /// The class a column refers to: a single-column foreign key to the key of a table with a class,
+    /// whose key type the column can hold.
+    private func reference(for column: ColumnSchema, in table: TableSchema, _ references: [String: ReferenceTarget]) -> ReferenceTarget? {
+        guard !table.isView, !column.isGenerated, column.primaryKeyPosition == 0,
+              let key = table.foreignKeys.first(where: { $0.column.caseInsensitiveCompare(column.name) == .orderedSame }),
+              let target = references[key.table.lowercased()],
+              key.parentColumn.map({ $0.caseInsensitiveCompare(target.keyColumn) == .orderedSame }) ?? true else { return nil }
+        switch column.affinity {
+        case .text: return target.keyIsText ? target : nil
+        case .integer, .numeric: return target.keyIsText ? nil : target
+        case .blob: return target
+        case .real: return nil
+        }
+    }
+
+    /// `author_id` -> `author`, `authorId` / `authorID` -> `author`; other names stay.
+    static func referenceName(_ column: String) -> String {
+        for suffix in ["_id", "Id", "ID"] where column.hasSuffix(suffix) && column.count > suffix.count {
+            return String(column.dropLast(suffix.count))
+        }
+        return column
     }
 
     private func list(_ names: [String]) -> String {

@@ -16,7 +16,8 @@ enum SwiftSource {
     /// model inherits from `ModelObject`.
     static let unusable: Set<String> = [
         "_", "self", "Self", "Type", "Protocol", "init", "deinit", "subscript", "super",
-        "isDeleted", "isPersisted", "_registry", "_rowID", "_isDeleted", "_insertGeneration",
+        "isDeleted", "isPersisted", "hasChanges", "changedProperties", "_registry", "_rowID", "_isDeleted",
+        "_snapshotSlot", "_insertGeneration",
     ]
 
     /// Type names a generated class must not shadow: the types its properties use and Strata's own.
@@ -30,6 +31,15 @@ enum SwiftSource {
     static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first == "_" || isASCIILetter(first) else { return false }
         return name.unicodeScalars.allSatisfy { $0 == "_" || isASCIILetter($0) || ("0"..."9").contains($0) }
+    }
+
+    /// A property name for a column whose name cannot be one: other characters become `_`, a leading
+    /// digit gets a `_` before it, a name every model has gets `Column` after it.
+    static func propertyName(_ column: String) -> String {
+        var name = String(String.UnicodeScalarView(column.unicodeScalars.map { isASCIILetter($0) || ("0"..."9").contains($0) ? $0 : "_" }))
+        if name.isEmpty || name.unicodeScalars.first.map({ ("0"..."9").contains($0) }) == true { name = "_" + name }
+        if unusable.contains(name) { name += "Column" }
+        return name
     }
 
     /// `name`, in backticks when it is a keyword.

@@ -50,18 +50,21 @@ extension StrataCommand {
         }
     }
 
-    /// `strata generate <db-path> [--table NAME ...]`
+    /// `strata generate <db-path> [--table NAME ...] [--namespace NAME]`
     struct Generate: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print Swift model classes for the tables Strata can map (a comment for the others).")
 
         @OptionGroup var source: DatabaseSource
 
+        @Option(help: "Nest the classes in an enum of this name, with a `models` list of them.")
+        var namespace: String?
+
         func run() throws {
             let db = try openReadOnly(source.path)
             let schema = try DatabaseSchema(reading: db).selecting(source.tables)
             let name = source.path.split(separator: "/").last.map(String.init) ?? source.path
-            print(ModelGenerator().source(for: schema, origin: name), terminator: "")
+            print(ModelGenerator(namespace: namespace).source(for: schema, origin: name), terminator: "")
             try db.close()
         }
     }

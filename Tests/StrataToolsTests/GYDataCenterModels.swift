@@ -1,5 +1,5 @@
 // Strata models for the tables of GYDataCenterTests.db, written by `strata generate`.
-// Properties are named after their columns: Strata maps them by name.
+// Properties are named after their columns (columnNames maps the others); foreign keys are @Reference.
 
 import Foundation
 import Strata

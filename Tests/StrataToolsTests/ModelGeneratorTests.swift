@@ -34,7 +34,7 @@ import Strata
                 var day: Date?
                 var seen: Date?
                 var done: Bool?
-                var amount: SQLValue = .null
+                var amount: Decimal?
                 var kind: SQLValue = .null
                 var anything: SQLValue = .null
                 required init() {}
@@ -130,14 +130,13 @@ import Strata
             final class BlogPosts: Model {
                 static let tableName = "blog_posts"
                 static let primaryKey = "post_id"
-                static let persistentProperties = ["post_id", "author", "title", "slug"]
-                static let indices = [["author"]]
+                static let indices = [["author"], ["length"]]
                 static let uniqueIndices = [["author", "title"]]
                 var post_id: Int64 = 0
                 var author: Int64 = 0
                 var title: String = ""
                 var slug: String?
-                var length: Int64?  // generated column: SQLite computes it, so it is not persisted
+                var length: Int64?  // generated column: read, never written
                 required init() {}
             }
             """)
@@ -167,10 +166,6 @@ import Strata
             (TableSchema(name: "link", columns: [ColumnSchema(name: "a", declaredType: "INTEGER", primaryKeyPosition: 1),
                                                   ColumnSchema(name: "b", declaredType: "INTEGER", primaryKeyPosition: 2)]),
              #"// skipped: "link": composite PRIMARY KEY (a, b); a Strata model needs a single-column primary key"#),
-            (TableSchema(name: "people", columns: [id, ColumnSchema(name: "first name", declaredType: "TEXT")]),
-             #"// skipped: "people": column "first name" is not a Swift identifier, and Strata maps properties to columns by name"#),
-            (TableSchema(name: "flags", columns: [id, ColumnSchema(name: "isDeleted", declaredType: "INTEGER")]),
-             #"// skipped: "flags": column "isDeleted" cannot name a property of a model (a Swift keyword or a member every model has)"#),
             (TableSchema(name: "measures", columns: [ColumnSchema(name: "at", declaredType: "REAL", primaryKeyPosition: 1)]),
              #"// skipped: "measures": primary key "at" has REAL affinity; a Strata key is an integer or a string"#),
             (TableSchema(name: "search", columns: [], isVirtual: true),
@@ -193,7 +188,7 @@ import Strata
         ])
         #expect(generator.source(for: schema, origin: "app.sqlite") == """
             // Strata models for the tables of app.sqlite, written by `strata generate`.
-            // Properties are named after their columns: Strata maps them by name.
+            // Properties are named after their columns (columnNames maps the others); foreign keys are @Reference.
 
             import Foundation
             import Strata
@@ -240,7 +235,6 @@ import Strata
         #expect(generator.model(for: schema.tables[0]).source == """
             final class Note: Model {
                 static let tableName = "note"
-                static let persistentProperties = ["id", "title", "body", "stars", "created"]
                 static let indices = [["created"]]
                 static let uniqueIndices = [["title"]]
                 var id: Int64 = 0
@@ -248,10 +242,64 @@ import Strata
                 var body: String?
                 var stars: Int64 = 0
                 var created: Date?
-                var lower_title: String?  // generated column: SQLite computes it, so it is not persisted
+                var lower_title: String?  // generated column: read, never written
                 required init() {}
             }
             """)
+    }
+
+    @Test func columnsThatCannotNamePropertiesAreMapped() {
+        let id = ColumnSchema(name: "id", declaredType: "INTEGER", primaryKeyPosition: 1)
+        let table = TableSchema(name: "people", columns: [
+            id, ColumnSchema(name: "first name", declaredType: "TEXT"), ColumnSchema(name: "isDeleted", declaredType: "INTEGER"),
+            ColumnSchema(name: "2nd", declaredType: "TEXT"), ColumnSchema(name: "first_name", declaredType: "TEXT"),
+        ])
+        #expect(source(table) == """
+            final class People: Model {
+                static let tableName = "people"
+                static let columnNames = ["first_name_": "first name", "isDeletedColumn": "isDeleted", "_2nd": "2nd"]
+                var id: Int64 = 0
+                var first_name_: String?
+                var isDeletedColumn: Int64?
+                var _2nd: String?
+                var first_name: String?
+                required init() {}
+            }
+            """)
+    }
+
+    @Test func foreignKeysBecomeReferencesAndViewsReadOnlyModels() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE tag (code TEXT PRIMARY KEY NOT NULL);
+            CREATE TABLE post (id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES author(id),
+                               editorId INTEGER REFERENCES author, reviewer INTEGER REFERENCES author(id),
+                               tag TEXT REFERENCES tag(code), price NUMERIC(10, 2) NOT NULL DEFAULT 0);
+            CREATE VIEW post_titles AS SELECT id, author_id FROM post;
+            """)
+        let source = generator.source(for: try DatabaseSchema(reading: db))
+        #expect(source.contains("""
+            final class Post: Model {
+                static let tableName = "post"
+                var id: Int64 = 0
+                @Reference var author: Author?  // NOT NULL: saving without one throws
+                @Reference var editor: Author?
+                @Reference var reviewer: Author?
+                @Reference var tag: Tag?
+                var price: Decimal = 0
+                required init() {}
+            }
+            """))
+        #expect(source.contains("""
+            final class PostTitles: Model {
+                static let tableName = "post_titles"
+                static let isReadOnly = true   // a view
+                var id: Int64 = 0
+                var author_id: Int64?
+                required init() {}
+            }
+            """))
     }
 
     @Test func selectingTables() throws {
