@@ -55,7 +55,10 @@ def django_setup(path):
                 "    active = models.BooleanField()\n"
                 "    counter = models.IntegerField()\n"
                 "    weight = models.FloatField()\n"
-                "    notes = models.TextField(null=True)\n")
+                "    notes = models.TextField(null=True)\n"
+                "class Price(models.Model):\n"
+                "    item = models.ForeignKey(Item, on_delete=models.CASCADE)\n"
+                "    amount = models.DecimalField(max_digits=12, decimal_places=2)\n")
         sys.path.insert(0, app)
         settings.configure(
             DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": path}},
@@ -66,13 +69,25 @@ def django_setup(path):
     return Item
 
 
+def django_prices(path):
+    """The Price rows as (item name, amount): a ForeignKey and a DecimalField, which Strata maps as a
+    @Reference (by Django's `item_id` column) and a Decimal."""
+    django_setup(path)
+    from interop.models import Price
+    return sorted((p.item.name, str(p.amount)) for p in Price.objects.select_related("item"))
+
+
 def django_prepare(path):
     from django.core.management import call_command
     Item = django_setup(path)
     call_command("makemigrations", "interop", verbosity=0)
     call_command("migrate", verbosity=0)
+    from interop.models import Price
+    from decimal import Decimal
     for row in SEED:
-        Item.objects.create(**{k: row[k] for k in FIELDS})
+        item = Item.objects.create(**{k: row[k] for k in FIELDS})
+        if row["name"] in ("alpha", "gamma"):
+            Price.objects.create(item=item, amount=Decimal("19.99") if row["name"] == "alpha" else Decimal("0.10"))
 
 
 def django_rows(path):
@@ -268,7 +283,19 @@ def verify(folder):
                 print(f"  - {problem}")
         else:
             print(f"{tool}: ok")
-    print(f"interop: {len(TOOLS) - failed} passed, {failed} failed")
+    # Strata changed gamma's price and gave alpha a second one (InteropTests.django).
+    path = os.path.join(folder, "django.sqlite3")
+    try:
+        prices = django_prices(path)
+    except Exception as error:
+        prices = f"{type(error).__name__}: {error}"
+    want = [("alpha-strata", "19.99"), ("alpha-strata", "5.50"), ("gamma", "1234567.89")]
+    if prices != want:
+        failed += 1
+        print(f"django prices: FAIL\n  - Django reads {prices}, expected {want}")
+    else:
+        print("django prices: ok")
+    print(f"interop: {len(TOOLS) + 1 - failed} passed, {failed} failed")
     return failed
 
 

@@ -23,7 +23,7 @@ struct ColumnProperty {
         switch column.affinity {
         case .integer: type = "Int64"
         case .real: type = "Double"
-        case .text: type = "String"
+        case .text: type = declared.filter { !$0.isWhitespace } == "CHAR(32)" ? "UUID" : "String"   // Django's UUIDField
         case .blob: type = declared.trimmingCharacters(in: .whitespaces).isEmpty ? "SQLValue" : "Data"
         case .numeric:
             if declared.contains("DECIMAL") || declared.contains("NUMERIC(") || declared.contains("NUMERIC (") { type = "Decimal" }
@@ -50,6 +50,7 @@ struct ColumnProperty {
         case "Int64", "Double", "Decimal": "0"
         case "String": "\"\""
         case "Data": "Data()"
+        case "UUID": "UUID()"
         case "Date": "Date(timeIntervalSince1970: 0)"
         case "Bool": "false"
         default: ".null"

@@ -163,6 +163,26 @@ struct GeneratedFixtureModelTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.path)) == before, "\(file) changed")
     }
 
+    /// The same for a database Django built (Fixtures/interop/run.sh prepares it in STRATA_INTEROP_DIR and
+    /// runs this before Strata writes to it): a ForeignKey, a DecimalField, a UUIDField, dates.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["STRATA_INTEROP_DIR"] != nil, "run by Fixtures/interop/run.sh"))
+    func generatedModelsOfADjangoDatabase() throws {
+        let folder = try #require(ProcessInfo.processInfo.environment["STRATA_INTEROP_DIR"])
+        let fixture = try TemporaryDatabase(copying: folder + "/django.sqlite3")
+        try fixture.db.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: fixture.path))
+        let db = try fixture.reopen()
+        let committed = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Generated/DjangoInteropFixture.swift"), encoding: .utf8)
+        #expect(ModelGenerator(namespace: "DjangoInteropFixture").source(for: try DatabaseSchema(reading: db), origin: "django.sqlite3") == committed)
+        for model in DjangoInteropFixture.models { try check(model, in: db, file: "django.sqlite3") }
+        let price = try #require(try db.objects(DjangoInteropFixture.InteropPrice.self, where: "ORDER BY id").first)
+        #expect(price.item?.name == "alpha" && price.amount == Decimal(string: "19.99"))
+        #expect(try db.objects(DjangoInteropFixture.InteropItem.self).map(\.uid.uuidString).contains("0F8FAD5B-D9CB-469F-A165-70867728950E"))
+        try db.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.path)) == before, "django.sqlite3 changed")
+    }
+
     private func check<T: Model>(_ type: T.Type, in db: Database, file: String) throws {
         let plan = try db.schemaPlan(for: T.self)
         #expect(plan.isEmpty, "\(file): \(T.self): \(plan)")

@@ -66,6 +66,16 @@ private final class PeeweeItem: ModelObject, InteropItem {
     required init() { super.init() }
 }
 
+/// Django's `Price`: `item = ForeignKey(Item)` (column `item_id`, found by convention) and
+/// `amount = DecimalField(max_digits=12, decimal_places=2)` (declared `decimal`).
+private final class DjangoPrice: Model {
+    static let tableName = "interop_price"
+    var id: Int64 = 0
+    @Reference var item: DjangoItem?
+    var amount = Decimal(0)
+    required init() {}
+}
+
 @Suite(.enabled(if: interopFolder != nil, "run by Fixtures/interop/run.sh"))
 struct InteropTests {
     private func exercise<T: InteropItem>(_ type: T.Type, file: String, extra: (T) -> Void = { _ in }) throws {
@@ -104,6 +114,23 @@ struct InteropTests {
 
     @Test func django() throws {
         try exercise(DjangoItem.self, file: "django.sqlite3")
+
+        // A ForeignKey and a DecimalField, mapped as Django made them.
+        let folder = try #require(interopFolder)
+        let db = try Database(path: URL(fileURLWithPath: folder).appendingPathComponent("django.sqlite3").path)
+        defer { try? db.close() }
+        let plan = try db.schemaPlan(for: DjangoPrice.self)
+        #expect(plan.isEmpty && plan.columns["item"] == "item_id")
+        let prices = try db.objects(DjangoPrice.self, where: "ORDER BY id")
+        #expect(prices.map { $0.item?.name } == ["alpha-strata", "gamma"])
+        #expect(prices.map(\.amount) == [Decimal(string: "19.99"), Decimal(string: "0.1")])
+        prices[1].amount = try #require(Decimal(string: "1234567.89"))
+        try db.save(prices[1])
+        let second = DjangoPrice()
+        second.item = prices[0].item
+        second.amount = try #require(Decimal(string: "5.5"))
+        try db.save(second)
+        #expect(try db.value(Int64.self, "SELECT item_id FROM interop_price WHERE id = ?", second.id) == 1)
     }
 
     @Test func sqlalchemy() throws {

@@ -58,7 +58,7 @@ enum SQLAlchemyFixture {
         var balance: Decimal = 0
         var avatar: Data?
         var prefs: SQLValue = .null
-        var external_id: String = ""
+        var external_id: UUID = UUID()
         var status: String = ""
         var bio: String?
         var karma: Int64 = 0

@@ -1,0 +1,42 @@
+// Strata models for the tables of django.sqlite3, written by `strata generate`.
+// Properties are named after their columns (columnNames maps the others); foreign keys are @Reference.
+
+import Foundation
+import Strata
+
+enum DjangoInteropFixture {
+    /// Every model of this file. ```swift DjangoInteropFixture.models.count ```
+    static let models: [any Model.Type] = [DjangoMigrations.self, InteropItem.self, InteropPrice.self]
+
+    final class DjangoMigrations: Model {
+        static let tableName = "django_migrations"
+        var id: Int64 = 0
+        var app: String = ""
+        var name: String = ""
+        var applied: Date = Date(timeIntervalSince1970: 0)
+        required init() {}
+    }
+
+    final class InteropItem: Model {
+        static let tableName = "interop_item"
+        var id: Int64 = 0
+        var name: String = ""
+        var created_at: Date = Date(timeIntervalSince1970: 0)
+        var released_on: Date?
+        var uid: UUID = UUID()
+        var active: Bool = false
+        var counter: Int64 = 0
+        var weight: Double = 0
+        var notes: String?
+        required init() {}
+    }
+
+    final class InteropPrice: Model {
+        static let tableName = "interop_price"
+        static let indices = [["item"]]
+        var id: Int64 = 0
+        var amount: Decimal = 0
+        @Reference var item: InteropItem?  // NOT NULL: saving without one throws
+        required init() {}
+    }
+}
