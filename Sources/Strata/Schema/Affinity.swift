@@ -32,6 +32,23 @@ public enum Affinity: String, Sendable {
         else { self = .numeric }
     }
 
+    /// The Swift types that read a column declared `declaredType` as it is, for error remedies:
+    /// `"Date"` for a `datetime`, `"Decimal"` for a `decimal(10, 2)`, `"Int or Int64"` for a `bigint`.
+    static func swiftTypes(declaredType: String) -> String {
+        let type = declaredType.uppercased()
+        switch Affinity(declaredType: declaredType) {
+        case .integer: return "Int or Int64"
+        case .real: return "Double"
+        case .text: return type.filter { !$0.isWhitespace } == "CHAR(32)" ? "String or UUID" : "String"
+        case .blob: return "Data"
+        case .numeric:
+            if type.contains("DATE") || type.contains("TIME") { return "Date" }
+            if type.contains("BOOL") { return "Bool" }
+            if type.contains("DEC") || type.contains("NUMERIC(") || type.contains("NUMERIC (") { return "Decimal" }
+            return "Double or Decimal"
+        }
+    }
+
     /// Whether values of `columnType` keep their meaning in a column of this affinity.
     /// Numbers in TEXT columns turn into text and text in numeric columns can turn into numbers
     /// (`'0123'` becomes 123), so those pairs are refused; BLOBs are never converted.

@@ -395,14 +395,15 @@ struct SchemaPlanner {
             guard rebuild else {
                 throw error(column.name, found: "\(column.affinity.rawValue) affinity (declared \"\(column.declaredType)\")",
                             expected: "a column that stores \(property.columnType.rawValue) values without conversion",
-                            "Change the property back to a type stored as \(column.affinity.rawValue), declare it as SQLValue to take values as SQLite stores them, migrate the column with raw SQL (a rebuild: https://www.sqlite.org/lang_altertable.html#otheralter)" + (rebuildable ? ", \(Self.rebuildHint)." : "."))
+                            "Declare the property as \(Affinity.swiftTypes(declaredType: column.declaredType)) (\(column.notNull ? "" : "optional, ")the type\(Affinity.swiftTypes(declaredType: column.declaredType).contains(" or ") ? "s" : "") that read\(Affinity.swiftTypes(declaredType: column.declaredType).contains(" or ") ? "" : "s") this column), or as SQLValue to take values as SQLite stores them; or migrate the column with raw SQL (a rebuild: https://www.sqlite.org/lang_altertable.html#otheralter)" + (rebuildable ? ", \(Self.rebuildHint)." : "."))
             }
             needed = true
         }
         guard column.primaryKeyPosition == 0, !column.isGenerated else { return needed }
-        // A reference is optional in Swift; over a NOT NULL foreign key (Django's, say) saving nil is refused
-        // by SQLite, and reported naming the property (``ModelError/Kind/missingValue``).
-        if property.isNullable && column.notNull && property.related == nil {
+        // A reference is optional in Swift, and an SQLValue can hold NULL; over a NOT NULL column (Django's
+        // foreign key, say) saving nil is refused by SQLite, and reported naming the property
+        // (``ModelError/Kind/missingValue``).
+        if property.isNullable && column.notNull && property.related == nil && property.columnType != .numeric {
             guard rebuild else {
                 throw error(column.name, found: "NOT NULL", expected: "a nullable column for an optional property",
                             "Make the property non-optional, rebuild the column without NOT NULL with raw SQL, \(Self.rebuildHint).")

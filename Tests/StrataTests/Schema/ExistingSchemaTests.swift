@@ -485,3 +485,104 @@ private final class Amount: Model {
         #expect(try Decimal(sqlValue: .text("-1.5e3")) == Decimal(-1500))
     }
 }
+
+// MARK: Remedies: what a SchemaError suggests works
+
+private final class EventAsString: Model {
+    static let tableName = "event"
+    var id: Int64 = 0
+    var at = ""
+    required init() {}
+}
+
+private final class EventAsDate: Model {
+    static let tableName = "event"
+    var id: Int64 = 0
+    var at = Date(timeIntervalSince1970: 0)
+    required init() {}
+}
+
+private final class EventAsSQLValue: Model {
+    static let tableName = "event"
+    var id: Int64 = 0
+    var at = SQLValue.null
+    required init() {}
+}
+
+private final class EventOptionalCount: Model {
+    static let tableName = "event"
+    var id: Int64 = 0
+    var count: Int?
+    required init() {}
+}
+
+private final class EventCount: Model {
+    static let tableName = "event"
+    var id: Int64 = 0
+    var count = 0
+    required init() {}
+}
+
+private final class EventByCode: Model {
+    static let tableName = "event"
+    static let primaryKey = "code"
+    var code = ""
+    required init() {}
+}
+
+private final class EventByID: Model {
+    static let tableName = "event"
+    var id: Int64 = 0
+    var code = ""
+    required init() {}
+}
+
+extension ExistingSchemaTests {
+    private func eventDatabase() throws -> Database {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE event(id INTEGER PRIMARY KEY, at datetime NOT NULL, count INTEGER NOT NULL DEFAULT 0, code TEXT NOT NULL DEFAULT '');
+            INSERT INTO event VALUES (1, '2024-01-02 03:04:05', 3, 'a');
+            """)
+        return db
+    }
+
+    @Test func theTypeARemedyNamesReadsTheColumn() throws {
+        let db = try eventDatabase()
+        let error = try #require(throws: SchemaError.self) { try db.objects(EventAsString.self) }
+        #expect(error.column == "at" && error.remedy.contains("Declare the property as Date") && error.remedy.contains("SQLValue"))
+        // Both suggestions read and write the column.
+        let event = try #require(try db.object(EventAsDate.self, forKey: 1))
+        #expect(event.at == Date(timeIntervalSince1970: 1_704_164_645))
+        event.at = Date(timeIntervalSince1970: 1_704_164_646)
+        try db.save(event)
+        #expect(try db.value(String.self, "SELECT at FROM event") == "2024-01-02 03:04:06")
+        let raw = try #require(try eventDatabase().object(EventAsSQLValue.self, forKey: 1))
+        #expect(raw.at == .text("2024-01-02 03:04:05"))
+    }
+
+    @Test func theNotNullRemedyWorks() throws {
+        let db = try eventDatabase()
+        let error = try #require(throws: SchemaError.self) { try db.objects(EventOptionalCount.self) }
+        #expect(error.column == "count" && error.remedy.contains("Make the property non-optional"))
+        #expect(try db.object(EventCount.self, forKey: 1)?.count == 3)
+    }
+
+    @Test func thePrimaryKeyRemedyWorks() throws {
+        let db = try eventDatabase()
+        let error = try #require(throws: SchemaError.self) { try db.objects(EventByCode.self) }
+        #expect(error.remedy.contains("Set the model's primaryKey to the table's single key column"))
+        #expect(try db.object(EventByID.self, forKey: 1)?.code == "a")
+    }
+
+    @Test func anSQLValuePropertyMapsANotNullColumn() throws {
+        let db = try eventDatabase()
+        let event = try #require(try db.object(EventAsSQLValue.self, forKey: 1))
+        event.at = .text("2025-01-01 00:00:00")
+        try db.save(event)
+        event.at = .null
+        let error = try #require(throws: ModelError.self) { try db.save(event) }
+        #expect(error.kind == .missingValue && error.property == "at")
+        #expect(try db.value(String.self, "SELECT at FROM event") == "2025-01-01 00:00:00")
+    }
+}
