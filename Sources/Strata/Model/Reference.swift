@@ -244,4 +244,20 @@ public struct ReferenceHandle<Related: Model> {
     /// let department = try employee.$department.load()
     /// ```
     public func load() throws -> Related? { try resolve() }
+
+    /// The related object, for a relationship that must have one (a NOT NULL foreign key): throws
+    /// ``ModelError/Kind/missingValue`` when no key is stored, ``ModelError/Kind/notFound`` when the key
+    /// has no row. (A reference reads as an optional, because a plain property read cannot throw: a
+    /// dangling key would otherwise have to crash.)
+    ///
+    /// ```swift
+    /// let artist = try track.$artist.require()
+    /// ```
+    public func require() throws -> Related {
+        guard let related = try resolve() else {
+            throw ModelError(.missingValue, model: String(describing: Related.self),
+                             "the relationship holds no key: no \(Related.self) is set")
+        }
+        return related
+    }
 }

@@ -217,6 +217,12 @@ private final class Amount: Model {
         let orphan = InvProduct(); orphan.sku = "O1"
         let missing = try #require(throws: ModelError.self) { try db.save(orphan) }
         #expect(missing.kind == .missingValue && missing.property == "supplier")
+        #expect(try #require(throws: ModelError.self) { try orphan.$supplier.require() }.kind == .missingValue)
+        #expect(try hammer.$supplier.require() === acme)
+        try db.execute("PRAGMA foreign_keys = OFF; UPDATE inventory_product SET supplier_id = 99 WHERE sku = 'H1'")
+        #expect(try #require(throws: ModelError.self) { try hammer.$supplier.require() }.kind == .notFound)
+        try db.execute("UPDATE inventory_product SET supplier_id = 1 WHERE sku = 'H1'; PRAGMA foreign_keys = ON")
+        #expect(try hammer.$supplier.require() === acme)
         #expect(try db.value(Int.self, "SELECT count(*) FROM inventory_product") == 2)
 
         #expect(try schemaSnapshot(db) == before)
