@@ -106,19 +106,19 @@ public struct ModelGenerator: Sendable {
         if table.isVirtual { return skip("a virtual table; Strata models map ordinary tables") }
         if let problem = table.problem { return skip("its columns could not be read: \(problem)") }
         let key: ColumnSchema
+        var keyColumns: [ColumnSchema] = []
         if table.isView {
             if table.columns.isEmpty { return skip("a view without columns") }
             // A view has no key: its "id" column, else its first, stands for one (a read-only model).
             key = table.columns.first { $0.name.lowercased() == "id" } ?? table.columns[0]
         } else {
-            let keys = table.primaryKey
-            guard keys.count == 1 else {
-                return skip(keys.isEmpty
-                    ? "no PRIMARY KEY; a Strata model needs a single-column primary key"
-                    : "composite PRIMARY KEY (\(keys.map(\.name).joined(separator: ", "))); a Strata model needs a single-column primary key")
+            keyColumns = table.primaryKey
+            guard let first = keyColumns.first else {
+                return skip("no PRIMARY KEY; a Strata model needs a primary key")
             }
-            key = keys[0]
+            key = first
         }
+        let isKey = { (column: ColumnSchema) in keyColumns.count > 1 ? column.primaryKeyPosition > 0 : column.name == key.name }
 
         // Property names: the column's own where it can be one; a reference drops `_id` / `Id`.
         var used: Set<String> = Set(table.columns.map(\.name).filter { SwiftSource.isIdentifier($0) && !SwiftSource.unusable.contains($0) })
@@ -129,7 +129,7 @@ public struct ModelGenerator: Sendable {
                 ? column.name : SwiftSource.propertyName(column.name)
             var declaration: String
             var comment = ""
-            if column.name == key.name {
+            if isKey(column), keyColumns.count == 1 || reference(for: column, in: table, references) == nil {
                 switch column.affinity {
                 case .text: declaration = "String = \"\""
                 case .integer, .numeric, .blob: declaration = "Int64 = 0"
@@ -177,7 +177,11 @@ public struct ModelGenerator: Sendable {
         let keyProperty = persistentNames[key.name] ?? key.name
         var lines = ["final class \(name): Model {"]
         if name != table.name { lines.append("    static let tableName = \(SwiftSource.stringLiteral(table.name))") }
-        if keyProperty != "id" { lines.append("    static let primaryKey = \(SwiftSource.stringLiteral(keyProperty))") }
+        if keyColumns.count > 1 {
+            lines.append("    static let compositeKey = \(list(keyColumns.map { persistentNames[$0.name] ?? $0.name }))")
+        } else if keyProperty != "id" {
+            lines.append("    static let primaryKey = \(SwiftSource.stringLiteral(keyProperty))")
+        }
         if !columnNames.isEmpty {
             lines.append("    static let columnNames = [" + columnNames.map { "\(SwiftSource.stringLiteral($0.0)): \(SwiftSource.stringLiteral($0.1))" }.joined(separator: ", ") + "]")
         }
@@ -193,7 +197,7 @@ public struct ModelGenerator: Sendable {
     /// The class a column refers to: a single-column foreign key to the key of a table with a class,
     /// whose key type the column can hold.
     private func reference(for column: ColumnSchema, in table: TableSchema, _ references: [String: ReferenceTarget]) -> ReferenceTarget? {
-        guard !table.isView, !column.isGenerated, column.primaryKeyPosition == 0,
+        guard !table.isView, !column.isGenerated, column.primaryKeyPosition == 0 || table.primaryKey.count > 1,
               let key = table.foreignKeys.first(where: { $0.column.caseInsensitiveCompare(column.name) == .orderedSame }),
               let target = references[key.table.lowercased()],
               key.parentColumn.map({ $0.caseInsensitiveCompare(target.keyColumn) == .orderedSame }) ?? true else { return nil }

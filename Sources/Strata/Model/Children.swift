@@ -85,6 +85,10 @@ public struct Children<Child: Model>: TransientStorage {
         let storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
         if !reload, let cached = storage.cache { return cached }
         guard let registry = owner._registry, !owner._isDeleted, let database = registry.database else { return [] }
+        guard registry.metadata.keyCount == 1 else {
+            throw ModelError(.unsupportedType, model: registry.metadata.typeName,
+                             "@Children needs a single-column key on \(registry.metadata.typeName); it has a composite key")
+        }
         let parentKey = try registry.metadata.key.accessor.load(owner)
         let columns = try database.registry(for: Child.self, checkingCommits: false).table.columns
         let (clause, property) = try storage.query(owner: Owner.self, columns: columns)

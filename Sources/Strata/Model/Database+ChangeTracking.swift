@@ -172,6 +172,18 @@ extension Database {
     private func markInstancesWithoutRows(_ registry: TypeRegistry) {
         let live = registry.liveInstances.filter { !$0._isDeleted }
         let table = registry.table
+        if table.keyCount > 1 {
+            // A composite key: one lookup per instance (rare: raw SQL that changed keys or replaced rows).
+            for object in live {
+                guard let statement = try? connection.cachedStatement("SELECT 1 FROM \(SQL.quote(table.table)) WHERE \(table.keyClause)") else { continue }
+                defer { statement.reset() }
+                guard let key = try? registeredKeyValue(of: object, registry: registry),
+                      (try? table.bindKey(key, to: statement, at: 1)) != nil, (try? statement.step()) == false else { continue }
+                if isInTransaction { models.noteDeleted(object) }
+                registry.detach(object, deleted: true)
+            }
+            return
+        }
         let column = table.keyIsRowID ? "rowid" : SQL.quote(registry.table.columns[0])
         var start = 0
         while start < live.count {
@@ -203,11 +215,12 @@ extension Database {
     /// no DELETE for the old one: the live instance with that key (if any) follows its row.
     private func moveReplacedInstance(registry: TypeRegistry, rowID: Int64) {
         guard registry.hasTextKeys else { return }
-        let sql = "SELECT \(SQL.quote(registry.table.columns[0])) FROM \(SQL.quote(registry.metadata.tableName)) WHERE rowid = ?"
+        let table = registry.table
+        let sql = "SELECT \(table.keyColumnList) FROM \(SQL.quote(registry.metadata.tableName)) WHERE rowid = ?"
         guard let statement = try? connection.cachedStatement(sql) else { return }
         defer { statement.reset() }
         guard (try? statement.bind(values: [.integer(rowID)])) != nil, (try? statement.step()) == true,
-              let object = registry.instance(key: statement.value(at: 0)), object._rowID != rowID else { return }
+              let key = table.key(from: statement), let object = registry.instance(key: key), object._rowID != rowID else { return }
         let textKey = registry.textKey(of: object)
         registry.register(object, rowID: rowID, textKey: textKey)
         refresh(object, registry: registry)
@@ -271,7 +284,7 @@ extension Database {
                 try statement.bind(values: [.integer(object._rowID)])
             } else {
                 statement = try table.statement(.selectByKey, in: connection)
-                try statement.bind(values: [table.storedKey(registeredKeyValue(of: object, registry: registry))])
+                try table.bindKey(registeredKeyValue(of: object, registry: registry), to: statement, at: 1)
             }
             defer { statement.reset() }
             guard try statement.step() else {

@@ -69,7 +69,7 @@ extension Database {
         if let reason = registry.table.readOnlyReason { throw readOnlyError(registry, reason) }
         let key = try registeredKey(of: object, registry: registry)
         let statement = try registry.table.statement(.delete, in: connection)
-        try statement.bind(values: [registry.table.storedKey(key)])
+        try registry.table.bindKey(key, to: statement, at: 1)
         try runOwnWrite(statement, registry: registry, rowID: object._rowID)
         let deleted = changes > 0
         if isInTransaction { models.noteDeleted(object) }
@@ -189,7 +189,8 @@ extension Database {
             }
         } else {
             key = try keyAccessor.load(object)
-            if key.isNull {
+            let parts = metadata.keyCount > 1 ? try CompositeKey(sqlValue: key).values : [key]
+            if parts.contains(where: \.isNull) {
                 throw ModelError(.invalidPrimaryKey, model: metadata.typeName, property: metadata.key.name,
                                  "the key must be set before saving (only integer keys are assigned by SQLite)")
             }
@@ -311,7 +312,7 @@ extension Database {
         // A changed key property is refused here: the instance stays the row it was.
         let key = try registeredKey(of: object, registry: registry)
         var changed = known ?? registry.changes(of: object)
-        changed.remove(metadata.keyIndex)
+        for part in 0..<metadata.keyCount { changed.remove(part) }
         guard !changed.isEmpty else { return }
         if !registry.table.generated.isEmpty {
             var written = changed
@@ -325,7 +326,7 @@ extension Database {
         let statement = try registry.table.updateStatement(changed, in: connection)
         var count: Int32 = 0
         try bind(object, properties: changed, to: statement, registry: registry, count: &count)
-        try statement.bind(registry.table.storedKey(key), at: count + 1)
+        try registry.table.bindKey(key, to: statement, at: count + 1)
         do {
             try runOwnWrite(statement, registry: registry, rowID: object._rowID)
         } catch let error as DatabaseError where (error.code.isUniqueViolation || error.code == .constraintNotNull) {
@@ -374,10 +375,10 @@ extension Database {
         let indices = columns.compactMap { name in mapped.firstIndex { $0.caseInsensitiveCompare(name) == .orderedSame } }
         if !indices.isEmpty, indices.count == columns.count {
             let conditions = indices.map { "\(SQL.quote(mapped[$0])) = ?" }.joined(separator: " AND ")
-            if let statement = try? connection.prepare("SELECT \(SQL.quote(mapped[0])) FROM \(SQL.quote(metadata.tableName)) WHERE \(conditions) LIMIT 1") {
+            if let statement = try? connection.prepare("SELECT \(registry.table.keyColumnList) FROM \(SQL.quote(metadata.tableName)) WHERE \(conditions) LIMIT 1") {
                 defer { statement.finalize() }
                 if (try? bind(object, properties: indices, to: statement, registry: registry)) != nil, (try? statement.step()) == true {
-                    existing = statement.value(at: 0)
+                    existing = registry.table.key(from: statement)
                 }
             }
         }

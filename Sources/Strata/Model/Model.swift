@@ -153,6 +153,15 @@ public protocol ModelDeclaration: AnyObject {
     /// }
     /// ```
     static var isReadOnly: Bool { get }
+    /// The properties of a composite primary key (a many-to-many table's, say), in the table's key order;
+    /// when set, ``primaryKey`` is not used. Look rows up with a ``CompositeKey``. A ``Reference`` cannot
+    /// point at such a model. Default: none.
+    ///
+    /// ```swift
+    /// static let tableName = "post_tags"
+    /// static let compositeKey = ["post_id", "tag_id"]
+    /// ```
+    static var compositeKey: [String] { get }
 }
 
 extension ModelDeclaration {
@@ -198,6 +207,12 @@ extension ModelDeclaration {
     /// Department.isReadOnly  // false
     /// ```
     public static var isReadOnly: Bool { false }
+    /// None: the key is the single ``primaryKey`` property.
+    ///
+    /// ```swift
+    /// Department.compositeKey  // []
+    /// ```
+    public static var compositeKey: [String] { [] }
 }
 
 /// A persistent model: a plain final class with stored properties and `required init()`.

@@ -55,8 +55,14 @@ final class ModelMetadata: @unchecked Sendable {
     /// The offset of the first of them when they also sit side by side in declaration order (the key
     /// first): a snapshot is then one copy of the fields' bytes (``copyPlainWords``).
     let plainWordsStart: Int?
-    /// Always 0: the key is the first property. Kept named for readability at call sites.
+    /// Always 0: the key is the first property (with a composite key, the first of its parts).
     let keyIndex = 0
+    /// How many properties make the key: 1, or the parts of a ``ModelDeclaration/compositeKey``, which
+    /// come first among ``properties``.
+    let keyCount: Int
+    /// The key as one value: the key property, or for a composite key a synthetic property whose
+    /// accessor loads and stores every part as a ``CompositeKey``.
+    let key: PropertyMetadata
     let keyIsInteger: Bool
     let randomKeys: Bool
     let indices: [IndexDeclaration]
@@ -71,7 +77,6 @@ final class ModelMetadata: @unchecked Sendable {
     /// ``ModelDeclaration/isReadOnly``.
     let isReadOnly: Bool
 
-    var key: PropertyMetadata { properties[keyIndex] }
 
     private static let cache = MetadataCache()
 
@@ -112,16 +117,21 @@ final class ModelMetadata: @unchecked Sendable {
 
         let names = type.persistentProperties.isEmpty ? available : type.persistentProperties
         for name in names where property(named: name) == nil { throw unknown(name, in: "persistentProperties") }
-        guard names.contains(type.primaryKey) else {
-            throw property(named: type.primaryKey) == nil
-                ? unknown(type.primaryKey, in: "primaryKey")
-                : ModelError(.invalidPrimaryKey, model: typeName, property: type.primaryKey,
+        let keyNames = type.compositeKey.isEmpty ? [type.primaryKey] : type.compositeKey
+        guard Set(keyNames).count == keyNames.count else {
+            throw ModelError(.invalidPrimaryKey, model: typeName, "compositeKey names a property twice: \(keyNames.joined(separator: ", "))")
+        }
+        for keyName in keyNames where !names.contains(keyName) {
+            throw property(named: keyName) == nil
+                ? unknown(keyName, in: type.compositeKey.isEmpty ? "primaryKey" : "compositeKey")
+                : ModelError(.invalidPrimaryKey, model: typeName, property: keyName,
                              "the primary key must be one of persistentProperties")
         }
+        keyCount = keyNames.count
 
         let fresh = type.init()
         var properties: [PropertyMetadata] = []
-        for name in [type.primaryKey] + names.filter({ $0 != type.primaryKey }) {
+        for name in keyNames + names.filter({ !keyNames.contains($0) }) {
             guard let field = property(named: name) else { continue }
             guard writable[field.name] == true else {
                 throw ModelError(.unsupportedType, model: typeName, property: name,
@@ -130,6 +140,10 @@ final class ModelMetadata: @unchecked Sendable {
             let accessor: FieldAccessor, columnType: ColumnType, nullable: Bool
             var related: (any Model.Type)?
             if let reference = field.type as? any ReferenceStorage.Type {
+                guard reference.relatedType.compositeKey.isEmpty else {
+                    throw ModelError(.unsupportedType, model: typeName, property: name,
+                                     "\(reference.relatedType) has a composite primary key, which one column cannot hold: store its parts in properties of their own")
+                }
                 (accessor, columnType, nullable) = (.generic(reference.makeIO(offset: field.offset)), reference.keyColumnType, true)
                 related = reference.relatedType
             } else if let made = FieldAccessor.make(type: field.type, offset: field.offset) {
@@ -156,12 +170,18 @@ final class ModelMetadata: @unchecked Sendable {
             offsets.enumerated().allSatisfy { $0.element == offsets[0] + 8 * $0.offset } ? offsets[0] : nil
         }
 
-        switch properties[0].columnType {
-        case .integer: keyIsInteger = true
-        case .text: keyIsInteger = false
-        default:
-            throw ModelError(.invalidPrimaryKey, model: typeName, property: type.primaryKey,
-                             "a primary key must be an integer, a String or a UUID, not \(properties[0].columnType.rawValue)")
+        for part in properties.prefix(keyCount) where part.columnType != .integer && part.columnType != .text {
+            throw ModelError(.invalidPrimaryKey, model: typeName, property: part.name,
+                             "a primary key must be an integer, a String or a UUID, not \(part.columnType.rawValue)")
+        }
+        keyIsInteger = keyCount == 1 && properties[0].columnType == .integer
+        if keyCount == 1 {
+            key = properties[0]
+        } else {
+            let parts = properties.prefix(keyCount)
+            key = PropertyMetadata(name: "(" + parts.map(\.name).joined(separator: ", ") + ")", column: "", 
+                                   accessor: .generic(CompositeKeyIO(parts: parts.map(\.accessor))), columnType: .text,
+                                   isNullable: false, defaultValue: .null, related: nil, formatKind: nil)
         }
 
         let persistent = Set(properties.map(\.name))
@@ -214,8 +234,9 @@ final class ModelMetadata: @unchecked Sendable {
                              "columnNames names \"\(name)\", which is not a persistent property of \(typeName)")
         }
         isReadOnly = type.isReadOnly
+        let keyCount = self.keyCount
         upsertKeys = try type.upsertKeys.map { name in
-            guard let index = properties.firstIndex(where: { $0.name == name }), index != 0 else {
+            guard let index = properties.firstIndex(where: { $0.name == name }), index >= keyCount else {
                 throw ModelError(.unknownProperty, model: typeName, property: name,
                                  "upsertKeys names \"\(name)\", which is not a persistent property of \(typeName) other than its primary key")
             }

@@ -53,7 +53,7 @@ extension Database {
         let keyValue = try key.sqlValue
         if let live = registry.instance(key: keyValue), !live._isDeleted { return unsafeDowncast(live, to: T.self) }
         let statement = try registry.table.statement(.selectByKey, in: connection)
-        try statement.bind(values: [registry.table.storedKey(keyValue)])
+        try registry.table.bindKey(keyValue, to: statement, at: 1)
         defer { statement.reset() }
         return try statement.step() ? object(T.self, from: statement, registry: registry) : nil
     }
@@ -67,6 +67,11 @@ extension Database {
     public func objects<T: Model, Key: ColumnValue>(_ type: T.Type, forKeys keys: [Key], ordered: Bool = true) throws -> [T] {
         let registry = try registry(for: T.self)
         let values = try keys.map { try $0.sqlValue }
+        if registry.table.keyCount > 1 {
+            // Composite keys: one lookup each (an `IN` list takes one column).
+            let found = try values.compactMap { try object(T.self, forKey: $0, checkingCommits: false) }
+            return found
+        }
         let found = try objects(T.self, registry: registry, column: registry.table.columns[0],
                                 in: values.map(registry.table.storedKey))
         guard ordered else { return found }
@@ -146,7 +151,7 @@ extension Database {
     // MARK: Internals
 
     func expand(_ sql: String, _ registry: TypeRegistry) -> String {
-        SQLTemplate.expand(sql, table: registry.metadata.tableName, key: registry.table.columns[0])
+        SQLTemplate.expand(sql, table: registry.metadata.tableName, keyList: registry.table.keyColumnList)
     }
 
     @usableFromInline

@@ -2,8 +2,13 @@
 /// string literals and quoted identifiers, so raw SQL stays correct when a table or key is renamed.
 enum SQLTemplate {
     static func expand(_ sql: String, table: String, key: String) -> String {
+        expand(sql, table: table, keyList: SQL.quote(key))
+    }
+
+    /// With `keyList` already quoted: `"a", "b"` for a composite key.
+    static func expand(_ sql: String, table: String, keyList: String) -> String {
         guard sql.contains("$") else { return sql }
-        let tokens = [("PK", SQL.quote(key)), ("T", SQL.quote(table))]
+        let tokens = [("PK", keyList), ("T", SQL.quote(table))]
         var result = ""
         var quote: Character?
         var index = sql.startIndex

@@ -81,10 +81,10 @@ struct SchemaPlanner {
 
         let properties = try resolveColumns(current)
         let columns = Dictionary(uniqueKeysWithValues: properties.map { ($0.name, $0.column) })
-        try checkPrimaryKey(current, key: properties[0])
+        try checkPrimaryKey(current, key: Array(properties.prefix(metadata.keyCount)))
         var missing: [PropertyMetadata] = []
         var changed: [(property: PropertyMetadata, column: ColumnInfo)] = []
-        for property in properties.dropFirst() {
+        for property in properties.dropFirst(metadata.keyCount) {
             if let column = current.column(named: property.column) {
                 if try needsRebuild(property, column) { changed.append((property, column)) }
             } else {
@@ -278,9 +278,17 @@ struct SchemaPlanner {
     // MARK: Steps
 
     private func createTable() -> SchemaStep {
-        let key = metadata.key
-        var definitions = [SQL.quote(key.column) + (metadata.keyIsInteger ? " INTEGER PRIMARY KEY AUTOINCREMENT" : " TEXT PRIMARY KEY NOT NULL")]
-        definitions += metadata.properties.dropFirst().map(columnDefinition)
+        let key = metadata.properties[0]
+        var definitions: [String]
+        if metadata.keyCount == 1 {
+            definitions = [SQL.quote(key.column) + (metadata.keyIsInteger ? " INTEGER PRIMARY KEY AUTOINCREMENT" : " TEXT PRIMARY KEY NOT NULL")]
+        } else {
+            definitions = metadata.properties.prefix(metadata.keyCount).map { "\(SQL.quote($0.column)) \($0.columnType.rawValue) NOT NULL" }
+        }
+        definitions += metadata.properties.dropFirst(metadata.keyCount).map(columnDefinition)
+        if metadata.keyCount > 1 {
+            definitions.append("PRIMARY KEY (" + metadata.properties.prefix(metadata.keyCount).map { SQL.quote($0.column) }.joined(separator: ", ") + ")")
+        }
         let sql = "CREATE TABLE \(SQL.quote(metadata.tableName)) (\(definitions.joined(separator: ", ")))"
         return SchemaStep(kind: .createTable, sql: sql)
     }
@@ -372,15 +380,19 @@ struct SchemaPlanner {
                     found: found, expected: expected, remedy: remedy)
     }
 
-    private func checkPrimaryKey(_ info: TableInfo, key: PropertyMetadata) throws {
+    private func checkPrimaryKey(_ info: TableInfo, key: [PropertyMetadata]) throws {
         let keys = info.primaryKeyColumns
-        guard keys.count == 1, keys[0].name.caseInsensitiveCompare(key.column) == .orderedSame else {
+        guard keys.count == key.count,
+              zip(keys, key).allSatisfy({ $0.name.caseInsensitiveCompare($1.column) == .orderedSame }) else {
             let found = keys.isEmpty ? "no PRIMARY KEY" : "PRIMARY KEY (\(keys.map(\.name).joined(separator: ", ")))"
-            throw error(key.column, found: found, expected: "PRIMARY KEY (\(key.column))",
-                        "Set the model's primaryKey to the table's single key column, or use raw SQL for this table.")
+            let declared = key.map(\.column).joined(separator: ", ")
+            throw error(key.count == 1 ? key[0].column : nil, found: found, expected: "PRIMARY KEY (\(declared))",
+                        keys.count > 1
+                            ? "Declare the table's key columns, in its order: `static let compositeKey = [\(keys.map { "\"\($0.name)\"" }.joined(separator: ", "))]` (with properties of those names, or columnNames)."
+                            : "Set the model's primaryKey to the table's single key column, or use raw SQL for this table.")
         }
         // A rebuild never changes the key: rowids, references and the identity map all hang on it.
-        _ = try needsRebuild(key, keys[0], rebuildable: false)
+        for (property, column) in zip(key, keys) { _ = try needsRebuild(property, column, rebuildable: false) }
     }
 
     private static let rebuildHint = "or opt in to a rebuild with `static let schemaRebuild = SchemaRebuild.whenNeeded`"

@@ -24,6 +24,10 @@ final class TableMapping {
     let fastFields: [FastField?]
     /// Each property's column, in property order (key first).
     let columns: [String]
+    /// How many columns make the key (the first ones of ``columns``).
+    let keyCount: Int
+    /// `"a" = ? AND "b" = ?` over the key columns (`"id" = ?` for a single key).
+    let keyClause: String
     /// A view (writable through INSTEAD OF triggers, or read-only).
     let isView: Bool
     /// Why saves and deletes are refused (a read-only model, a view without INSTEAD OF triggers); nil
@@ -55,6 +59,7 @@ final class TableMapping {
         self.formats = formats
         fastFields = zip(metadata.fastFields, formats).map { $1 == .native ? $0 : nil }
         columns = properties.map(\.column)
+        keyCount = metadata.keyCount
         isView = info.isView
         readOnlyReason = metadata.isReadOnly ? "the model is read-only (isReadOnly)"
             : info.isView && !info.isWritableView ? "its table \"\(info.name)\" is a view without INSTEAD OF triggers" : nil
@@ -74,7 +79,8 @@ final class TableMapping {
         quotedTable = t
         let names = columns.map(SQL.quote)
         quotedNames = names
-        let key = names[0]
+        let key = names.prefix(keyCount).map { "\($0) = ?" }.joined(separator: " AND ")
+        keyClause = key
         var columns = names.map { "\(t).\($0)" }
         if hasRowID && !keyIsRowID { columns.append("\(t).rowid") }
         selectColumns = columns.joined(separator: ", ")
@@ -82,8 +88,8 @@ final class TableMapping {
         insertSQL = "INSERT INTO \(t) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count)))\(returning)"
         insertWithoutKeySQL = names.count == 1 ? "INSERT INTO \(t) DEFAULT VALUES"
             : "INSERT INTO \(t) (\(names.dropFirst().joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count - 1)))"
-        deleteSQL = "DELETE FROM \(t) WHERE \(key) = ?"
-        selectByKeySQL = "SELECT \(selectColumns) FROM \(t) WHERE \(key) = ?"
+        deleteSQL = "DELETE FROM \(t) WHERE \(key)"
+        selectByKeySQL = "SELECT \(selectColumns) FROM \(t) WHERE \(key)"
         selectByRowIDSQL = "SELECT \(selectColumns) FROM \(t) WHERE rowid = ?"
     }
 
@@ -100,6 +106,38 @@ final class TableMapping {
         default: return false
         }
     }
+
+    /// Binds a key (one value; a ``CompositeKey``'s spelling for a composite key) to the parameters of
+    /// ``keyClause`` from `index` on, each part in its column's format; returns the next index.
+    @inline(__always)
+    @discardableResult
+    func bindKey(_ key: SQLValue, to statement: Statement, at index: Int32) throws -> Int32 {
+        guard keyCount > 1 else {
+            try statement.bind(storedKey(key), at: index)
+            return index + 1
+        }
+        let parts = try CompositeKey(sqlValue: key).values
+        for (i, part) in parts.prefix(keyCount).enumerated() {
+            try statement.bind(formats[i] == .native ? part : try formats[i].stored(part), at: index + Int32(i))
+        }
+        return index + Int32(keyCount)
+    }
+
+    /// The key of the current row of a statement that selected ``keyColumnList`` first, as instances hold
+    /// it: each part in Strata's encoding, a composite key as one ``CompositeKey`` value; nil when a part
+    /// does not convert.
+    func key(from statement: Statement) -> SQLValue? {
+        var parts: [SQLValue] = []
+        for i in 0..<keyCount {
+            let stored = statement.value(at: Int32(i))
+            guard let part = formats[i] == .native ? stored : try? formats[i].native(stored) else { return nil }
+            parts.append(part)
+        }
+        return keyCount == 1 ? parts[0] : CompositeKey(values: parts).sqlValue
+    }
+
+    /// The quoted key columns, comma-separated (what `$PK` stands for).
+    var keyColumnList: String { quotedNames.prefix(keyCount).joined(separator: ", ") }
 
     /// A key in Strata's native encoding as the key column stores it (a UUID key in a 32-hex column, say),
     /// for WHERE clauses.
@@ -156,7 +194,7 @@ final class TableMapping {
             statement = cached
         } else {
             let assignments = columns.indices.map { "\(quotedNames[$0]) = ?" }.joined(separator: ", ")
-            statement = try connection.cachedStatement("UPDATE \(quotedTable) SET \(assignments) WHERE \(quotedNames[0]) = ?")
+            statement = try connection.cachedStatement("UPDATE \(quotedTable) SET \(assignments) WHERE \(keyClause)")
             updates[columns] = statement
         }
         lastUpdate = (columns, statement)

@@ -31,7 +31,7 @@ enum FamilySearchFixture {
         required init() {}
     }
 
-    // skipped: "Artifact_Associations": no PRIMARY KEY; a Strata model needs a single-column primary key
+    // skipped: "Artifact_Associations": no PRIMARY KEY; a Strata model needs a primary key
 
     final class ArtifactComment: Model {
         static let primaryKey = "localId"
@@ -190,7 +190,7 @@ enum FamilySearchFixture {
         required init() {}
     }
 
-    // skipped: "FanChartPosition": no PRIMARY KEY; a Strata model needs a single-column primary key
+    // skipped: "FanChartPosition": no PRIMARY KEY; a Strata model needs a primary key
 
     final class FSArtifact: Model {
         static let primaryKey = "localId"
@@ -538,7 +538,7 @@ enum FamilySearchFixture {
         required init() {}
     }
 
-    // skipped: "List_Artifact": no PRIMARY KEY; a Strata model needs a single-column primary key
+    // skipped: "List_Artifact": no PRIMARY KEY; a Strata model needs a primary key
 
     final class MyAlbumsList: Model {
         static let primaryKey = "localId"
@@ -581,7 +581,7 @@ enum FamilySearchFixture {
         required init() {}
     }
 
-    // skipped: "OtherApp": no PRIMARY KEY; a Strata model needs a single-column primary key
+    // skipped: "OtherApp": no PRIMARY KEY; a Strata model needs a primary key
 
     final class ParentChild: Model {
         static let primaryKey = "localId"
@@ -806,5 +806,5 @@ enum FamilySearchFixture {
         required init() {}
     }
 
-    // skipped: "TreePosition": no PRIMARY KEY; a Strata model needs a single-column primary key
+    // skipped: "TreePosition": no PRIMARY KEY; a Strata model needs a primary key
 }

@@ -6,7 +6,7 @@ import Strata
 
 enum PeeweeFixture {
     /// Every model of this file. ```swift PeeweeFixture.models.count ```
-    static let models: [any Model.Type] = [Author.self, Label.self, Note.self, Notebook.self]
+    static let models: [any Model.Type] = [Author.self, Label.self, Note.self, Notebook.self, Notelabel.self]
 
     final class Author: Model {
         static let tableName = "author"
@@ -59,5 +59,12 @@ enum PeeweeFixture {
         required init() {}
     }
 
-    // skipped: "notelabel": composite PRIMARY KEY (note_id, label_id); a Strata model needs a single-column primary key
+    final class Notelabel: Model {
+        static let tableName = "notelabel"
+        static let compositeKey = ["note", "label"]
+        static let indices = [["label"], ["note"]]
+        @Reference var note: Note?  // NOT NULL: saving without one throws
+        @Reference var label: Label?  // NOT NULL: saving without one throws
+        required init() {}
+    }
 }

@@ -6,7 +6,7 @@ import Strata
 
 enum SQLAlchemyFixture {
     /// Every model of this file. ```swift SQLAlchemyFixture.models.count ```
-    static let models: [any Model.Type] = [Events.self, Posts.self, Settings.self, Tags.self, Users.self]
+    static let models: [any Model.Type] = [Events.self, PostTags.self, Posts.self, Settings.self, Tags.self, Users.self]
 
     final class Events: Model {
         static let tableName = "events"
@@ -17,7 +17,13 @@ enum SQLAlchemyFixture {
         required init() {}
     }
 
-    // skipped: "post_tags": composite PRIMARY KEY (post_id, tag_id); a Strata model needs a single-column primary key
+    final class PostTags: Model {
+        static let tableName = "post_tags"
+        static let compositeKey = ["post", "tag"]
+        @Reference var post: Posts?  // NOT NULL: saving without one throws
+        @Reference var tag: Tags?  // NOT NULL: saving without one throws
+        required init() {}
+    }
 
     final class Posts: Model {
         static let tableName = "posts"
