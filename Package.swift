@@ -34,7 +34,7 @@ let package = Package(
         ),
         // Temporary databases and the location of ../shared/fixtures, shared by the test targets.
         .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Tests/StrataTestSupport"),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrataToolsTests", dependencies: ["StrataTools", "Strata", "StrataTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

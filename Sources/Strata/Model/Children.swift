@@ -49,18 +49,26 @@ public struct Children<Child: Model>: TransientStorage {
         ChildrenHandle(load: { _ in [] }, invalidate: {}, isLoaded: { false })
     }
 
-    /// Reading loads the children on first access (an empty array when the query fails; use
-    /// `try $property.load()` to see the error).
+    /// Reading loads the children on first access. A property read cannot throw: when the query fails it
+    /// reads as an empty array and the error is logged (at error level, through the handle's logger); use
+    /// `try $property.load()` to get the error.
     ///
     /// ```swift
     /// for employee in sales.employees { print(employee.name) }
+    /// let staff = try sales.$employees.load()     // the same, throwing
     /// ```
     public static subscript<Owner: Model>(
         _enclosingInstance owner: Owner,
         wrapped wrappedKeyPath: KeyPath<Owner, [Child]>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Children<Child>>
     ) -> [Child] {
-        (try? load(owner, storageKeyPath, reload: false)) ?? []
+        do {
+            return try load(owner, storageKeyPath, reload: false)
+        } catch {
+            owner._registry?.database?.configuration.logger.error(
+                "Strata: \(Owner.self).\(Child.self) children could not be loaded; they read as []: \(error)")
+            return []
+        }
     }
 
     /// `$property`: a throwing load, reload and invalidation.

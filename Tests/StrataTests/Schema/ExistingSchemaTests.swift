@@ -592,3 +592,56 @@ extension ExistingSchemaTests {
         #expect(try db.value(String.self, "SELECT at FROM event") == "2025-01-01 00:00:00")
     }
 }
+
+// MARK: Relationship errors are never silent
+
+import Logging
+import Foundation
+
+/// Keeps every message logged through it.
+private final class LogRecord: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+    var messages: [String] { lock.withLock { stored } }
+    func append(_ message: String) { lock.withLock { stored.append(message) } }
+}
+
+private struct RecordingLogHandler: LogHandler {
+    let record: LogRecord
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        record.append("\(event.level): \(event.message)")
+    }
+}
+
+private final class Shelf: Model {
+    var id: Int64 = 0
+    var name = ""
+    @Children(by: "nosuch") var books: [Book]
+    required init() {}
+}
+
+private final class Book: Model {
+    var id: Int64 = 0
+    @Reference var shelf: Shelf?
+    required init() {}
+}
+
+extension ExistingSchemaTests {
+    @Test func aChildrenQueryThatFailsIsLoggedAndThrownByItsHandle() throws {
+        let record = LogRecord()
+        var configuration = Database.Configuration()
+        configuration.logger = Logger(label: "test") { _ in RecordingLogHandler(record: record) }
+        let db = try Database(path: ":memory:", configuration: configuration)
+        let shelf = Shelf(); shelf.name = "s"
+        try db.save(shelf)
+        #expect(shelf.books.isEmpty)
+        #expect(record.messages.contains { $0.hasPrefix("error:") && $0.contains("nosuch") })
+        #expect(try #require(throws: ModelError.self) { try shelf.$books.load() }.property == "nosuch")
+    }
+}
