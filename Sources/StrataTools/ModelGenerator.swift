@@ -113,10 +113,22 @@ public struct ModelGenerator: Sendable {
             key = table.columns.first { $0.name.lowercased() == "id" } ?? table.columns[0]
         } else {
             keyColumns = table.primaryKey
-            guard let first = keyColumns.first else {
-                return skip("no PRIMARY KEY; a Strata model needs a primary key")
+            if keyColumns.isEmpty {
+                // No primary key: the implicit rowid is the key, read-only (VACUUM may renumber rowids).
+                guard !table.withoutRowID,
+                      let name = ["rowid", "oid", "_rowid_"].first(where: { name in !table.columns.contains { $0.name.lowercased() == name } })
+                else { return skip("no PRIMARY KEY, and its rowid has no free name; a Strata model needs a key") }
+                var withRowID = table
+                withRowID.columns.insert(ColumnSchema(name: name, declaredType: "INTEGER", notNull: true, primaryKeyPosition: 1), at: 0)
+                guard case .model(let className, let source) = model(for: withRowID, className: className, references: references) else {
+                    return model(for: withRowID, className: className, references: references)
+                }
+                var lines = source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                let declarations = lines.firstIndex { $0.hasPrefix("    var") || $0.hasPrefix("    @") } ?? 1
+                lines.insert("    static let isReadOnly = true   // no PRIMARY KEY: keyed by its rowid, which VACUUM may renumber", at: declarations)
+                return .model(className: className, source: lines.joined(separator: "\n"))
             }
-            key = first
+            key = keyColumns[0]
         }
         let isKey = { (column: ColumnSchema) in keyColumns.count > 1 ? column.primaryKeyPosition > 0 : column.name == key.name }
 

@@ -143,7 +143,10 @@ struct GeneratedFixtureModelTests {
         ("smodel_test.sqlite3", "SModelFixture", SModelFixture.models),
         ("peewee_notes.sqlite3", "PeeweeFixture", PeeweeFixture.models),
         ("sqlalchemy_blog.sqlite3", "SQLAlchemyFixture", SQLAlchemyFixture.models),
+        ("peewee_notes_v1.sqlite3", "PeeweeV1Fixture", PeeweeV1Fixture.models),
+        ("sqlalchemy_blog_v1.sqlite3", "SQLAlchemyV1Fixture", SQLAlchemyV1Fixture.models),
         ("familysearch_app.sqlite3", "FamilySearchFixture", FamilySearchFixture.models),
+        ("grdb_ProfilingDatabase.sqlite", "GRDBFixture", GRDBFixture.models),
     ]
 
     @Test(arguments: 0..<fixtures.count)

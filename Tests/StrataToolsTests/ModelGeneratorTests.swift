@@ -159,10 +159,10 @@ import Strata
     }
 
     @Test func tablesStrataCannotMapAreSkipped() {
-        let id = ColumnSchema(name: "id", declaredType: "INTEGER", primaryKeyPosition: 1)
         let cases: [(TableSchema, String)] = [
-            (TableSchema(name: "items", columns: [ColumnSchema(name: "a", declaredType: "INT")]),
-             #"// skipped: "items": no PRIMARY KEY; a Strata model needs a primary key"#),
+            (TableSchema(name: "items", columns: [ColumnSchema(name: "rowid", declaredType: "INT"), ColumnSchema(name: "oid", declaredType: "INT"),
+                                                   ColumnSchema(name: "_rowid_", declaredType: "INT")]),
+             #"// skipped: "items": no PRIMARY KEY, and its rowid has no free name; a Strata model needs a key"#),
             (TableSchema(name: "measures", columns: [ColumnSchema(name: "at", declaredType: "REAL", primaryKeyPosition: 1)]),
              #"// skipped: "measures": primary key "at" has REAL affinity; a Strata key is an integer or a string"#),
             (TableSchema(name: "search", columns: [], isVirtual: true),
@@ -214,7 +214,13 @@ import Strata
                 required init() {}
             }
 
-            // skipped: "log": no PRIMARY KEY; a Strata model needs a primary key
+            final class Log: Model {
+                static let tableName = "log"
+                static let primaryKey = "rowid"
+                static let isReadOnly = true   // no PRIMARY KEY: keyed by its rowid, which VACUUM may renumber
+                var rowid: Int64 = 0
+                required init() {}
+            }
 
             """)
     }
@@ -297,6 +303,23 @@ import Strata
                 required init() {}
             }
             """))
+    }
+
+    @Test func aTableWithoutAPrimaryKeyIsKeyedByItsRowID() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE items (i0 INTEGER, oid TEXT); INSERT INTO items VALUES (1, 'a'), (2, 'b')")
+        let source = generator.model(for: try DatabaseSchema(reading: db).tables[0]).source
+        #expect(source == """
+            final class Items: Model {
+                static let tableName = "items"
+                static let primaryKey = "rowid"
+                static let isReadOnly = true   // no PRIMARY KEY: keyed by its rowid, which VACUUM may renumber
+                var rowid: Int64 = 0
+                var i0: Int64?
+                var oid: String?
+                required init() {}
+            }
+            """)
     }
 
     @Test func compositeKeys() {

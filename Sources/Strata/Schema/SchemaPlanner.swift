@@ -81,7 +81,11 @@ struct SchemaPlanner {
 
         let properties = try resolveColumns(current)
         let columns = Dictionary(uniqueKeysWithValues: properties.map { ($0.name, $0.column) })
-        try checkPrimaryKey(current, key: Array(properties.prefix(metadata.keyCount)))
+        // A key named `rowid` over a table without one of that name is the implicit rowid (a table without
+        // a primary key): nothing to check or add for it.
+        if !(metadata.keyCount == 1 && current.isImplicitRowID(properties[0].column)) {
+            try checkPrimaryKey(current, key: Array(properties.prefix(metadata.keyCount)))
+        }
         var missing: [PropertyMetadata] = []
         var changed: [(property: PropertyMetadata, column: ColumnInfo)] = []
         for property in properties.dropFirst(metadata.keyCount) {

@@ -70,6 +70,12 @@ struct TableInfo {
             && !indices.contains { $0.origin == "pk" }
     }
 
+    /// Whether `column` names the table's implicit rowid (`rowid`, `oid` or `_rowid_`, when no column has
+    /// that name): the key of a model over a table without a primary key.
+    func isImplicitRowID(_ column: String) -> Bool {
+        !withoutRowID && !isView && ["rowid", "oid", "_rowid_"].contains(column.lowercased()) && self.column(named: column) == nil
+    }
+
     /// Reads a table's columns and indices; nil when there is no such table. With `views`, a view of
     /// that name is read too (its columns; it has no indices).
     static func read(_ table: String, in connection: Connection, views: Bool = false) throws -> TableInfo? {

@@ -54,7 +54,7 @@ final class TableMapping {
     /// resolved them.
     init(metadata: ModelMetadata, properties: [PropertyMetadata], info: TableInfo, formats: [ColumnFormat]) {
         table = metadata.tableName
-        keyIsRowID = info.keyIsRowID
+        keyIsRowID = info.keyIsRowID || (metadata.keyCount == 1 && info.isImplicitRowID(properties[0].column))
         hasRowID = !info.withoutRowID
         self.formats = formats
         fastFields = zip(metadata.fastFields, formats).map { $1 == .native ? $0 : nil }

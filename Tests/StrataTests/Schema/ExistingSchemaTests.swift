@@ -645,3 +645,34 @@ extension ExistingSchemaTests {
         #expect(try #require(throws: ModelError.self) { try shelf.$books.load() }.property == "nosuch")
     }
 }
+
+private final class Reading: Model {
+    static let tableName = "readings"
+    static let primaryKey = "rowid"
+    var rowid: Int64 = 0
+    var sensor = ""
+    var value = 0.0
+    required init() {}
+}
+
+extension ExistingSchemaTests {
+    @Test func aTableWithoutAPrimaryKeyMapsByItsRowID() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE readings (sensor TEXT NOT NULL, value REAL NOT NULL); INSERT INTO readings VALUES ('a', 1.5), ('b', 2)")
+        let before = try schemaSnapshot(db)
+        #expect(try db.schemaPlan(for: Reading.self).isEmpty)
+        let all = try db.objects(Reading.self, where: "ORDER BY $PK")
+        #expect(all.map(\.rowid) == [1, 2] && all.map(\.sensor) == ["a", "b"])
+        #expect(try db.object(Reading.self, forKey: 2) === all[1])
+        all[0].value = 3
+        try db.save(all[0])
+        let new = Reading(); new.sensor = "c"; new.value = 4
+        try db.save(new)
+        #expect(new.rowid == 3)
+        try db.execute("UPDATE $T SET value = 9 WHERE $PK = 2", for: Reading.self)
+        #expect(all[1].value == 9)
+        #expect(try db.delete(all[1]))
+        #expect(try db.column(String.self, "SELECT sensor || '=' || value FROM readings ORDER BY rowid") == ["a=3.0", "c=4.0"])
+        #expect(try schemaSnapshot(db) == before)
+    }
+}

@@ -6,7 +6,7 @@ import Strata
 
 enum FamilySearchFixture {
     /// Every model of this file. ```swift FamilySearchFixture.models.count ```
-    static let models: [any Model.Type] = [Album.self, ArtifactComment.self, ArtifactDatePlace.self, ArtifactTopicTag.self, CacheTracker.self, Card.self, ConversationFolder.self, DataHint.self, DCamItem.self, DCamWorkstation.self, FanChart.self, FSArtifact.self, FSContributor.self, FSConversation.self, FSCouple.self, FSDescendants.self, FSFact.self, FSFOR.self, FSHistoryItem.self, FSMessage.self, FSMyArtifacts.self, FSMyTaggedPersons.self, FSPersona.self, FSPersonArtifacts.self, FSPersonNote.self, FSRecordHint.self, FSSourceReference.self, FSTaggedPerson.self, FSUser.self, FSWatch.self, GeoEvent.self, MyAlbumsList.self, Ordinance.self, ParentChild.self, PedigreePreferences.self, Person.self, PersonTasks.self, PersonTasksList.self, Place.self, Portrait.self, ReservationList.self, ScopeAncestor.self, Source.self, SyncTask.self, Tag.self, Tree.self]
+    static let models: [any Model.Type] = [Album.self, ArtifactAssociations.self, ArtifactComment.self, ArtifactDatePlace.self, ArtifactTopicTag.self, CacheTracker.self, Card.self, ConversationFolder.self, DataHint.self, DCamItem.self, DCamWorkstation.self, FanChart.self, FanChartPosition.self, FSArtifact.self, FSContributor.self, FSConversation.self, FSCouple.self, FSDescendants.self, FSFact.self, FSFOR.self, FSHistoryItem.self, FSMessage.self, FSMyArtifacts.self, FSMyTaggedPersons.self, FSPersona.self, FSPersonArtifacts.self, FSPersonNote.self, FSRecordHint.self, FSSourceReference.self, FSTaggedPerson.self, FSUser.self, FSWatch.self, GeoEvent.self, ListArtifact.self, MyAlbumsList.self, Ordinance.self, OtherApp.self, ParentChild.self, PedigreePreferences.self, Person.self, PersonTasks.self, PersonTasksList.self, Place.self, Portrait.self, ReservationList.self, ScopeAncestor.self, Source.self, SyncTask.self, Tag.self, Tree.self, TreePosition.self]
 
     final class Album: Model {
         static let primaryKey = "localId"
@@ -31,7 +31,18 @@ enum FamilySearchFixture {
         required init() {}
     }
 
-    // skipped: "Artifact_Associations": no PRIMARY KEY; a Strata model needs a primary key
+    final class ArtifactAssociations: Model {
+        static let tableName = "Artifact_Associations"
+        static let primaryKey = "rowid"
+        static let uniqueIndices = [["artifact1LocalId", "artifact2LocalId"]]
+        static let isReadOnly = true   // no PRIMARY KEY: keyed by its rowid, which VACUUM may renumber
+        var rowid: Int64 = 0
+        var artifact1LocalId: String?
+        var artifact2LocalId: String?
+        var deleted: Int64? = 0
+        var sortOrder: Int64 = 0
+        required init() {}
+    }
 
     final class ArtifactComment: Model {
         static let primaryKey = "localId"
@@ -190,7 +201,16 @@ enum FamilySearchFixture {
         required init() {}
     }
 
-    // skipped: "FanChartPosition": no PRIMARY KEY; a Strata model needs a primary key
+    final class FanChartPosition: Model {
+        static let primaryKey = "rowid"
+        static let isReadOnly = true   // no PRIMARY KEY: keyed by its rowid, which VACUUM may renumber
+        var rowid: Int64 = 0
+        var rootPid: String = ""
+        var position: String = ""
+        var generations: Int64 = 0
+        var pid: String?
+        required init() {}
+    }
 
     final class FSArtifact: Model {
         static let primaryKey = "localId"
@@ -538,7 +558,19 @@ enum FamilySearchFixture {
         required init() {}
     }
 
-    // skipped: "List_Artifact": no PRIMARY KEY; a Strata model needs a primary key
+    final class ListArtifact: Model {
+        static let tableName = "List_Artifact"
+        static let primaryKey = "rowid"
+        static let uniqueIndices = [["listLocalId", "artifactLocalId"]]
+        static let isReadOnly = true   // no PRIMARY KEY: keyed by its rowid, which VACUUM may renumber
+        var rowid: Int64 = 0
+        var listLocalId: String?
+        var listType: Int64?
+        var artifactLocalId: String?
+        var artifactType: Int64?
+        var sortKey: Int64 = 0
+        required init() {}
+    }
 
     final class MyAlbumsList: Model {
         static let primaryKey = "localId"
@@ -581,7 +613,17 @@ enum FamilySearchFixture {
         required init() {}
     }
 
-    // skipped: "OtherApp": no PRIMARY KEY; a Strata model needs a primary key
+    final class OtherApp: Model {
+        static let primaryKey = "rowid"
+        static let uniqueIndices = [["appStoreUrl"]]
+        static let isReadOnly = true   // no PRIMARY KEY: keyed by its rowid, which VACUUM may renumber
+        var rowid: Int64 = 0
+        var name: String = ""
+        var appStoreUrl: String = ""
+        var imageUrl: String = ""
+        var urlScheme: String?
+        required init() {}
+    }
 
     final class ParentChild: Model {
         static let primaryKey = "localId"
@@ -806,5 +848,14 @@ enum FamilySearchFixture {
         required init() {}
     }
 
-    // skipped: "TreePosition": no PRIMARY KEY; a Strata model needs a primary key
+    final class TreePosition: Model {
+        static let primaryKey = "rowid"
+        static let isReadOnly = true   // no PRIMARY KEY: keyed by its rowid, which VACUUM may renumber
+        var rowid: Int64 = 0
+        var ownerEntityId: String = ""
+        var rootPid: String = ""
+        var position: String = ""
+        var pid: String?
+        required init() {}
+    }
 }

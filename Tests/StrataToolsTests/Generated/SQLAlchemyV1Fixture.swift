@@ -1,0 +1,71 @@
+// Strata models for the tables of sqlalchemy_blog_v1.sqlite3, written by `strata generate`.
+// Properties are named after their columns (columnNames maps the others); foreign keys are @Reference.
+
+import Foundation
+import Strata
+
+enum SQLAlchemyV1Fixture {
+    /// Every model of this file. ```swift SQLAlchemyV1Fixture.models.count ```
+    static let models: [any Model.Type] = [Events.self, PostTags.self, Posts.self, Settings.self, Tags.self, Users.self]
+
+    final class Events: Model {
+        static let tableName = "events"
+        var id: Int64 = 0
+        var kind: String = ""
+        var payload: Data?
+        var at: Double = 0
+        required init() {}
+    }
+
+    final class PostTags: Model {
+        static let tableName = "post_tags"
+        static let compositeKey = ["post", "tag"]
+        @Reference var post: Posts?  // NOT NULL: saving without one throws
+        @Reference var tag: Tags?  // NOT NULL: saving without one throws
+        required init() {}
+    }
+
+    final class Posts: Model {
+        static let tableName = "posts"
+        var id: Int64 = 0
+        @Reference var user: Users?  // NOT NULL: saving without one throws
+        var title: String = ""
+        var body: String?
+        var published_on: Date?
+        var updated_at: Date?
+        var body_length: Int64?  // generated column: read, never written
+        required init() {}
+    }
+
+    final class Settings: Model {
+        static let tableName = "settings"
+        static let primaryKey = "key"
+        var key: String = ""
+        var value: String?
+        required init() {}
+    }
+
+    final class Tags: Model {
+        static let tableName = "tags"
+        var id: Int64 = 0
+        var name: String = ""
+        required init() {}
+    }
+
+    final class Users: Model {
+        static let tableName = "users"
+        static let indices = [["email"]]
+        var id: Int64 = 0
+        var username: String = ""
+        var email: String = ""
+        var is_admin: Bool = false
+        var created_at: Date = Date()
+        var balance: Decimal = 0
+        var score: Double?
+        var avatar: Data?
+        var prefs: SQLValue = .null
+        var external_id: UUID = UUID()
+        var status: String = ""
+        required init() {}
+    }
+}
