@@ -15,6 +15,7 @@ extension Database {
     /// ``execute(_:_:)`` with the arguments in an array. ```swift try db.execute(sql, arguments: [1, "a"]) ```
     public func execute(_ sql: String, arguments: [any ColumnValue]) throws {
         defer { checkSchemaVersion() }
+        models.changeCount &+= 1   // raw SQL may write rows the hook never reports (WITHOUT ROWID tables)
         if sql.range(of: "replace", options: .caseInsensitive) != nil { models.mayReplace = true }
         try raw {
             if arguments.isEmpty {

@@ -1,6 +1,9 @@
 /// Wrapper storage that is never a column of its owner; reflection leaves such fields out of the
 /// default `persistentProperties` (see ModelMetadata.swift).
-protocol TransientStorage {}
+protocol TransientStorage {
+    /// The model objects it holds strongly.
+    var heldObjects: [ModelObject] { get }
+}
 
 /// The to-many side of a relationship: the objects of another model whose relationship (or key
 /// column) points at this object, loaded by one query on first read, then cached.
@@ -27,6 +30,8 @@ public struct Children<Child: Model>: TransientStorage {
     let column: String
     let order: String?
     var cache: [Child]?
+
+    var heldObjects: [ModelObject] { cache ?? [] }
 
     /// Declares the children whose property `column` points at the owner, in `orderBy` order.
     ///

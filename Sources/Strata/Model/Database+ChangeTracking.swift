@@ -26,6 +26,7 @@ extension Database {
         sqlite3_update_hook(connection.handle, { context, operation, _, table, rowID in
             guard let context, let table else { return }
             let models = Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue()
+            models.changeCount &+= 1
             // Only the very row the library is writing is "own" (its instance is already up to date);
             // rows that cascades and triggers change through it are handled like any other write.
             // The first change to that row only: a trigger writing the same row again is a foreign change.
@@ -352,6 +353,7 @@ extension Database {
         let previous = models.dataVersion
         models.dataVersion = version
         if previous == nil { return }
+        models.changeCount &+= 1
         // Another connection changed the schema (a migration, another tool's rebuild): plan every synced model
         // again first (re-adding what a rebuild dropped), so the refresh reads the tables as they are now.
         checkSchemaVersion()

@@ -300,6 +300,7 @@ extension Database {
 
     /// Remembers an insert made inside a transaction, so a rollback can make the instance unsaved again.
     private func noteInserted(_ object: ModelObject, keyWasAssigned: Bool) {
+        models.changeCount &+= 1   // (WITHOUT ROWID tables have no update hook)
         if isInTransaction { models.insertedInTransaction.append((object, transactionDepth, keyWasAssigned)) }
     }
 

@@ -262,9 +262,11 @@ class AnyFieldIO {
         try store(statement.value(at: column), into: object)
     }
     /// Hands a prefetched related object to a relationship field.
-    func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool) {}
+    func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool, generation: Int) {}
+    /// The object a relationship field holds strongly, if any (what keeps it alive).
+    func strongTarget(of object: ModelObject) -> ModelObject? { nil }
     /// A relationship field's key when it holds no live object (what a prefetch loads); nil otherwise.
-    func unresolvedKey(of object: ModelObject) -> SQLValue? { nil }
+    func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? { nil }
     /// Points a relationship field weakly at `target` when it stores `key` (see ``Children``).
     func attachResolved(_ target: ModelObject, key: SQLValue, to object: ModelObject) {}
 }
@@ -312,13 +314,35 @@ final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
         }
     }
 
-    override func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool) {
-        storage(object).pointee.attachPrefetched(target, strongly: strongly)
+    override func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool, generation: Int) {
+        storage(object).pointee.attachPrefetched(target, strongly: strongly, generation: generation)
     }
 
-    override func unresolvedKey(of object: ModelObject) -> SQLValue? { storage(object).pointee.unresolvedKey }
+    override func strongTarget(of object: ModelObject) -> ModelObject? { storage(object).pointee.strongObject }
+
+    override func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? {
+        storage(object).pointee.unresolvedKey(generation: generation)
+    }
 
     override func attachResolved(_ target: ModelObject, key: SQLValue, to object: ModelObject) {
         storage(object).pointee.attachResolved(target, key: key)
     }
+}
+
+/// The objects a wrapper that is never a column holds strongly (``Children``'s loaded array), read at a
+/// fixed offset: what the cycle check (``StrongHolds``) walks besides relationships.
+class AnyHeldObjects {
+    func objects(of object: ModelObject) -> [ModelObject] { [] }
+}
+
+final class HeldObjects<Storage: TransientStorage>: AnyHeldObjects {
+    let offset: Int
+
+    init(offset: Int) { self.offset = offset }
+
+    override func objects(of object: ModelObject) -> [ModelObject] { field(object, offset, Storage.self).pointee.heldObjects }
+}
+
+extension TransientStorage {
+    static func makeHeldObjects(offset: Int) -> AnyHeldObjects { HeldObjects<Self>(offset: offset) }
 }

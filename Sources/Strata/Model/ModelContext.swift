@@ -34,6 +34,10 @@ final class ModelContext {
         let own: Bool
     }
     @exclusivity(unchecked) var pending: [PendingChange] = []
+    /// Counts writes this handle saw (rows the update hook reported, its own inserts, raw SQL, other
+    /// connections' commits): a relationship that found no row for its key trusts that only while the
+    /// count is unchanged.
+    @exclusivity(unchecked) var changeCount = 0
     /// Set while the library writes one row itself (`ownTable`, `ownRowID`; any rowid for an insert), so
     /// the hook does not schedule a refresh for that row.
     @exclusivity(unchecked) var ownWrite = false

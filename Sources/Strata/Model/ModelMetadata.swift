@@ -76,6 +76,10 @@ final class ModelMetadata: @unchecked Sendable {
     let upsertKeys: [Int]
     /// ``ModelDeclaration/isReadOnly``.
     let isReadOnly: Bool
+    /// The relationship fields (what may hold another model strongly) and the ``Children`` arrays: what
+    /// the cycle check walks (``StrongHolds``).
+    let relationshipFields: [AnyFieldIO]
+    let heldArrays: [AnyHeldObjects]
 
 
     private static let cache = MetadataCache()
@@ -234,6 +238,13 @@ final class ModelMetadata: @unchecked Sendable {
                              "columnNames names \"\(name)\", which is not a persistent property of \(typeName)")
         }
         isReadOnly = type.isReadOnly
+        relationshipFields = properties.compactMap { property in
+            guard property.related != nil, case .generic(let io) = property.accessor else { return nil }
+            return io
+        }
+        heldArrays = fields.compactMap { field in
+            (field.type as? any TransientStorage.Type).map { $0.makeHeldObjects(offset: field.offset) }
+        }
         let keyCount = self.keyCount
         upsertKeys = try type.upsertKeys.map { name in
             guard let index = properties.firstIndex(where: { $0.name == name }), index >= keyCount else {

@@ -7,10 +7,13 @@ protocol ReferenceStorage {
     /// The key to store; throws when the related object was never saved.
     mutating func storedKey(owner: ModelObject) throws -> SQLValue
     mutating func setStoredKey(_ value: SQLValue) throws
-    /// Keeps a prefetched related object (nil: the key has no row).
-    mutating func attachPrefetched(_ target: ModelObject?, strongly: Bool)
+    /// Keeps a prefetched related object (nil: the key has no row, as of the handle's change count
+    /// `generation`).
+    mutating func attachPrefetched(_ target: ModelObject?, strongly: Bool, generation: Int)
     /// The stored key when no live related object is held (what a prefetch must load), else nil.
-    var unresolvedKey: SQLValue? { get }
+    func unresolvedKey(generation: Int) -> SQLValue?
+    /// The related object held strongly, if any.
+    var strongObject: ModelObject? { get }
     /// Points at `target`, weakly, when the stored key is `key` (the parent that just loaded its
     /// children); a strong hold on that same object is dropped, so parent and child form no cycle.
     mutating func attachResolved(_ target: ModelObject, key: SQLValue)
@@ -41,7 +44,9 @@ public struct Reference<Related: Model>: ReferenceStorage {
     @usableFromInline var key: SQLValue = .null
     @usableFromInline weak var target: Related?
     @usableFromInline var strongTarget: Related?
-    @usableFromInline var knownMissing = false
+    /// The handle's change count when the key was found to have no row (-1: not known missing). The mark
+    /// holds only while nothing was written since: a row inserted with the key is found again.
+    @usableFromInline var missingAt = -1
 
     /// An empty relationship. ```swift @Reference var department: Department? ```
     public init() {}
@@ -118,21 +123,30 @@ public struct Reference<Related: Model>: ReferenceStorage {
             if database.connection.isClosed { throw database.connection.closedError(sql: nil) }
             database.applyPendingChanges()
         }
-        let storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
+        var storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
         if let held = storage.strongTarget ?? storage.target {
             guard held._isDeleted else { return held }
-            // Deleted through this handle: its key has no row any more.
-            throw ModelError(.notFound, model: String(describing: Related.self), "the related row with key \(storage.currentKey) was deleted")
+            // Deleted through this handle: let go of it, and look the key up again (a row re-created with
+            // the same key is found; none is `notFound`).
+            storage.key = storage.currentKey
+            (storage.target, storage.strongTarget) = (nil, nil)
+            owner[keyPath: path] = storage
         }
         guard !storage.key.isNull, let database = owner._registry?.database else { return nil }
         let metadata = try ModelMetadata.of(Related.self)
-        if storage.knownMissing {
+        if storage.missingAt >= 0 && storage.missingAt == database.models.changeCount {
             throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
         }
         guard let loaded = try database.object(Related.self, forKey: storage.key, checkingCommits: false) else {
             throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
         }
-        if owner[keyPath: path].key == storage.key { owner[keyPath: path].target = loaded }
+        if owner[keyPath: path].key == storage.key {
+            // Held for as long as the owner lives (no query on the next read), unless the target already
+            // holds the owner, directly or through others: then weakly, so that no cycle forms.
+            owner[keyPath: path].target = loaded
+            owner[keyPath: path].strongTarget = StrongHolds.reaches(from: loaded, to: owner) ? nil : loaded
+            owner[keyPath: path].missingAt = -1
+        }
         return loaded
     }
 
@@ -147,7 +161,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
     }
 
     private mutating func assign(_ object: Related?, attached: Bool) {
-        knownMissing = false
+        missingAt = -1
         guard let object else {
             (key, target, strongTarget) = (.null, nil, nil)
             return
@@ -177,10 +191,10 @@ public struct Reference<Related: Model>: ReferenceStorage {
                              "the related \(name) has not been saved, so there is no key to store; save it first")
         }
         key = heldKey
-        // Saved on both sides now: the key can always bring the object back, so hold it weakly only
-        // (objects assigned to each other before either was saved must not keep each other alive).
+        // Saved on both sides now: held strongly as a resolved reference is, unless the object holds the
+        // owner (objects assigned to each other before either was saved must not keep each other alive).
         target = held
-        strongTarget = nil
+        strongTarget = StrongHolds.reaches(from: held, to: owner) ? nil : held
         return key
     }
 
@@ -188,25 +202,27 @@ public struct Reference<Related: Model>: ReferenceStorage {
         if value != key {
             target = nil
             strongTarget = nil
-            knownMissing = false
+            missingAt = -1
         }
         key = value
     }
 
-    var unresolvedKey: SQLValue? {
+    func unresolvedKey(generation: Int) -> SQLValue? {
         if let held = strongTarget ?? target, !held._isDeleted { return nil }
-        return key.isNull || knownMissing ? nil : key
+        return key.isNull || missingAt == generation ? nil : key
     }
+
+    var strongObject: ModelObject? { strongTarget }
 
     mutating func attachResolved(_ object: ModelObject, key parentKey: SQLValue) {
         guard let related = object as? Related, key == parentKey,
               strongTarget == nil || strongTarget === related else { return }
         target = related
         strongTarget = nil
-        knownMissing = false
+        missingAt = -1
     }
 
-    mutating func attachPrefetched(_ object: ModelObject?, strongly: Bool) {
+    mutating func attachPrefetched(_ object: ModelObject?, strongly: Bool, generation: Int) {
         if let object {
             // The prefetch loads `Related` rows through `Related`'s own registry: the type is certain.
             let related = unsafeDowncast(object, to: Related.self)
@@ -215,9 +231,9 @@ public struct Reference<Related: Model>: ReferenceStorage {
             } else {
                 target = related
             }
-            knownMissing = false
+            missingAt = -1
         } else {
-            knownMissing = !key.isNull
+            missingAt = key.isNull ? -1 : generation
         }
     }
 }

@@ -45,7 +45,7 @@ extension Database {
                 throw ModelError(.foreignInstance, model: metadata.typeName, property: relationship,
                                  "cannot prefetch for an instance that belongs to another database handle")
             }
-            guard let key = io.unresolvedKey(of: owner) else { continue }
+            guard let key = io.unresolvedKey(of: owner, generation: models.changeCount) else { continue }
             pending.append((owner, key))
             let isNew: Bool
             if case .integer(let value) = key { isNew = seenIntegers.insert(value).inserted } else { isNew = seenOthers.insert(key).inserted }
@@ -78,28 +78,34 @@ extension Database {
             let registry = try registry(for: R.self, checkingCommits: false)
             let missing = keys.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true }
             let loaded = try objects(R.self, registry: registry, column: registry.table.columns[0], in: missing)
-            // Owners hold their targets strongly (so a later read costs no query) unless the targets could
-            // hold them back: the same type (a manager, a parent), or a type with a relationship to the
-            // owners' type. Then they are held weakly, as lazily resolved ones are, so no cycle can form.
-            let strongly = !Self.canReach(ownerType, from: R.self)
+            // Owners hold their targets strongly (so a later read costs no query). Where the targets' type
+            // could hold the owners back (the same type — a manager, a parent — or one with a relationship
+            // to the owners' type), each pair is checked: a target that holds its owner already is held
+            // weakly, so no cycle forms.
+            let mayHoldBack = Self.canReach(ownerType, from: R.self)
+            let generation = models.changeCount
             // `loaded` keeps the new instances alive until each owner holds its own.
             withExtendedLifetime(loaded) {
                 for (owner, key) in pending {
-                    let target = registry.instance(key: key)
-                    io.attachPrefetched(target?._isDeleted == false ? target : nil, to: owner, strongly: strongly)
+                    let found = registry.instance(key: key)
+                    let target = found?._isDeleted == false ? found : nil
+                    let strongly = target.map { !mayHoldBack || !StrongHolds.reaches(from: $0, to: owner) } ?? false
+                    io.attachPrefetched(target, to: owner, strongly: strongly, generation: generation)
                 }
             }
         }
         try load(type)
     }
 
-    /// Whether objects of `start` can refer, through relationships (transitively), to objects of `target`.
+    /// Whether objects of `start` can refer, through relationships (transitively), to objects of `target`
+    /// (a type with ``Children`` counts as able to).
     private static func canReach(_ target: any Model.Type, from start: any Model.Type) -> Bool {
         var seen: Set<ObjectIdentifier> = []
         var queue: [any Model.Type] = [start]
         while let type = queue.popLast() {
             if type == target { return true }
             guard seen.insert(ObjectIdentifier(type)).inserted, let metadata = try? ModelMetadata.of(type) else { continue }
+            if !metadata.heldArrays.isEmpty { return true }   // @Children arrays may hold anything: check per object
             queue += metadata.properties.compactMap(\.related)
         }
         return false

@@ -374,13 +374,17 @@ private func mentions(_ statements: [String], _ table: String) -> Int {
             parent.counter = counter
         }
         #expect(counter.count == 2)                          // neither the map nor the fault kept them
-        let kid = try #require(try db.first(LChild.self))
         let log = StatementLog(db)
-        weak let parent = kid.parent                         // loaded, then held weakly by the kid only
-        #expect(parent == nil)
-        #expect(log.count == 1)
-        #expect(kid.parent?.name == "P")                     // so the next read queries again
-        #expect(log.count == 2)
+        weak var parent: LParent?
+        do {
+            let kid = try #require(try db.first(LChild.self))
+            parent = kid.parent                              // loaded, then held by the kid for as long as it lives
+            #expect(parent != nil)
+            #expect(log.count == 2)
+            #expect(kid.parent?.name == "P")                 // so the next read costs no query
+            #expect(log.count == 2)
+        }
+        #expect(parent == nil)                               // and nothing else keeps it
     }
 
     // MARK: Schema

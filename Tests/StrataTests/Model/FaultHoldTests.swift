@@ -1,0 +1,175 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Relationship faults hold their targets for as long as the owner lives (one SELECT per target, however
+// often it is read), and cycles of models are still freed.
+
+private final class HDepartment: Model {
+    static let persistentProperties = ["id", "name"]
+    var id: Int64 = 0
+    var name = ""
+    @Children(by: "department", orderBy: "name") var employees: [HEmployee]
+    var counter: DeinitCounter?
+    required init() {}
+    deinit { counter?.count += 1 }
+}
+
+private final class HEmployee: Model {
+    static let persistentProperties = ["id", "name", "department", "manager"]
+    var id: Int64 = 0
+    var name = ""
+    @Reference var department: HDepartment?
+    @Reference var manager: HEmployee?
+    var counter: DeinitCounter?
+    required init() {}
+    deinit { counter?.count += 1 }
+}
+
+/// A -> B -> C -> A, each a different type.
+private final class HA: Model {
+    static let persistentProperties = ["id", "next"]
+    var id: Int64 = 0
+    @Reference var next: HB?
+    var counter: DeinitCounter?
+    required init() {}
+    deinit { counter?.count += 1 }
+}
+
+private final class HB: Model {
+    static let persistentProperties = ["id", "next"]
+    var id: Int64 = 0
+    @Reference var next: HC?
+    var counter: DeinitCounter?
+    required init() {}
+    deinit { counter?.count += 1 }
+}
+
+private final class HC: Model {
+    static let persistentProperties = ["id", "next"]
+    var id: Int64 = 0
+    @Reference var next: HA?
+    var counter: DeinitCounter?
+    required init() {}
+    deinit { counter?.count += 1 }
+}
+
+private func company(_ db: Database, departments: Int, employeesEach: Int) throws {
+    try db.transaction {
+        for d in 1...departments {
+            let department = HDepartment(); department.name = "D\(d)"
+            try db.save(department)
+            for e in 1...employeesEach {
+                let employee = HEmployee(); employee.name = "E\(d).\(e)"; employee.department = department
+                try db.save(employee)
+            }
+        }
+    }
+}
+
+@Suite struct FaultHoldTests {
+    @Test func aFaultQueriesOncePerTargetHoweverOftenItIsRead() throws {
+        let temp = try TemporaryDatabase()
+        try company(temp.db, departments: 3, employeesEach: 4)
+        let db = try temp.reopen()
+        let employees = try db.objects(HEmployee.self, where: "ORDER BY id")
+        #expect(employees.count == 12)
+        try db.syncSchema(HDepartment.self)
+        let log = StatementLog(db)
+        for _ in 0..<2 {
+            for employee in employees { _ = employee.department?.name }
+        }
+        #expect(log.statements.filter { $0.contains(#"FROM "HDepartment""#) }.count == 3, "\(log.statements)")
+    }
+
+    @Test func aSelfReferencePrefetchNeverFallsBackToOneQueryPerOwner() throws {
+        let temp = try TemporaryDatabase()
+        try company(temp.db, departments: 1, employeesEach: 100)
+        try temp.db.execute("UPDATE HEmployee SET manager = id + 1 WHERE id < 100")   // a chain of managers
+        let db = try temp.reopen()
+        try db.syncSchema(HEmployee.self)
+        let log = StatementLog(db)
+        let employees = try db.objects(HEmployee.self, where: "WHERE id <= 50 ORDER BY id", prefetching: ["manager"])
+        #expect(log.count == 2)
+        #expect(employees.compactMap { $0.manager?.name }.count == 50)
+        #expect(log.count == 2)   // no query per owner
+    }
+
+    @Test func cyclesOfReferencesAreFreed() throws {
+        let db = try Database()
+        try company(db, departments: 1, employeesEach: 3)
+        try db.execute("UPDATE HEmployee SET manager = CASE id WHEN 1 THEN 2 WHEN 2 THEN 1 ELSE 3 END")  // 1 <-> 2, 3 -> 3
+        final class Weak { weak var object: ModelObject?; init(_ object: ModelObject?) { self.object = object } }
+        var seen: [Weak] = []
+        do {
+            let employees = try db.objects(HEmployee.self, where: "ORDER BY id")
+            for employee in employees {
+                seen.append(Weak(employee.manager))          // 1 -> 2 -> 1, and 3 -> itself
+                seen.append(Weak(employee.department))
+            }
+            #expect(employees[0].manager === employees[1] && employees[1].manager === employees[0])
+            #expect(employees[2].manager === employees[2])
+            let department = try #require(employees[0].department)
+            #expect(department.employees.count == 3)         // the department holds its employees too
+            seen += employees.map { Weak($0) } + [Weak(department)]
+        }
+        #expect(seen.allSatisfy { $0.object == nil })
+    }
+
+    @Test func aCycleOfThreeTypesIsFreed() throws {
+        let temp = try TemporaryDatabase()
+        let a = HA(), b = HB(), c = HC()
+        try temp.db.save(a); try temp.db.save(b); try temp.db.save(c)
+        a.next = b; b.next = c; c.next = a
+        try temp.db.save(a); try temp.db.save(b); try temp.db.save(c)
+        let db = try temp.reopen()
+        let counter = DeinitCounter()
+        do {
+            let first = try #require(try db.object(HA.self, forKey: 1))
+            first.counter = counter
+            let second = try #require(first.next); second.counter = counter
+            let third = try #require(second.next); third.counter = counter
+            #expect(third.next === first)
+        }
+        #expect(counter.count == 3)
+    }
+
+    @Test func objectsAssignedBeforeSavingDoNotKeepEachOtherAlive() throws {
+        let db = try Database()
+        let counter = DeinitCounter()
+        do {
+            // Assigned before either is saved: held strongly until saved.
+            let e1 = HEmployee(), e2 = HEmployee(), e3 = HEmployee()
+            e1.counter = counter; e2.counter = counter; e3.counter = counter
+            e1.manager = e2
+            try db.save(e2)
+            try db.save(e1)
+            try db.save(e3)
+            // Assigned to each other once saved.
+            e2.manager = e1
+            e3.manager = e3
+            try db.save([e2, e3])
+            #expect(e1.manager === e2 && e2.manager === e1 && e3.manager === e3)
+        }
+        #expect(counter.count == 3)
+    }
+
+    @Test func aReferenceFindsARowCreatedAfterItWasFoundMissing() throws {
+        let db = try Database()
+        try company(db, departments: 1, employeesEach: 1)
+        try db.execute("PRAGMA foreign_keys = OFF; UPDATE HEmployee SET department = 7")
+        let employee = try #require(try db.first(HEmployee.self))
+        try db.prefetch("department", of: [employee])
+        #expect(employee.department == nil)
+        #expect(throws: ModelError.self) { try employee.$department.load() }
+        // Deleted and re-created with the same key: found again.
+        let seventh = HDepartment(); seventh.id = 7; seventh.name = "Seventh"
+        try db.save(seventh)
+        #expect(employee.department?.name == "Seventh")
+        try db.delete(seventh)
+        #expect(employee.department == nil)
+        try db.execute("INSERT INTO HDepartment (id, name) VALUES (7, 'Again')")
+        #expect(employee.department?.name == "Again")
+    }
+}
