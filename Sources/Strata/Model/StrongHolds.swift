@@ -12,6 +12,9 @@ enum StrongHolds {
     /// Whether `start` holds `goal` strongly, directly or through others.
     static func reaches(from start: ModelObject, to goal: ModelObject) -> Bool {
         if start === goal { return true }
+        // The common case: the target holds nothing (a department without loaded children).
+        guard let first = metadata(of: start) else { return false }
+        if first.heldArrays.isEmpty && first.relationshipFields.allSatisfy({ $0.strongTarget(of: start) == nil }) { return false }
         var stack = [start]
         var seen: Set<ObjectIdentifier> = []
         while let object = stack.popLast() {
