@@ -3,6 +3,12 @@
 protocol TransientStorage {
     /// The model objects it holds strongly.
     var heldObjects: [ModelObject] { get }
+    /// The type of those objects.
+    static var relatedType: any Model.Type { get }
+    /// Loads the objects of every owner (`storage` gives each owner's wrapper) in one query per chunk of
+    /// owners; returns them all.
+    static func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database,
+                         storage: (ModelObject) -> UnsafeMutablePointer<Self>) throws -> [ModelObject]
 }
 
 /// The to-many side of a relationship: the objects of another model whose relationship (or key
@@ -32,6 +38,8 @@ public struct Children<Child: Model>: TransientStorage {
     var cache: [Child]?
 
     var heldObjects: [ModelObject] { cache ?? [] }
+
+    static var relatedType: any Model.Type { Child.self }
 
     /// Declares the children whose property `column` points at the owner, in `orderBy` order.
     ///
@@ -104,8 +112,8 @@ public struct Children<Child: Model>: TransientStorage {
         }
         let parentKey = try registry.metadata.key.accessor.load(owner)
         let columns = try database.registry(for: Child.self, checkingCommits: false).table.columns
-        let (clause, property) = try storage.query(owner: Owner.self, columns: columns)
-        let children = try database.objects(Child.self, where: clause, arguments: [parentKey])
+        let (column, order, property) = try storage.query(owner: Owner.self, columns: columns)
+        let children = try database.objects(Child.self, where: "WHERE \(column) = ? ORDER BY \(order)", arguments: [parentKey])
         if property.related != nil, case .generic(let io) = property.accessor {
             // The children's relationship resolves to this parent with no query, and holds it weakly.
             for child in children { io.attachResolved(owner, key: parentKey, to: child) }
@@ -114,18 +122,19 @@ public struct Children<Child: Model>: TransientStorage {
         return children
     }
 
-    /// The clause after `FROM child` and the child property it filters on, checked against the models.
-    private func query<Owner: Model>(owner: Owner.Type, columns: [String]) throws -> (String, PropertyMetadata) {
+    /// The children's quoted filter column, the ORDER BY terms and the child property it filters on,
+    /// checked against the models.
+    private func query(owner: any Model.Type, columns: [String]) throws -> (column: String, order: String, property: PropertyMetadata) {
         let metadata = try ModelMetadata.of(Child.self)
-        let declaration = "@Children(by: \"\(column)\") in \(Owner.self)"
+        let declaration = "@Children(by: \"\(column)\") in \(owner)"
         guard let index = metadata.properties.firstIndex(where: { $0.name == column }) else {
             throw ModelError(.unknownProperty, model: metadata.typeName, property: column,
                              "\(declaration) names \"\(column)\", which is not a persistent property of \(metadata.typeName); it has \(metadata.properties.map(\.name).joined(separator: ", "))")
         }
         let property = metadata.properties[index]
-        if let related = property.related, ObjectIdentifier(related) != ObjectIdentifier(Owner.self) {
+        if let related = property.related, ObjectIdentifier(related) != ObjectIdentifier(owner) {
             throw ModelError(.unknownProperty, model: metadata.typeName, property: column,
-                             "\(declaration): \(metadata.typeName).\(column) refers to \(related), not \(Owner.self)")
+                             "\(declaration): \(metadata.typeName).\(column) refers to \(related), not \(owner)")
         }
         var terms: [String] = []
         for term in (order ?? "").split(separator: ",") {
@@ -143,7 +152,39 @@ public struct Children<Child: Model>: TransientStorage {
         if !terms.contains(where: { $0.hasPrefix(SQL.quote(columns[0]) + " ") }) {
             terms.append(SQL.quote(columns[0]))
         }
-        return ("WHERE \(SQL.quote(columns[index])) = ? ORDER BY \(terms.joined(separator: ", "))", property)
+        return (SQL.quote(columns[index]), terms.joined(separator: ", "), property)
+    }
+
+    static func prefetch(_ owners: [ModelObject], registry ownerRegistry: TypeRegistry, database: Database,
+                         storage: (ModelObject) -> UnsafeMutablePointer<Children<Child>>) throws -> [ModelObject] {
+        let ownerMetadata = ownerRegistry.metadata
+        let live = owners.filter { !$0._isDeleted }
+        guard let first = live.first else { return [] }
+        guard ownerMetadata.keyCount == 1 else {
+            throw ModelError(.unsupportedType, model: ownerMetadata.typeName,
+                             "@Children needs a single-column key on \(ownerMetadata.typeName); it has a composite key")
+        }
+        let childRegistry = try database.registry(for: Child.self, checkingCommits: false)
+        let (column, order, property) = try storage(first).pointee.query(owner: ownerMetadata.type, columns: childRegistry.table.columns)
+        var byKey: [SQLValue: [Child]] = [:], keys: [SQLValue] = []
+        for owner in live {
+            let key = try ownerMetadata.key.accessor.load(owner)
+            if byKey.updateValue([], forKey: key) == nil { keys.append(key) }
+        }
+        let children = try database.objects(Child.self, registry: childRegistry, quotedColumn: column, in: keys, orderBy: order)
+        for child in children {
+            let parentKey = try property.accessor.load(child)
+            byKey[parentKey]?.append(child)
+        }
+        let io: AnyFieldIO? = if property.related != nil, case .generic(let io) = property.accessor { io } else { nil }
+        for owner in live {
+            let key = try ownerMetadata.key.accessor.load(owner)
+            let own = byKey[key] ?? []
+            // Each child's relationship resolves to its parent with no query, and holds it weakly.
+            if let io { for child in own { io.attachResolved(owner, key: key, to: child) } }
+            storage(owner).pointee.cache = own
+        }
+        return children
     }
 }
 

@@ -265,6 +265,8 @@ class AnyFieldIO {
     func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool, generation: Int) {}
     /// The object a relationship field holds strongly, if any (what keeps it alive).
     func strongTarget(of object: ModelObject) -> ModelObject? { nil }
+    /// The object a relationship field holds, strongly or weakly, if any.
+    func heldTarget(of object: ModelObject) -> ModelObject? { nil }
     /// A relationship field's key when it holds no live object (what a prefetch loads); nil otherwise.
     func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? { nil }
     /// Points a relationship field weakly at `target` when it stores `key` (see ``Children``).
@@ -320,6 +322,8 @@ final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
 
     override func strongTarget(of object: ModelObject) -> ModelObject? { storage(object).pointee.strongObject }
 
+    override func heldTarget(of object: ModelObject) -> ModelObject? { storage(object).pointee.heldObject }
+
     override func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? {
         storage(object).pointee.unresolvedKey(generation: generation)
     }
@@ -329,10 +333,13 @@ final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
     }
 }
 
-/// The objects a wrapper that is never a column holds strongly (``Children``'s loaded array), read at a
-/// fixed offset: what the cycle check (``StrongHolds``) walks besides relationships.
+/// A wrapper that is never a column (``Children``) at a fixed offset: the objects it holds strongly
+/// (what the cycle check, ``StrongHolds``, walks besides relationships), and its prefetch.
 class AnyHeldObjects {
+    var relatedType: (any Model.Type)? { nil }
     func objects(of object: ModelObject) -> [ModelObject] { [] }
+    /// Loads the wrapper's objects for every owner at once; returns them all.
+    func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database) throws -> [ModelObject] { [] }
 }
 
 final class HeldObjects<Storage: TransientStorage>: AnyHeldObjects {
@@ -340,7 +347,13 @@ final class HeldObjects<Storage: TransientStorage>: AnyHeldObjects {
 
     init(offset: Int) { self.offset = offset }
 
+    override var relatedType: (any Model.Type)? { Storage.relatedType }
+
     override func objects(of object: ModelObject) -> [ModelObject] { field(object, offset, Storage.self).pointee.heldObjects }
+
+    override func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database) throws -> [ModelObject] {
+        try Storage.prefetch(owners, registry: registry, database: database) { field($0, self.offset, Storage.self) }
+    }
 }
 
 extension TransientStorage {

@@ -80,6 +80,8 @@ final class ModelMetadata: @unchecked Sendable {
     /// the cycle check walks (``StrongHolds``).
     let relationshipFields: [AnyFieldIO]
     let heldArrays: [AnyHeldObjects]
+    /// The ``Children`` properties by name (what `prefetch` takes besides references).
+    let childrenByName: [String: AnyHeldObjects]
 
 
     private static let cache = MetadataCache()
@@ -242,9 +244,13 @@ final class ModelMetadata: @unchecked Sendable {
             guard property.related != nil, case .generic(let io) = property.accessor else { return nil }
             return io
         }
-        heldArrays = fields.compactMap { field in
-            (field.type as? any TransientStorage.Type).map { $0.makeHeldObjects(offset: field.offset) }
+        var childrenByName: [String: AnyHeldObjects] = [:]
+        for field in fields {
+            guard let storage = field.type as? any TransientStorage.Type else { continue }
+            childrenByName[field.name.hasPrefix("_") ? String(field.name.dropFirst()) : field.name] = storage.makeHeldObjects(offset: field.offset)
         }
+        self.childrenByName = childrenByName
+        heldArrays = Array(childrenByName.values)
         let keyCount = self.keyCount
         upsertKeys = try type.upsertKeys.map { name in
             guard let index = properties.firstIndex(where: { $0.name == name }), index >= keyCount else {

@@ -14,6 +14,8 @@ protocol ReferenceStorage {
     func unresolvedKey(generation: Int) -> SQLValue?
     /// The related object held strongly, if any.
     var strongObject: ModelObject? { get }
+    /// The related object held, strongly or weakly, if any.
+    var heldObject: ModelObject? { get }
     /// Points at `target`, weakly, when the stored key is `key` (the parent that just loaded its
     /// children); a strong hold on that same object is dropped, so parent and child form no cycle.
     mutating func attachResolved(_ target: ModelObject, key: SQLValue)
@@ -213,6 +215,8 @@ public struct Reference<Related: Model>: ReferenceStorage {
     }
 
     var strongObject: ModelObject? { strongTarget }
+
+    var heldObject: ModelObject? { strongTarget ?? target }
 
     mutating func attachResolved(_ object: ModelObject, key parentKey: SQLValue) {
         guard let related = object as? Related, key == parentKey,

@@ -165,6 +165,13 @@ extension Database {
 
     /// Objects whose `column` is in `values`, chunked under the bound-parameter limit.
     func objects<T: Model>(_ type: T.Type, registry: TypeRegistry, column: String, in values: [SQLValue]) throws -> [T] {
+        try objects(type, registry: registry, quotedColumn: SQL.quote(column), in: values, orderBy: nil)
+    }
+
+    /// Objects whose column (quoted) is in `values`, chunked under the bound-parameter limit, each chunk
+    /// in `orderBy` order.
+    func objects<T: Model>(_ type: T.Type, registry: TypeRegistry, quotedColumn: String, in values: [SQLValue],
+                           orderBy: String?) throws -> [T] {
         var result: [T] = []
         var chunkSize = 1
         while chunkSize * 2 <= min(maximumArguments, 32_768) { chunkSize *= 2 }
@@ -176,7 +183,8 @@ extension Database {
             // every chunk length.
             var size = min(8, chunkSize)
             while size < chunk.count { size *= 2 }
-            let sql = "SELECT \(registry.table.selectColumns) FROM \(SQL.quote(registry.metadata.tableName)) WHERE \(SQL.quote(column)) IN (\(SQL.placeholders(size)))"
+            let sql = "SELECT \(registry.table.selectColumns) FROM \(SQL.quote(registry.metadata.tableName)) WHERE \(quotedColumn) IN (\(SQL.placeholders(size)))"
+                + (orderBy.map { " ORDER BY \($0)" } ?? "")
             let statement = try connection.cachedStatement(sql)
             try statement.bind(values: chunk + Array(repeating: .null, count: size - chunk.count))
             defer { statement.reset() }

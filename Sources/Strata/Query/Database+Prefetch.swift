@@ -1,19 +1,26 @@
 extension Database {
-    /// Resolves one ``Reference`` property of many owners at once: the distinct keys that have no
-    /// live instance are loaded in one `IN (...)` query per chunk of ``maximumArguments`` keys, and each
-    /// owner keeps its object (for as long as the owner lives), so reading the property afterwards runs
-    /// no query. A key with no row reads as nil afterwards, also without a query, and
-    /// `$property.load()` throws ``ModelError/Kind/notFound`` for it. Owners that already hold a live
-    /// related object, or that are not attached to a database, are left as they are.
+    /// Loads one relationship of many owners at once — a ``Reference`` or a ``Children`` property, or a
+    /// path of them (`"employees.manager"`) — in one query per relationship level (chunked under
+    /// ``maximumArguments`` keys), whatever the number of owners; each owner keeps what was loaded for as
+    /// long as it lives, so reading the relationships afterwards runs no query.
+    ///
+    /// For a reference, the distinct keys that have no live instance are loaded; a key with no row reads
+    /// as nil afterwards, also without a query, until the handle sees a write (`$property.load()` throws
+    /// ``ModelError/Kind/notFound`` for it). For children, every owner gets its array (empty ones too),
+    /// in the declaration's order. Owners that already hold their related object, or that are not
+    /// attached to a database, are left as they are.
     ///
     /// ```swift
     /// let staff = try db.objects(Employee.self)            // 1 query
     /// try db.prefetch("department", of: staff)             // 1 query, whatever the number of employees
     /// for employee in staff { print(employee.department?.name ?? "-") }   // no query
+    ///
+    /// let departments = try db.objects(Department.self)
+    /// try db.prefetch("employees.manager", of: departments)   // 2 queries: employees, then their managers
     /// ```
     ///
-    /// Throws ``ModelError/Kind/unknownProperty`` when `relationship` is not a `@Reference` property of
-    /// `T`, and ``ModelError/Kind/foreignInstance`` for an owner of another database handle.
+    /// Throws ``ModelError/Kind/unknownProperty`` when `relationship` names no relationship of `T`, and
+    /// ``ModelError/Kind/foreignInstance`` for an owner of another database handle.
     @inlinable
     public func prefetch<T: Model>(_ relationship: String, of owners: [T]) throws {
         // [T] to [ModelObject] is a free upcast; the work below then runs unspecialized code no slower.
@@ -21,11 +28,43 @@ extension Database {
     }
 
     @usableFromInline
-    func prefetch(_ relationship: String, of owners: [ModelObject], registry: TypeRegistry) throws {
+    func prefetch(_ path: String, of owners: [ModelObject], registry: TypeRegistry) throws {
+        // The whole path is checked first, so a misspelt step is an error even when nothing is loaded.
+        // (The first step's errors come from prefetchOne, which checks before it loads anything.)
+        var type = registry.metadata.type
+        for (index, step) in path.split(separator: ".").map(String.init).enumerated() {
+            let metadata = try ModelMetadata.of(type)
+            if let related = metadata.properties.first(where: { $0.name == step })?.related ?? metadata.childrenByName[step]?.relatedType {
+                type = related
+            } else if index == 0 {
+                break
+            } else {
+                throw ModelError(.unknownProperty, model: metadata.typeName, property: step,
+                                 "cannot prefetch \"\(path)\": \(metadata.typeName) has no relationship \"\(step)\"; its relationships are \((metadata.properties.filter { $0.related != nil }.map(\.name) + metadata.childrenByName.keys.sorted()).joined(separator: ", "))")
+            }
+        }
+        let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
+        guard let first = parts.first else { return }
+        let (related, relatedRegistry) = try prefetchOne(first, of: owners, registry: registry)
+        if parts.count == 2, let relatedRegistry { try prefetch(parts[1], of: related, registry: relatedRegistry) }
+    }
+
+    /// Prefetches one relationship (a `@Reference` or `@Children` property) of `owners`; returns the related
+    /// objects the owners now hold, and their registry (for the next step of a path).
+    private func prefetchOne(_ relationship: String, of owners: [ModelObject], registry: TypeRegistry) throws -> ([ModelObject], TypeRegistry?) {
         let metadata = registry.metadata
-        let relationships = metadata.properties.filter { $0.related != nil }.map(\.name)
-        let known = relationships.isEmpty ? "\(metadata.typeName) has no @Reference properties"
-            : "its @Reference properties are \(relationships.joined(separator: ", "))"
+        for owner in owners where owner._registry != nil && owner._registry !== registry {
+            throw ModelError(.foreignInstance, model: metadata.typeName, property: relationship,
+                             "cannot prefetch for an instance that belongs to another database handle")
+        }
+        let attached = owners.filter { $0._registry != nil }
+        if let children = metadata.childrenByName[relationship] {
+            let loaded = try children.prefetch(attached, registry: registry, database: self)
+            return (loaded, loaded.first?._registry)
+        }
+        let relationships = metadata.properties.filter { $0.related != nil }.map(\.name) + metadata.childrenByName.keys.sorted()
+        let known = relationships.isEmpty ? "\(metadata.typeName) has no @Reference or @Children properties"
+            : "its relationships are \(relationships.joined(separator: ", "))"
         guard let property = metadata.properties.first(where: { $0.name == relationship }) else {
             throw ModelError(.unknownProperty, model: metadata.typeName, property: relationship,
                              "cannot prefetch \"\(relationship)\": \(metadata.typeName) has no persistent property of that name; \(known)")
@@ -36,27 +75,33 @@ extension Database {
         }
 
         var pending: [(owner: ModelObject, key: SQLValue)] = []
-        pending.reserveCapacity(owners.count)
+        pending.reserveCapacity(attached.count)
         var keys: [SQLValue] = []
         var seenIntegers = Set<Int64>(), seenOthers = Set<SQLValue>()
-        for owner in owners {
-            guard let ownerRegistry = owner._registry else { continue }
-            guard ownerRegistry === registry else {
-                throw ModelError(.foreignInstance, model: metadata.typeName, property: relationship,
-                                 "cannot prefetch for an instance that belongs to another database handle")
-            }
-            guard let key = io.unresolvedKey(of: owner, generation: models.changeCount) else { continue }
+        let generation = models.changeCount
+        for owner in attached {
+            guard let key = io.unresolvedKey(of: owner, generation: generation) else { continue }
             pending.append((owner, key))
             let isNew: Bool
             if case .integer(let value) = key { isNew = seenIntegers.insert(value).inserted } else { isNew = seenOthers.insert(key).inserted }
             if isNew { keys.append(key) }
         }
-        guard !pending.isEmpty else { return }
-        try attachTargets(related, keys: keys, pending: pending, io: io, ownerType: metadata.type)
+        if !pending.isEmpty {
+            try attachTargets(related, keys: keys, pending: pending, io: io, ownerType: metadata.type)
+        }
+        // What the owners hold now, each once (for the next step of a path).
+        var seen: Set<ObjectIdentifier> = [], targets: [ModelObject] = []
+        for owner in attached {
+            if let target = io.heldTarget(of: owner), !target._isDeleted, seen.insert(ObjectIdentifier(target)).inserted {
+                targets.append(target)
+            }
+        }
+        return (targets, targets.first?._registry)
     }
 
-    /// ``objects(_:where:_:)``, then ``prefetch(_:of:)`` for each named relationship: listing N employees
-    /// with their departments costs 2 queries.
+    /// ``objects(_:where:_:)``, then ``prefetch(_:of:)`` for each named relationship or path of them:
+    /// listing N employees with their departments costs 2 queries, N departments with their employees and
+    /// those employees' managers (`"employees.manager"`) 3.
     ///
     /// ```swift
     /// let staff = try db.objects(Employee.self, where: "WHERE name LIKE ?", prefetching: ["department"], "A%")

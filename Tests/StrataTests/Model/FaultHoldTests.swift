@@ -173,3 +173,44 @@ private func company(_ db: Database, departments: Int, employeesEach: Int) throw
         #expect(employee.department?.name == "Again")
     }
 }
+
+extension FaultHoldTests {
+    @Test func childrenPrefetchIsOneQueryPerLevel() throws {
+        let temp = try TemporaryDatabase()
+        try company(temp.db, departments: 1_000, employeesEach: 2)
+        try temp.db.execute("INSERT INTO HDepartment (name) VALUES ('empty')")
+        try temp.db.execute("UPDATE HEmployee SET manager = CASE WHEN id % 2 = 0 THEN id - 1 END")
+        let db = try temp.reopen()
+        try db.syncSchema(HDepartment.self)
+        try db.syncSchema(HEmployee.self)
+        let log = StatementLog(db)
+        let departments = try db.objects(HDepartment.self, where: "ORDER BY id", prefetching: ["employees.manager"])
+        #expect(departments.count == 1_001)
+        let queries = log.count
+        #expect(queries <= 4, "\(log.statements)")   // departments, employees, (managers already live: none)
+        var names: [String] = []
+        for department in departments {
+            for employee in department.employees { names.append(employee.manager?.name ?? "-") }
+        }
+        #expect(log.count == queries)                  // no query per department or employee
+        #expect(names.count == 2_000 && names.filter { $0 != "-" }.count == 1_000)
+        #expect(departments.last?.employees.isEmpty == true)
+        #expect(departments[0].employees.map(\.name) == ["E1.1", "E1.2"])   // in the declaration's order
+        #expect(departments[0].employees.allSatisfy { $0.department === departments[0] })
+    }
+
+    @Test func prefetchedChildrenAndTheirParentsAreFreed() throws {
+        let temp = try TemporaryDatabase()
+        try company(temp.db, departments: 3, employeesEach: 3)
+        let db = try temp.reopen()
+        let counter = DeinitCounter()
+        do {
+            let departments = try db.objects(HDepartment.self, prefetching: ["employees", "employees.department"])
+            for department in departments {
+                department.counter = counter
+                for employee in department.employees { employee.counter = counter }
+            }
+        }
+        #expect(counter.count == 12)
+    }
+}

@@ -207,8 +207,9 @@ private func mentions(_ statements: [String], _ table: String) -> Int {
         }
         #expect(plain.property == "name")
         #expect(plain.message.contains("not a relationship"))
-        let toMany = try #require(throws: ModelError.self) { try db.prefetch("members", of: [RTeam]()) }
-        #expect(toMany.property == "members")
+        try db.prefetch("members", of: [RTeam]())   // @Children prefetch too (FaultHoldTests)
+        let path = try #require(throws: ModelError.self) { try db.prefetch("members.nosuch", of: [RTeam()]) }
+        #expect(path.property == "nosuch")
     }
 
     @Test func prefetchRejectsOwnersOfAnotherHandle() throws {
