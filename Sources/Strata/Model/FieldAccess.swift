@@ -267,6 +267,8 @@ class AnyFieldIO {
     func strongTarget(of object: ModelObject) -> ModelObject? { nil }
     /// The object a relationship field holds, strongly or weakly, if any.
     func heldTarget(of object: ModelObject) -> ModelObject? { nil }
+    /// A relationship field's declared foreign-key action.
+    func declaredOnDelete(of object: ModelObject) -> ForeignKeyAction? { nil }
     /// A relationship field's key when it holds no live object (what a prefetch loads); nil otherwise.
     func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? { nil }
     /// Points a relationship field weakly at `target` when it stores `key` (see ``Children``).
@@ -323,6 +325,8 @@ final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
     override func strongTarget(of object: ModelObject) -> ModelObject? { storage(object).pointee.strongObject }
 
     override func heldTarget(of object: ModelObject) -> ModelObject? { storage(object).pointee.heldObject }
+
+    override func declaredOnDelete(of object: ModelObject) -> ForeignKeyAction? { storage(object).pointee.declaredOnDelete }
 
     override func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? {
         storage(object).pointee.unresolvedKey(generation: generation)

@@ -15,6 +15,8 @@ struct PropertyMetadata {
     let defaultValue: SQLValue
     /// Set for relationship wrappers: the related model's type.
     let related: (any Model.Type)?
+    /// For a relationship: the foreign key its column carries in tables Strata creates.
+    var onDelete: ForeignKeyAction? = nil
     /// Set for dates, UUIDs, booleans and decimals, whose columns may use another tool's format
     /// (``ColumnFormat``).
     let formatKind: ColumnFormat.Kind?
@@ -159,9 +161,11 @@ final class ModelMetadata: @unchecked Sendable {
                                  "Strata cannot store a \(field.type); conform it to ColumnValue (or Codable, stored as JSON), or leave it out of persistentProperties")
             }
             let defaultValue = (try? accessor.load(fresh)) ?? .null
-            properties.append(PropertyMetadata(name: name, column: type.columnNames[name] ?? name, accessor: accessor, columnType: columnType,
-                                               isNullable: nullable, defaultValue: defaultValue, related: related,
-                                               formatKind: related == nil ? PropertyMetadata.formatKind(of: field.type) : nil))
+            var property = PropertyMetadata(name: name, column: type.columnNames[name] ?? name, accessor: accessor, columnType: columnType,
+                                            isNullable: nullable, defaultValue: defaultValue, related: related,
+                                            formatKind: related == nil ? PropertyMetadata.formatKind(of: field.type) : nil)
+            if related != nil, case .generic(let io) = accessor { property.onDelete = io.declaredOnDelete(of: fresh) }
+            properties.append(property)
         }
         self.properties = properties
         fastFields = properties.map(\.accessor.fast)

@@ -16,6 +16,8 @@ protocol ReferenceStorage {
     var strongObject: ModelObject? { get }
     /// The related object held, strongly or weakly, if any.
     var heldObject: ModelObject? { get }
+    /// The declared foreign-key action (``Reference/init(onDelete:)``).
+    var declaredOnDelete: ForeignKeyAction? { get }
     /// Points at `target`, weakly, when the stored key is `key` (the parent that just loaded its
     /// children); a strong hold on that same object is dropped, so parent and child form no cycle.
     mutating func attachResolved(_ target: ModelObject, key: SQLValue)
@@ -49,13 +51,32 @@ public struct Reference<Related: Model>: ReferenceStorage {
     /// The handle's change count when the key was found to have no row (-1: not known missing). The mark
     /// holds only while nothing was written since: a row inserted with the key is found again.
     @usableFromInline var missingAt = -1
+    /// The foreign key the column carries in a table Strata creates (nil: none).
+    let onDelete: ForeignKeyAction?
 
     /// An empty relationship. ```swift @Reference var department: Department? ```
-    public init() {}
+    public init() {
+        onDelete = nil
+    }
+
+    /// A relationship whose column carries a FOREIGN KEY constraint to the related table, with what
+    /// SQLite does to this row when the related row is deleted. Tables Strata creates get it in their
+    /// CREATE TABLE; an existing table gets it only through the opt-in rebuild
+    /// (``ModelDeclaration/schemaRebuild``). Live instances follow: a cascaded delete marks them deleted,
+    /// SET NULL empties the relationship.
+    ///
+    /// ```swift
+    /// @Reference(onDelete: .cascade) var artist: Artist?
+    /// @Reference(onDelete: .setNull) var producer: Artist?
+    /// ```
+    public init(onDelete: ForeignKeyAction) {
+        self.onDelete = onDelete
+    }
 
     /// A relationship set at initialisation. ```swift @Reference var department: Department? = nil ```
     public init(wrappedValue: Related?) {
         strongTarget = wrappedValue
+        onDelete = nil
     }
 
     /// Not used: a relationship needs its owner, so it is read through the owner's enclosing-instance
@@ -187,6 +208,8 @@ public struct Reference<Related: Model>: ReferenceStorage {
 
     mutating func storedKey(owner: ModelObject) throws -> SQLValue {
         guard let held = strongTarget ?? target else { return key }
+        // A held object whose row was deleted: the column still holds its key (until a refresh says else).
+        if held._isDeleted { return key }
         guard let heldKey = try Reference.key(of: held) else {
             let name = String(describing: Related.self)
             throw ModelError(.unsavedRelated, model: name,
@@ -217,6 +240,8 @@ public struct Reference<Related: Model>: ReferenceStorage {
     var strongObject: ModelObject? { strongTarget }
 
     var heldObject: ModelObject? { strongTarget ?? target }
+
+    var declaredOnDelete: ForeignKeyAction? { onDelete }
 
     mutating func attachResolved(_ object: ModelObject, key parentKey: SQLValue) {
         guard let related = object as? Related, key == parentKey,
@@ -280,4 +305,20 @@ public struct ReferenceHandle<Related: Model> {
         }
         return related
     }
+}
+
+/// What SQLite does to a row whose foreign key points at a row being deleted (``Reference/init(onDelete:)``).
+///
+/// ```swift
+/// @Reference(onDelete: .cascade) var artist: Artist?
+/// ```
+public enum ForeignKeyAction: String, Sendable, CaseIterable {
+    /// Delete this row too. ```swift .cascade ```
+    case cascade = "CASCADE"
+    /// Set this row's column to NULL. ```swift .setNull ```
+    case setNull = "SET NULL"
+    /// Refuse the delete while this row points at it (checked at once). ```swift .restrict ```
+    case restrict = "RESTRICT"
+    /// Refuse the delete at commit if this row still points at it. ```swift .noAction ```
+    case noAction = "NO ACTION"
 }

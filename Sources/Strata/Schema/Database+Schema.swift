@@ -96,6 +96,13 @@ extension Database {
     /// Plans, and when needed applies in one IMMEDIATE transaction (a savepoint inside an open one),
     /// the steps for one model; returns the plan and the mapping onto the resulting table.
     private func sync(_ metadata: ModelMetadata) throws -> (plan: SchemaPlan, mapping: TableMapping) {
+        // The tables a declared foreign key points at come first: SQLite checks the parent table exists.
+        for property in metadata.properties where property.onDelete != nil {
+            if let related = property.related, ObjectIdentifier(related) != ObjectIdentifier(metadata.type),
+               models.registries[ObjectIdentifier(related)] == nil {
+                _ = try registry(for: related, checkingCommits: false)
+            }
+        }
         let planner = planner(for: metadata)
         var current: TableInfo?
         var plan = try planner.plan(in: connection, current: &current)

@@ -88,9 +88,11 @@ struct SchemaPlanner {
         }
         var missing: [PropertyMetadata] = []
         var changed: [(property: PropertyMetadata, column: ColumnInfo)] = []
+        var foreignKeys: [PropertyMetadata] = []
         for property in properties.dropFirst(metadata.keyCount) {
             if let column = current.column(named: property.column) {
                 if try needsRebuild(property, column) { changed.append((property, column)) }
+                if try needsForeignKey(property, in: current) { foreignKeys.append(property) }
             } else {
                 missing.append(property)
             }
@@ -104,7 +106,7 @@ struct SchemaPlanner {
             return SchemaPlan(model: metadata.typeName, table: table, steps: steps, columns: columns)
         }
 
-        if changed.isEmpty {
+        if changed.isEmpty && foreignKeys.isEmpty {
             steps += missing.map(addColumn)
         } else {
             guard let source = try TableSQL.read(currentName, in: connection) else {
@@ -112,7 +114,7 @@ struct SchemaPlanner {
                             "Check that \"\(currentName)\" is a table, not a view.")
             }
             steps += try rebuild(current, source: source, tableRenames: tableRenames, columnRenames: columnRenames,
-                                 changed: changed, missing: missing, key: properties[0].column)
+                                 changed: changed, missing: missing, foreignKeys: foreignKeys, key: properties[0].column)
         }
 
         let declared = metadata.indices.map { columnIndex($0, properties) }
@@ -184,7 +186,8 @@ struct SchemaPlanner {
     /// The statements and checks of SQLite's 12-step rebuild for `info` (as it reads after the planned
     /// renames). Foreign keys off/on and BEGIN/COMMIT are the caller's: they cannot be steps.
     private func rebuild(_ info: TableInfo, source: TableSQL, tableRenames: [String: String], columnRenames: [String: String],
-                         changed: [(property: PropertyMetadata, column: ColumnInfo)], missing: [PropertyMetadata], key keyColumn: String) throws -> [SchemaStep] {
+                         changed: [(property: PropertyMetadata, column: ColumnInfo)], missing: [PropertyMetadata],
+                         foreignKeys: [PropertyMetadata], key keyColumn: String) throws -> [SchemaStep] {
         guard var definition = TableDefinition(sql: source.table) else {
             throw error(nil, found: "a table definition Strata cannot rewrite: \(source.table)", expected: "a CREATE TABLE statement",
                         "Rebuild the table with raw SQL (https://www.sqlite.org/lang_altertable.html#otheralter).")
@@ -208,6 +211,14 @@ struct SchemaPlanner {
                 if property.isNullable { definition.columns[index].removeNotNull() }
                 if typeChanges { definition.columns[index].setDefault(nil) }
             }
+        }
+
+        for property in foreignKeys {
+            guard let index = definition.columnIndex(named: property.column), let clause = foreignKeyClause(property) else {
+                throw error(property.column, found: "no definition of \"\(property.column)\" in \(source.table)", expected: "a column definition to rewrite",
+                            "Rebuild the table with raw SQL (https://www.sqlite.org/lang_altertable.html#otheralter).")
+            }
+            definition.columns[index].addConstraint(clause)
         }
 
         let table = SQL.quote(info.name)
@@ -302,13 +313,22 @@ struct SchemaPlanner {
                    sql: "ALTER TABLE \(SQL.quote(metadata.tableName)) ADD COLUMN \(columnDefinition(property))")
     }
 
-    /// `"name" TYPE`, plus `NOT NULL DEFAULT <fresh init() value>` for non-optional properties.
+    /// `"name" TYPE`, plus `NOT NULL DEFAULT <fresh init() value>` for non-optional properties, and the
+    /// foreign key a relationship declares.
     private func columnDefinition(_ property: PropertyMetadata) -> String {
         var definition = "\(SQL.quote(property.column)) \(property.columnType.rawValue)"
         if !property.isNullable && !property.defaultValue.isNull {
             definition += " NOT NULL DEFAULT \(SQL.literal(property.defaultValue))"
         }
+        if let clause = foreignKeyClause(property) { definition += " " + clause }
         return definition
+    }
+
+    /// `REFERENCES "Artist" ("id") ON DELETE CASCADE` for a relationship that declares an action.
+    private func foreignKeyClause(_ property: PropertyMetadata) -> String? {
+        guard let action = property.onDelete, let related = property.related else { return nil }
+        let key = (try? ModelMetadata.of(related))?.properties.first?.column ?? "id"
+        return "REFERENCES \(SQL.quote(related.tableName)) (\(SQL.quote(key))) ON DELETE \(action.rawValue)"
     }
 
     /// The name of an owned index: `strata_[unique_]<table>_<columns>` (shortened past 40 characters),
@@ -400,6 +420,26 @@ struct SchemaPlanner {
     }
 
     private static let rebuildHint = "or opt in to a rebuild with `static let schemaRebuild = SchemaRebuild.whenNeeded`"
+
+    /// Whether a relationship that declares a foreign key needs one added (by a rebuild, which the model
+    /// must have opted in to); a foreign key of another definition on the column is a ``SchemaError``.
+    private func needsForeignKey(_ property: PropertyMetadata, in info: TableInfo) throws -> Bool {
+        guard let action = property.onDelete, let related = property.related else { return false }
+        let existing = info.foreignKeys.filter { $0.from.caseInsensitiveCompare(property.column) == .orderedSame }
+        if existing.contains(where: { $0.table.caseInsensitiveCompare(related.tableName) == .orderedSame && $0.onDelete == action.rawValue }) {
+            return false
+        }
+        if let other = existing.first {
+            throw error(property.column, found: "FOREIGN KEY to \"\(other.table)\" ON DELETE \(other.onDelete)",
+                        expected: "FOREIGN KEY to \"\(related.tableName)\" ON DELETE \(action.rawValue)",
+                        "Change the declaration to match the table (`@Reference(onDelete: .\(ForeignKeyAction(rawValue: other.onDelete).map { "\($0)" } ?? "noAction"))`), or change the constraint with raw SQL.")
+        }
+        guard metadata.schemaRebuild == .whenNeeded, !metadata.isReadOnly else {
+            throw error(property.column, found: "no FOREIGN KEY", expected: "FOREIGN KEY to \"\(related.tableName)\" ON DELETE \(action.rawValue)",
+                        "An existing table gets a foreign key only by a rebuild: opt in with `static let schemaRebuild = SchemaRebuild.whenNeeded` (the plan lists it), or declare `@Reference var \(property.name)` without onDelete.")
+        }
+        return true
+    }
 
     /// Checks a declared column; returns whether the model's rebuild policy asks for a rebuild to make it fit.
     private func needsRebuild(_ property: PropertyMetadata, _ column: ColumnInfo, rebuildable: Bool = true) throws -> Bool {

@@ -124,6 +124,11 @@ struct TableDefinition {
             while let range = notNullRange { remove(range) }
         }
 
+        /// Appends a column constraint (`REFERENCES "t" ("id") ON DELETE CASCADE`).
+        mutating func addConstraint(_ clause: String) {
+            append(clause)
+        }
+
         mutating func addNotNull() {
             if !hasNotNull { append("NOT NULL") }
         }

@@ -39,6 +39,8 @@ struct ForeignKeyInfo {
     let from: String
     /// The parent table.
     let table: String
+    /// `ON DELETE` (`NO ACTION` when none was declared).
+    var onDelete = "NO ACTION"
 }
 
 /// A table's (or view's) schema as SQLite reports it.
@@ -131,9 +133,11 @@ struct TableInfo {
             }
         }
         var foreignKeys: [ForeignKeyInfo] = []
-        let keys = try connection.cachedStatement("SELECT \"from\", \"table\" FROM pragma_foreign_key_list(?)")
+        let keys = try connection.cachedStatement("SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?)")
         try keys.bind(values: [.text(name)])
-        while try keys.step() { foreignKeys.append(ForeignKeyInfo(from: keys.string(at: 0), table: keys.string(at: 1))) }
+        while try keys.step() {
+            foreignKeys.append(ForeignKeyInfo(from: keys.string(at: 0), table: keys.string(at: 1), onDelete: keys.string(at: 2)))
+        }
         keys.reset()
         if isView {
             let triggers = try connection.cachedStatement("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE AND sql LIKE '%INSTEAD%OF%'")
@@ -170,7 +174,7 @@ extension TableInfo {
                           hasExplicitCollation: $0.hasExplicitCollation)
             },
             withoutRowID: withoutRowID,
-            foreignKeys: foreignKeys.map { ForeignKeyInfo(from: rename($0.from), table: $0.table) },
+            foreignKeys: foreignKeys.map { ForeignKeyInfo(from: rename($0.from), table: $0.table, onDelete: $0.onDelete) },
             isView: isView, isWritableView: isWritableView)
     }
 }
