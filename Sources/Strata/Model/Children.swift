@@ -158,8 +158,10 @@ public struct Children<Child: Model>: TransientStorage {
     static func prefetch(_ owners: [ModelObject], registry ownerRegistry: TypeRegistry, database: Database,
                          storage: (ModelObject) -> UnsafeMutablePointer<Children<Child>>) throws -> [ModelObject] {
         let ownerMetadata = ownerRegistry.metadata
-        let live = owners.filter { !$0._isDeleted }
-        guard let first = live.first else { return [] }
+        // Owners whose array is loaded already keep it (and pass it on to the next step of a path).
+        let loaded = owners.filter { !$0._isDeleted }.compactMap { storage($0).pointee.cache }.flatMap { $0 }
+        let live = owners.filter { !$0._isDeleted && storage($0).pointee.cache == nil }
+        guard let first = live.first else { return loaded }
         guard ownerMetadata.keyCount == 1 else {
             throw ModelError(.unsupportedType, model: ownerMetadata.typeName,
                              "@Children needs a single-column key on \(ownerMetadata.typeName); it has a composite key")
@@ -184,7 +186,7 @@ public struct Children<Child: Model>: TransientStorage {
             if let io { for child in own { io.attachResolved(owner, key: key, to: child) } }
             storage(owner).pointee.cache = own
         }
-        return children
+        return loaded + children
     }
 }
 

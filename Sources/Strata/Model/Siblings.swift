@@ -1,0 +1,236 @@
+/// A many-to-many relationship through a join table: the objects of another model that rows of the join
+/// table pair with this object. Loaded by one query on first read, then cached; `$property.add(_:)` and
+/// `remove(_:)` write the join table.
+///
+/// ```swift
+/// final class Post: Model {
+///     var id: Int64 = 0
+///     var title = ""
+///     // Django's auto table: blog_post_tags(id, post_id, tag_id, UNIQUE (post_id, tag_id))
+///     @Siblings(through: "blog_post_tags", from: "post_id", to: "tag_id") var tags: [Tag]
+///     required init() {}
+/// }
+/// post.tags                          // SELECT "Tag".* ... JOIN "blog_post_tags" ..., first time only
+/// try post.$tags.add(urgent)         // INSERT INTO "blog_post_tags" ("post_id", "tag_id") VALUES (?, ?)
+/// try post.$tags.remove(urgent)      // DELETE FROM "blog_post_tags" WHERE ...
+/// try db.prefetch("tags", of: posts) // one query for all posts
+/// ```
+///
+/// `from` is the join table's column holding this model's key, `to` the one holding the target's key.
+/// Adding a pair that is there already does nothing (the join table's unique index is respected, never
+/// violated); the join table may be one Strata never maps, or the table of a model with a
+/// ``ModelDeclaration/compositeKey`` (whose live instances then see the writes). The array is cached
+/// strongly unless a target already holds this object (its own `@Siblings` back to it, say), so no cycle
+/// forms; then each read queries.
+@propertyWrapper
+public struct Siblings<Target: Model>: TransientStorage {
+    let joinTable: String
+    let fromColumn: String
+    let toColumn: String
+    let order: String?
+    var cache: [Target]?
+
+    /// Declares a relationship through `joinTable`, whose `from` column holds this model's key and `to`
+    /// column the target's; `orderBy` is SQL over the target's columns (default: its key).
+    ///
+    /// ```swift
+    /// @Siblings(through: "post_tags", from: "post_id", to: "tag_id", orderBy: "name") var tags: [Tag]
+    /// ```
+    public init(through joinTable: String, from: String, to: String, orderBy: String? = nil) {
+        self.joinTable = joinTable
+        fromColumn = from
+        toColumn = to
+        order = orderBy
+    }
+
+    /// Not used: the targets are read through the owner's enclosing-instance subscript.
+    /// ```swift post.tags ```
+    @available(*, unavailable, message: "@Siblings works only on properties of Model classes")
+    public var wrappedValue: [Target] { [] }
+
+    /// Not used directly; `$property` goes through the owner. ```swift post.$tags ```
+    @available(*, unavailable, message: "@Siblings works only on properties of Model classes")
+    public var projectedValue: SiblingsHandle<Target> { SiblingsHandle(load: { _ in [] }, add: { _ in }, remove: { _ in }) }
+
+    /// Reading loads the targets on first access. A property read cannot throw: when the query fails it
+    /// reads as an empty array and the error is logged; `try $property.load()` gives the error.
+    ///
+    /// ```swift
+    /// for tag in post.tags { print(tag.name) }
+    /// ```
+    public static subscript<Owner: Model>(
+        _enclosingInstance owner: Owner,
+        wrapped wrappedKeyPath: KeyPath<Owner, [Target]>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Owner, Siblings<Target>>
+    ) -> [Target] {
+        do {
+            return try load(owner, storageKeyPath, reload: false)
+        } catch {
+            owner._registry?.database?.configuration.logger.error(
+                "Strata: \(Owner.self).\(Target.self) siblings could not be loaded; they read as []: \(error)")
+            return []
+        }
+    }
+
+    /// `$property`: a throwing load, reload, add and remove.
+    ///
+    /// ```swift
+    /// try post.$tags.add(urgent)
+    /// ```
+    public static subscript<Owner: Model>(
+        _enclosingInstance owner: Owner,
+        projected projectedKeyPath: KeyPath<Owner, SiblingsHandle<Target>>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Owner, Siblings<Target>>
+    ) -> SiblingsHandle<Target> {
+        SiblingsHandle(
+            load: { reload in try load(owner, storageKeyPath, reload: reload) },
+            add: { target in try write(owner, storageKeyPath, target, adding: true) },
+            remove: { target in try write(owner, storageKeyPath, target, adding: false) })
+    }
+
+    var heldObjects: [ModelObject] { cache ?? [] }
+
+    static var relatedType: any Model.Type { Target.self }
+
+    /// The cached targets, or one query through the owner's database.
+    private static func load<Owner: Model>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Siblings<Target>>,
+                                           reload: Bool) throws -> [Target] {
+        let storage = owner[keyPath: path]
+        if !reload, let cached = storage.cache { return cached }
+        guard let registry = owner._registry, !owner._isDeleted, let database = registry.database else { return [] }
+        let (groups, _) = try storage.query([owner], ownerMetadata: registry.metadata, database: database)
+        let targets = groups[try registry.metadata.key.accessor.load(owner)] ?? []
+        owner[keyPath: path].cache = cacheable(targets, for: owner)
+        return targets
+    }
+
+    /// `targets`, when the owner may hold them strongly: none of them holds the owner already.
+    private static func cacheable(_ targets: [Target], for owner: ModelObject) -> [Target]? {
+        targets.contains { StrongHolds.reaches(from: $0, to: owner) } ? nil : targets
+    }
+
+    /// Adds or removes the pair (owner, target) in the join table, and in a loaded array.
+    private static func write<Owner: Model>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Siblings<Target>>,
+                                            _ target: Target, adding: Bool) throws {
+        guard let registry = owner._registry, !owner._isDeleted, let database = registry.database else {
+            throw ModelError(.detached, model: String(describing: Owner.self), "save the object before changing its @Siblings")
+        }
+        guard target._registry != nil, !target._isDeleted else {
+            throw ModelError(.unsavedRelated, model: String(describing: Target.self), "save the related object before adding or removing it")
+        }
+        let storage = owner[keyPath: path]
+        let ownerKey = try registry.metadata.key.accessor.load(owner)
+        let targetRegistry = try database.registry(for: Target.self, checkingCommits: false)
+        let targetKey = try targetRegistry.metadata.key.accessor.load(target)
+        let (join, from, to) = (SQL.quote(storage.joinTable), SQL.quote(storage.fromColumn), SQL.quote(storage.toColumn))
+        if adding {
+            try database.transaction {
+                let present = try database.value(Int.self, "SELECT count(*) FROM \(join) WHERE \(from) = ? AND \(to) = ?",
+                                                 arguments: [ownerKey, targetKey]) ?? 0
+                if present == 0 {
+                    try database.execute("INSERT INTO \(join) (\(from), \(to)) VALUES (?, ?)", arguments: [ownerKey, targetKey])
+                }
+            }
+            if var cached = owner[keyPath: path].cache, !cached.contains(where: { $0 === target }) {
+                cached.append(target)
+                owner[keyPath: path].cache = cached
+            }
+        } else {
+            try database.execute("DELETE FROM \(join) WHERE \(from) = ? AND \(to) = ?", arguments: [ownerKey, targetKey])
+            if let cached = owner[keyPath: path].cache {
+                owner[keyPath: path].cache = cached.filter { $0 !== target }
+            }
+        }
+    }
+
+    static func prefetch(_ owners: [ModelObject], registry ownerRegistry: TypeRegistry, database: Database,
+                         storage: (ModelObject) -> UnsafeMutablePointer<Siblings<Target>>) throws -> [ModelObject] {
+        // Owners whose array is loaded already keep it (and pass it on to the next step of a path).
+        let live = owners.filter { !$0._isDeleted }
+        let loaded = live.compactMap { storage($0).pointee.cache }.flatMap { $0 }
+        let pending = live.filter { storage($0).pointee.cache == nil }
+        guard let first = pending.first else { return loaded }
+        let (groups, all) = try storage(first).pointee.query(pending, ownerMetadata: ownerRegistry.metadata, database: database)
+        for owner in pending {
+            let targets = groups[try ownerRegistry.metadata.key.accessor.load(owner)] ?? []
+            storage(owner).pointee.cache = cacheable(targets, for: owner)
+        }
+        return loaded + all
+    }
+
+    /// The targets of each owner (by the owner's key), in one query per chunk of owners.
+    private func query(_ owners: [ModelObject], ownerMetadata: ModelMetadata, database: Database) throws
+        -> (groups: [SQLValue: [Target]], all: [Target]) {
+        guard ownerMetadata.keyCount == 1 else {
+            throw ModelError(.unsupportedType, model: ownerMetadata.typeName,
+                             "@Siblings needs a single-column key on \(ownerMetadata.typeName); it has a composite key")
+        }
+        let targetRegistry = try database.registry(for: Target.self, checkingCommits: false)
+        let table = targetRegistry.table
+        guard table.keyCount == 1 else {
+            throw ModelError(.unsupportedType, model: targetRegistry.metadata.typeName,
+                             "@Siblings needs a single-column key on \(targetRegistry.metadata.typeName); it has a composite key")
+        }
+        var groups: [SQLValue: [Target]] = [:], keys: [SQLValue] = []
+        for owner in owners {
+            let key = try ownerMetadata.key.accessor.load(owner)
+            if groups.updateValue([], forKey: key) == nil { keys.append(key) }
+        }
+        let t = SQL.quote(table.table), j = SQL.quote(joinTable)
+        let from = "\(j).\(SQL.quote(fromColumn))"
+        let ownerColumn = Int32(targetRegistry.metadata.properties.count + (table.selectsRowID ? 1 : 0))
+        let ordering = order ?? "\(t).\(SQL.quote(table.columns[0]))"
+        var all: [Target] = []
+        var start = 0
+        while start < keys.count {
+            let chunk = Array(keys[start..<min(start + 500, keys.count)])
+            start += chunk.count
+            let sql = "SELECT \(table.selectColumns), \(from) FROM \(t) JOIN \(j) ON \(j).\(SQL.quote(toColumn)) = \(t).\(SQL.quote(table.columns[0]))"
+                + " WHERE \(from) IN (\(SQL.placeholders(chunk.count))) ORDER BY \(ordering)"
+            let statement = try database.connection.cachedStatement(sql)
+            try statement.bind(values: chunk)
+            defer { statement.reset() }
+            while try statement.step() {
+                let target = try database.object(Target.self, from: statement, registry: targetRegistry)
+                groups[statement.value(at: ownerColumn)]?.append(target)
+                all.append(target)
+            }
+        }
+        return (groups, all)
+    }
+}
+
+/// `$siblings`: load (throwing), reload, add and remove a ``Siblings`` relationship.
+///
+/// ```swift
+/// try post.$tags.add(urgent)
+/// try post.$tags.remove(draft)
+/// let tags = try post.$tags.load()
+/// ```
+public struct SiblingsHandle<Target: Model> {
+    private let loader: (Bool) throws -> [Target]
+    private let adder: (Target) throws -> Void
+    private let remover: (Target) throws -> Void
+
+    init(load: @escaping (Bool) throws -> [Target], add: @escaping (Target) throws -> Void, remove: @escaping (Target) throws -> Void) {
+        loader = load
+        adder = add
+        remover = remove
+    }
+
+    /// The targets: the cached array, or one query whose errors are thrown.
+    /// ```swift let tags = try post.$tags.load() ```
+    public func load() throws -> [Target] { try loader(false) }
+
+    /// Queries the targets again. ```swift try post.$tags.reload() ```
+    @discardableResult
+    public func reload() throws -> [Target] { try loader(true) }
+
+    /// Pairs `target` with the owner in the join table (nothing when the pair is there already).
+    /// ```swift try post.$tags.add(urgent) ```
+    public func add(_ target: Target) throws { try adder(target) }
+
+    /// Removes the pair of `target` and the owner from the join table.
+    /// ```swift try post.$tags.remove(urgent) ```
+    public func remove(_ target: Target) throws { try remover(target) }
+}
