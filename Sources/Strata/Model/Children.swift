@@ -75,13 +75,7 @@ public struct Children<Child: Model>: TransientStorage {
         wrapped wrappedKeyPath: KeyPath<Owner, [Child]>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Children<Child>>
     ) -> [Child] {
-        do {
-            return try load(owner, storageKeyPath, reload: false)
-        } catch {
-            owner._registry?.database?.configuration.logger.error(
-                "Strata: \(Owner.self).\(Child.self) children could not be loaded; they read as []: \(error)")
-            return []
-        }
+        loadingOrLogging(owner, "\(Owner.self).\(Child.self) children") { try load(owner, storageKeyPath, reload: false) }
     }
 
     /// `$property`: a throwing load, reload and invalidation.
@@ -187,6 +181,17 @@ public struct Children<Child: Model>: TransientStorage {
             storage(owner).pointee.cache = own
         }
         return loaded + children
+    }
+}
+
+/// What a to-many property read gives: `load()`'s array, or, when it throws, an empty array with the
+/// error logged at error level through the owner's handle (a property read cannot throw).
+func loadingOrLogging<T>(_ owner: ModelObject, _ what: @autoclosure () -> String, _ load: () throws -> [T]) -> [T] {
+    do {
+        return try load()
+    } catch {
+        owner._registry?.database?.configuration.logger.error("Strata: \(what()) could not be loaded; they read as []: \(error)")
+        return []
     }
 }
 

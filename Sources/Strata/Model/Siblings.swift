@@ -63,13 +63,7 @@ public struct Siblings<Target: Model>: TransientStorage {
         wrapped wrappedKeyPath: KeyPath<Owner, [Target]>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Siblings<Target>>
     ) -> [Target] {
-        do {
-            return try load(owner, storageKeyPath, reload: false)
-        } catch {
-            owner._registry?.database?.configuration.logger.error(
-                "Strata: \(Owner.self).\(Target.self) siblings could not be loaded; they read as []: \(error)")
-            return []
-        }
+        loadingOrLogging(owner, "\(Owner.self).\(Target.self) siblings") { try load(owner, storageKeyPath, reload: false) }
     }
 
     /// `$property`: a throwing load, reload, add and remove.
