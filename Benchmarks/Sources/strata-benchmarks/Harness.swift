@@ -176,6 +176,7 @@ struct Options {
     var insertRows = 50_000
     var updateRows = 50_000
     var relationshipOwners = 10_000
+    var relationshipDepartments = 1_000
 
     static let usage = """
         usage: strata-benchmarks [--rounds N] [--quick] [--json PATH] [--only W,W] [--contenders C,C]
@@ -186,6 +187,7 @@ struct Options {
                             relationships
           --contenders C,.. contenders to run: \(ContenderID.allCases.map(\.rawValue).joined(separator: ", "))
                             (strata also selects strata-lazy and strata-prefetch)
+          --departments N   distinct departments of the relationships workload (default 1,000)
         """
 
     static func parse(_ arguments: [String]) throws -> Options {
@@ -206,6 +208,9 @@ struct Options {
                 rounds = n
             case "--quick": quick = true
             case "--json": options.jsonPath = try value(argument)
+            case "--departments":
+                guard let count = Int(try value(argument)), count > 0 else { throw VerificationFailure(description: "--departments needs a positive number\n\(usage)") }
+                options.relationshipDepartments = count
             case "--only": options.onlyWorkloads = Set(try value(argument).split(separator: ",").map(String.init))
             case "--contenders": options.onlyContenders = Set(try value(argument).split(separator: ",").map(String.init))
             case "-h", "--help": print(usage); exit(0)

@@ -27,7 +27,8 @@ struct EmpDept {
 }
 
 enum RelationshipTables {
-    static let departments = 1_000
+    /// Set from `--departments` before any run (the harness is single-threaded).
+    nonisolated(unsafe) static var departments = 1_000
     static let createSQL = [
         "CREATE TABLE dept(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '')",
         "CREATE TABLE emp(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', dept INTEGER)",
@@ -197,25 +198,21 @@ final class StrataEmp: Model {
 }
 
 extension StrataContender {
-    /// What a variant returns: the owners, the departments kept alive while reading (a resolved
-    /// relationship holds its target weakly), and the (employee, department) names. Released after the
-    /// clock stops.
+    /// What a variant returns: the owners (which hold their departments), an unused list kept for the
+    /// shape of the result, and the (employee, department) names. Released after the clock stops.
     typealias RelationshipResult = (owners: [StrataEmp], departments: [StrataDept?], rows: [EmpDept])
 
     /// lazy: fetch every employee, then read `emp.dept?.name`: the first read of each department is a
     /// fault (one SELECT by key), later reads find the live instance in the identity map.
     static func readLazily(_ db: Strata.Database) throws -> RelationshipResult {
         let owners = try db.objects(StrataEmp.self)
-        var departments: [StrataDept?] = []
-        departments.reserveCapacity(owners.count)
         var rows: [EmpDept] = []
         rows.reserveCapacity(owners.count)
         for owner in owners {
-            let department = owner.dept
-            departments.append(department)
-            rows.append(EmpDept(id: owner.id, name: owner.name, deptName: department?.name))
+            // The owner holds its department once resolved: no list of them needs keeping here.
+            rows.append(EmpDept(id: owner.id, name: owner.name, deptName: owner.dept?.name))
         }
-        return (owners, departments, rows)
+        return (owners, [], rows)
     }
 
     /// prefetch: every employee and, in one more query per chunk of keys, their departments (held by

@@ -108,6 +108,7 @@ func makeWorkloads(_ options: Options) -> [Workload] {
 
 do {
     let options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+    RelationshipTables.departments = options.relationshipDepartments
     let workloads = makeWorkloads(options)
     let machine = machineDescription()
     let cores = ProcessInfo.processInfo.activeProcessorCount
