@@ -90,6 +90,16 @@ private func labelled() throws -> Database {
         #expect(try db.object(NoteLabel.self, forKey: CompositeKey(2, "b")) == nil)
         #expect(try db.objects(NoteLabel.self, forKeys: [CompositeKey(2, "a"), CompositeKey(9, "x"), CompositeKey(1, "a")]).map(\.weight) == [7, 5])
         #expect(try CompositeKey(1, "b").description == "(1, 'b')")
+        // One spelling per key, read back exactly: the identity map relies on it.
+        let awkward: [[SQLValue]] = [
+            [.integer(-5), .text("")], [.real(-0.0), .real(1e20)], [.text("a', 'b"), .text("x), (y")], [.null, .integer(Int64.min)],
+            [.real(.infinity), .real(-.infinity)], [.integer(1), .real(1)], [.blob(Data()), .text("NULL")],
+        ]
+        for values in awkward {
+            let spelled = CompositeKey(values: values).sqlValue
+            #expect(try CompositeKey(sqlValue: spelled).values == values, "\(spelled)")
+        }
+        #expect(Set(awkward.map { CompositeKey(values: $0).description }).count == awkward.count)
         #expect(try CompositeKey(sqlValue: CompositeKey(1, "it's", 2.5, Data([1, 255])).sqlValue).values
             == [.integer(1), .text("it's"), .real(2.5), .blob(Data([1, 255]))])
     }
