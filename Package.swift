@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Strata",
-    platforms: [.macOS(.v15), .iOS(.v18)],   // the Synchronization module (Mutex, Atomic)
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],   // Duration, Clock; Observation support is gated on macOS 14 / iOS 17
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .executable(name: "strata-demo", targets: ["StrataDemo"]),

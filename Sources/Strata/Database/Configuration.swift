@@ -21,6 +21,17 @@ extension Database {
         /// Turns on `PRAGMA foreign_keys` (SQLite's default is off; Strata's is on, like GRDB's).
         /// ```swift configuration.foreignKeys = false ```
         public var foreignKeys = true
+        /// The journal mode to set when the database opens. `nil` (the default): a file Strata creates
+        /// gets WAL, and a file that exists keeps the mode it has (the mode is stored in the file, so
+        /// changing it changes it for every other tool too). A ``DatabasePool`` always uses WAL unless
+        /// this names another mode.
+        ///
+        /// ```swift
+        /// var configuration = Database.Configuration()
+        /// configuration.journalMode = .wal      // opt an existing file in to WAL
+        /// let db = try Database(path: "legacy.sqlite", configuration: configuration)
+        /// ```
+        public var journalMode: JournalMode?
         /// Where SQL (`.debug`, with timings) and schema changes (`.info`) are logged.
         /// ```swift configuration.logger = Logger(label: "app.db") ```
         public var logger = Logger(label: "Strata")
@@ -28,6 +39,22 @@ extension Database {
         /// The defaults: read-write, 5 s busy timeout, hidden arguments, foreign keys on.
         /// ```swift let configuration = Database.Configuration() ```
         public init() {}
+    }
+
+    /// SQLite's journal modes (`PRAGMA journal_mode`) for files.
+    ///
+    /// ```swift
+    /// configuration.journalMode = .wal
+    /// ```
+    public enum JournalMode: String, Sendable, CaseIterable {
+        /// Write-ahead log: readers never block the writer nor see half a transaction. ```swift .wal ```
+        case wal
+        /// A rollback journal, deleted at each commit (SQLite's default). ```swift .delete ```
+        case delete
+        /// A rollback journal, truncated at each commit. ```swift .truncate ```
+        case truncate
+        /// A rollback journal whose header is zeroed at each commit. ```swift .persist ```
+        case persist
     }
 
     /// The kind of lock a transaction takes when it begins.

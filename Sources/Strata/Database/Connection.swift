@@ -11,6 +11,9 @@ final class Connection {
     let logger: Logger
     private var statements: [String: Statement] = [:]
     private(set) var isClosed = false
+    /// Set while the tables statements read are recorded (``Database/recordingReads(_:)``): the cache is
+    /// bypassed, since SQLite's authorizer reports reads only when a statement is prepared.
+    var preparesFresh = false
     /// Called with each finished statement's SQL and duration (nanoseconds), while any is registered.
     /// Told when a statement fails, so the owner can distrust the changes it reported (see ``Database``).
     var statementFailed: (() -> Void)?
@@ -66,6 +69,7 @@ final class Connection {
 
     /// A cached prepared statement for `sql`, reset and ready.
     func cachedStatement(_ sql: String) throws -> Statement {
+        if preparesFresh { return try prepare(sql) }
         if let statement = statements[sql] {
             statement.reset()
             return statement

@@ -21,6 +21,8 @@ public final class Database {
     /// Live model instances and per-type state; see the Model folder.
     let models = ModelContext()
     var transactionDepth = 0
+    /// On a pool reader: syncs a model's table through the pool's writer (readers cannot write).
+    var schemaWriter: ((any Model.Type) throws -> Void)?
 
     /// Opens (and creates, unless read-only) the database file at `path`.
     ///
@@ -31,10 +33,12 @@ public final class Database {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
         flags |= configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         self.configuration = configuration
+        let isNewFile = !configuration.readOnly && Database.isNewFile(path)
         self.connection = try Connection(path: path, flags: flags, busyTimeout: configuration.busyTimeout,
                                          argumentsArePublic: configuration.publicArguments,
                                          logger: configuration.logger)
         if configuration.foreignKeys { try connection.execute("PRAGMA foreign_keys = ON") }
+        if let mode = configuration.journalMode ?? (isNewFile ? .wal : nil) { try setJournalMode(mode) }
         installChangeHooks()
         // A statement stepped outside the library's own calls (a bare `Statement`) may fail after SQLite
         // reported changes it then undid; they are checked against the rows before they reach live instances.
@@ -51,6 +55,30 @@ public final class Database {
     /// ```
     public convenience init(configuration: Configuration = Configuration()) throws {
         try self.init(path: ":memory:", configuration: configuration)
+    }
+
+    /// Whether `path` names a file that does not exist yet or is empty (what SQLite creates), rather than
+    /// an in-memory database, a URI, or a file another tool made.
+    private static func isNewFile(_ path: String) -> Bool {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return false }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return true }
+        return (attributes[.size] as? NSNumber)?.intValue == 0
+    }
+
+    /// Sets the journal mode unless the file has it already (changing it needs a moment without other
+    /// connections' transactions). Throws when SQLite keeps another mode.
+    func setJournalMode(_ mode: JournalMode) throws {
+        func pragma(_ sql: String) throws -> String? {
+            let statement = try connection.prepare(sql)
+            defer { statement.finalize() }
+            return try statement.step() ? statement.string(at: 0).lowercased() : nil
+        }
+        guard try pragma("PRAGMA journal_mode") != mode.rawValue else { return }
+        let now = try pragma("PRAGMA journal_mode = \(mode.rawValue.uppercased())")
+        guard now == mode.rawValue || now == "memory" else {
+            throw DatabaseError(code: .error, message: "the journal mode stayed \(now ?? "unknown") instead of \(mode.rawValue)",
+                                sql: "PRAGMA journal_mode = \(mode.rawValue.uppercased())")
+        }
     }
 
     /// The path the database was opened with (`:memory:` for a private in-memory one).

@@ -58,6 +58,9 @@ extension Database {
                 models.authorizingDrop = false
                 guard !afterDrop, let table, strncmp(table, "sqlite_", 7) != 0 else { return SQLITE_OK }
                 return SQLITE_IGNORE
+            case SQLITE_READ:
+                models.authorizingDrop = false
+                if models.readRegion != nil, let table { models.readRegion?.insert(String(cString: table).lowercased()) }
             default:
                 models.authorizingDrop = false
             }
@@ -72,6 +75,19 @@ extension Database {
             guard let context else { return }
             Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue().rolledBack = true
         }, context)
+    }
+
+    /// Runs `body` and returns, with its result, the tables its statements read (lowercased): statements
+    /// are prepared afresh meanwhile, so that SQLite's authorizer reports what each one reads.
+    func recordingReads<T>(_ body: () throws -> T) throws -> (T, Set<String>) {
+        models.readRegion = []
+        connection.preparesFresh = true
+        defer {
+            models.readRegion = nil
+            connection.preparesFresh = false
+        }
+        let result = try body()
+        return (result, models.readRegion ?? [])
     }
 
     /// Runs one statement-level operation so that a failure leaves live instances as the database has
@@ -140,7 +156,7 @@ extension Database {
                     && rowExists(table: change.table, rowID: change.rowID) != (change.operation == SQLITE_INSERT) {
                     continue
                 }
-                models.record(table: change.table, operation: change.operation, rowID: change.rowID)
+                models.record(table: change.table, operation: change.operation, rowID: change.rowID, own: change.own)
                 guard !change.own else { continue }
                 for registry in models.registries(forTable: change.table) {
                     // Rows SQLite removes without telling: those an INSERT OR REPLACE replaced through a
@@ -365,6 +381,11 @@ extension Database {
                 throw error
             }
         }
+        refreshAllLiveInstances()
+    }
+
+    /// Re-reads every live instance from its row (merging: unsaved changes are kept, conflicts recorded).
+    func refreshAllLiveInstances() {
         for registry in models.registries.values {
             for object in registry.liveInstances { refresh(object, registry: registry) }
         }

@@ -341,6 +341,9 @@ extension Database {
                              "the row is gone: another connection or raw SQL deleted it, or changed its key, after this instance read it. Nothing was written (a save never re-creates a row); the instance is now marked deleted")
         }
         registry.capture(object, properties: changed)
+        if !models.observers.isEmpty {
+            models.recordProperties(changed.indices.map { metadata.properties[$0].name }, table: metadata.tableName, rowID: object._rowID)
+        }
     }
 
     /// Throws the conflict or stale error recorded for `object`; a conflicted instance first takes the

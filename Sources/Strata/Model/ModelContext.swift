@@ -19,6 +19,10 @@ final class ModelContext {
     /// `PRAGMA schema_version` when the registries were last synced.
     var schemaVersion: Int64 = -1
     var needsResync = false
+    /// While a value observation fetches: the lowercased names of the tables its statements read.
+    @exclusivity(unchecked) var readRegion: Set<String>?
+    /// Set on a pool reader when the writer changed the schema after the reader's snapshot began.
+    var needsFreshSnapshot = false
     /// `PRAGMA data_version` when this handle last merged other connections' commits (nil: never read).
     var dataVersion: Int64?
     /// Set while raw SQL that may REPLACE rows runs: rows it replaced through a UNIQUE index are removed
@@ -73,22 +77,43 @@ final class ModelContext {
         registriesByTable[registry.metadata.tableName.lowercased(), default: []].append(registry)
     }
 
-    /// Records a change for observers (only while anyone observes).
-    func record(table: String, operation: Int32, rowID: Int64) {
+    /// Records a change for observers (only while anyone observes). `own`: the library's own save, whose
+    /// changed properties ``recordProperties(_:table:rowID:)`` reports.
+    func record(table: String, operation: Int32, rowID: Int64, own: Bool = false) {
         guard !observers.isEmpty else { return }
-        let registry = registries(forTable: table).first
-        var change = transactionChanges[table] ?? DatabaseChange(table: registry?.metadata.tableName ?? table,
-                                                                  modelType: registry?.metadata.type)
+        let key = table.lowercased()
+        var change = transactionChanges[key] ?? newChange(table)
         switch operation {
         case SQLITE_INSERT: change.insertedRowIDs.insert(rowID)
         case SQLITE_DELETE:
             change.deletedRowIDs.insert(rowID)
             change.insertedRowIDs.remove(rowID)
             change.updatedRowIDs.remove(rowID)
+            change.updatedProperties[rowID] = nil
         default:
             if !change.insertedRowIDs.contains(rowID) { change.updatedRowIDs.insert(rowID) }
+            if !own {
+                // Raw SQL, a trigger or a cascade: which columns it changed is not known.
+                change.unknownProperties.insert(rowID)
+                change.updatedProperties[rowID] = nil
+            }
         }
-        transactionChanges[table] = change
+        transactionChanges[key] = change
+    }
+
+    /// Records the properties a save of the library updated in one row (only while anyone observes).
+    func recordProperties(_ names: [String], table: String, rowID: Int64) {
+        guard !observers.isEmpty else { return }
+        let key = table.lowercased()
+        var change = transactionChanges[key] ?? newChange(table)
+        guard !change.unknownProperties.contains(rowID) else { return }
+        change.updatedProperties[rowID, default: []].formUnion(names)
+        transactionChanges[key] = change
+    }
+
+    private func newChange(_ table: String) -> DatabaseChange {
+        let registry = registries(forTable: table).first
+        return DatabaseChange(table: registry?.metadata.tableName ?? table, modelType: registry?.metadata.type)
     }
 
     func noteDeleted(_ object: ModelObject) {
@@ -118,6 +143,16 @@ public struct DatabaseChange: Sendable {
     public var updatedRowIDs: Set<Int64> = []
     /// Rows deleted. ```swift change.deletedRowIDs ```
     public var deletedRowIDs: Set<Int64> = []
+    /// The properties a save changed, for updated rows whose every change came from the library's own
+    /// saves; a row changed by raw SQL, a trigger or a cascade has no entry (which columns it changed is
+    /// not known).
+    ///
+    /// ```swift
+    /// change.updatedProperties[4]  // ["salary"]
+    /// ```
+    public var updatedProperties: [Int64: Set<String>] = [:]
+    /// Updated rows some write of unknown columns touched.
+    var unknownProperties: Set<Int64> = []
 
     init(table: String, modelType: (any Model.Type)?) {
         self.table = table

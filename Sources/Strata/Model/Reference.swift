@@ -173,7 +173,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
         return loaded
     }
 
-    private var currentKey: SQLValue {
+    var currentKey: SQLValue {
         if let held = strongTarget ?? target, let key = try? Reference.key(of: held) { return key }
         return key
     }

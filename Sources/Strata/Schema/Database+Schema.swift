@@ -1,3 +1,5 @@
+import CSQLite
+
 extension Database {
     /// What schema sync would do for `type` now, without changing anything (a dry run).
     /// Throws a ``SchemaError`` when sync cannot make the table fit the model. Renames and rebuilds the
@@ -60,6 +62,7 @@ extension Database {
         try checkTransactionIsOpen()
         if checkingCommits && !isInTransaction { try mergeForeignCommits() }
         let id = ObjectIdentifier(type)
+        if models.readRegion != nil { models.readRegion?.insert(type.tableName.lowercased()) }
         if !models.needsResync {
             if let last = models.lastRegistry, last.type == id { return last.registry }
             if let registry = models.registries[id] {
@@ -106,7 +109,16 @@ extension Database {
         let planner = planner(for: metadata)
         var current: TableInfo?
         var plan = try planner.plan(in: connection, current: &current)
-        if !plan.isEmpty {
+        if !plan.isEmpty, let schemaWriter {
+            // A pool reader: the writer syncs, then this handle reads the table it made. A read that began
+            // before cannot see it in its snapshot: it is run again (``DatabasePool``).
+            try schemaWriter(metadata.type)
+            if sqlite3_txn_state(connection.handle, "main") != SQLITE_TXN_NONE {
+                models.needsFreshSnapshot = true
+                throw SnapshotTooOld()
+            }
+            current = try TableInfo.read(metadata.tableName, in: connection, views: true)
+        } else if !plan.isEmpty {
             plan = try apply(planner, rebuilding: plan.rebuildsTable)
             current = try TableInfo.read(metadata.tableName, in: connection, views: true)
         }

@@ -14,54 +14,54 @@ final class PoolCounter: Model {
         let temp = try TemporaryDatabase()
         try temp.db.close()
         let pool = try DatabasePool(path: temp.path, readers: 3)
-        #expect(try pool.read { db in try db.value(String.self, "PRAGMA journal_mode") } == "wal")
-        try pool.write { db in
+        #expect(try await pool.read { db in try db.value(String.self, "PRAGMA journal_mode") } == "wal")
+        try await pool.write { db in
             for value in 0..<100 { let counter = PoolCounter(); counter.value = value; try db.save(counter) }
         }
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
             for task in 0..<8 {
                 group.addTask {
                     if task == 0 {
-                        return try pool.write { db in
+                        return try await pool.write { db in
                             let counter = PoolCounter(); counter.value = 1_000
                             try db.save(counter)
                             return -1
                         }
                     }
-                    return try pool.read { db in try db.count(PoolCounter.self) }
+                    return try await pool.read { db in try db.count(PoolCounter.self) }
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(counts.filter { $0 >= 0 }.allSatisfy { $0 == 100 || $0 == 101 })
-        #expect(try pool.read { db in try db.count(PoolCounter.self) } == 101)
-        #expect(try pool.read { db in try db.objects(PoolCounter.self, where: "ORDER BY value DESC").first?.value } == 1_000)
+        #expect(try await pool.read { db in try db.count(PoolCounter.self) } == 101)
+        #expect(try await pool.read { db in try db.objects(PoolCounter.self, where: "ORDER BY value DESC").first?.value } == 1_000)
     }
 
-    @Test func readersCannotWrite() throws {
+    @Test func readersCannotWrite() async throws {
         let temp = try TemporaryDatabase()
         try temp.db.close()
         let pool = try DatabasePool(path: temp.path, readers: 1)
-        try pool.write { db in try db.execute("CREATE TABLE t(x)") }
+        try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
         let error = try #require(throws: DatabaseError.self) {
             try pool.read { db in try db.execute("INSERT INTO t VALUES (1)") }
         }
         #expect(error.code.primary == .readOnly)
-        #expect(try pool.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 0)
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 0)
     }
 
-    @Test func aThrowingWriteRollsBack() throws {
+    @Test func aThrowingWriteRollsBack() async throws {
         struct Abort: Error {}
         let temp = try TemporaryDatabase()
         try temp.db.close()
         let pool = try DatabasePool(path: temp.path)
-        try pool.write { db in try db.execute("CREATE TABLE t(x)") }
+        try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
         #expect(throws: Abort.self) {
             try pool.write { db in
                 try db.execute("INSERT INTO t VALUES (1)")
                 throw Abort()
             }
         }
-        #expect(try pool.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 0)
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 0)
     }
 }

@@ -167,7 +167,10 @@ import Testing
     }
 
     @Test func busyReadingUnderAnExclusiveLock() throws {
-        let file = try TemporaryDatabase()
+        // A rollback journal: in WAL mode (the default for new files) readers are never blocked.
+        var rollbackJournal = Database.Configuration()
+        rollbackJournal.journalMode = .delete
+        let file = try TemporaryDatabase(configuration: rollbackJournal)
         let first = file.db
         try first.execute("CREATE TABLE t(x INTEGER); INSERT INTO t(x) VALUES (1)")
         var configuration = Database.Configuration()

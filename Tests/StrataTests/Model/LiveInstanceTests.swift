@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+
 import StrataTestSupport
 import Testing
 @testable import Strata
@@ -7,7 +7,7 @@ import Testing
 // One live instance per row, weakly held; writes through the handle reach live instances; rollbacks
 // restore them; change notifications after commit (issue 3, "Persistence and queries").
 
-private let liveDeinits = Mutex(0)
+private let liveDeinits = Locked(0)
 
 private final class LiveItem: Model {
     var id: Int64 = 0

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+
 import StrataTestSupport
 import Testing
 @testable import Strata
@@ -375,7 +375,7 @@ private func increment(_ counter: Counter, on db: Database, conflicts: inout Int
         let seed = Counter(); seed.name = "n"
         try temp.db.save(seed)
         let path = temp.path, key = seed.id
-        let failures = Mutex(0)
+        let failures = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 2) { _ in
             do {
                 let db = try Database(path: path)
@@ -449,7 +449,7 @@ private final class RaceItem: Model {
         let temp = try TemporaryDatabase()
         try temp.db.execute(layout)
         let path = temp.path
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         // Opened first: switching the file to WAL needs it to itself (issue 12 covers opening under load).
         let writerPool = pool ? try DatabasePool(path: path) : nil
         DispatchQueue.concurrentPerform(iterations: 2) { writer in

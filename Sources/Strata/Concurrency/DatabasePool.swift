@@ -1,0 +1,273 @@
+import CSQLite
+import Dispatch
+
+/// A `Sendable` set of handles on one database file in WAL mode: one writer and several readers, so
+/// that threads and tasks read while one writes, and readers never see half a transaction.
+///
+/// Each handle has its own serial queue and identity map. The async calls run the SQLite work on those
+/// queues, never on Swift's cooperative threads, so a server stays responsive while writes wait for the
+/// lock. The synchronous calls stay for scripts and tools. Model objects stay inside the closure that
+/// fetched them: return `Sendable` values (rows, counts, keys, your own structs, or keys: a live instance belongs to the handle that read it).
+///
+/// ```swift
+/// let pool = try DatabasePool(path: "app.sqlite", readers: 4)
+/// try await pool.write { db in let order = Order(); order.total = 42; try db.save(order) }
+/// let total = try await pool.read { db in try db.count(Order.self) }
+/// ```
+public final class DatabasePool: Sendable {
+    /// The file all handles open. ```swift pool.path ```
+    public let path: String
+    let writer: SerialDatabase
+    let readers: [SerialDatabase]
+    let hub = ChangeHub()
+    private let identity: PoolIdentity
+    private let isClosed = Locked(false)
+
+    /// Opens the writer (setting WAL, unless `configuration.journalMode` names another mode) and
+    /// `readers` read-only handles (`PRAGMA query_only`).
+    ///
+    /// ```swift
+    /// let pool = try DatabasePool(path: "app.sqlite")
+    /// ```
+    public init(path: String, readers: Int = 4, configuration: Database.Configuration = Database.Configuration()) throws {
+        self.path = path
+        let identity = PoolIdentity()
+        self.identity = identity
+        let id = ObjectIdentifier(identity)
+        var writerConfiguration = configuration
+        writerConfiguration.journalMode = configuration.journalMode ?? .wal
+        let writerDatabase = try Database(path: path, configuration: writerConfiguration)
+        let writer = SerialDatabase(writerDatabase, label: "strata.pool.writer", pool: id)
+        self.writer = writer
+        var readerConfiguration = configuration
+        readerConfiguration.journalMode = nil
+        var handles: [SerialDatabase] = []
+        for index in 0..<max(1, readers) {
+            let reader = try Database(path: path, configuration: readerConfiguration)
+            try reader.execute("PRAGMA query_only = ON")
+            // A model a reader meets first is synced by the writer (readers cannot write the schema).
+            reader.schemaWriter = { type in
+                try writer.sync { db in
+                    func sync<T: Model>(_ type: T.Type) throws { try db.syncSchema(type) }
+                    try sync(type)
+                }
+            }
+            handles.append(SerialDatabase(reader, label: "strata.pool.reader.\(index)", pool: id))
+        }
+        self.readers = handles
+        let hub = self.hub
+        writer.keep(writerDatabase.observeChanges { changes in hub.publish(changes) })
+    }
+
+    // MARK: Synchronous
+
+    /// Runs `body` with the writer handle, in an IMMEDIATE transaction, and blocks the calling thread
+    /// until it is done; writers wait for each other. Inside async code, use the async `write`.
+    ///
+    /// ```swift
+    /// let id = try pool.write { db in let order = Order(); try db.save(order); return order.id }
+    /// ```
+    @discardableResult
+    public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
+        try checkUsable()
+        return try writer.sync { db in try db.transaction(.immediate) { try body(db) } }
+    }
+
+    /// Runs `body` with a reader handle, in a DEFERRED transaction: it sees the database as of its first
+    /// read, alongside other readers and the writer. Blocks the calling thread; inside async code, use
+    /// the async `read`.
+    ///
+    /// ```swift
+    /// let names = try pool.read { db in try db.objects(Employee.self).map(\.name) }
+    /// ```
+    public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
+        try checkUsable()
+        let reader = acquireReader()
+        defer { release(reader) }
+        return try reader.sync { db in try DatabasePool.readTransaction(db, job: nil, body) }
+    }
+
+    // MARK: Async
+
+    /// Runs `body` with the writer handle, in an IMMEDIATE transaction, on the writer's queue: the task
+    /// suspends and no cooperative thread waits. Cancelling the task rolls the write back and throws
+    /// `CancellationError` (a write that already committed returns its value).
+    ///
+    /// ```swift
+    /// let id = try await pool.write { db in
+    ///     let order = Order(); order.total = 42
+    ///     try db.save(order)
+    ///     return order.id
+    /// }
+    /// ```
+    @discardableResult
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try checkUsable()
+        return try await writer.run(PoolJob()) { db, job in
+            try DatabasePool.cancellable(job) {
+                try db.transaction(.immediate) {
+                    let result = try body(db)
+                    if job.isCancelled { throw CancellationError() }
+                    return result
+                }
+            }
+        }
+    }
+
+    /// Runs `body` with a reader handle on its queue (the least busy reader), in a DEFERRED transaction;
+    /// the task suspends meanwhile. Cancelling the task interrupts the read and throws `CancellationError`.
+    ///
+    /// ```swift
+    /// let count = try await pool.read { db in try db.count(Employee.self) }
+    /// ```
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try checkUsable()
+        let reader = acquireReader()
+        defer { release(reader) }
+        return try await reader.run(PoolJob()) { db, job in
+            try DatabasePool.cancellable(job) { try DatabasePool.readTransaction(db, job: job, body) }
+        }
+    }
+
+    /// Syncs the table of `type` on the writer, outside any transaction, so that an opt-in rebuild
+    /// (``ModelDeclaration/schemaRebuild``) can run: call it at startup for such models. Other models
+    /// need no call: their first use syncs them, through the writer.
+    ///
+    /// ```swift
+    /// try await pool.syncSchema(Shelf.self)
+    /// ```
+    @discardableResult
+    public func syncSchema<M: Model>(_ type: M.Type) async throws -> SchemaPlan {
+        try checkUsable()
+        return try await writer.run(PoolJob()) { db, _ in try db.syncSchema(type) }
+    }
+
+    /// The synchronous ``syncSchema(_:)-(M.Type)`` for scripts and tools.
+    ///
+    /// ```swift
+    /// try pool.syncSchema(Shelf.self)
+    /// ```
+    @discardableResult
+    public func syncSchema<M: Model>(_ type: M.Type) throws -> SchemaPlan {
+        try checkUsable()
+        return try writer.sync { try $0.syncSchema(type) }
+    }
+
+    // MARK: Lifecycle
+
+    /// Waits for the work already queued, then closes every handle; later calls throw `.misuse`.
+    ///
+    /// ```swift
+    /// try pool.close()
+    /// ```
+    public func close() throws {
+        try checkNotNested()
+        let wasClosed = isClosed.withLock { closed in defer { closed = true }; return closed }
+        guard !wasClosed else { return }
+        hub.close()
+        var failure: (any Error)?
+        for handle in readers + [writer] {
+            do { try handle.sync { try $0.close() } } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Copies the WAL back into the database file (`sqlite3_wal_checkpoint_v2`) on the writer's queue.
+    /// `.passive` copies what it can without waiting; `.truncate` waits for readers and empties the WAL.
+    ///
+    /// ```swift
+    /// let result = try pool.checkpoint(.truncate)
+    /// print(result.logFrames, result.checkpointedFrames)   // 0 0: the WAL is empty
+    /// ```
+    @discardableResult
+    public func checkpoint(_ mode: Database.CheckpointMode = .passive) throws -> Database.CheckpointResult {
+        try checkUsable()
+        return try writer.sync { try $0.checkpoint(mode) }
+    }
+
+    /// Copies the whole database, as of one moment, into the file at `path` (replacing its content),
+    /// with SQLite's online backup, from a reader: writes go on meanwhile.
+    ///
+    /// ```swift
+    /// try pool.backup(to: "/backups/app-2026-11-25.sqlite")
+    /// ```
+    public func backup(to path: String) throws {
+        try checkUsable()
+        let reader = acquireReader()
+        defer { release(reader) }
+        try reader.sync { db in
+            let destination = try Database(path: path)
+            defer { try? destination.close() }
+            try db.backup(to: destination)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Throws when the pool is closed or the caller is inside a closure of this pool (which would wait
+    /// for itself).
+    func checkUsable() throws {
+        try checkNotNested()
+        try checkOpen()
+    }
+
+    func checkOpen() throws {
+        if isClosed.withLock({ $0 }) {
+            throw DatabaseError(code: .misuse, message: "the pool is closed")
+        }
+    }
+
+    private func checkNotNested() throws {
+        guard DispatchQueue.getSpecific(key: SerialDatabase.poolKey) == ObjectIdentifier(identity) else { return }
+        throw DatabaseError(code: .misuse, message: "a pool call inside a read or write closure of the same pool would wait for itself; use the `db` the closure was given")
+    }
+
+    /// The reader with the least work queued (ties: the first).
+    func acquireReader() -> SerialDatabase {
+        isClosed.withLock { _ in
+            var best = readers[0]
+            for reader in readers.dropFirst() where reader.load < best.load { best = reader }
+            best.load += 1
+            return best
+        }
+    }
+
+    func release(_ reader: SerialDatabase) {
+        isClosed.withLock { _ in reader.load -= 1 }
+    }
+
+    /// A read transaction; run once more when the writer changed the schema for a model this read met
+    /// first, after the read had begun (its snapshot cannot see the new table: see `schemaWriter`).
+    static func readTransaction<T>(_ db: Database, job: PoolJob?, _ body: (Database) throws -> T) throws -> T {
+        for attempt in 0..<2 {
+            do {
+                let result = try db.transaction(.deferred) {
+                    let result = try body(db)
+                    if job?.isCancelled == true { throw CancellationError() }
+                    if db.models.needsFreshSnapshot { throw SnapshotTooOld() }
+                    return result
+                }
+                return result
+            } catch where db.models.needsFreshSnapshot && attempt == 0 {
+                db.models.needsFreshSnapshot = false
+            }
+        }
+        db.models.needsFreshSnapshot = false
+        throw DatabaseError(code: .schema, message: "the schema changed twice while one pool read began; try again")
+    }
+
+    /// Turns the error of a statement interrupted by cancellation into `CancellationError`.
+    static func cancellable<T>(_ job: PoolJob, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.code.primary == .interrupt && job.isCancelled {
+            throw CancellationError()
+        }
+    }
+}
+
+/// Thrown inside a pool read whose snapshot predates the schema the writer just made for it.
+struct SnapshotTooOld: Error {}
+
+/// What identifies one pool's queues (see ``SerialDatabase/poolKey``).
+private final class PoolIdentity: Sendable {}

@@ -1,0 +1,95 @@
+import CSQLite
+import Dispatch
+
+/// One handle of a pool and the serial queue that is the only place it is used.
+///
+/// Work reaches the handle through its queue: synchronous calls with `queue.sync` (which runs the block
+/// on the caller's thread once the queue is free), async calls with `queue.async` and a continuation, so
+/// an awaiting task never holds a thread of Swift's cooperative pool while SQLite works or waits for a
+/// lock: the work runs on a Dispatch thread, one at most per handle.
+final class SerialDatabase: @unchecked Sendable {
+    // Sound as `Sendable`: `database` is only touched by blocks running on `queue`, which is serial; the
+    // raw `handle` is used from other threads only for `sqlite3_interrupt`, which SQLite allows.
+    let queue: DispatchQueue
+    private let database: Database
+    let handle: OpaquePointer
+    /// Work queued or running here (for reader selection); changed under the pool's lock.
+    var load = 0
+
+    /// Marks a pool's queues, so a call made from inside a closure of the same pool is recognized.
+    static let poolKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    init(_ database: Database, label: String, pool: ObjectIdentifier) {
+        self.database = database
+        self.handle = database.connection.handle
+        queue = DispatchQueue(label: label)
+        queue.setSpecific(key: SerialDatabase.poolKey, value: pool)
+    }
+
+    /// Objects that live as long as the handle (observation tokens); set at creation only.
+    private var kept: [AnyObject] = []
+
+    /// Keeps `object` alive as long as this handle (called before the handle is shared).
+    func keep(_ object: AnyObject) { kept.append(object) }
+
+    /// Runs `body` on the queue and waits for it (the caller's thread blocks).
+    func sync<T>(_ body: (Database) throws -> T) rethrows -> T {
+        try queue.sync { try body(database) }
+    }
+
+    /// Runs `body` on the queue, later; nobody waits.
+    func perform(_ body: @escaping @Sendable (Database) -> Void) {
+        queue.async { body(self.database) }
+    }
+
+    /// Runs `body` on the queue; the task suspends, and `job` lets it be cancelled (see ``PoolJob``).
+    func run<T: Sendable>(_ job: PoolJob, _ body: @escaping @Sendable (Database, PoolJob) throws -> T) async throws -> T {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                queue.async {
+                    let result = Result { () throws -> T in
+                        guard job.start(self.handle) else { throw CancellationError() }
+                        defer { job.finish() }
+                        return try body(self.database, job)
+                    }
+                    continuation.resume(with: result)
+                }
+            }
+        } onCancel: {
+            job.cancel()
+        }
+    }
+}
+
+/// One async call's state, shared by the task that waits and the queue that runs it: a cancelled call
+/// that has not started never starts; one that is running has its statement interrupted
+/// (`sqlite3_interrupt`) and its transaction rolled back.
+final class PoolJob: Sendable {
+    private enum State { case waiting, running(OpaquePointer), finished }
+    private let state = Locked<(state: State, cancelled: Bool)>((.waiting, false))
+
+    /// Whether cancellation was asked for.
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Marks the job running on `handle`; false when it was cancelled first.
+    func start(_ handle: OpaquePointer) -> Bool {
+        state.withLock { value in
+            guard !value.cancelled else { value.state = .finished; return false }
+            value.state = .running(handle)
+            return true
+        }
+    }
+
+    /// Marks the job done: a later cancellation no longer touches the handle.
+    func finish() {
+        state.withLock { $0.state = .finished }
+    }
+
+    /// Cancels; interrupts the running statement, under the lock, so it can never reach a later job.
+    func cancel() {
+        state.withLock { value in
+            value.cancelled = true
+            if case .running(let handle) = value.state { sqlite3_interrupt(handle) }
+        }
+    }
+}

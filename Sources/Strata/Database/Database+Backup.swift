@@ -1,0 +1,80 @@
+import CSQLite
+
+extension Database {
+    /// How much a WAL checkpoint does (`sqlite3_wal_checkpoint_v2`'s modes).
+    ///
+    /// ```swift
+    /// try db.checkpoint(.truncate)
+    /// ```
+    public enum CheckpointMode: Sendable {
+        /// Copies what it can without waiting for readers or the writer. ```swift .passive ```
+        case passive
+        /// Waits for the writer, then copies everything. ```swift .full ```
+        case full
+        /// Like `.full`, then waits for readers so the next writer starts the WAL over. ```swift .restart ```
+        case restart
+        /// Like `.restart`, and truncates the WAL file to zero bytes. ```swift .truncate ```
+        case truncate
+
+        var rawValue: Int32 {
+            switch self {
+            case .passive: SQLITE_CHECKPOINT_PASSIVE
+            case .full: SQLITE_CHECKPOINT_FULL
+            case .restart: SQLITE_CHECKPOINT_RESTART
+            case .truncate: SQLITE_CHECKPOINT_TRUNCATE
+            }
+        }
+    }
+
+    /// What a checkpoint found and did.
+    ///
+    /// ```swift
+    /// let result = try db.checkpoint()
+    /// print(result.logFrames - result.checkpointedFrames, "frames still only in the WAL")
+    /// ```
+    public struct CheckpointResult: Sendable, Equatable {
+        /// Frames in the WAL (-1: the database is not in WAL mode). ```swift result.logFrames ```
+        public let logFrames: Int
+        /// Frames copied into the database file. ```swift result.checkpointedFrames ```
+        public let checkpointedFrames: Int
+    }
+
+    /// Runs a WAL checkpoint on the main database; outside a transaction.
+    ///
+    /// ```swift
+    /// let result = try db.checkpoint(.truncate)
+    /// ```
+    @discardableResult
+    public func checkpoint(_ mode: CheckpointMode = .passive) throws -> CheckpointResult {
+        if connection.isClosed { throw connection.closedError(sql: nil) }
+        var log: Int32 = 0
+        var done: Int32 = 0
+        let code = sqlite3_wal_checkpoint_v2(connection.handle, "main", mode.rawValue, &log, &done)
+        guard code == SQLITE_OK else { throw connection.error(code: code, sql: "PRAGMA wal_checkpoint") }
+        return CheckpointResult(logFrames: Int(log), checkpointedFrames: Int(done))
+    }
+
+    /// Copies this whole database, as of one moment, into `destination` (replacing all it held), with
+    /// SQLite's online backup API. The destination's live instances are re-read afterwards.
+    ///
+    /// ```swift
+    /// let copy = try Database(path: "copy.sqlite")
+    /// try db.backup(to: copy)
+    /// ```
+    public func backup(to destination: Database) throws {
+        if connection.isClosed { throw connection.closedError(sql: nil) }
+        if destination.connection.isClosed { throw destination.connection.closedError(sql: nil) }
+        guard let backup = sqlite3_backup_init(destination.connection.handle, "main", connection.handle, "main") else {
+            throw destination.connection.error(code: sqlite3_errcode(destination.connection.handle), sql: nil)
+        }
+        let step = sqlite3_backup_step(backup, -1)
+        let finish = sqlite3_backup_finish(backup)
+        guard step == SQLITE_DONE else { throw destination.connection.error(code: step, sql: nil) }
+        guard finish == SQLITE_OK else { throw destination.connection.error(code: finish, sql: nil) }
+        // The destination's pages were replaced under it: its schema and every live instance are read again.
+        destination.models.needsResync = true
+        destination.models.changeCount &+= 1
+        try destination.resyncAll()
+        destination.refreshAllLiveInstances()
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+final class AsyncItem: Model {
+    var id: Int64 = 0
+    var name = ""
+    var value = 0
+    required init() {}
+}
+
+final class AsyncOther: Model {
+    var id: Int64 = 0
+    var note = ""
+    required init() {}
+}
+
+/// A pool on a new temporary file, removed with this value (keep it in a local for the test's length).
+final class PoolFile {
+    let temp: TemporaryDatabase
+    let pool: DatabasePool
+    var path: String { temp.path }
+    var folder: URL { temp.folder }
+
+    init(readers: Int = 3) throws {
+        temp = try TemporaryDatabase()
+        try temp.db.close()
+        pool = try DatabasePool(path: temp.path, readers: readers)
+    }
+}
+
+/// Waits (off the cooperative pool's threads' way: polling with sleeps of a task) until `condition` holds.
+func eventually(_ condition: @Sendable () -> Bool) async throws {
+    for _ in 0..<2_000 where !condition() { try await Task.sleep(nanoseconds: 2_000_000) }
+    #expect(condition())
+}
+
+@Suite struct AsyncPoolTests {
+    @Test func asyncReadsAndWritesReturnTheirValues() async throws {
+        let file = try PoolFile(); let pool = file.pool
+        let id = try await pool.write { db in
+            let item = AsyncItem(); item.name = "first"; item.value = 7
+            try db.save(item)
+            return item.id
+        }
+        #expect(id == 1)
+        let read = try await pool.read { db in try db.object(AsyncItem.self, forKey: id).map { [$0.name, String($0.value)] } }
+        #expect(read == ["first", "7"])
+        #expect(try await pool.read { db in try db.count(AsyncItem.self) } == 1)
+    }
+
+    /// Slow writes queue on the writer's queue, not on the cooperative threads: reads issued after four
+    /// slow writes all finish before the writes do. (With blocking calls, the writes waiting for the writer
+    /// would hold the cooperative threads, and the reads would wait behind them.)
+    @Test func slowWritesNeverHoldTheCooperativeThreads() async throws {
+        let file = try PoolFile(readers: 2); let pool = file.pool
+        try await pool.write { db in try db.save(AsyncItem()) }
+        let log = Locked<[String]>([])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    try await pool.write { db in
+                        Thread.sleep(forTimeInterval: 0.15)
+                        try db.execute("UPDATE AsyncItem SET value = value + 1")
+                    }
+                    log.withLock { $0.append("w") }
+                }
+            }
+            try await Task.sleep(nanoseconds: 20_000_000)   // the writes are queued first
+            for _ in 0..<24 {
+                group.addTask {
+                    _ = try await pool.read { db in try db.count(AsyncItem.self) }
+                    log.withLock { $0.append("r") }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let order = log.withLock { $0 }
+        #expect(order.filter { $0 == "r" }.count == 24)
+        #expect(order.last == "w", "the last slow write finishes after every read: \(order)")
+        #expect(order.lastIndex(of: "r")! < order.lastIndex(of: "w")!)
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT value FROM AsyncItem") } == 4)
+    }
+
+    @Test func aCancelledRunningWriteRollsBackAndThrowsCancellationError() async throws {
+        let file = try PoolFile(); let pool = file.pool
+        try await pool.write { db in try db.syncSchema(AsyncItem.self) }
+        let started = Locked(false)
+        let task = Task {
+            try await pool.write { db in
+                let item = AsyncItem(); item.name = "never"
+                try db.save(item)
+                started.withLock { $0 = true }
+                // A long statement: interrupted by the cancellation.
+                _ = try db.value(Int.self, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000000000) SELECT count(*) FROM n")
+            }
+        }
+        try await eventually { started.withLock { $0 } }
+        task.cancel()
+        let result = await task.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(try await pool.read { db in try db.count(AsyncItem.self) } == 0)
+        // The writer is usable afterwards.
+        try await pool.write { db in let item = AsyncItem(); item.name = "later"; try db.save(item) }
+        #expect(try await pool.read { db in try db.objects(AsyncItem.self).map(\.name) } == ["later"])
+    }
+
+    @Test func aWriteCancelledBeforeItStartsNeverRuns() async throws {
+        let file = try PoolFile(); let pool = file.pool
+        try await pool.write { db in try db.syncSchema(AsyncItem.self) }
+        let release = Locked(false)
+        let blocker = Task {
+            try await pool.write { _ in
+                while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.002) }
+            }
+        }
+        let ran = Locked(false)
+        let queued = Task {
+            try await pool.write { db in
+                ran.withLock { $0 = true }
+                try db.save(AsyncItem())
+            }
+        }
+        queued.cancel()
+        release.withLock { $0 = true }
+        try await blocker.value
+        let result = await queued.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(ran.withLock { $0 } == false)
+        #expect(try await pool.read { db in try db.count(AsyncItem.self) } == 0)
+    }
+
+    @Test func aCancelledReadThrowsCancellationError() async throws {
+        let file = try PoolFile(); let pool = file.pool
+        let started = Locked(false)
+        let task = Task {
+            try await pool.read { db in
+                started.withLock { $0 = true }
+                return try db.value(Int.self, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000000000) SELECT count(*) FROM n")
+            }
+        }
+        try await eventually { started.withLock { $0 } }
+        task.cancel()
+        let result = await task.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT 41 + 1") } == 42)
+    }
+
+    @Test func nestedPoolCallsThrowInsteadOfWaitingForThemselves() async throws {
+        let file = try PoolFile(); let pool = file.pool
+        let inWrite = try #require(throws: DatabaseError.self) {
+            try pool.write { _ in try pool.write { _ in 1 } }
+        }
+        #expect(inWrite.code == .misuse)
+        #expect(inWrite.message.contains("would wait for itself"))
+        let readInWrite = try #require(throws: DatabaseError.self) {
+            try pool.write { _ in try pool.read { _ in 1 } }
+        }
+        #expect(readInWrite.code == .misuse)
+        let inAsyncRead = await #expect(throws: DatabaseError.self) {
+            try await pool.read { _ in try pool.read { _ in 1 } }
+        }
+        #expect(inAsyncRead?.code == .misuse)
+        // The pool still works.
+        #expect(try await pool.write { db in try db.value(Int.self, "SELECT 1") } == 1)
+    }
+
+    @Test func aReaderNeverSeesHalfATransaction() async throws {
+        let file = try PoolFile(); let pool = file.pool
+        try await pool.write { db in try db.syncSchema(AsyncItem.self) }
+        let firstInserted = DispatchSemaphore(value: 0)
+        let readerDone = DispatchSemaphore(value: 0)
+        let writing = Task {
+            try await pool.write { db in
+                try db.save(AsyncItem())
+                firstInserted.signal()
+                readerDone.wait()
+                try db.save(AsyncItem())
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { firstInserted.wait(); continuation.resume() }
+        }
+        let during = try await pool.read { db in try db.count(AsyncItem.self) }
+        readerDone.signal()
+        try await writing.value
+        #expect(during == 0)
+        #expect(try await pool.read { db in try db.count(AsyncItem.self) } == 2)
+    }
+}
+
