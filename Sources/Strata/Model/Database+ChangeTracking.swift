@@ -333,6 +333,7 @@ extension Database {
                 if !current.matches(stored) { values.append((i, try metadata.properties[i].accessor.load(fresh))) }
             }
             for (i, value) in values { try metadata.properties[i].accessor.store(value, into: object) }
+            if !values.isEmpty, let notify = metadata.observationNotifier { notify(object) }
             if slot == 0 { registry.capture(object) } else { registry.capture(object, words: words) }
             registry.staleInstances[id] = nil
             if !conflicting.isEmpty {

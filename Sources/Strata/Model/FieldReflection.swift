@@ -15,6 +15,18 @@ struct ReflectedField {
 /// never write to a `let` (undefined behaviour the optimiser exploits) or store a strong reference into a
 /// `weak` field.
 enum FieldReflection {
+    /// The fields a model declares (its base class's left out), named as its properties: an `@Observable`
+    /// model's `_title` storage is `title`, and its `_$observationRegistrar` is left out.
+    static func persistentFields(of type: AnyClass) -> [ReflectedField] {
+        let observable = ObservationSupport.isObservable(type)
+        return fields(of: type).dropFirst(fields(of: ModelObject.self).count).compactMap { field in
+            guard observable else { return field }
+            if field.name.hasPrefix("_$") { return nil }
+            return ReflectedField(name: ObservationSupport.propertyName(field.name, observable: true), offset: field.offset,
+                                  type: field.type, isVar: field.isVar, isStrong: field.isStrong)
+        }
+    }
+
     static func fields(of type: AnyClass) -> [ReflectedField] {
         let count = reflectionRecursiveCount(type)
         var fields: [ReflectedField] = []

@@ -67,6 +67,8 @@ final class ModelMetadata: @unchecked Sendable {
     let key: PropertyMetadata
     let keyIsInteger: Bool
     let randomKeys: Bool
+    /// Tells Observation an instance changed (``ObservableModel``); nil for other models.
+    let observationNotifier: ((ModelObject) -> Void)?
     let indices: [IndexDeclaration]
     /// Rename hints: property name -> previous column name (``ModelDeclaration/renamedColumns``).
     let renamedColumns: [String: String]
@@ -104,7 +106,8 @@ final class ModelMetadata: @unchecked Sendable {
         randomKeys = type.randomKeys
 
         // Every stored field of the class, base class fields excluded.
-        let reflected = FieldReflection.fields(of: type).dropFirst(FieldReflection.fields(of: ModelObject.self).count)
+        let reflected = FieldReflection.persistentFields(of: type)
+        observationNotifier = ObservationSupport.notifier(for: type)
         let fields = reflected.map { (name: $0.name, offset: $0.offset, type: $0.type) }
         let writable = Dictionary(reflected.map { ($0.name, $0.isVar && $0.isStrong) }, uniquingKeysWith: { first, _ in first })
 
@@ -268,7 +271,7 @@ final class ModelMetadata: @unchecked Sendable {
     /// The column type of a model's key, found from the key field alone (relationships ask for it while
     /// their owner is being reflected, so this must not reflect the whole related type).
     static func keyColumnType(of type: any Model.Type) -> ColumnType {
-        guard let key = FieldReflection.fields(of: type).first(where: { $0.name == type.primaryKey }),
+        guard let key = FieldReflection.persistentFields(of: type).first(where: { $0.name == type.primaryKey }),
               let made = FieldAccessor.make(type: key.type, offset: key.offset) else { return .integer }
         return made.1
     }

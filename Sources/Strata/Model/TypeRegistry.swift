@@ -149,8 +149,10 @@ final class TypeRegistry {
     /// Detaches `object` from the database: it no longer stands for a row.
     func detach(_ object: ModelObject, deleted: Bool) {
         forget(object)
+        let wasDeleted = object._isDeleted
         object._isDeleted = deleted
         if !deleted { object._registry = nil }
+        if deleted && !wasDeleted, let notify = metadata.observationNotifier { notify(object) }
     }
 
     /// Every live instance (for refreshes after a rollback).
