@@ -172,6 +172,18 @@ public final class DatabasePool: Sendable {
         if let failure { throw failure }
     }
 
+    /// The async ``close()``: waits for the work already queued without holding a cooperative thread.
+    ///
+    /// ```swift
+    /// try await pool.close()
+    /// ```
+    public func close() async throws {
+        try checkNotNested()
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global().async { continuation.resume(with: Result { try self.close() }) }
+        }
+    }
+
     /// Copies the WAL back into the database file (`sqlite3_wal_checkpoint_v2`) on the writer's queue.
     /// `.passive` copies what it can without waiting; `.truncate` waits for readers and empties the WAL.
     ///
