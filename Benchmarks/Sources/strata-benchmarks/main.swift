@@ -106,6 +106,19 @@ func makeWorkloads(_ options: Options) -> [Workload] {
     }
 }
 
+/// Runs async work from this top-level synchronous code and waits for it.
+func runAsync<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var result: Result<T, any Error>?
+    Task.detached {
+        do { result = .success(try await body()) } catch { result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    guard let result else { throw Verification.failure("the async run ended without a result") }
+    return try result.get()
+}
+
 do {
     let options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
     RelationshipTables.departments = options.relationshipDepartments
@@ -116,6 +129,15 @@ do {
           + "1 warm-up + \(options.rounds) measured rounds")
     #if !STRATA_MODELS
     print("note: the Strata contender is off (build with strataModels = true in Benchmarks/Package.swift)")
+    #endif
+    #if STRATA_MODELS
+    if options.pool {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-benchmarks-pool-\(ProcessInfo.processInfo.processIdentifier)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let figures = try runAsync { try await PoolLatencyWorkload.run(folder: folder) }
+        PoolLatencyWorkload.printReport(figures)
+        exit(0)
+    }
     #endif
     let runner = try Runner(options: options)
     let start = ContinuousClock.now
