@@ -62,14 +62,14 @@ final class PoolShelfV2: Model {
             }
         }
         try await Task.sleep(nanoseconds: 5_000_000)
-        try pool.close()
+        try await pool.close()
         var written = 0
         for write in writes { if case .success = await write.result { written += 1 } }
         let error = await #expect(throws: DatabaseError.self) { try await pool.read { db in try db.count(AsyncItem.self) } }
         #expect(error?.code == .misuse)
         #expect(error?.message == "the pool is closed")
         #expect(throws: DatabaseError.self) { try pool.checkpoint() }
-        try pool.close()   // a second close does nothing
+        try await pool.close()   // a second close does nothing
         // What was accepted before close was written.
         let check = try Database(path: pool.path)
         #expect(try check.count(AsyncItem.self) == written)

@@ -57,7 +57,7 @@ struct Counted: Sendable {
         let file = try PoolFile(); let pool = file.pool
         let stream = pool.changes(ofTables: nil)
         try await pool.write { db in try db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)") }
-        try pool.close()
+        try await pool.close()
         var tables: [String] = []
         for await change in stream { tables.append(change.table) }
         #expect(tables == ["t"])
