@@ -118,7 +118,9 @@ final class Connection {
                 var result = sqlite3_step(stmt)
                 while result == SQLITE_ROW { result = sqlite3_step(stmt) }
                 guard result == SQLITE_DONE else {
-                    throw error(code: result, sql: String(cString: sqlite3_sql(stmt)))
+                    // The failing statement alone, without the whitespace before it or its semicolon.
+                    let statement = String(cString: sqlite3_sql(stmt)).trimmingCharacters(in: .whitespacesAndNewlines)
+                    throw error(code: result, sql: statement.hasSuffix(";") ? String(statement.dropLast()) : statement)
                 }
             }
         }

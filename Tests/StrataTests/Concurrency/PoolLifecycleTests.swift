@@ -38,6 +38,20 @@ final class PoolShelfV2: Model {
         #expect(try memory.value(String.self, "PRAGMA journal_mode") == "memory")
     }
 
+    @Test func twoPlainHandlesOnANewFileReadWhileTheOtherWrites() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+        var impatient = Database.Configuration()
+        impatient.busyTimeout = .milliseconds(10)
+        let reader = try Database(path: temp.path, configuration: impatient)
+        try temp.db.transaction {
+            try temp.db.execute("INSERT INTO t VALUES (2)")
+            // WAL: no SQLITE_BUSY, and not half of the open transaction.
+            #expect(try reader.value(Int.self, "SELECT count(*) FROM t") == 1)
+        }
+        #expect(try reader.value(Int.self, "SELECT count(*) FROM t") == 2)
+    }
+
     @Test func aPoolTurnsAnExistingRollbackJournalFileToWAL() async throws {
         var rollback = Database.Configuration()
         rollback.journalMode = .delete

@@ -1,0 +1,293 @@
+import CSQLite
+import Foundation
+
+/// Named migrations that run once each, in the order registered, beside automatic schema sync: for the
+/// changes no diff can infer (a column split in two, data backfilled, a format changed).
+///
+/// Each migration runs in its own IMMEDIATE transaction and is recorded in `strata_migrations`
+/// (namespace, id, checksum of its SQL, applied-at) in that same transaction, so it either ran and is
+/// recorded, or left nothing behind. Swift closures, SQL text, `.sql` files from a folder and FCModel's
+/// `PRAGMA user_version` steps mix in one migrator.
+///
+/// ```swift
+/// var migrator = Migrator()
+/// migrator.register("v1-create", sql: "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT)")
+/// migrator.register("v2-split-name") { db in
+///     try db.execute("ALTER TABLE person ADD COLUMN lastName TEXT")
+///     try db.execute("UPDATE person SET lastName = substr(name, instr(name, ' ') + 1)")
+/// }
+/// try migrator.migrate(db)        // then models sync additively on first use, as always
+/// ```
+///
+/// Order with automatic sync: run the migrator first; each model then syncs on its first use. A
+/// migration that needs a model's table as declared now calls `try db.syncSchema(Model.self)` itself.
+public struct Migrator: Sendable {
+    /// The namespace of migrators made without one. ```swift Migrator.defaultNamespace  // "main" ```
+    public static let defaultNamespace = "main"
+    /// The table Strata records applied migrations in. ```swift Migrator.tableName ```
+    public static let tableName = "strata_migrations"
+
+    /// Migrations of different namespaces (an app and a plugin) share one database without clashing.
+    /// ```swift Migrator(namespace: "search-plugin").namespace ```
+    public let namespace: String
+    /// The registered migrations, in order. ```swift migrator.migrations.map(\.id) ```
+    public private(set) var migrations: [Migration] = []
+    /// Runs a migration whose SQL changed after it ran, instead of throwing (development only: the
+    /// edited migration does not run again). ```swift migrator.allowsEditedMigrations = true ```
+    public var allowsEditedMigrations = false
+    /// Accepts applied migrations this migrator does not know (a newer version of the app ran), instead
+    /// of throwing. ```swift migrator.allowsUnknownMigrations = true ```
+    public var allowsUnknownMigrations = false
+    /// Erases the whole database and migrates from scratch when a migration changed or an unknown one
+    /// was applied — for development, like GRDB's option of that name. Off by default: it deletes data.
+    /// ```swift migrator.eraseDatabaseOnSchemaChange = true ```
+    public var eraseDatabaseOnSchemaChange = false
+
+    /// A migrator for `namespace`. ```swift var migrator = Migrator() ```
+    public init(namespace: String = Migrator.defaultNamespace) {
+        self.namespace = namespace
+    }
+
+    // MARK: Registering
+
+    /// Registers a Swift migration. It may use raw SQL (for the past) and models as declared now.
+    ///
+    /// ```swift
+    /// migrator.register("v3-backfill-slugs") { db in
+    ///     for post in try db.objects(Post.self) { post.slug = post.title.lowercased(); try db.save(post) }
+    /// }
+    /// ```
+    public mutating func register(_ id: String, foreignKeyChecks: ForeignKeyChecks = .deferred, inTransaction: Bool = true,
+                                  _ body: @escaping @Sendable (Database) throws -> Void) {
+        migrations.append(Migration(id: id, foreignKeyChecks: foreignKeyChecks, inTransaction: inTransaction, body: .swift(body)))
+    }
+
+    /// Registers an SQL migration (one or several statements); its checksum is recorded when it runs.
+    ///
+    /// ```swift
+    /// migrator.register("0001_create", sql: "CREATE TABLE tag(id INTEGER PRIMARY KEY, name TEXT)")
+    /// migrator.register("0009_vacuum", sql: "VACUUM", inTransaction: false)
+    /// ```
+    public mutating func register(_ id: String, sql: String, foreignKeyChecks: ForeignKeyChecks = .deferred, inTransaction: Bool = true) {
+        migrations.append(Migration(id: id, foreignKeyChecks: foreignKeyChecks, inTransaction: inTransaction, body: .sql(sql)))
+    }
+
+    /// Registers every `.sql` file of `folder`, ordered by name; the id is the name without `.sql`.
+    /// A file may begin with directives: `-- strata: no-transaction`,
+    /// `-- strata: foreign-keys immediate` or `-- strata: foreign-keys disabled`.
+    ///
+    /// ```swift
+    /// try migrator.registerSQLFiles(in: Bundle.module.resourceURL!.appendingPathComponent("Migrations"))
+    /// ```
+    public mutating func registerSQLFiles(in folder: URL) throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".sql") }
+            .sorted()
+        for name in names {
+            let sql = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            var checks = ForeignKeyChecks.deferred
+            var inTransaction = true
+            for line in sql.split(separator: "\n").prefix(while: { $0.hasPrefix("-- strata:") }) {
+                let directive = line.dropFirst("-- strata:".count).trimmingCharacters(in: .whitespaces)
+                switch directive {
+                case "no-transaction": inTransaction = false
+                case "foreign-keys immediate": checks = .immediate
+                case "foreign-keys disabled": checks = .disabled
+                case "foreign-keys deferred": checks = .deferred
+                default:
+                    throw MigrationError(migration: String(name.dropLast(4)), namespace: namespace, reason: .failed, sql: nil, underlying: nil,
+                                         message: "unknown directive `-- strata: \(directive)` (known: no-transaction, foreign-keys immediate|deferred|disabled)")
+                }
+            }
+            register(String(name.dropLast(4)), sql: sql, foreignKeyChecks: checks, inTransaction: inTransaction)
+        }
+    }
+
+    /// Registers an FCModel-style step: it runs when the database's `PRAGMA user_version` is below
+    /// `version`, and sets `user_version` to `version` in the same transaction. Databases that already
+    /// count their schema this way keep doing so: a file at version 2 runs steps 3 and 4 only.
+    ///
+    /// ```swift
+    /// migrator.registerUserVersion(3) { db in try db.execute("ALTER TABLE note ADD COLUMN pinned INTEGER") }
+    /// ```
+    public mutating func registerUserVersion(_ version: Int, foreignKeyChecks: ForeignKeyChecks = .deferred,
+                                             _ body: @escaping @Sendable (Database) throws -> Void) {
+        migrations.append(Migration(id: "user_version \(version)", foreignKeyChecks: foreignKeyChecks, inTransaction: true,
+                                    body: .userVersion(version, body)))
+    }
+
+    // MARK: Reading
+
+    /// The migrations of this namespace recorded in the database, in the order they ran.
+    ///
+    /// ```swift
+    /// for applied in try migrator.appliedMigrations(in: db) { print(applied.id, applied.appliedAt) }
+    /// ```
+    public func appliedMigrations(in db: Database) throws -> [AppliedMigration] {
+        guard try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", Migrator.tableName) == 1 else { return [] }
+        return try db.rows("SELECT id, checksum, applied_at FROM \(SQL.quote(Migrator.tableName)) WHERE namespace = ? ORDER BY rowid", namespace).map { row in
+            AppliedMigration(id: text(row["id"]) ?? "", checksum: text(row["checksum"]), appliedAt: text(row["applied_at"]) ?? "")
+        }
+    }
+
+    /// What ``migrate(_:progress:)`` would run, without running it; throws what it would throw
+    /// (an edited or unknown migration, a duplicate identifier).
+    ///
+    /// ```swift
+    /// print(try migrator.plan(for: db))
+    /// ```
+    public func plan(for db: Database) throws -> MigrationPlan {
+        var seen = Set<String>()
+        for migration in migrations where !seen.insert(migration.id).inserted {
+            throw error(migration.id, .duplicate, "registered twice; identifiers must be unique in a namespace")
+        }
+        let applied = try appliedMigrations(in: db)
+        let appliedByID = Dictionary(applied.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let userVersion = try db.value(Int.self, "PRAGMA user_version") ?? 0
+        var problem: MigrationError?
+        for migration in migrations {
+            guard let record = appliedByID[migration.id], let now = migration.checksum, let then = record.checksum, now != then else { continue }
+            if !allowsEditedMigrations {
+                problem = problem ?? error(migration.id, .edited, "its SQL changed after it ran on \(record.appliedAt) (checksum \(then), now \(now)); add a new migration instead, or set allowsEditedMigrations during development")
+            }
+        }
+        let known = Set(migrations.map(\.id))
+        if !allowsUnknownMigrations, let unknown = applied.first(where: { !known.contains($0.id) }) {
+            problem = problem ?? error(unknown.id, .unknown, "it was applied on \(unknown.appliedAt) but this migrator does not know it: a newer version of the app migrated this database. Set allowsUnknownMigrations to open it anyway")
+        }
+        if let problem {
+            guard eraseDatabaseOnSchemaChange else { throw problem }
+            return MigrationPlan(pending: migrations, applied: applied, erasesDatabase: true)
+        }
+        let pending = migrations.filter { migration in
+            if case .userVersion(let version, _) = migration.body { return userVersion < version }
+            return appliedByID[migration.id] == nil
+        }
+        return MigrationPlan(pending: pending, applied: applied, erasesDatabase: false)
+    }
+
+    // MARK: Migrating
+
+    /// Runs the pending migrations in order, each in its own transaction, and returns their identifiers.
+    /// Stops at the first failure with a ``MigrationError``: that migration left nothing behind, the ones
+    /// before it stay applied. Call it outside any transaction.
+    ///
+    /// ```swift
+    /// let ran = try migrator.migrate(db) { progress in print(progress) }
+    /// ```
+    @discardableResult
+    public func migrate(_ db: Database, progress: ((MigrationProgress) -> Void)? = nil) throws -> [String] {
+        if db.isInTransaction {
+            throw error(migrations.first?.id ?? "-", .failed, "migrate inside an open transaction: each migration needs its own; call it outside")
+        }
+        let plan = try plan(for: db)
+        if plan.erasesDatabase { try erase(db) }
+        for (offset, migration) in plan.pending.enumerated() {
+            progress?(.started(id: migration.id, index: offset + 1, count: plan.pending.count))
+            try run(migration, in: db, progress: progress)
+            progress?(.finished(id: migration.id, index: offset + 1, count: plan.pending.count))
+        }
+        return plan.pending.map(\.id)
+    }
+
+    /// Runs the pending migrations on the pool's writer, without holding a cooperative thread.
+    ///
+    /// ```swift
+    /// try await migrator.migrate(pool)
+    /// ```
+    @discardableResult
+    public func migrate(_ pool: DatabasePool, progress: (@Sendable (MigrationProgress) -> Void)? = nil) async throws -> [String] {
+        try pool.checkUsable()
+        return try await pool.writer.run(PoolJob()) { db, _ in try self.migrate(db, progress: progress) }
+    }
+
+    private func run(_ migration: Migration, in db: Database, progress: ((MigrationProgress) -> Void)?) throws {
+        let foreignKeysOn = try db.value(Int.self, "PRAGMA foreign_keys") == 1
+        let turnOff = migration.foreignKeyChecks == .disabled && foreignKeysOn
+        if turnOff { try db.execute("PRAGMA foreign_keys = OFF") }
+        defer { if turnOff { try? db.execute("PRAGMA foreign_keys = ON") } }
+        let report = progress.map { progress in { (steps: Int) in progress(.working(id: migration.id, steps: steps)) } }
+        do {
+            try db.reportingProgress(report) {
+                if migration.inTransaction {
+                    try db.transaction(.immediate) {
+                        if migration.foreignKeyChecks == .deferred { try db.execute("PRAGMA defer_foreign_keys = ON") }
+                        try runBody(migration, in: db)
+                        if migration.foreignKeyChecks != .immediate { try checkForeignKeys(migration, in: db) }
+                        try record(migration, in: db)
+                    }
+                } else {
+                    try runBody(migration, in: db)
+                    try checkForeignKeys(migration, in: db)
+                    try record(migration, in: db)
+                }
+            }
+        } catch let failure as MigrationError {
+            throw failure
+        } catch let failure as DatabaseError {
+            throw MigrationError(migration: migration.id, namespace: namespace, reason: .failed, sql: failure.sql, underlying: failure,
+                                 message: "failed and was rolled back (SQLite error \(failure.code.rawValue): \(failure.message))")
+        } catch {
+            throw MigrationError(migration: migration.id, namespace: namespace, reason: .failed, sql: nil, underlying: error,
+                                 message: "failed and was rolled back: \(error)")
+        }
+    }
+
+    private func runBody(_ migration: Migration, in db: Database) throws {
+        switch migration.body {
+        case .swift(let body): try body(db)
+        case .sql(let sql): try db.execute(sql)
+        case .userVersion(let version, let body):
+            try body(db)
+            try db.execute("PRAGMA user_version = \(version)")
+        }
+    }
+
+    private func record(_ migration: Migration, in db: Database) throws {
+        if case .userVersion = migration.body { return }   // user_version is the record
+        try db.execute("CREATE TABLE IF NOT EXISTS \(SQL.quote(Migrator.tableName)) (namespace TEXT NOT NULL, id TEXT NOT NULL, checksum TEXT, applied_at TEXT NOT NULL, PRIMARY KEY (namespace, id))")
+        let now = ISO8601DateFormatter().string(from: Date())
+        try db.execute("INSERT OR REPLACE INTO \(SQL.quote(Migrator.tableName)) (namespace, id, checksum, applied_at) VALUES (?, ?, ?, ?)",
+                       namespace, migration.id, migration.checksum, now)
+    }
+
+    /// `PRAGMA foreign_key_check`: a violation fails the migration, naming the first rows.
+    private func checkForeignKeys(_ migration: Migration, in db: Database) throws {
+        let violations = try db.rows("PRAGMA foreign_key_check")
+        guard !violations.isEmpty else { return }
+        let listed = violations.prefix(5).map { row in
+            "\(text(row["table"]) ?? "?") row \(row["rowid"].map { text($0) ?? "NULL" } ?? "?") points at a missing row of \(text(row["parent"]) ?? "?")"
+        }
+        throw error(migration.id, .foreignKeyViolation,
+                    "foreign key violations, rolled back: \(listed.joined(separator: "; "))\(violations.count > 5 ? " (and \(violations.count - 5) more)" : "")")
+    }
+
+    /// Drops every table, view and trigger and resets `user_version`, in one transaction.
+    private func erase(_ db: Database) throws {
+        let foreignKeysOn = try db.value(Int.self, "PRAGMA foreign_keys") == 1
+        if foreignKeysOn { try db.execute("PRAGMA foreign_keys = OFF") }
+        defer { if foreignKeysOn { try? db.execute("PRAGMA foreign_keys = ON") } }
+        try db.transaction(.immediate) {
+            let objects = try db.rows("SELECT type, name FROM sqlite_master WHERE type IN ('view', 'table') AND name NOT LIKE 'sqlite_%'")
+            for object in objects {
+                let kind = text(object["type"]) == "view" ? "VIEW" : "TABLE"
+                try db.execute("DROP \(kind) IF EXISTS \(SQL.quote(text(object["name"]) ?? ""))")
+            }
+            try db.execute("PRAGMA user_version = 0")
+        }
+    }
+
+    /// A value as text (numbers spelled out), nil for NULL or no value.
+    private func text(_ value: SQLValue?) -> String? {
+        switch value {
+        case .text(let text): text
+        case .integer(let integer): String(integer)
+        case .real(let real): String(real)
+        default: nil
+        }
+    }
+
+    private func error(_ id: String, _ reason: MigrationError.Reason, _ message: String) -> MigrationError {
+        MigrationError(migration: id, namespace: namespace, reason: reason, sql: nil, underlying: nil, message: message)
+    }
+}
