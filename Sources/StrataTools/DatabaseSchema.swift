@@ -10,7 +10,7 @@ import Strata
 /// let schema = try DatabaseSchema(reading: db)
 /// schema.tables.map(\.name)   // ["author", "note"]
 /// ```
-public struct DatabaseSchema: Sendable {
+public struct DatabaseSchema: Sendable, Encodable {
     /// The tables, by name; SQLite's own (`sqlite_%`) are left out.
     /// ```swift schema.tables.first?.columns.count ```
     public var tables: [TableSchema]
@@ -91,7 +91,7 @@ public struct DatabaseSchema: Sendable {
 /// let note = schema.table(named: "note")
 /// note?.primaryKey.map(\.name)   // ["id"]
 /// ```
-public struct TableSchema: Sendable {
+public struct TableSchema: Sendable, Encodable {
     /// The table's name. ```swift table.name  // "note" ```
     public var name: String
     /// Columns in table order, hidden and generated ones included. ```swift table.columns[0].name ```
@@ -198,7 +198,7 @@ public struct TableSchema: Sendable {
 /// let column = ColumnSchema(name: "title", declaredType: "varchar(80)", notNull: true, defaultSQL: "''")
 /// column.affinity   // .text
 /// ```
-public struct ColumnSchema: Sendable, Hashable {
+public struct ColumnSchema: Sendable, Hashable, Encodable {
     /// The column's name. ```swift column.name  // "title" ```
     public var name: String
     /// The declared type as written (`""` when none). ```swift column.declaredType  // "varchar(80)" ```
@@ -241,7 +241,7 @@ public struct ColumnSchema: Sendable, Hashable {
 /// ```swift
 /// let key = ForeignKeySchema(column: "author_id", table: "author")
 /// ```
-public struct ForeignKeySchema: Sendable, Hashable {
+public struct ForeignKeySchema: Sendable, Hashable, Encodable {
     /// The column in the child table. ```swift key.column  // "author_id" ```
     public var column: String
     /// The parent table. ```swift key.table  // "author" ```
@@ -265,7 +265,7 @@ public struct ForeignKeySchema: Sendable, Hashable {
     }
 }
 
-public struct IndexSchema: Sendable, Hashable {
+public struct IndexSchema: Sendable, Hashable, Encodable {
     /// The index's name (`sqlite_autoindex_…` for constraint indices). ```swift index.name ```
     public var name: String
     /// Key columns in order; nil for an expression. ```swift index.columns  // ["priority", "created"] ```

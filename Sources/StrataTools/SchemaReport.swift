@@ -71,6 +71,9 @@ public struct SchemaReport: Sendable {
             if index.partial { facts.append("partial") }
             lines.append("  index \(index.name) (\(columns.joined(separator: ", "))): " + facts.joined(separator: ", "))
         }
+        for key in table.foreignKeys {
+            lines.append("  foreign key \(key.column) -> \(key.table)(\(key.parentColumn ?? "its primary key"))")
+        }
         return lines
     }
 

@@ -1,31 +1,54 @@
 import ArgumentParser
+import Foundation
 import Strata
 import StrataTools
 
-/// `strata`: look at a database the way Strata sees it, and write models for it.
+/// `strata`: look at a database the way Strata sees it, plan and run migrations, compare two files,
+/// and write models for a database.
 ///
 /// ```sh
-/// swift run strata inspect notes.sqlite
+/// swift run strata inspect notes.sqlite --diagram
+/// swift run strata migrate notes.sqlite --migrations Migrations
 /// swift run strata generate notes.sqlite > Models.swift
 /// ```
+///
+/// Exit codes: 0 success; 1 an error (a missing, corrupt or locked file, a failing migration: the
+/// message says which); 64 a usage error (ArgumentParser's).
 @main
 struct StrataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
-        abstract: "Inspect SQLite databases and generate Strata models for them.",
-        subcommands: [Inspect.self, Generate.self]
+        abstract: "Inspect SQLite databases, plan and run migrations, compare schemas, and generate Strata models.",
+        discussion: "Exit codes: 0 success, 1 error (the message names the file and SQLite's reason), 64 usage error.",
+        version: "strata \(StrataLibrary.version) (SQLite \(Database.sqliteVersion))",
+        subcommands: [Inspect.self, Plan.self, Migrate.self, Diff.self, Generate.self]
     )
 }
 
-/// Opens `path` read-only: the tools never change the file.
+/// Opens `path` read-only: the inspecting tools never change the file. A missing file is an error
+/// (SQLite would otherwise create one), and a locked one fails after a second.
 func openReadOnly(_ path: String) throws -> Database {
+    guard FileManager.default.fileExists(atPath: path) else {
+        throw ToolError("no database at \(path)")
+    }
     var configuration = Database.Configuration()
     configuration.readOnly = true
     configuration.foreignKeys = false
+    configuration.busyTimeout = .seconds(1)
     return try Database(path: path, configuration: configuration)
 }
 
-/// The arguments both subcommands take: the database file and an optional list of tables.
+/// Opens `path` to write (`strata migrate`); the file must exist.
+func openForWriting(_ path: String) throws -> Database {
+    guard FileManager.default.fileExists(atPath: path) else {
+        throw ToolError("no database at \(path)")
+    }
+    var configuration = Database.Configuration()
+    configuration.busyTimeout = .seconds(1)
+    return try Database(path: path, configuration: configuration)
+}
+
+/// The arguments the inspecting subcommands take: the database file and an optional list of tables.
 struct DatabaseSource: ParsableArguments {
     @Argument(help: "The SQLite database file (opened read-only).")
     var path: String
@@ -34,38 +57,9 @@ struct DatabaseSource: ParsableArguments {
     var tables: [String] = []
 }
 
-extension StrataCommand {
-    /// `strata inspect <db-path>`
-    struct Inspect: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Print each table's columns (type, affinity, NOT NULL, default, key, generated), indices and row count.")
-
-        @OptionGroup var source: DatabaseSource
-
-        func run() throws {
-            let db = try openReadOnly(source.path)
-            let schema = try DatabaseSchema(reading: db, countingRows: true).selecting(source.tables)
-            print(SchemaReport(schema: schema, title: source.path).text, terminator: "")
-            try db.close()
-        }
-    }
-
-    /// `strata generate <db-path> [--table NAME ...] [--namespace NAME]`
-    struct Generate: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Print Swift model classes for the tables Strata can map (a comment for the others).")
-
-        @OptionGroup var source: DatabaseSource
-
-        @Option(help: "Nest the classes in an enum of this name, with a `models` list of them.")
-        var namespace: String?
-
-        func run() throws {
-            let db = try openReadOnly(source.path)
-            let schema = try DatabaseSchema(reading: db).selecting(source.tables)
-            let name = source.path.split(separator: "/").last.map(String.init) ?? source.path
-            print(ModelGenerator(namespace: namespace).source(for: schema, origin: name), terminator: "")
-            try db.close()
-        }
-    }
+/// Prints `value` as pretty JSON with sorted keys.
+func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }

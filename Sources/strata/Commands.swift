@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import Strata
+import StrataTools
+
+/// The `--migrations <folder>` option of `plan` and `migrate`: `.sql` files run in name order.
+struct MigrationsSource: ParsableArguments {
+    @Option(help: "A folder of .sql migrations, applied in name order (0001_create.sql, ...).")
+    var migrations: String
+
+    @Option(help: "The migrations' namespace in strata_migrations.")
+    var namespace = Migrator.defaultNamespace
+
+    func migrator() throws -> Migrator {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: migrations, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ToolError("no migrations folder at \(migrations)")
+        }
+        var migrator = Migrator(namespace: namespace)
+        try migrator.registerSQLFiles(in: URL(fileURLWithPath: migrations))
+        return migrator
+    }
+}
+
+extension StrataCommand {
+    /// `strata plan <db> --migrations <folder> [--json]`
+    struct Plan: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the pending migrations as SQL, in order, without touching the file (a dry run).")
+
+        @Argument(help: "The SQLite database file (opened read-only).")
+        var path: String
+
+        @OptionGroup var source: MigrationsSource
+
+        @Flag(help: "Print JSON instead of SQL.")
+        var json = false
+
+        func run() throws {
+            let db = try openReadOnly(path)
+            defer { try? db.close() }
+            let plan = try source.migrator().plan(for: db)
+            if json {
+                struct Pending: Encodable { let id: String; let sql: String?; let inTransaction: Bool }
+                struct Output: Encodable { let applied: [String]; let pending: [Pending] }
+                try printJSON(Output(applied: plan.applied.map(\.id),
+                                     pending: plan.pending.map { Pending(id: $0.id, sql: $0.sql, inTransaction: $0.inTransaction) }))
+            } else {
+                print(plan.description)
+            }
+        }
+    }
+
+    /// `strata migrate <db> --migrations <folder>`
+    struct Migrate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Apply the pending .sql migrations, each in its own transaction, printing each; stops at the first failure, which leaves nothing behind.")
+
+        @Argument(help: "The SQLite database file (it must exist).")
+        var path: String
+
+        @OptionGroup var source: MigrationsSource
+
+        func run() throws {
+            let migrator = try source.migrator()
+            let db = try openForWriting(path)
+            defer { try? db.close() }
+            let terminal = isatty(STDOUT_FILENO) == 1
+            let ran = try migrator.migrate(db) { progress in
+                switch progress {
+                case .started: if terminal { print("\(progress)…") }
+                case .working: if terminal { print(progress) }
+                case .finished(let id, _, _): print("applied \(id)")
+                }
+            }
+            if ran.isEmpty { print("no pending migrations") }
+        }
+    }
+
+    /// `strata diff <a> <b>`
+    struct Diff: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the SQL that turns the first database's schema into the second's where that is additive, and comments for the rest.")
+
+        @Argument(help: "The first SQLite database (opened read-only).")
+        var first: String
+
+        @Argument(help: "The second SQLite database (opened read-only).")
+        var second: String
+
+        @Flag(help: "Print JSON instead of SQL.")
+        var json = false
+
+        func run() throws {
+            let a = try openReadOnly(first), b = try openReadOnly(second)
+            defer { try? a.close(); try? b.close() }
+            let diff = try SchemaDiff(from: a, to: b)
+            if json {
+                struct Output: Encodable { let statements: [String]; let notes: [String] }
+                try printJSON(Output(statements: diff.statements, notes: diff.notes))
+            } else {
+                print(diff.text, terminator: "")
+            }
+        }
+    }
+
+    /// `strata generate <db-path> [--table NAME ...] [--namespace NAME]`
+    struct Generate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print Swift model classes for the tables Strata can map (a comment for the others).")
+
+        @OptionGroup var source: DatabaseSource
+
+        @Option(help: "Nest the classes in an enum of this name, with a `models` list of them.")
+        var namespace: String?
+
+        func run() throws {
+            let db = try openReadOnly(source.path)
+            defer { try? db.close() }
+            let schema = try DatabaseSchema(reading: db).selecting(source.tables)
+            let name = source.path.split(separator: "/").last.map(String.init) ?? source.path
+            print(ModelGenerator(namespace: namespace).source(for: schema, origin: name), terminator: "")
+        }
+    }
+}

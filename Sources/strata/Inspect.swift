@@ -1,0 +1,75 @@
+import ArgumentParser
+import Strata
+import StrataTools
+
+extension StrataCommand {
+    /// `strata inspect <db> [--table NAME ...] [--diagram] [--json]`
+    struct Inspect: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print tables (columns, indices, foreign keys, row counts), views, triggers, user_version and applied migrations.")
+
+        @OptionGroup var source: DatabaseSource
+
+        @Flag(help: "Print the tables and their foreign keys as a Mermaid ER diagram instead.")
+        var diagram = false
+
+        @Flag(help: "Print JSON instead of text.")
+        var json = false
+
+        func run() throws {
+            let db = try openReadOnly(source.path)
+            defer { try? db.close() }
+            let schema = try DatabaseSchema(reading: db, countingRows: true).selecting(source.tables)
+            if diagram {
+                print(SchemaDiagram(schema: schema).mermaid, terminator: "")
+                return
+            }
+            let details = try InspectDetails(reading: db)
+            if json {
+                try printJSON(InspectJSON(path: source.path, sqliteVersion: Database.sqliteVersion, schema: schema, details: details))
+                return
+            }
+            print(SchemaReport(schema: schema, title: source.path).text, terminator: "")
+            print("")
+            print("user_version: \(details.userVersion)")
+            print("triggers: " + (details.triggers.isEmpty ? "none" : details.triggers.map(\.name).joined(separator: ", ")))
+            if details.migrations.isEmpty {
+                print("migrations: none recorded")
+            } else {
+                print("migrations (\(details.migrations.count)):")
+                for migration in details.migrations {
+                    print("  \(migration.namespace)/\(migration.id)  \(migration.appliedAt)" + (migration.checksum.map { "  checksum \($0)" } ?? ""))
+                }
+            }
+        }
+    }
+}
+
+/// What `inspect` adds to the schema: triggers, user_version, the migrations Strata recorded.
+struct InspectDetails: Encodable {
+    struct Trigger: Encodable { let name: String; let table: String; let sql: String }
+    struct AppliedMigration: Encodable { let namespace: String; let id: String; let checksum: String?; let appliedAt: String }
+    var userVersion: Int
+    var triggers: [Trigger]
+    var migrations: [AppliedMigration]
+
+    init(reading db: Database) throws {
+        func text(_ value: SQLValue?) -> String? { if case .text(let text) = value { text } else { nil } }
+        userVersion = try db.value(Int.self, "PRAGMA user_version") ?? 0
+        triggers = try db.rows("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name").map {
+            Trigger(name: text($0["name"]) ?? "", table: text($0["tbl_name"]) ?? "", sql: text($0["sql"]) ?? "")
+        }
+        let hasMigrations = try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", Migrator.tableName) == 1
+        migrations = hasMigrations ? try db.rows("SELECT namespace, id, checksum, applied_at FROM \(Migrator.tableName) ORDER BY rowid").map {
+            AppliedMigration(namespace: text($0["namespace"]) ?? "", id: text($0["id"]) ?? "", checksum: text($0["checksum"]), appliedAt: text($0["applied_at"]) ?? "")
+        } : []
+    }
+}
+
+/// `inspect --json`.
+struct InspectJSON: Encodable {
+    let path: String
+    let sqliteVersion: String
+    let schema: DatabaseSchema
+    let details: InspectDetails
+}
