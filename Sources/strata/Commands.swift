@@ -11,35 +11,64 @@ struct MigrationsSource: ParsableArguments {
     @Option(help: "The migrations' namespace in strata_migrations.")
     var namespace = Migrator.defaultNamespace
 
-    func migrator() throws -> Migrator {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: migrations, isDirectory: &isFolder), isFolder.boolValue else {
-            throw ToolError("no migrations folder at \(migrations)")
-        }
-        var migrator = Migrator(namespace: namespace)
-        try migrator.registerSQLFiles(in: URL(fileURLWithPath: migrations))
-        return migrator
+    func migrator() throws -> Migrator { try loadMigrator(folder: migrations, namespace: namespace) }
+}
+
+/// The `.sql` files of `folder` as a migrator.
+func loadMigrator(folder: String, namespace: String) throws -> Migrator {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+        throw ToolError("no migrations folder at \(folder)")
     }
+    var migrator = Migrator(namespace: namespace)
+    try migrator.registerSQLFiles(in: URL(fileURLWithPath: folder))
+    return migrator
 }
 
 extension StrataCommand {
     /// `strata plan <db> --migrations <folder> [--json]`
     struct Plan: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print the pending migrations as SQL, in order, without touching the file (a dry run).")
+            abstract: "Print the pending migrations (or the SQL to reach a schema file) without touching the file: a dry run.")
 
         @Argument(help: "The SQLite database file (opened read-only).")
         var path: String
 
-        @OptionGroup var source: MigrationsSource
+        @Option(help: "A folder of .sql migrations, applied in name order (0001_create.sql, ...).")
+        var migrations: String?
+
+        @Option(help: "The migrations' namespace in strata_migrations.")
+        var namespace = Migrator.defaultNamespace
+
+        @Option(help: "A schema file (CREATE statements): print the additive SQL that brings the database to it instead.")
+        var schema: String?
 
         @Flag(help: "Print JSON instead of SQL.")
         var json = false
 
+        func validate() throws {
+            guard (migrations == nil) != (schema == nil) else {
+                throw ValidationError("give --migrations <folder> or --schema <file>")
+            }
+        }
+
         func run() throws {
             let db = try openReadOnly(path)
             defer { try? db.close() }
-            let plan = try source.migrator().plan(for: db)
+            if let schema {
+                guard let sql = try? String(contentsOfFile: schema, encoding: .utf8) else { throw ToolError("no schema file at \(schema)") }
+                let target = try Database()
+                try target.execute(sql)
+                let diff = try SchemaDiff(from: db, to: target)
+                if json {
+                    struct Output: Encodable { let statements: [String]; let notes: [String] }
+                    try printJSON(Output(statements: diff.statements, notes: diff.notes))
+                } else {
+                    print(diff.text, terminator: "")
+                }
+                return
+            }
+            let plan = try loadMigrator(folder: migrations ?? "", namespace: namespace).plan(for: db)
             if json {
                 struct Pending: Encodable { let id: String; let sql: String?; let inTransaction: Bool }
                 struct Output: Encodable { let applied: [String]; let pending: [Pending] }

@@ -186,4 +186,48 @@ private func bytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
         let db = try Database(path: folder.appendingPathComponent("library.sqlite").path)
         #expect(try db.value(Int.self, "SELECT count(*) FROM book") == 0)
     }
+
+    @Test func planAgainstASchemaFile() throws {
+        let (temp, folder) = try makeFolder()
+        defer { withExtendedLifetime(temp) {} }
+        _ = try strata(["migrate", "library.sqlite", "--migrations", "migrations"], in: folder)
+        try "CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT NOT NULL, born INTEGER);\nCREATE TABLE book(id INTEGER PRIMARY KEY, title TEXT, author_id INTEGER NOT NULL REFERENCES author(id));\nCREATE TABLE strata_migrations(namespace TEXT NOT NULL, id TEXT NOT NULL, checksum TEXT, applied_at TEXT NOT NULL, PRIMARY KEY (namespace, id));\nCREATE INDEX book_title ON book(title);\n"
+            .write(to: folder.appendingPathComponent("schema.sql"), atomically: true, encoding: .utf8)
+        let plan = try strata(["plan", "library.sqlite", "--schema", "schema.sql"], in: folder)
+        #expect(plan.status == 0)
+        #expect(plan.output == "ALTER TABLE \"author\" ADD COLUMN \"born\" INTEGER;\n")
+        let neither = try strata(["plan", "library.sqlite"], in: folder)
+        #expect(neither.status == 64)
+        #expect(neither.error.contains("give --migrations <folder> or --schema <file>"))
+    }
+
+    /// Every read-only subcommand on every fixture database: exit 0, output, and the file untouched.
+    @Test(.enabled(if: Fixtures.available), arguments: [
+        "GYDataCenterTests.db", "familysearch_app.sqlite3", "fcmodel_test.sqlite3", "grdb_ProfilingDatabase.sqlite",
+        "peewee_notes.sqlite3", "smodel_test.sqlite3", "sqlalchemy_blog.sqlite3",
+    ])
+    func theSubcommandsOnTheFixtures(file: String) throws {
+        let path: String = try #require(Fixtures.path(file))
+        let temp = try TemporaryDatabase(copying: path)
+        try temp.db.close()
+        let before = try bytes(URL(fileURLWithPath: temp.path))
+        let inspect = try strata(["inspect", file], in: temp.folder)
+        #expect(inspect.status == 0, "\(inspect.error)")
+        #expect(inspect.output.hasPrefix("\(file): "))
+        let diagram = try strata(["inspect", file, "--diagram"], in: temp.folder)
+        #expect(diagram.status == 0)
+        #expect(diagram.output.hasPrefix("erDiagram\n"))
+        let json = try strata(["inspect", file, "--json"], in: temp.folder)
+        #expect(json.status == 0)
+        #expect((try? JSONSerialization.jsonObject(with: Data(json.output.utf8))) != nil)
+        let same = try strata(["diff", file, file], in: temp.folder)
+        #expect(same.output == "-- the schemas are the same\n")
+        let generate = try strata(["generate", file], in: temp.folder)
+        #expect(generate.status == 0)
+        #expect(generate.output.contains("import Strata"))
+        try FileManager.default.createDirectory(at: temp.folder.appendingPathComponent("none"), withIntermediateDirectories: true)
+        let plan = try strata(["plan", file, "--migrations", "none"], in: temp.folder)
+        #expect(plan.output == "-- no pending migrations\n")
+        #expect(try bytes(URL(fileURLWithPath: temp.path)) == before)
+    }
 }
