@@ -49,6 +49,17 @@ extension Database {
         return plan
     }
 
+    /// ``syncSchema(_:)`` reporting progress: `progress` is called with the SQLite steps run so far,
+    /// about every million — what a rebuild of a table with many rows takes a while over.
+    ///
+    /// ```swift
+    /// try db.syncSchema(Shelf.self) { steps in print("rebuilding Shelf: \(steps) steps") }
+    /// ```
+    @discardableResult
+    public func syncSchema<T: Model>(_ type: T.Type, progress: @escaping (Int) -> Void) throws -> SchemaPlan {
+        try reportingProgress(progress) { try syncSchema(type) }
+    }
+
     /// The registry of a model type: synced on first use with this handle, and again when the schema
     /// changed underneath.
     ///

@@ -154,4 +154,16 @@ final class PoolShelfV2: Model {
         #expect(try await pool.read { db in try db.objects(PoolShelfV2.self).map(\.capacity) } == [30])
         #expect(try await pool.read { db in try db.value(String.self, "SELECT typeof(capacity) FROM Shelf") } == "integer")
     }
+
+    @Test func aRebuildOfManyRowsReportsProgress() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE Shelf(id INTEGER PRIMARY KEY, capacity TEXT NOT NULL DEFAULT '12')")
+        try temp.db.execute("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000) INSERT INTO Shelf(capacity) SELECT i FROM c")
+        var reports: [Int] = []
+        let plan = try temp.db.syncSchema(PoolShelfV2.self) { reports.append($0) }
+        #expect(plan.rebuildsTable)
+        #expect(reports.first == 1_000_000)
+        #expect(reports == reports.sorted())
+        #expect(try temp.db.value(String.self, "SELECT typeof(capacity) FROM Shelf LIMIT 1") == "integer")
+    }
 }
