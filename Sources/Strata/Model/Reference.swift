@@ -160,6 +160,14 @@ public struct Reference<Related: Model>: ReferenceStorage {
         if storage.missingAt >= 0 && storage.missingAt == database.models.changeCount {
             throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
         }
+        if let registry = owner._registry,
+           database.batchFaults(of: owner, registry: registry, relatedType: Related.self, key: storage.key) {
+            let now = owner[keyPath: path]
+            if now.key == storage.key, let held = now.strongTarget ?? now.target, !held._isDeleted { return held }
+            if now.missingAt >= 0 && now.missingAt == database.models.changeCount {
+                throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
+            }
+        }
         guard let loaded = try database.object(Related.self, forKey: storage.key, checkingCommits: false) else {
             throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
         }

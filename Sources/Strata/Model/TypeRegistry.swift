@@ -24,6 +24,10 @@ final class TypeRegistry {
     /// Live instances by rowid (by key, when the key is the rowid).
     /// Unchecked exclusivity: only the library touches it, never re-entrantly (see ``ModelObject``).
     @exclusivity(unchecked) private var byRowID = RowIDMap()
+    /// Instances registered so far (fetched, saved, re-keyed): how batched faults tell new owners apart.
+    @exclusivity(unchecked) var registrations = 0
+    /// `registrations` when each reference property's faults were last loaded in one batch.
+    var faultBatches: [String: Int] = [:]
     /// Live instances by text key, for text and UUID keys.
     @exclusivity(unchecked) private(set) var byTextKey: [String: Unmanaged<ModelObject>] = [:]
     /// The text key each instance was registered under (kept here, not in every instance, because only
@@ -109,6 +113,7 @@ final class TypeRegistry {
         object._registry = self
         object._rowID = rowID
         object._isDeleted = false
+        registrations &+= 1
         byRowID.insert(Unmanaged.passUnretained(object), for: rowID, at: slot)
     }
 
@@ -119,6 +124,7 @@ final class TypeRegistry {
         object._registry = self
         object._rowID = rowID
         object._isDeleted = false
+        registrations &+= 1
         if table.hasRowID { byRowID.insert(Unmanaged.passUnretained(object), for: rowID) }
         if let textKey {
             byTextKey[textKey] = Unmanaged.passUnretained(object)

@@ -115,6 +115,29 @@ extension Database {
         return result
     }
 
+    /// Batched faulting: the first fault of a reference property loads that relationship for every live
+    /// owner of the type at once (one `IN` query per chunk of keys), as ``prefetch(_:of:)`` does — so a
+    /// loop over fetched objects that reads `employee.department` costs 2 queries, not one per
+    /// department. It runs again only once at least half of the live owners are new since the last batch
+    /// (so fetching and faulting one owner at a time beside many live ones stays one query per fault,
+    /// never a scan each). Returns whether it ran; a failure is left to the single load that follows.
+    func batchFaults(of owner: ModelObject, registry: TypeRegistry, relatedType: any Model.Type, key: SQLValue) -> Bool {
+        let metadata = registry.metadata
+        let candidates = metadata.properties.filter { $0.related.map(ObjectIdentifier.init) == ObjectIdentifier(relatedType) }
+        let property = candidates.count == 1 ? candidates.first : candidates.first { candidate in
+            guard case .generic(let io) = candidate.accessor else { return false }
+            return io.unresolvedKey(of: owner, generation: models.changeCount) == key
+        }
+        guard let property else { return false }
+        let last = registry.faultBatches[property.name] ?? 0
+        let new = registry.registrations &- last
+        guard new >= 2 else { return false }
+        let owners = registry.liveInstances
+        guard new * 2 >= owners.count else { return false }
+        registry.faultBatches[property.name] = registry.registrations
+        return (try? prefetchOne(property.name, of: owners, registry: registry)) != nil
+    }
+
     /// Loads the related rows for `keys` that have no live instance (chunked `IN` queries), then hands
     /// each pending owner its object, found through the related type's identity map.
     private func attachTargets(_ type: any Model.Type, keys: [SQLValue], pending: [(owner: ModelObject, key: SQLValue)],

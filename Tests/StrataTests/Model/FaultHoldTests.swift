@@ -80,7 +80,49 @@ private func company(_ db: Database, departments: Int, employeesEach: Int) throw
         for _ in 0..<2 {
             for employee in employees { _ = employee.department?.name }
         }
-        #expect(log.statements.filter { $0.contains(#"FROM "HDepartment""#) }.count == 3, "\(log.statements)")
+        // The first fault loads the department of every live employee in one batched query.
+        let queries = log.statements.filter { $0.contains(#"FROM "HDepartment""#) }
+        #expect(queries.count == 1, "\(log.statements)")
+        #expect(queries.first?.contains(" IN (") == true)
+        #expect(Set(employees.compactMap { $0.department?.name }) == ["D1", "D2", "D3"])
+
+        // An owner fetched alone beside many live ones faults alone: one query, no scan of the others.
+        let newcomer = HDepartment(); newcomer.name = "D4"
+        try db.save(newcomer)
+        try db.execute("INSERT INTO HEmployee(name, department) VALUES ('E4.1', ?)", newcomer.id)
+        let before = log.statements.count
+        let single = try #require(try db.objects(HEmployee.self, where: "WHERE name = 'E4.1'").first)
+        _ = single.department?.name
+        let after = log.statements.dropFirst(before).filter { $0.contains(#"FROM "HDepartment""#) }
+        #expect(after.isEmpty, "its department is live already: \(after)")
+    }
+
+    @Test func batchedFaultsRunOncePerPageOfNewOwners() throws {
+        let temp = try TemporaryDatabase()
+        try company(temp.db, departments: 20, employeesEach: 3)
+        let db = try temp.reopen()
+        try db.syncSchema(HDepartment.self)
+        let log = StatementLog(db)
+        let firstPage = try db.objects(HEmployee.self, where: "WHERE id <= 30 ORDER BY id")
+        #expect(firstPage.compactMap { $0.department?.name }.count == 30)
+        let secondPage = try db.objects(HEmployee.self, where: "WHERE id > 30 ORDER BY id")
+        #expect(secondPage.compactMap { $0.department?.name }.count == 30)
+        let departmentQueries = log.statements.filter { $0.contains(#"FROM "HDepartment""#) }
+        #expect(departmentQueries.count == 2, "one batch per page: \(departmentQueries)")
+        // One owner at a time beside 60 live ones: its fault loads its own department only (a batch per
+        // fault would scan every live owner each time: quadratic).
+        let department = HDepartment(); department.name = "solo"
+        try db.save(department)
+        try db.execute("INSERT INTO HEmployee(name, department) VALUES ('alone', ?)", department.id)
+        try db.execute("UPDATE HEmployee SET department = ? WHERE name = 'alone'", department.id)
+        let lone = try #require(try db.objects(HEmployee.self, where: "WHERE name = 'alone'").first)
+        let before = log.statements.count
+        withExtendedLifetime(department) {}
+        #expect(lone.department?.name == "solo")
+        let loneQueries = log.statements.dropFirst(before).filter { $0.contains(#"FROM "HDepartment""#) }
+        #expect(loneQueries.count <= 1)
+        #expect(loneQueries.allSatisfy { !$0.contains(" IN (") }, "\(loneQueries)")
+        withExtendedLifetime((firstPage, secondPage)) {}
     }
 
     @Test func aSelfReferencePrefetchNeverFallsBackToOneQueryPerOwner() throws {
