@@ -163,6 +163,9 @@ final class TypeRegistry {
 
     /// Every live instance (for refreshes after a rollback).
     var liveInstances: [ModelObject] {
+        // Only one map in use: every entry is a distinct instance (the common, rowid-keyed case).
+        if byTextKey.isEmpty { return byRowID.allValues.map { $0.takeUnretainedValue() } }
+        if !table.hasRowID { return byTextKey.values.map { $0.takeUnretainedValue() } }
         var seen = Set<ObjectIdentifier>()
         var result: [ModelObject] = []
         for entry in byRowID.allValues.map({ $0.takeUnretainedValue() }) + byTextKey.values.map({ $0.takeUnretainedValue() })
