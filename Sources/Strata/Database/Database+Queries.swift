@@ -21,6 +21,7 @@ extension Database {
             if arguments.isEmpty {
                 try connection.execute(sql)
             } else {
+                let (sql, arguments) = try ArgumentList.expand(sql, arguments)
                 try statement(sql).run(arguments)
             }
         }
@@ -36,6 +37,14 @@ extension Database {
             reconcileLiveInstances()
         }
         return try guardingChanges(body)
+    }
+
+    /// The cached statement for `sql` with `arguments` bound, collection arguments expanded first.
+    func boundStatement(_ sql: String, _ arguments: [any ColumnValue]) throws -> Statement {
+        let (sql, arguments) = try ArgumentList.expand(sql, arguments)
+        let statement = try statement(sql)
+        try statement.bind(arguments)
+        return statement
     }
 
     /// Every row of a query, as column name -> value (FCModel's `resultDictionariesFromQuery`).
@@ -54,8 +63,7 @@ extension Database {
     }
 
     private func rowsNow(_ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
-        let statement = try statement(sql)
-        try statement.bind(arguments)
+        let statement = try boundStatement(sql, arguments)
         defer { statement.reset() }
         let names = statement.columnNames
         var rows: [Row] = []
@@ -81,8 +89,7 @@ extension Database {
     }
 
     private func valueNow<T: ColumnValue>(_ type: T.Type, _ sql: String, arguments: [any ColumnValue]) throws -> T? {
-        let statement = try statement(sql)
-        try statement.bind(arguments)
+        let statement = try boundStatement(sql, arguments)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         let value = statement.value(at: 0)
@@ -98,8 +105,7 @@ extension Database {
     }
 
     private func columnNow<T: ColumnValue>(_ type: T.Type, _ sql: String, arguments: [any ColumnValue]) throws -> [T] {
-        let statement = try statement(sql)
-        try statement.bind(arguments)
+        let statement = try boundStatement(sql, arguments)
         defer { statement.reset() }
         var values: [T] = []
         while try statement.step() {

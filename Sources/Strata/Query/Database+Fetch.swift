@@ -2,12 +2,16 @@ import CSQLite
 
 extension Database {
     /// The objects of `type` from the rows a clause selects: anything that may follow `FROM table` (`WHERE`,
-    /// `ORDER BY`, `LIMIT`, joins, subqueries), with `?` arguments and the `$T`/`$PK` shortcuts. A row that
-    /// already has a live instance returns that instance (with any unsaved changes it has).
+    /// `ORDER BY`, `LIMIT`, joins, subqueries), with `?` arguments and the `$T`/`$PK` shortcuts. A clause
+    /// that starts with a condition gets its `WHERE` added (``SQLClause``). An array or set argument
+    /// expands to one placeholder per element (`id IN (?)` with `[1, 2, 3]`); wrap one in ``JSONText`` to
+    /// bind it as JSON. A row that already has a live instance returns that instance (with any unsaved
+    /// changes it has).
     ///
     /// ```swift
     /// let all = try db.objects(Employee.self)
-    /// let some = try db.objects(Employee.self, where: "WHERE employeeId < ? ORDER BY employeeId", 10)
+    /// let some = try db.objects(Employee.self, where: "employeeId < ? ORDER BY employeeId", 10)
+    /// let picked = try db.objects(Employee.self, where: "employeeId IN (?)", [3, 5, 8])
     /// ```
     public func objects<T: Model>(_ type: T.Type, where clause: String = "", _ arguments: any ColumnValue...) throws -> [T] {
         try objects(type, where: clause, arguments: arguments)
@@ -30,6 +34,15 @@ extension Database {
 
     /// The first object a clause selects, or nil. ```swift try db.first(Employee.self, where: "ORDER BY name") ```
     public func first<T: Model>(_ type: T.Type, where clause: String = "", _ arguments: any ColumnValue...) throws -> T? {
+        try first(type, where: clause, arguments: arguments)
+    }
+
+    /// ``first(_:where:_:)`` with the arguments in an array.
+    ///
+    /// ```swift
+    /// let newest = try db.first(Employee.self, where: "name LIKE ? ORDER BY id DESC", arguments: ["A%"])
+    /// ```
+    public func first<T: Model>(_ type: T.Type, where clause: String = "", arguments: [any ColumnValue]) throws -> T? {
         let registry = try registry(for: T.self)
         let statement = try selectStatement(registry, clause: clause, arguments: arguments)
         defer { statement.reset() }
@@ -115,8 +128,17 @@ extension Database {
 
     /// How many rows a clause selects. ```swift try db.count(Employee.self, where: "WHERE name LIKE ?", "A%") ```
     public func count<T: Model>(_ type: T.Type, where clause: String = "", _ arguments: any ColumnValue...) throws -> Int {
+        try count(type, where: clause, arguments: arguments)
+    }
+
+    /// ``count(_:where:_:)`` with the arguments in an array.
+    ///
+    /// ```swift
+    /// let named = try db.count(Employee.self, where: "name IN (?)", arguments: [["Ada", "Grace"]])
+    /// ```
+    public func count<T: Model>(_ type: T.Type, where clause: String = "", arguments: [any ColumnValue]) throws -> Int {
         let registry = try registry(for: T.self, checkingCommits: false)
-        let sql = "SELECT count(*) FROM \(SQL.quote(registry.metadata.tableName)) " + expand(clause, registry)
+        let sql = "SELECT count(*) FROM \(SQL.quote(registry.metadata.tableName)) " + expand(SQLClause.normalized(clause), registry)
         return try value(Int.self, sql, arguments: arguments) ?? 0
     }
 
@@ -127,8 +149,18 @@ extension Database {
     /// ```
     @discardableResult
     public func deleteAll<T: Model>(_ type: T.Type, where clause: String = "", _ arguments: any ColumnValue...) throws -> Int {
+        try deleteAll(type, where: clause, arguments: arguments)
+    }
+
+    /// ``deleteAll(_:where:_:)`` with the arguments in an array.
+    ///
+    /// ```swift
+    /// try db.deleteAll(Employee.self, where: "id IN (?)", arguments: [[4, 5, 6]])
+    /// ```
+    @discardableResult
+    public func deleteAll<T: Model>(_ type: T.Type, where clause: String = "", arguments: [any ColumnValue]) throws -> Int {
         let registry = try registry(for: T.self, checkingCommits: false)
-        try execute("DELETE FROM \(SQL.quote(registry.metadata.tableName)) " + expand(clause, registry), arguments: arguments)
+        try execute("DELETE FROM \(SQL.quote(registry.metadata.tableName)) " + expand(SQLClause.normalized(clause), registry), arguments: arguments)
         return changes
     }
 
@@ -157,9 +189,10 @@ extension Database {
     @usableFromInline
     func selectStatement(_ registry: TypeRegistry, clause: String, arguments: [any ColumnValue]) throws -> Statement {
         let sql = "SELECT \(registry.table.selectColumns) FROM \(SQL.quote(registry.metadata.tableName))"
-            + (clause.isEmpty ? "" : " " + expand(clause, registry))
-        let statement = try connection.cachedStatement(sql)
-        try statement.bind(arguments)
+            + (clause.isEmpty ? "" : " " + expand(SQLClause.normalized(clause), registry))
+        let (expanded, bound) = try ArgumentList.expand(sql, arguments)
+        let statement = try connection.cachedStatement(expanded)
+        try statement.bind(bound)
         return statement
     }
 

@@ -22,10 +22,11 @@ private struct Address: Codable, Equatable, JSONColumnValue {
 }
 
 /// A fresh table `t(v <T's column type>)`, the value inserted with a bound argument, and what SQLite holds.
+/// (Bound as its `sqlValue`: an array or set passed bare would expand to one placeholder per element.)
 private func store<T: ColumnValue>(_ value: T, in db: Database) throws -> SQLValue {
     try db.execute("DROP TABLE IF EXISTS t")
     try db.execute("CREATE TABLE t(v \(T.columnType.rawValue))")
-    try db.execute("INSERT INTO t(v) VALUES (?)", value)
+    try db.execute("INSERT INTO t(v) VALUES (?)", try value.sqlValue)
     let rows = try db.rows("SELECT v FROM t")
     try #require(rows.count == 1)
     return rows[0][0]
