@@ -7,6 +7,10 @@
 /// print("Strata \(StrataLibrary.version), SQLite \(Database.sqliteVersion)")
 /// ```
 public enum StrataLibrary {
-    /// The library's version (semantic versioning; see CHANGELOG.md). ```swift StrataLibrary.version  // "0.5.0" ```
+    /// The library's version (semantic versioning; see CHANGELOG.md).
+    ///
+    /// ```swift
+    /// StrataLibrary.version  // "0.5.0"
+    /// ```
     public static let version = "0.5.0"
 }

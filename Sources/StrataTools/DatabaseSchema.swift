@@ -12,9 +12,15 @@ import Strata
 /// ```
 public struct DatabaseSchema: Sendable, Encodable {
     /// The tables, by name; SQLite's own (`sqlite_%`) are left out.
-    /// ```swift schema.tables.first?.columns.count ```
+    /// ```swift
+    /// schema.tables.first?.columns.count
+    /// ```
     public var tables: [TableSchema]
-    /// The names of the views. ```swift schema.views  // ["recent_notes"] ```
+    /// The names of the views.
+    ///
+    /// ```swift
+    /// schema.views  // ["recent_notes"]
+    /// ```
     public var views: [String]
     /// The views with their columns (``TableSchema/isView``), for read-only models.
     ///
@@ -24,7 +30,9 @@ public struct DatabaseSchema: Sendable, Encodable {
     public var viewTables: [TableSchema] = []
 
     /// Makes a schema from parts (tests, or a schema built by hand).
-    /// ```swift let schema = DatabaseSchema(tables: [table]) ```
+    /// ```swift
+    /// let schema = DatabaseSchema(tables: [table])
+    /// ```
     public init(tables: [TableSchema], views: [String] = []) {
         self.tables = tables
         self.views = views
@@ -79,7 +87,9 @@ public struct DatabaseSchema: Sendable, Encodable {
     }
 
     /// The table named `name`, compared as SQLite does (ASCII case-insensitively).
-    /// ```swift schema.table(named: "NOTE")?.name  // "note" ```
+    /// ```swift
+    /// schema.table(named: "NOTE")?.name  // "note"
+    /// ```
     public func table(named name: String) -> TableSchema? {
         tables.first { $0.name.lowercased() == name.lowercased() }
     }
@@ -92,19 +102,47 @@ public struct DatabaseSchema: Sendable, Encodable {
 /// note?.primaryKey.map(\.name)   // ["id"]
 /// ```
 public struct TableSchema: Sendable, Encodable {
-    /// The table's name. ```swift table.name  // "note" ```
+    /// The table's name.
+    ///
+    /// ```swift
+    /// table.name  // "note"
+    /// ```
     public var name: String
-    /// Columns in table order, hidden and generated ones included. ```swift table.columns[0].name ```
+    /// Columns in table order, hidden and generated ones included.
+    ///
+    /// ```swift
+    /// table.columns[0].name
+    /// ```
     public var columns: [ColumnSchema]
-    /// Every index on the table, constraint indices included. ```swift table.indices.count ```
+    /// Every index on the table, constraint indices included.
+    ///
+    /// ```swift
+    /// table.indices.count
+    /// ```
     public var indices: [IndexSchema]
-    /// Declared `WITHOUT ROWID`. ```swift table.withoutRowID  // false ```
+    /// Declared `WITHOUT ROWID`.
+    ///
+    /// ```swift
+    /// table.withoutRowID  // false
+    /// ```
     public var withoutRowID: Bool
-    /// Declared `STRICT`. ```swift table.strict  // false ```
+    /// Declared `STRICT`.
+    ///
+    /// ```swift
+    /// table.strict  // false
+    /// ```
     public var strict: Bool
-    /// A virtual table (`CREATE VIRTUAL TABLE`). ```swift table.isVirtual  // false ```
+    /// A virtual table (`CREATE VIRTUAL TABLE`).
+    ///
+    /// ```swift
+    /// table.isVirtual  // false
+    /// ```
     public var isVirtual: Bool
-    /// `count(*)`, when it was asked for and could be run. ```swift table.rowCount  // 3 ```
+    /// `count(*)`, when it was asked for and could be run.
+    ///
+    /// ```swift
+    /// table.rowCount  // 3
+    /// ```
     public var rowCount: Int64?
     /// Single-column foreign keys: column -> the parent table (and its column; nil means its primary key).
     ///
@@ -112,9 +150,17 @@ public struct TableSchema: Sendable, Encodable {
     /// note.foreignKeys.first?.table   // "author"
     /// ```
     public var foreignKeys: [ForeignKeySchema] = []
-    /// Whether this is a view (``DatabaseSchema/viewTables``). ```swift view.isView  // true ```
+    /// Whether this is a view (``DatabaseSchema/viewTables``).
+    ///
+    /// ```swift
+    /// view.isView  // true
+    /// ```
     public var isView = false
-    /// Why the table could not be read completely, if it could not. ```swift table.problem  // nil ```
+    /// Why the table could not be read completely, if it could not.
+    ///
+    /// ```swift
+    /// table.problem  // nil
+    /// ```
     public var problem: String?
 
     /// Makes a table description by hand.
@@ -186,7 +232,9 @@ public struct TableSchema: Sendable, Encodable {
     }
 
     /// The primary-key columns in key order (empty for a rowid table without a declared key).
-    /// ```swift table.primaryKey.map(\.name)  // ["note_id", "label_id"] ```
+    /// ```swift
+    /// table.primaryKey.map(\.name)  // ["note_id", "label_id"]
+    /// ```
     public var primaryKey: [ColumnSchema] {
         columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
     }
@@ -199,21 +247,47 @@ public struct TableSchema: Sendable, Encodable {
 /// column.affinity   // .text
 /// ```
 public struct ColumnSchema: Sendable, Hashable, Encodable {
-    /// The column's name. ```swift column.name  // "title" ```
+    /// The column's name.
+    ///
+    /// ```swift
+    /// column.name  // "title"
+    /// ```
     public var name: String
-    /// The declared type as written (`""` when none). ```swift column.declaredType  // "varchar(80)" ```
+    /// The declared type as written (`""` when none).
+    ///
+    /// ```swift
+    /// column.declaredType  // "varchar(80)"
+    /// ```
     public var declaredType: String
-    /// Declared NOT NULL. ```swift column.notNull  // true ```
+    /// Declared NOT NULL.
+    ///
+    /// ```swift
+    /// column.notNull  // true
+    /// ```
     public var notNull: Bool
-    /// The default as SQL text (`'x'`, `0`, `CURRENT_TIMESTAMP`), nil when none. ```swift column.defaultSQL  // "''" ```
+    /// The default as SQL text (`'x'`, `0`, `CURRENT_TIMESTAMP`), nil when none.
+    ///
+    /// ```swift
+    /// column.defaultSQL  // "''"
+    /// ```
     public var defaultSQL: String?
-    /// 1-based position in the primary key, 0 when not part of it. ```swift column.primaryKeyPosition  // 0 ```
+    /// 1-based position in the primary key, 0 when not part of it.
+    ///
+    /// ```swift
+    /// column.primaryKeyPosition  // 0
+    /// ```
     public var primaryKeyPosition: Int
-    /// 0 normal, 1 hidden (virtual tables), 2 generated VIRTUAL, 3 generated STORED. ```swift column.hidden  // 0 ```
+    /// 0 normal, 1 hidden (virtual tables), 2 generated VIRTUAL, 3 generated STORED.
+    ///
+    /// ```swift
+    /// column.hidden  // 0
+    /// ```
     public var hidden: Int
 
     /// Makes a column description.
-    /// ```swift ColumnSchema(name: "id", declaredType: "INTEGER", primaryKeyPosition: 1) ```
+    /// ```swift
+    /// ColumnSchema(name: "id", declaredType: "INTEGER", primaryKeyPosition: 1)
+    /// ```
     public init(name: String, declaredType: String, notNull: Bool = false, defaultSQL: String? = nil,
                 primaryKeyPosition: Int = 0, hidden: Int = 0) {
         self.name = name
@@ -224,9 +298,17 @@ public struct ColumnSchema: Sendable, Hashable, Encodable {
         self.hidden = hidden
     }
 
-    /// SQLite's affinity for the declared type. ```swift ColumnSchema(name: "b", declaredType: "bool").affinity  // .numeric ```
+    /// SQLite's affinity for the declared type.
+    ///
+    /// ```swift
+    /// ColumnSchema(name: "b", declaredType: "bool").affinity  // .numeric
+    /// ```
     public var affinity: Affinity { Affinity(declaredType: declaredType) }
-    /// A generated column (VIRTUAL or STORED). ```swift column.isGenerated  // false ```
+    /// A generated column (VIRTUAL or STORED).
+    ///
+    /// ```swift
+    /// column.isGenerated  // false
+    /// ```
     public var isGenerated: Bool { hidden == 2 || hidden == 3 }
 }
 
@@ -242,9 +324,17 @@ public struct ColumnSchema: Sendable, Hashable, Encodable {
 /// let key = ForeignKeySchema(column: "author_id", table: "author")
 /// ```
 public struct ForeignKeySchema: Sendable, Hashable, Encodable {
-    /// The column in the child table. ```swift key.column  // "author_id" ```
+    /// The column in the child table.
+    ///
+    /// ```swift
+    /// key.column  // "author_id"
+    /// ```
     public var column: String
-    /// The parent table. ```swift key.table  // "author" ```
+    /// The parent table.
+    ///
+    /// ```swift
+    /// key.table  // "author"
+    /// ```
     public var table: String
     /// The parent column; nil when the key names only the table (its primary key).
     ///
@@ -266,20 +356,48 @@ public struct ForeignKeySchema: Sendable, Hashable, Encodable {
 }
 
 public struct IndexSchema: Sendable, Hashable, Encodable {
-    /// The index's name (`sqlite_autoindex_…` for constraint indices). ```swift index.name ```
+    /// The index's name (`sqlite_autoindex_…` for constraint indices).
+    ///
+    /// ```swift
+    /// index.name
+    /// ```
     public var name: String
-    /// Key columns in order; nil for an expression. ```swift index.columns  // ["priority", "created"] ```
+    /// Key columns in order; nil for an expression.
+    ///
+    /// ```swift
+    /// index.columns  // ["priority", "created"]
+    /// ```
     public var columns: [String?]
-    /// Whether each key column is DESC. ```swift index.descending  // [false, false] ```
+    /// Whether each key column is DESC.
+    ///
+    /// ```swift
+    /// index.descending  // [false, false]
+    /// ```
     public var descending: [Bool]
-    /// A UNIQUE index. ```swift index.unique  // false ```
+    /// A UNIQUE index.
+    ///
+    /// ```swift
+    /// index.unique  // false
+    /// ```
     public var unique: Bool
-    /// `c` (CREATE INDEX), `u` (UNIQUE constraint) or `pk` (PRIMARY KEY constraint). ```swift index.origin  // "c" ```
+    /// `c` (CREATE INDEX), `u` (UNIQUE constraint) or `pk` (PRIMARY KEY constraint).
+    ///
+    /// ```swift
+    /// index.origin  // "c"
+    /// ```
     public var origin: String
-    /// Has a WHERE clause. ```swift index.partial  // false ```
+    /// Has a WHERE clause.
+    ///
+    /// ```swift
+    /// index.partial  // false
+    /// ```
     public var partial: Bool
 
-    /// Makes an index description. ```swift IndexSchema(name: "u_email", columns: ["email"], unique: true) ```
+    /// Makes an index description.
+    ///
+    /// ```swift
+    /// IndexSchema(name: "u_email", columns: ["email"], unique: true)
+    /// ```
     public init(name: String, columns: [String?], descending: [Bool]? = nil, unique: Bool = false,
                 origin: String = "c", partial: Bool = false) {
         self.name = name
@@ -291,7 +409,11 @@ public struct IndexSchema: Sendable, Hashable, Encodable {
     }
 
     /// An explicit `CREATE INDEX` on plain ascending columns with no WHERE clause: what a model's
-    /// `indices` / `uniqueIndices` can declare. ```swift index.isPlain ```
+    /// `indices` / `uniqueIndices` can declare.
+    ///
+    /// ```swift
+    /// index.isPlain
+    /// ```
     public var isPlain: Bool {
         origin == "c" && !partial && !columns.isEmpty && !columns.contains(nil) && !descending.contains(true)
     }

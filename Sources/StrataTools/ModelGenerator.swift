@@ -79,9 +79,17 @@ public struct ModelGenerator: Sendable {
 
     /// What a reference needs of the table it points at.
     public struct ReferenceTarget: Sendable, Hashable {
-        /// The generated class. ```swift target.className  // "Author" ```
+        /// The generated class.
+        ///
+        /// ```swift
+        /// target.className  // "Author"
+        /// ```
         public var className: String
-        /// The table's key column. ```swift target.keyColumn  // "id" ```
+        /// The table's key column.
+        ///
+        /// ```swift
+        /// target.keyColumn  // "id"
+        /// ```
         public var keyColumn: String
         /// Whether the key is text (a String key) rather than an integer.
         ///
@@ -240,13 +248,23 @@ public struct ModelGenerator: Sendable {
 /// if case .skipped(let table, let reason) = ModelGenerator().model(for: table) { print(table, reason) }
 /// ```
 public enum GeneratedModel: Sendable, Hashable {
-    /// A model class: its name and Swift source. ```swift case .model(className: "Note", source: "final class Note: Model { … }") ```
+    /// A model class: its name and Swift source.
+    ///
+    /// ```swift
+    /// case .model(className: "Note", source: "final class Note: Model { … }")
+    /// ```
     case model(className: String, source: String)
-    /// No model: the table's name and why. ```swift case .skipped(table: "notelabel", reason: "composite PRIMARY KEY …") ```
+    /// No model: the table's name and why.
+    ///
+    /// ```swift
+    /// case .skipped(table: "notelabel", reason: "composite PRIMARY KEY …")
+    /// ```
     case skipped(table: String, reason: String)
 
     /// The class source, or a `// skipped: "table": reason` line.
-    /// ```swift print(generated.source) ```
+    /// ```swift
+    /// print(generated.source)
+    /// ```
     public var source: String {
         switch self {
         case .model(_, let source): source

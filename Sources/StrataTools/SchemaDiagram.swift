@@ -10,15 +10,27 @@
 /// //     author ||--o{ book : "author_id"
 /// ```
 public struct SchemaDiagram: Sendable {
-    /// The schema drawn. ```swift diagram.schema.tables.count ```
+    /// The schema drawn.
+    ///
+    /// ```swift
+    /// diagram.schema.tables.count
+    /// ```
     public var schema: DatabaseSchema
 
-    /// A diagram of `schema`. ```swift let diagram = SchemaDiagram(schema: schema) ```
+    /// A diagram of `schema`.
+    ///
+    /// ```swift
+    /// let diagram = SchemaDiagram(schema: schema)
+    /// ```
     public init(schema: DatabaseSchema) {
         self.schema = schema
     }
 
-    /// The Mermaid source. ```swift print(diagram.mermaid) ```
+    /// The Mermaid source.
+    ///
+    /// ```swift
+    /// print(diagram.mermaid)
+    /// ```
     public var mermaid: String {
         var lines = ["erDiagram"]
         for table in schema.tables {

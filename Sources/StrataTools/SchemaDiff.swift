@@ -12,16 +12,28 @@ import Strata
 /// ```
 public struct SchemaDiff: Sendable {
     /// The statements, in an order that runs (tables, then columns, then indices, views, triggers).
-    /// ```swift diff.statements.count ```
+    /// ```swift
+    /// diff.statements.count
+    /// ```
     public var statements: [String] = []
-    /// What no additive statement can do, one sentence each. ```swift diff.notes ```
+    /// What no additive statement can do, one sentence each.
+    ///
+    /// ```swift
+    /// diff.notes
+    /// ```
     public var notes: [String] = []
 
-    /// Whether the schemas are the same. ```swift diff.isEmpty ```
+    /// Whether the schemas are the same.
+    ///
+    /// ```swift
+    /// diff.isEmpty
+    /// ```
     public var isEmpty: Bool { statements.isEmpty && notes.isEmpty }
 
     /// Compares `source` (the first file) with `target` (the second).
-    /// ```swift let diff = try SchemaDiff(from: old, to: new) ```
+    /// ```swift
+    /// let diff = try SchemaDiff(from: old, to: new)
+    /// ```
     public init(from source: Database, to target: Database) throws {
         let before = try DatabaseSchema(reading: source)
         let after = try DatabaseSchema(reading: target)
@@ -69,7 +81,11 @@ public struct SchemaDiff: Sendable {
         }
     }
 
-    /// The statements, then the notes as SQL comments. ```swift print(diff.text) ```
+    /// The statements, then the notes as SQL comments.
+    ///
+    /// ```swift
+    /// print(diff.text)
+    /// ```
     public var text: String {
         if isEmpty { return "-- the schemas are the same\n" }
         return (statements + notes.map { "-- " + $0 }).joined(separator: "\n") + "\n"

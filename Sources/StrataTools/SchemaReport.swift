@@ -14,18 +14,34 @@ import Strata
 /// //   ...
 /// ```
 public struct SchemaReport: Sendable {
-    /// The schema described. ```swift report.schema.tables.count ```
+    /// The schema described.
+    ///
+    /// ```swift
+    /// report.schema.tables.count
+    /// ```
     public var schema: DatabaseSchema
-    /// The first line's subject (a path), nil for none. ```swift report.title  // "notes.sqlite" ```
+    /// The first line's subject (a path), nil for none.
+    ///
+    /// ```swift
+    /// report.title  // "notes.sqlite"
+    /// ```
     public var title: String?
 
-    /// A report on `schema`. ```swift let report = SchemaReport(schema: schema, title: "notes.sqlite") ```
+    /// A report on `schema`.
+    ///
+    /// ```swift
+    /// let report = SchemaReport(schema: schema, title: "notes.sqlite")
+    /// ```
     public init(schema: DatabaseSchema, title: String? = nil) {
         self.schema = schema
         self.title = title
     }
 
-    /// The whole report. ```swift print(report.text) ```
+    /// The whole report.
+    ///
+    /// ```swift
+    /// print(report.text)
+    /// ```
     public var text: String {
         let count = schema.tables.count
         var lines = [(title.map { $0 + ": " } ?? "") + "\(count) table\(count == 1 ? "" : "s") (SQLite \(Database.sqliteVersion))"]

@@ -15,7 +15,11 @@ import Dispatch
 /// let total = try await pool.read { db in try db.count(Order.self) }
 /// ```
 public final class DatabasePool: Sendable {
-    /// The file all handles open. ```swift pool.path ```
+    /// The file all handles open.
+    ///
+    /// ```swift
+    /// pool.path
+    /// ```
     public let path: String
     let writer: SerialDatabase
     let readers: [SerialDatabase]

@@ -10,16 +10,26 @@ extension Database {
     /// let db = try Database(path: "app.sqlite", configuration: configuration)
     /// ```
     public struct Configuration: Sendable {
-        /// Open read-only (the file must exist). ```swift configuration.readOnly = true ```
+        /// Open read-only (the file must exist).
+        ///
+        /// ```swift
+        /// configuration.readOnly = true
+        /// ```
         public var readOnly = false
         /// How long to wait for another connection's lock before failing with `.busy`.
-        /// ```swift configuration.busyTimeout = .seconds(1) ```
+        /// ```swift
+        /// configuration.busyTimeout = .seconds(1)
+        /// ```
         public var busyTimeout: Duration = .seconds(5)
         /// Whether errors and logs may show argument values (off: they show only the count).
-        /// ```swift configuration.publicArguments = true ```
+        /// ```swift
+        /// configuration.publicArguments = true
+        /// ```
         public var publicArguments = false
         /// Turns on `PRAGMA foreign_keys` (SQLite's default is off; Strata's is on, like GRDB's).
-        /// ```swift configuration.foreignKeys = false ```
+        /// ```swift
+        /// configuration.foreignKeys = false
+        /// ```
         public var foreignKeys = true
         /// The journal mode to set when the database opens. `nil` (the default): a file Strata creates
         /// gets WAL, and a file that exists keeps the mode it has (the mode is stored in the file, so
@@ -33,11 +43,15 @@ extension Database {
         /// ```
         public var journalMode: JournalMode?
         /// Where SQL (`.debug`, with timings) and schema changes (`.info`) are logged.
-        /// ```swift configuration.logger = Logger(label: "app.db") ```
+        /// ```swift
+        /// configuration.logger = Logger(label: "app.db")
+        /// ```
         public var logger = Logger(label: "Strata")
 
         /// The defaults: read-write, 5 s busy timeout, hidden arguments, foreign keys on.
-        /// ```swift let configuration = Database.Configuration() ```
+        /// ```swift
+        /// let configuration = Database.Configuration()
+        /// ```
         public init() {}
     }
 
@@ -47,13 +61,29 @@ extension Database {
     /// configuration.journalMode = .wal
     /// ```
     public enum JournalMode: String, Sendable, CaseIterable {
-        /// Write-ahead log: readers never block the writer nor see half a transaction. ```swift .wal ```
+        /// Write-ahead log: readers never block the writer nor see half a transaction.
+        ///
+        /// ```swift
+        /// .wal
+        /// ```
         case wal
-        /// A rollback journal, deleted at each commit (SQLite's default). ```swift .delete ```
+        /// A rollback journal, deleted at each commit (SQLite's default).
+        ///
+        /// ```swift
+        /// .delete
+        /// ```
         case delete
-        /// A rollback journal, truncated at each commit. ```swift .truncate ```
+        /// A rollback journal, truncated at each commit.
+        ///
+        /// ```swift
+        /// .truncate
+        /// ```
         case truncate
-        /// A rollback journal whose header is zeroed at each commit. ```swift .persist ```
+        /// A rollback journal whose header is zeroed at each commit.
+        ///
+        /// ```swift
+        /// .persist
+        /// ```
         case persist
     }
 
@@ -63,11 +93,23 @@ extension Database {
     /// try db.transaction(.immediate) { try db.execute("UPDATE t SET x = x + 1") }
     /// ```
     public enum TransactionKind: String, Sendable {
-        /// Locks on first read or write. ```swift TransactionKind.deferred ```
+        /// Locks on first read or write.
+        ///
+        /// ```swift
+        /// TransactionKind.deferred
+        /// ```
         case deferred = "DEFERRED"
-        /// Takes the write lock at once. ```swift TransactionKind.immediate ```
+        /// Takes the write lock at once.
+        ///
+        /// ```swift
+        /// TransactionKind.immediate
+        /// ```
         case immediate = "IMMEDIATE"
-        /// Takes an exclusive lock at once. ```swift TransactionKind.exclusive ```
+        /// Takes an exclusive lock at once.
+        ///
+        /// ```swift
+        /// TransactionKind.exclusive
+        /// ```
         case exclusive = "EXCLUSIVE"
     }
 }

@@ -7,13 +7,29 @@ extension Database {
     /// try db.checkpoint(.truncate)
     /// ```
     public enum CheckpointMode: Sendable {
-        /// Copies what it can without waiting for readers or the writer. ```swift .passive ```
+        /// Copies what it can without waiting for readers or the writer.
+        ///
+        /// ```swift
+        /// .passive
+        /// ```
         case passive
-        /// Waits for the writer, then copies everything. ```swift .full ```
+        /// Waits for the writer, then copies everything.
+        ///
+        /// ```swift
+        /// .full
+        /// ```
         case full
-        /// Like `.full`, then waits for readers so the next writer starts the WAL over. ```swift .restart ```
+        /// Like `.full`, then waits for readers so the next writer starts the WAL over.
+        ///
+        /// ```swift
+        /// .restart
+        /// ```
         case restart
-        /// Like `.restart`, and truncates the WAL file to zero bytes. ```swift .truncate ```
+        /// Like `.restart`, and truncates the WAL file to zero bytes.
+        ///
+        /// ```swift
+        /// .truncate
+        /// ```
         case truncate
 
         var rawValue: Int32 {
@@ -33,9 +49,17 @@ extension Database {
     /// print(result.logFrames - result.checkpointedFrames, "frames still only in the WAL")
     /// ```
     public struct CheckpointResult: Sendable, Equatable {
-        /// Frames in the WAL (-1: the database is not in WAL mode). ```swift result.logFrames ```
+        /// Frames in the WAL (-1: the database is not in WAL mode).
+        ///
+        /// ```swift
+        /// result.logFrames
+        /// ```
         public let logFrames: Int
-        /// Frames copied into the database file. ```swift result.checkpointedFrames ```
+        /// Frames copied into the database file.
+        ///
+        /// ```swift
+        /// result.checkpointedFrames
+        /// ```
         public let checkpointedFrames: Int
     }
 

@@ -12,7 +12,11 @@ extension Database {
         try execute(sql, arguments: arguments)
     }
 
-    /// ``execute(_:_:)`` with the arguments in an array. ```swift try db.execute(sql, arguments: [1, "a"]) ```
+    /// ``execute(_:_:)`` with the arguments in an array.
+    ///
+    /// ```swift
+    /// try db.execute(sql, arguments: [1, "a"])
+    /// ```
     public func execute(_ sql: String, arguments: [any ColumnValue]) throws {
         defer { checkSchemaVersion() }
         models.changeCount &+= 1   // raw SQL may write rows the hook never reports (WITHOUT ROWID tables)
@@ -57,7 +61,11 @@ extension Database {
         try rows(sql, arguments: arguments)
     }
 
-    /// ``rows(_:_:)`` with the arguments in an array. ```swift try db.rows(sql, arguments: args) ```
+    /// ``rows(_:_:)`` with the arguments in an array.
+    ///
+    /// ```swift
+    /// try db.rows(sql, arguments: args)
+    /// ```
     public func rows(_ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
         try raw { try rowsNow(sql, arguments: arguments) }
     }
@@ -83,7 +91,11 @@ extension Database {
         try value(type, sql, arguments: arguments)
     }
 
-    /// ``value(_:_:_:)`` with the arguments in an array. ```swift try db.value(Int.self, sql, arguments: args) ```
+    /// ``value(_:_:_:)`` with the arguments in an array.
+    ///
+    /// ```swift
+    /// try db.value(Int.self, sql, arguments: args)
+    /// ```
     public func value<T: ColumnValue>(_ type: T.Type, _ sql: String, arguments: [any ColumnValue]) throws -> T? {
         try raw { try valueNow(type, sql, arguments: arguments) }
     }
@@ -99,7 +111,11 @@ extension Database {
         }
     }
 
-    /// The first column of every row, decoded. ```swift let names = try db.column(String.self, "SELECT name FROM user") ```
+    /// The first column of every row, decoded.
+    ///
+    /// ```swift
+    /// let names = try db.column(String.self, "SELECT name FROM user")
+    /// ```
     public func column<T: ColumnValue>(_ type: T.Type, _ sql: String, _ arguments: any ColumnValue...) throws -> [T] {
         try raw { try columnNow(type, sql, arguments: arguments) }
     }

@@ -16,7 +16,11 @@ import Logging
 /// ```
 public final class Database {
     let connection: Connection
-    /// The configuration the database was opened with. ```swift db.configuration.busyTimeout ```
+    /// The configuration the database was opened with.
+    ///
+    /// ```swift
+    /// db.configuration.busyTimeout
+    /// ```
     public let configuration: Configuration
     /// Live model instances and per-type state; see the Model folder.
     let models = ModelContext()
@@ -82,11 +86,15 @@ public final class Database {
     }
 
     /// The path the database was opened with (`:memory:` for a private in-memory one).
-    /// ```swift print(db.path) ```
+    /// ```swift
+    /// print(db.path)
+    /// ```
     public var path: String { connection.path }
 
     /// SQLite's raw connection handle, for calls Strata does not wrap (invalid once the database is closed).
-    /// ```swift sqlite3_db_readonly(db.sqliteHandle, "main") ```
+    /// ```swift
+    /// sqlite3_db_readonly(db.sqliteHandle, "main")
+    /// ```
     public var sqliteHandle: OpaquePointer { connection.handle }
 
     /// Finalizes every statement and closes the connection; reports SQLite's error if it cannot.
@@ -99,26 +107,46 @@ public final class Database {
         try connection.close()
     }
 
-    /// The version of the SQLite library in use. ```swift Database.sqliteVersion  // "3.40.1" ```
+    /// The version of the SQLite library in use.
+    ///
+    /// ```swift
+    /// Database.sqliteVersion  // "3.40.1"
+    /// ```
     public static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
 
     /// How many `?` parameters one statement may bind (`SQLITE_LIMIT_VARIABLE_NUMBER`).
-    /// ```swift db.maximumArguments  // 32766 ```
+    /// ```swift
+    /// db.maximumArguments  // 32766
+    /// ```
     public var maximumArguments: Int {
         connection.isClosed ? 0 : Int(sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
     }
 
     /// The rowid of the most recent successful INSERT on this connection.
-    /// ```swift try db.execute("INSERT INTO note(text) VALUES ('x')"); db.lastInsertRowID ```
+    /// ```swift
+    /// try db.execute("INSERT INTO note(text) VALUES ('x')"); db.lastInsertRowID
+    /// ```
     public var lastInsertRowID: Int64 { connection.isClosed ? 0 : sqlite3_last_insert_rowid(connection.handle) }
 
-    /// Rows changed by the most recent INSERT, UPDATE or DELETE. ```swift db.changes ```
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE.
+    ///
+    /// ```swift
+    /// db.changes
+    /// ```
     public var changes: Int { connection.isClosed ? 0 : Int(sqlite3_changes64(connection.handle)) }
 
-    /// Rows changed by INSERT, UPDATE and DELETE since the database was opened. ```swift db.totalChanges ```
+    /// Rows changed by INSERT, UPDATE and DELETE since the database was opened.
+    ///
+    /// ```swift
+    /// db.totalChanges
+    /// ```
     public var totalChanges: Int { connection.isClosed ? 0 : Int(sqlite3_total_changes64(connection.handle)) }
 
-    /// Whether a transaction is open. ```swift db.isInTransaction  // false ```
+    /// Whether a transaction is open.
+    ///
+    /// ```swift
+    /// db.isInTransaction  // false
+    /// ```
     public var isInTransaction: Bool { !connection.isClosed && sqlite3_get_autocommit(connection.handle) == 0 }
 
     /// A cached prepared statement for one SQL statement, reset and ready to bind.
@@ -165,7 +193,11 @@ public final class StatementTrace {
 
     deinit { cancel() }
 
-    /// Stops tracing. ```swift trace.cancel() ```
+    /// Stops tracing.
+    ///
+    /// ```swift
+    /// trace.cancel()
+    /// ```
     public func cancel() {
         connection?.removeTraceObserver(id)
         connection = nil

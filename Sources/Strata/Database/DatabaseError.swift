@@ -10,15 +10,35 @@
 /// }
 /// ```
 public struct DatabaseError: Error, CustomStringConvertible, Sendable {
-    /// The extended result code. ```swift if error.code == .busy { retry() } ```
+    /// The extended result code.
+    ///
+    /// ```swift
+    /// if error.code == .busy { retry() }
+    /// ```
     public let code: ResultCode
-    /// SQLite's message. ```swift print(error.message)  // "no such table: nope" ```
+    /// SQLite's message.
+    ///
+    /// ```swift
+    /// print(error.message)  // "no such table: nope"
+    /// ```
     public let message: String
-    /// The SQL that failed, when there is one. ```swift print(error.sql ?? "-") ```
+    /// The SQL that failed, when there is one.
+    ///
+    /// ```swift
+    /// print(error.sql ?? "-")
+    /// ```
     public let sql: String?
-    /// The bound arguments, when there were any. ```swift error.arguments  // [.integer(1)] ```
+    /// The bound arguments, when there were any.
+    ///
+    /// ```swift
+    /// error.arguments  // [.integer(1)]
+    /// ```
     public let arguments: [SQLValue]
-    /// Whether `description` may show the arguments. ```swift error.argumentsArePublic ```
+    /// Whether `description` may show the arguments.
+    ///
+    /// ```swift
+    /// error.argumentsArePublic
+    /// ```
     public let argumentsArePublic: Bool
 
     /// Makes an error; the library makes these, tests and wrappers may too.

@@ -47,59 +47,167 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
         pattern == code || (pattern.rawValue == pattern.primary.rawValue && pattern == code.primary)
     }
 
-    /// `SQLITE_OK`. ```swift ResultCode.ok.rawValue == 0 ```
+    /// `SQLITE_OK`.
+    ///
+    /// ```swift
+    /// ResultCode.ok.rawValue == 0
+    /// ```
     public static let ok = ResultCode(rawValue: SQLITE_OK)
-    /// `SQLITE_ERROR`: a generic error, e.g. SQL syntax. ```swift error.code == .error ```
+    /// `SQLITE_ERROR`: a generic error, e.g. SQL syntax.
+    ///
+    /// ```swift
+    /// error.code == .error
+    /// ```
     public static let error = ResultCode(rawValue: SQLITE_ERROR)
-    /// `SQLITE_INTERNAL`. ```swift error.code == .internalError ```
+    /// `SQLITE_INTERNAL`.
+    ///
+    /// ```swift
+    /// error.code == .internalError
+    /// ```
     public static let internalError = ResultCode(rawValue: SQLITE_INTERNAL)
-    /// `SQLITE_PERM`. ```swift error.code == .permission ```
+    /// `SQLITE_PERM`.
+    ///
+    /// ```swift
+    /// error.code == .permission
+    /// ```
     public static let permission = ResultCode(rawValue: SQLITE_PERM)
-    /// `SQLITE_ABORT`. ```swift error.code == .abort ```
+    /// `SQLITE_ABORT`.
+    ///
+    /// ```swift
+    /// error.code == .abort
+    /// ```
     public static let abort = ResultCode(rawValue: SQLITE_ABORT)
-    /// `SQLITE_BUSY`: another connection holds a lock. ```swift error.code == .busy ```
+    /// `SQLITE_BUSY`: another connection holds a lock.
+    ///
+    /// ```swift
+    /// error.code == .busy
+    /// ```
     public static let busy = ResultCode(rawValue: SQLITE_BUSY)
-    /// `SQLITE_LOCKED`. ```swift error.code == .locked ```
+    /// `SQLITE_LOCKED`.
+    ///
+    /// ```swift
+    /// error.code == .locked
+    /// ```
     public static let locked = ResultCode(rawValue: SQLITE_LOCKED)
-    /// `SQLITE_NOMEM`. ```swift error.code == .noMemory ```
+    /// `SQLITE_NOMEM`.
+    ///
+    /// ```swift
+    /// error.code == .noMemory
+    /// ```
     public static let noMemory = ResultCode(rawValue: SQLITE_NOMEM)
-    /// `SQLITE_READONLY`. ```swift error.code == .readOnly ```
+    /// `SQLITE_READONLY`.
+    ///
+    /// ```swift
+    /// error.code == .readOnly
+    /// ```
     public static let readOnly = ResultCode(rawValue: SQLITE_READONLY)
-    /// `SQLITE_INTERRUPT`. ```swift error.code == .interrupt ```
+    /// `SQLITE_INTERRUPT`.
+    ///
+    /// ```swift
+    /// error.code == .interrupt
+    /// ```
     public static let interrupt = ResultCode(rawValue: SQLITE_INTERRUPT)
-    /// `SQLITE_IOERR`. ```swift error.code == .ioError ```
+    /// `SQLITE_IOERR`.
+    ///
+    /// ```swift
+    /// error.code == .ioError
+    /// ```
     public static let ioError = ResultCode(rawValue: SQLITE_IOERR)
-    /// `SQLITE_CORRUPT`. ```swift error.code == .corrupt ```
+    /// `SQLITE_CORRUPT`.
+    ///
+    /// ```swift
+    /// error.code == .corrupt
+    /// ```
     public static let corrupt = ResultCode(rawValue: SQLITE_CORRUPT)
-    /// `SQLITE_FULL`. ```swift error.code == .full ```
+    /// `SQLITE_FULL`.
+    ///
+    /// ```swift
+    /// error.code == .full
+    /// ```
     public static let full = ResultCode(rawValue: SQLITE_FULL)
-    /// `SQLITE_CANTOPEN`. ```swift error.code == .cannotOpen ```
+    /// `SQLITE_CANTOPEN`.
+    ///
+    /// ```swift
+    /// error.code == .cannotOpen
+    /// ```
     public static let cannotOpen = ResultCode(rawValue: SQLITE_CANTOPEN)
-    /// `SQLITE_SCHEMA`. ```swift error.code == .schema ```
+    /// `SQLITE_SCHEMA`.
+    ///
+    /// ```swift
+    /// error.code == .schema
+    /// ```
     public static let schema = ResultCode(rawValue: SQLITE_SCHEMA)
-    /// `SQLITE_TOOBIG`. ```swift error.code == .tooBig ```
+    /// `SQLITE_TOOBIG`.
+    ///
+    /// ```swift
+    /// error.code == .tooBig
+    /// ```
     public static let tooBig = ResultCode(rawValue: SQLITE_TOOBIG)
-    /// `SQLITE_CONSTRAINT`: any constraint. ```swift error.code.primary == .constraint ```
+    /// `SQLITE_CONSTRAINT`: any constraint.
+    ///
+    /// ```swift
+    /// error.code.primary == .constraint
+    /// ```
     public static let constraint = ResultCode(rawValue: SQLITE_CONSTRAINT)
-    /// `SQLITE_MISMATCH`. ```swift error.code == .mismatch ```
+    /// `SQLITE_MISMATCH`.
+    ///
+    /// ```swift
+    /// error.code == .mismatch
+    /// ```
     public static let mismatch = ResultCode(rawValue: SQLITE_MISMATCH)
-    /// `SQLITE_MISUSE`: the API was used wrongly (e.g. a closed database). ```swift error.code == .misuse ```
+    /// `SQLITE_MISUSE`: the API was used wrongly (e.g. a closed database).
+    ///
+    /// ```swift
+    /// error.code == .misuse
+    /// ```
     public static let misuse = ResultCode(rawValue: SQLITE_MISUSE)
-    /// `SQLITE_RANGE`: a parameter index out of range. ```swift error.code == .range ```
+    /// `SQLITE_RANGE`: a parameter index out of range.
+    ///
+    /// ```swift
+    /// error.code == .range
+    /// ```
     public static let range = ResultCode(rawValue: SQLITE_RANGE)
-    /// `SQLITE_NOTADB`: the file is not a database. ```swift error.code == .notADatabase ```
+    /// `SQLITE_NOTADB`: the file is not a database.
+    ///
+    /// ```swift
+    /// error.code == .notADatabase
+    /// ```
     public static let notADatabase = ResultCode(rawValue: SQLITE_NOTADB)
-    /// `SQLITE_CONSTRAINT_UNIQUE`. ```swift error.code == .constraintUnique ```
+    /// `SQLITE_CONSTRAINT_UNIQUE`.
+    ///
+    /// ```swift
+    /// error.code == .constraintUnique
+    /// ```
     public static let constraintUnique = ResultCode(rawValue: SQLITE_CONSTRAINT | (8 << 8))
-    /// `SQLITE_CONSTRAINT_PRIMARYKEY`. ```swift error.code == .constraintPrimaryKey ```
+    /// `SQLITE_CONSTRAINT_PRIMARYKEY`.
+    ///
+    /// ```swift
+    /// error.code == .constraintPrimaryKey
+    /// ```
     public static let constraintPrimaryKey = ResultCode(rawValue: SQLITE_CONSTRAINT | (6 << 8))
-    /// `SQLITE_CONSTRAINT_NOTNULL`. ```swift error.code == .constraintNotNull ```
+    /// `SQLITE_CONSTRAINT_NOTNULL`.
+    ///
+    /// ```swift
+    /// error.code == .constraintNotNull
+    /// ```
     public static let constraintNotNull = ResultCode(rawValue: SQLITE_CONSTRAINT | (5 << 8))
-    /// `SQLITE_CONSTRAINT_FOREIGNKEY`. ```swift error.code == .constraintForeignKey ```
+    /// `SQLITE_CONSTRAINT_FOREIGNKEY`.
+    ///
+    /// ```swift
+    /// error.code == .constraintForeignKey
+    /// ```
     public static let constraintForeignKey = ResultCode(rawValue: SQLITE_CONSTRAINT | (3 << 8))
-    /// `SQLITE_CONSTRAINT_CHECK`. ```swift error.code == .constraintCheck ```
+    /// `SQLITE_CONSTRAINT_CHECK`.
+    ///
+    /// ```swift
+    /// error.code == .constraintCheck
+    /// ```
     public static let constraintCheck = ResultCode(rawValue: SQLITE_CONSTRAINT | (1 << 8))
-    /// `SQLITE_BUSY_SNAPSHOT`. ```swift error.code == .busySnapshot ```
+    /// `SQLITE_BUSY_SNAPSHOT`.
+    ///
+    /// ```swift
+    /// error.code == .busySnapshot
+    /// ```
     public static let busySnapshot = ResultCode(rawValue: SQLITE_BUSY | (2 << 8))
 }
 

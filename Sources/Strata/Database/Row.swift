@@ -7,28 +7,48 @@
 /// }
 /// ```
 public struct Row: Sendable, CustomStringConvertible {
-    /// The column names, in result order. ```swift row.columnNames  // ["id", "name"] ```
+    /// The column names, in result order.
+    ///
+    /// ```swift
+    /// row.columnNames  // ["id", "name"]
+    /// ```
     public let columnNames: [String]
-    /// The values, in result order. ```swift row.values  // [.integer(1), .text("Ada")] ```
+    /// The values, in result order.
+    ///
+    /// ```swift
+    /// row.values  // [.integer(1), .text("Ada")]
+    /// ```
     public let values: [SQLValue]
 
-    /// Makes a row from parallel arrays. ```swift Row(columnNames: ["a"], values: [.integer(1)]) ```
+    /// Makes a row from parallel arrays.
+    ///
+    /// ```swift
+    /// Row(columnNames: ["a"], values: [.integer(1)])
+    /// ```
     public init(columnNames: [String], values: [SQLValue]) {
         self.columnNames = columnNames
         self.values = values
     }
 
     /// The value of the first column with this name, or nil when there is none.
-    /// ```swift row["name"]  // .text("Ada") ```
+    /// ```swift
+    /// row["name"]  // .text("Ada")
+    /// ```
     public subscript(column: String) -> SQLValue? {
         columnNames.firstIndex(of: column).map { values[$0] }
     }
 
-    /// The value at a 0-based index. ```swift row[0]  // .integer(1) ```
+    /// The value at a 0-based index.
+    ///
+    /// ```swift
+    /// row[0]  // .integer(1)
+    /// ```
     public subscript(index: Int) -> SQLValue { values[index] }
 
     /// Column name to value, as FCModel's `resultDictionariesFromQuery` returns.
-    /// ```swift row.dictionary["id"]  // .integer(1) ```
+    /// ```swift
+    /// row.dictionary["id"]  // .integer(1)
+    /// ```
     public var dictionary: [String: SQLValue] {
         Dictionary(zip(columnNames, values), uniquingKeysWith: { first, _ in first })
     }
@@ -48,7 +68,11 @@ public struct Row: Sendable, CustomStringConvertible {
         }
     }
 
-    /// `name: value` pairs. ```swift print(row)  // [id: integer 1, name: text 'Ada'] ```
+    /// `name: value` pairs.
+    ///
+    /// ```swift
+    /// print(row)  // [id: integer 1, name: text 'Ada']
+    /// ```
     public var description: String {
         "[" + zip(columnNames, values).map { "\($0): \($1)" }.joined(separator: ", ") + "]"
     }

@@ -15,14 +15,30 @@ import Foundation
 /// statement.reset()
 /// ```
 public final class Statement {
-    /// SQLite's statement handle, for calls Strata does not wrap. ```swift sqlite3_stmt_readonly(statement.handle) ```
+    /// SQLite's statement handle, for calls Strata does not wrap.
+    ///
+    /// ```swift
+    /// sqlite3_stmt_readonly(statement.handle)
+    /// ```
     // Unchecked exclusivity: read on every row and column; written only by `finalize`, never during a read.
     @exclusivity(unchecked) public private(set) var handle: OpaquePointer?
-    /// The SQL this statement was prepared from. ```swift print(statement.sql) ```
+    /// The SQL this statement was prepared from.
+    ///
+    /// ```swift
+    /// print(statement.sql)
+    /// ```
     public let sql: String
-    /// The number of result columns. ```swift statement.columnCount  // 2 ```
+    /// The number of result columns.
+    ///
+    /// ```swift
+    /// statement.columnCount  // 2
+    /// ```
     public let columnCount: Int32
-    /// The number of `?` parameters. ```swift statement.parameterCount  // 1 ```
+    /// The number of `?` parameters.
+    ///
+    /// ```swift
+    /// statement.parameterCount  // 1
+    /// ```
     public let parameterCount: Int32
     /// Weak: a statement can outlive its database (it is then finalized, and using it throws `.misuse`).
     weak var connection: Connection?
@@ -45,13 +61,21 @@ public final class Statement {
         handle = nil
     }
 
-    /// The name of a result column. ```swift statement.columnName(at: 0)  // "id" ```
+    /// The name of a result column.
+    ///
+    /// ```swift
+    /// statement.columnName(at: 0)  // "id"
+    /// ```
     public func columnName(at index: Int32) -> String {
         guard let handle, let name = sqlite3_column_name(handle, index) else { return "" }
         return String(cString: name)
     }
 
-    /// All result column names, in order. ```swift statement.columnNames  // ["id", "name"] ```
+    /// All result column names, in order.
+    ///
+    /// ```swift
+    /// statement.columnNames  // ["id", "name"]
+    /// ```
     public var columnNames: [String] { (0..<columnCount).map { columnName(at: $0) } }
 
     // MARK: Binding
@@ -65,7 +89,11 @@ public final class Statement {
         try bind(values: arguments.map { try $0.sqlValue })
     }
 
-    /// Binds raw values to the `?` parameters in order. ```swift try statement.bind(values: [.integer(1)]) ```
+    /// Binds raw values to the `?` parameters in order.
+    ///
+    /// ```swift
+    /// try statement.bind(values: [.integer(1)])
+    /// ```
     public func bind(values: [SQLValue]) throws {
         guard let handle else { throw closedError() }
         sqlite3_reset(handle)
@@ -158,7 +186,11 @@ public final class Statement {
         DatabaseError(code: .misuse, message: "the database is closed", sql: sql)
     }
 
-    /// Rewinds the statement so it can run again; bindings stay. ```swift statement.reset() ```
+    /// Rewinds the statement so it can run again; bindings stay.
+    ///
+    /// ```swift
+    /// statement.reset()
+    /// ```
     public func reset() {
         if let handle { sqlite3_reset(handle) }
     }
@@ -177,7 +209,11 @@ public final class Statement {
 
     // MARK: Reading columns
 
-    /// The storage class of a column in the current row. ```swift statement.isNull(at: 2) ```
+    /// The storage class of a column in the current row.
+    ///
+    /// ```swift
+    /// statement.isNull(at: 2)
+    /// ```
     @inline(__always)
     public func isNull(at index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
@@ -187,15 +223,27 @@ public final class Statement {
         sqlite3_column_type(handle, index) == SQLITE_INTEGER ? sqlite3_column_int64(handle, index) : nil
     }
 
-    /// The column as a 64-bit integer, converted by SQLite's rules. ```swift statement.int64(at: 0) ```
+    /// The column as a 64-bit integer, converted by SQLite's rules.
+    ///
+    /// ```swift
+    /// statement.int64(at: 0)
+    /// ```
     @inline(__always)
     public func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
-    /// The column as a double, converted by SQLite's rules. ```swift statement.double(at: 1) ```
+    /// The column as a double, converted by SQLite's rules.
+    ///
+    /// ```swift
+    /// statement.double(at: 1)
+    /// ```
     @inline(__always)
     public func double(at index: Int32) -> Double { sqlite3_column_double(handle, index) }
 
-    /// The column as UTF-8 text ("" for NULL). ```swift statement.string(at: 1) ```
+    /// The column as UTF-8 text ("" for NULL).
+    ///
+    /// ```swift
+    /// statement.string(at: 1)
+    /// ```
     @inline(__always)
     public func string(at index: Int32) -> String {
         guard let text = sqlite3_column_text(handle, index) else { return "" }
@@ -203,7 +251,11 @@ public final class Statement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
-    /// The column as bytes (empty for NULL). ```swift statement.data(at: 2) ```
+    /// The column as bytes (empty for NULL).
+    ///
+    /// ```swift
+    /// statement.data(at: 2)
+    /// ```
     public func data(at index: Int32) -> Data {
         guard let bytes = sqlite3_column_blob(handle, index) else { return Data() }
         return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, index)))

@@ -18,23 +18,39 @@ public struct Migration: Sendable {
         case userVersion(Int, @Sendable (Database) throws -> Void)
     }
 
-    /// The identifier, unique in its migrator's namespace. ```swift migration.id  // "0001_create" ```
+    /// The identifier, unique in its migrator's namespace.
+    ///
+    /// ```swift
+    /// migration.id  // "0001_create"
+    /// ```
     public let id: String
-    /// How foreign keys are checked while it runs. ```swift migration.foreignKeyChecks  // .deferred ```
+    /// How foreign keys are checked while it runs.
+    ///
+    /// ```swift
+    /// migration.foreignKeyChecks  // .deferred
+    /// ```
     public let foreignKeyChecks: ForeignKeyChecks
     /// Whether it runs inside a transaction (false for `VACUUM`-like statements, which cannot).
-    /// ```swift migration.inTransaction  // true ```
+    /// ```swift
+    /// migration.inTransaction  // true
+    /// ```
     public let inTransaction: Bool
     let body: Body
 
-    /// The SQL it runs, for SQL migrations (nil for Swift closures). ```swift migration.sql ```
+    /// The SQL it runs, for SQL migrations (nil for Swift closures).
+    ///
+    /// ```swift
+    /// migration.sql
+    /// ```
     public var sql: String? {
         if case .sql(let sql) = body { return sql }
         return nil
     }
 
     /// The checksum recorded when it runs: of its SQL text for SQL migrations, nil for Swift ones.
-    /// ```swift migration.checksum  // "9f1c0a3e5b7d2a41" ```
+    /// ```swift
+    /// migration.checksum  // "9f1c0a3e5b7d2a41"
+    /// ```
     public var checksum: String? { sql.map(Migration.checksum(of:)) }
 
     /// FNV-1a, 64 bits, of the UTF-8 text, in hexadecimal: stable across runs and platforms (unlike
@@ -60,44 +76,82 @@ public struct Migration: Sendable {
 public enum ForeignKeyChecks: Sendable, Hashable {
     /// Checked at the end (`PRAGMA defer_foreign_keys`), then `PRAGMA foreign_key_check` before the
     /// commit: a violation fails the migration, naming table, row and parent. The default: rows can be
-    /// moved in any order. ```swift .deferred ```
+    /// moved in any order.
+    ///
+    /// ```swift
+    /// .deferred
+    /// ```
     case deferred
-    /// Checked by each statement, as outside migrations. ```swift .immediate ```
+    /// Checked by each statement, as outside migrations.
+    ///
+    /// ```swift
+    /// .immediate
+    /// ```
     case immediate
     /// Foreign keys off while it runs (needed to rebuild a table that others point at: with them on,
     /// dropping the old table would run their ON DELETE actions), then `PRAGMA foreign_key_check` before
     /// the commit. SQLite still rewrites references when a table or column is renamed.
-    /// ```swift .disabled ```
+    /// ```swift
+    /// .disabled
+    /// ```
     case disabled
 }
 
-/// A migration recorded in `strata_migrations`. ```swift try migrator.appliedMigrations(in: db) ```
+/// A migration recorded in `strata_migrations`.
+///
+/// ```swift
+/// try migrator.appliedMigrations(in: db)
+/// ```
 public struct AppliedMigration: Sendable, Hashable {
-    /// The migration's identifier. ```swift applied.id ```
+    /// The migration's identifier.
+    ///
+    /// ```swift
+    /// applied.id
+    /// ```
     public let id: String
-    /// The checksum of its SQL when it ran (nil for Swift migrations). ```swift applied.checksum ```
+    /// The checksum of its SQL when it ran (nil for Swift migrations).
+    ///
+    /// ```swift
+    /// applied.checksum
+    /// ```
     public let checksum: String?
-    /// When it ran, ISO 8601 in UTC. ```swift applied.appliedAt  // "2026-11-25T06:40:00Z" ```
+    /// When it ran, ISO 8601 in UTC.
+    ///
+    /// ```swift
+    /// applied.appliedAt  // "2026-11-25T06:40:00Z"
+    /// ```
     public let appliedAt: String
 }
 
-/// What ``Migrator/migrate(_:progress:)`` would run, in order, without running it (a dry run).
+/// What `Migrator.migrate(_:progress:)` would run, in order, without running it (a dry run).
 ///
 /// ```swift
 /// let plan = try migrator.plan(for: db)
 /// for step in plan.pending { print(step.id, step.sql ?? "(Swift)") }
 /// ```
 public struct MigrationPlan: Sendable, CustomStringConvertible {
-    /// The migrations that would run, in order. ```swift plan.pending.map(\.id) ```
+    /// The migrations that would run, in order.
+    ///
+    /// ```swift
+    /// plan.pending.map(\.id)
+    /// ```
     public let pending: [Migration]
-    /// The migrations already applied. ```swift plan.applied.count ```
+    /// The migrations already applied.
+    ///
+    /// ```swift
+    /// plan.applied.count
+    /// ```
     public let applied: [AppliedMigration]
     /// True when the database would be erased first (``Migrator/eraseDatabaseOnSchemaChange``).
-    /// ```swift plan.erasesDatabase ```
+    /// ```swift
+    /// plan.erasesDatabase
+    /// ```
     public let erasesDatabase: Bool
 
     /// One line per pending migration, with its SQL where it has some.
-    /// ```swift print(plan) ```
+    /// ```swift
+    /// print(plan)
+    /// ```
     public var description: String {
         var lines: [String] = []
         if erasesDatabase { lines.append("-- the database is erased first (a migration changed)") }
@@ -113,17 +167,35 @@ public struct MigrationPlan: Sendable, CustomStringConvertible {
     }
 }
 
-/// Where a migration run is, for a progress display. ```swift migrator.migrate(db) { print($0) } ```
+/// Where a migration run is, for a progress display.
+///
+/// ```swift
+/// migrator.migrate(db) { print($0) }
+/// ```
 public enum MigrationProgress: Sendable, Equatable, CustomStringConvertible {
-    /// Migration `index` (from 1) of `count` begins. ```swift .started(id: "0002", index: 2, count: 3) ```
+    /// Migration `index` (from 1) of `count` begins.
+    ///
+    /// ```swift
+    /// .started(id: "0002", index: 2, count: 3)
+    /// ```
     case started(id: String, index: Int, count: Int)
     /// A long migration is still working (reported about every million SQLite VM steps).
-    /// ```swift .working(id: "0002", steps: 3_000_000) ```
+    /// ```swift
+    /// .working(id: "0002", steps: 3_000_000)
+    /// ```
     case working(id: String, steps: Int)
-    /// Migration `index` committed. ```swift .finished(id: "0002", index: 2, count: 3) ```
+    /// Migration `index` committed.
+    ///
+    /// ```swift
+    /// .finished(id: "0002", index: 2, count: 3)
+    /// ```
     case finished(id: String, index: Int, count: Int)
 
-    /// "[2/3] 0002_backfill". ```swift print(progress) ```
+    /// "[2/3] 0002_backfill".
+    ///
+    /// ```swift
+    /// print(progress)
+    /// ```
     public var description: String {
         switch self {
         case .started(let id, let index, let count): "[\(index)/\(count)] \(id)"
@@ -144,32 +216,80 @@ public enum MigrationProgress: Sendable, Equatable, CustomStringConvertible {
 public struct MigrationError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
     public enum Reason: Sendable, Equatable {
-        /// A migration's SQL changed after it ran. ```swift .edited ```
+        /// A migration's SQL changed after it ran.
+        ///
+        /// ```swift
+        /// .edited
+        /// ```
         case edited
-        /// The database has a migration this migrator does not know (a newer version ran). ```swift .unknown ```
+        /// The database has a migration this migrator does not know (a newer version ran).
+        ///
+        /// ```swift
+        /// .unknown
+        /// ```
         case unknown
-        /// The migration threw, or a statement failed. ```swift .failed ```
+        /// The migration threw, or a statement failed.
+        ///
+        /// ```swift
+        /// .failed
+        /// ```
         case failed
-        /// `PRAGMA foreign_key_check` found rows whose parent is missing. ```swift .foreignKeyViolation ```
+        /// `PRAGMA foreign_key_check` found rows whose parent is missing.
+        ///
+        /// ```swift
+        /// .foreignKeyViolation
+        /// ```
         case foreignKeyViolation
-        /// Two registered migrations share an identifier. ```swift .duplicate ```
+        /// Two registered migrations share an identifier.
+        ///
+        /// ```swift
+        /// .duplicate
+        /// ```
         case duplicate
     }
 
-    /// The migration's identifier. ```swift error.migration  // "0002_backfill" ```
+    /// The migration's identifier.
+    ///
+    /// ```swift
+    /// error.migration  // "0002_backfill"
+    /// ```
     public let migration: String
-    /// The namespace. ```swift error.namespace  // "main" ```
+    /// The namespace.
+    ///
+    /// ```swift
+    /// error.namespace  // "main"
+    /// ```
     public let namespace: String
-    /// What went wrong. ```swift error.reason == .failed ```
+    /// What went wrong.
+    ///
+    /// ```swift
+    /// error.reason == .failed
+    /// ```
     public let reason: Reason
-    /// The statement that failed, when one did. ```swift error.sql ```
+    /// The statement that failed, when one did.
+    ///
+    /// ```swift
+    /// error.sql
+    /// ```
     public let sql: String?
-    /// The underlying error (a ``DatabaseError`` for SQLite's), when there is one. ```swift error.underlying ```
+    /// The underlying error (a ``DatabaseError`` for SQLite's), when there is one.
+    ///
+    /// ```swift
+    /// error.underlying
+    /// ```
     public let underlying: (any Error)?
-    /// The explanation. ```swift error.message ```
+    /// The explanation.
+    ///
+    /// ```swift
+    /// error.message
+    /// ```
     public let message: String
 
-    /// "migration 0002_backfill failed: … while executing `…`". ```swift print(error) ```
+    /// "migration 0002_backfill failed: … while executing `…`".
+    ///
+    /// ```swift
+    /// print(error)
+    /// ```
     public var description: String {
         var text = "migration \(migration)\(namespace == Migrator.defaultNamespace ? "" : " (namespace \(namespace))"): \(message)"
         if let sql { text += " while executing `\(sql)`" }

@@ -22,28 +22,56 @@ import Foundation
 /// Order with automatic sync: run the migrator first; each model then syncs on its first use. A
 /// migration that needs a model's table as declared now calls `try db.syncSchema(Model.self)` itself.
 public struct Migrator: Sendable {
-    /// The namespace of migrators made without one. ```swift Migrator.defaultNamespace  // "main" ```
+    /// The namespace of migrators made without one.
+    ///
+    /// ```swift
+    /// Migrator.defaultNamespace  // "main"
+    /// ```
     public static let defaultNamespace = "main"
-    /// The table Strata records applied migrations in. ```swift Migrator.tableName ```
+    /// The table Strata records applied migrations in.
+    ///
+    /// ```swift
+    /// Migrator.tableName
+    /// ```
     public static let tableName = "strata_migrations"
 
     /// Migrations of different namespaces (an app and a plugin) share one database without clashing.
-    /// ```swift Migrator(namespace: "search-plugin").namespace ```
+    /// ```swift
+    /// Migrator(namespace: "search-plugin").namespace
+    /// ```
     public let namespace: String
-    /// The registered migrations, in order. ```swift migrator.migrations.map(\.id) ```
+    /// The registered migrations, in order.
+    ///
+    /// ```swift
+    /// migrator.migrations.map(\.id)
+    /// ```
     public private(set) var migrations: [Migration] = []
     /// Runs a migration whose SQL changed after it ran, instead of throwing (development only: the
-    /// edited migration does not run again). ```swift migrator.allowsEditedMigrations = true ```
+    /// edited migration does not run again).
+    ///
+    /// ```swift
+    /// migrator.allowsEditedMigrations = true
+    /// ```
     public var allowsEditedMigrations = false
     /// Accepts applied migrations this migrator does not know (a newer version of the app ran), instead
-    /// of throwing. ```swift migrator.allowsUnknownMigrations = true ```
+    /// of throwing.
+    ///
+    /// ```swift
+    /// migrator.allowsUnknownMigrations = true
+    /// ```
     public var allowsUnknownMigrations = false
     /// Erases the whole database and migrates from scratch when a migration changed or an unknown one
     /// was applied — for development, like GRDB's option of that name. Off by default: it deletes data.
-    /// ```swift migrator.eraseDatabaseOnSchemaChange = true ```
+    /// ```swift
+    /// migrator.eraseDatabaseOnSchemaChange = true
+    /// ```
     public var eraseDatabaseOnSchemaChange = false
 
-    /// A migrator for `namespace`. ```swift var migrator = Migrator() ```
+    /// A migrator for `namespace`.
+    ///
+    /// ```swift
+    /// var migrator = Migrator()
+    /// ```
     public init(namespace: String = Migrator.defaultNamespace) {
         self.namespace = namespace
     }
@@ -130,7 +158,7 @@ public struct Migrator: Sendable {
         }
     }
 
-    /// What ``migrate(_:progress:)`` would run, without running it; throws what it would throw
+    /// What `migrate(_:progress:)` would run, without running it; throws what it would throw
     /// (an edited or unknown migration, a duplicate identifier).
     ///
     /// ```swift

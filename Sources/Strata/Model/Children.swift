@@ -52,11 +52,17 @@ public struct Children<Child: Model>: TransientStorage {
     }
 
     /// Not used: the children are read through the owner's enclosing-instance subscript.
-    /// ```swift department.employees ```
+    /// ```swift
+    /// department.employees
+    /// ```
     @available(*, unavailable, message: "@Children works only on properties of Model classes")
     public var wrappedValue: [Child] { [] }
 
-    /// Not used directly; `$property` goes through the owner. ```swift department.$employees ```
+    /// Not used directly; `$property` goes through the owner.
+    ///
+    /// ```swift
+    /// department.$employees
+    /// ```
     @available(*, unavailable, message: "@Children works only on properties of Model classes")
     public var projectedValue: ChildrenHandle<Child> {
         ChildrenHandle(load: { _ in [] }, invalidate: {}, isLoaded: { false })
@@ -214,17 +220,31 @@ public struct ChildrenHandle<Child: Model> {
     }
 
     /// The children: the cached array, or one query whose errors are thrown.
-    /// ```swift let staff = try sales.$employees.load() ```
+    /// ```swift
+    /// let staff = try sales.$employees.load()
+    /// ```
     public func load() throws -> [Child] { try loader(false) }
 
-    /// Queries the children again and caches the result. ```swift try sales.$employees.reload() ```
+    /// Queries the children again and caches the result.
+    ///
+    /// ```swift
+    /// try sales.$employees.reload()
+    /// ```
     @discardableResult
     public func reload() throws -> [Child] { try loader(true) }
 
-    /// Drops the cached array; the next read queries again. ```swift sales.$employees.invalidate() ```
+    /// Drops the cached array; the next read queries again.
+    ///
+    /// ```swift
+    /// sales.$employees.invalidate()
+    /// ```
     public func invalidate() { invalidator() }
 
-    /// Whether the children are cached (the next read runs no query). ```swift sales.$employees.isLoaded ```
+    /// Whether the children are cached (the next read runs no query).
+    ///
+    /// ```swift
+    /// sales.$employees.isLoaded
+    /// ```
     public var isLoaded: Bool { loaded() }
 }
 

@@ -40,7 +40,11 @@ public struct CompositeKey: ColumnValue, Hashable, Sendable, CustomStringConvert
         self.values = values
     }
 
-    /// Stored as text, not in a column of its own. ```swift CompositeKey.columnType  // .text ```
+    /// Stored as text, not in a column of its own.
+    ///
+    /// ```swift
+    /// CompositeKey.columnType  // .text
+    /// ```
     public static var columnType: ColumnType { .text }
 
     /// The key's one-value spelling: `.text("(1, 'orm')")`.
@@ -50,7 +54,11 @@ public struct CompositeKey: ColumnValue, Hashable, Sendable, CustomStringConvert
     /// ```
     public var sqlValue: SQLValue { .text(description) }
 
-    /// `(1, 'orm')`. ```swift print(try CompositeKey(1, "orm")) ```
+    /// `(1, 'orm')`.
+    ///
+    /// ```swift
+    /// print(try CompositeKey(1, "orm"))
+    /// ```
     public var description: String { "(" + values.map(SQL.literal).joined(separator: ", ") + ")" }
 
     /// Reads the spelling ``sqlValue`` makes; anything else throws.

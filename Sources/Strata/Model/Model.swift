@@ -71,21 +71,47 @@ open class ModelObject {
 /// ```
 public protocol ModelDeclaration: AnyObject {
     /// Makes an instance holding the default values; Strata uses these as column defaults.
-    /// ```swift required init() {} ```
+    /// ```swift
+    /// required init() {}
+    /// ```
     init()
-    /// The table's name. Default: the type's name. ```swift static let tableName = "employees" ```
+    /// The table's name. Default: the type's name.
+    ///
+    /// ```swift
+    /// static let tableName = "employees"
+    /// ```
     static var tableName: String { get }
     /// The name of the primary-key property: Int64/Int (0 or nil: SQLite assigns it), String or UUID.
-    /// Default: `"id"`. ```swift static let primaryKey = "employeeId" ```
+    /// Default: `"id"`.
+    ///
+    /// ```swift
+    /// static let primaryKey = "employeeId"
+    /// ```
     static var primaryKey: String { get }
-    /// The names of the stored properties to persist, in column order. Default (and `[]`): every stored property. ```swift static let persistentProperties = ["id", "name"] ```
+    /// The names of the stored properties to persist, in column order. Default (and `[]`): every stored property.
+    ///
+    /// ```swift
+    /// static let persistentProperties = ["id", "name"]
+    /// ```
     static var persistentProperties: [String] { get }
-    /// Indices to keep, each a list of property names. Default: none. ```swift static let indices = [["name"]] ```
+    /// Indices to keep, each a list of property names. Default: none.
+    ///
+    /// ```swift
+    /// static let indices = [["name"]]
+    /// ```
     static var indices: [[String]] { get }
-    /// Unique indices to keep. Default: none. ```swift static let uniqueIndices = [["email"]] ```
+    /// Unique indices to keep. Default: none.
+    ///
+    /// ```swift
+    /// static let uniqueIndices = [["email"]]
+    /// ```
     static var uniqueIndices: [[String]] { get }
     /// Whether new integer keys are random 64-bit values (as FCModel does) instead of SQLite's next rowid.
-    /// Default: false. ```swift static let randomKeys = true ```
+    /// Default: false.
+    ///
+    /// ```swift
+    /// static let randomKeys = true
+    /// ```
     static var randomKeys: Bool { get }
     /// Rename hints: property name -> the column name it had before. When the property has no column and
     /// the old column exists, sync renames the column (`ALTER TABLE ... RENAME COLUMN`, SQLite 3.25 or
@@ -165,23 +191,59 @@ public protocol ModelDeclaration: AnyObject {
 }
 
 extension ModelDeclaration {
-    /// The type's name. ```swift Employee.tableName  // "Employee" ```
+    /// The type's name.
+    ///
+    /// ```swift
+    /// Employee.tableName  // "Employee"
+    /// ```
     public static var tableName: String { String(describing: self) }
-    /// `"id"`. ```swift Department.primaryKey  // "id" ```
+    /// `"id"`.
+    ///
+    /// ```swift
+    /// Department.primaryKey  // "id"
+    /// ```
     public static var primaryKey: String { "id" }
-    /// `[]`: every stored property. ```swift Department.persistentProperties  // [] ```
+    /// `[]`: every stored property.
+    ///
+    /// ```swift
+    /// Department.persistentProperties  // []
+    /// ```
     public static var persistentProperties: [String] { [] }
-    /// None. ```swift Department.indices  // [] ```
+    /// None.
+    ///
+    /// ```swift
+    /// Department.indices  // []
+    /// ```
     public static var indices: [[String]] { [] }
-    /// None. ```swift Department.uniqueIndices  // [] ```
+    /// None.
+    ///
+    /// ```swift
+    /// Department.uniqueIndices  // []
+    /// ```
     public static var uniqueIndices: [[String]] { [] }
-    /// false. ```swift Department.randomKeys  // false ```
+    /// false.
+    ///
+    /// ```swift
+    /// Department.randomKeys  // false
+    /// ```
     public static var randomKeys: Bool { false }
-    /// None. ```swift Department.renamedColumns  // [:] ```
+    /// None.
+    ///
+    /// ```swift
+    /// Department.renamedColumns  // [:]
+    /// ```
     public static var renamedColumns: [String: String] { [:] }
-    /// None. ```swift Department.previousTableNames  // [] ```
+    /// None.
+    ///
+    /// ```swift
+    /// Department.previousTableNames  // []
+    /// ```
     public static var previousTableNames: [String] { [] }
-    /// `.never`: additive changes only. ```swift Department.schemaRebuild  // .never ```
+    /// `.never`: additive changes only.
+    ///
+    /// ```swift
+    /// Department.schemaRebuild  // .never
+    /// ```
     public static var schemaRebuild: SchemaRebuild { .never }
     /// None: formats are found from the columns.
     ///

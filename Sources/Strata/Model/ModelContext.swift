@@ -133,15 +133,35 @@ final class ModelContext {
 /// }
 /// ```
 public struct DatabaseChange: Sendable {
-    /// The table. ```swift change.table  // "Employee" ```
+    /// The table.
+    ///
+    /// ```swift
+    /// change.table  // "Employee"
+    /// ```
     public let table: String
-    /// The model type mapped onto the table through this handle, if any. ```swift change.modelType ```
+    /// The model type mapped onto the table through this handle, if any.
+    ///
+    /// ```swift
+    /// change.modelType
+    /// ```
     public let modelType: (any Model.Type)?
-    /// Rows inserted. ```swift change.insertedRowIDs  // [4, 5] ```
+    /// Rows inserted.
+    ///
+    /// ```swift
+    /// change.insertedRowIDs  // [4, 5]
+    /// ```
     public var insertedRowIDs: Set<Int64> = []
-    /// Rows updated (not counting rows also inserted in the same transaction). ```swift change.updatedRowIDs ```
+    /// Rows updated (not counting rows also inserted in the same transaction).
+    ///
+    /// ```swift
+    /// change.updatedRowIDs
+    /// ```
     public var updatedRowIDs: Set<Int64> = []
-    /// Rows deleted. ```swift change.deletedRowIDs ```
+    /// Rows deleted.
+    ///
+    /// ```swift
+    /// change.deletedRowIDs
+    /// ```
     public var deletedRowIDs: Set<Int64> = []
     /// The properties a save changed, for updated rows whose every change came from the library's own
     /// saves; a row changed by raw SQL, a trigger or a cascade has no entry (which columns it changed is
@@ -177,7 +197,11 @@ public final class ChangeObservation {
 
     deinit { cancel() }
 
-    /// Stops observing. ```swift observation.cancel() ```
+    /// Stops observing.
+    ///
+    /// ```swift
+    /// observation.cancel()
+    /// ```
     public func cancel() {
         context?.observers[id] = nil
         context = nil

@@ -5,7 +5,11 @@
 /// catch let error as ModelError { print(error) }  // Employee: persistentProperties names "nmae", ...
 /// ```
 public struct ModelError: Error, CustomStringConvertible, Sendable {
-    /// What kind of problem. ```swift if error.kind == .unknownProperty { ... } ```
+    /// What kind of problem.
+    ///
+    /// ```swift
+    /// if error.kind == .unknownProperty { ... }
+    /// ```
     public enum Kind: String, Sendable {
         /// A declaration names a property the class does not have.
         case unknownProperty
@@ -44,13 +48,29 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         /// A save would store NULL in a NOT NULL column: the property (a reference, say) holds nil.
         case missingValue
     }
-    /// The kind. ```swift error.kind  // .unknownProperty ```
+    /// The kind.
+    ///
+    /// ```swift
+    /// error.kind  // .unknownProperty
+    /// ```
     public let kind: Kind
-    /// The model type's name. ```swift error.model  // "Employee" ```
+    /// The model type's name.
+    ///
+    /// ```swift
+    /// error.model  // "Employee"
+    /// ```
     public let model: String
-    /// The property, when one is concerned. ```swift error.property  // "nmae" ```
+    /// The property, when one is concerned.
+    ///
+    /// ```swift
+    /// error.property  // "nmae"
+    /// ```
     public let property: String?
-    /// A sentence saying what is wrong and what to do. ```swift print(error.message) ```
+    /// A sentence saying what is wrong and what to do.
+    ///
+    /// ```swift
+    /// print(error.message)
+    /// ```
     public let message: String
     /// The key of the row concerned, when there is one.
     ///
@@ -75,7 +95,11 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         self.properties = properties.isEmpty ? property.map { [$0] } ?? [] : properties
     }
 
-    /// "Model Employee, property nmae: ...". ```swift print(error) ```
+    /// "Model Employee, property nmae: ...".
+    ///
+    /// ```swift
+    /// print(error)
+    /// ```
     public var description: String {
         let where_ = properties.count > 1 ? ", properties \(properties.joined(separator: ", "))" : property.map { ", property \($0)" } ?? ""
         return "Model \(model)\(key.map { ", key \($0)" } ?? "")\(where_): \(message)"

@@ -25,7 +25,9 @@ import Observation
 public protocol ObservableModel: Model, Observable {
     /// The key paths of the properties views read (usually every persistent property).
     /// (A computed property: key paths are not `Sendable`, so a stored `static let` would not compile.)
-    /// ```swift static var observedKeyPaths: [PartialKeyPath<Note>] { [\.title, \.body] } ```
+    /// ```swift
+    /// static var observedKeyPaths: [PartialKeyPath<Note>] { [\.title, \.body] }
+    /// ```
     static var observedKeyPaths: [PartialKeyPath<Self>] { get }
 }
 

@@ -13,14 +13,20 @@ import Foundation
 /// let json = try JSONEncoder().encode(employee)   // {"id":1,"department":3}
 /// ```
 extension Reference: Codable {
-    /// Decodes the stored key. ```swift try JSONDecoder().decode(Employee.self, from: json) ```
+    /// Decodes the stored key.
+    ///
+    /// ```swift
+    /// try JSONDecoder().decode(Employee.self, from: json)
+    /// ```
     public init(from decoder: any Decoder) throws {
         self.init()
         key = try SQLValue(from: decoder)
     }
 
     /// Encodes the stored key (null while the related object was never saved).
-    /// ```swift try JSONEncoder().encode(employee) ```
+    /// ```swift
+    /// try JSONEncoder().encode(employee)
+    /// ```
     public func encode(to encoder: any Encoder) throws {
         try currentKey.encode(to: encoder)
     }
@@ -33,7 +39,9 @@ extension Reference: Codable {
 /// ```
 extension SQLValue: Codable {
     /// Decodes null, an integer, a double, text or bytes, in that order of preference.
-    /// ```swift try JSONDecoder().decode(SQLValue.self, from: Data("3".utf8))  // .integer(3) ```
+    /// ```swift
+    /// try JSONDecoder().decode(SQLValue.self, from: Data("3".utf8))  // .integer(3)
+    /// ```
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() { self = .null }
@@ -43,7 +51,11 @@ extension SQLValue: Codable {
         else { self = .blob(try container.decode(Data.self)) }
     }
 
-    /// Encodes the value in its own kind. ```swift try JSONEncoder().encode(SQLValue.real(1.5)) ```
+    /// Encodes the value in its own kind.
+    ///
+    /// ```swift
+    /// try JSONEncoder().encode(SQLValue.real(1.5))
+    /// ```
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

@@ -54,7 +54,11 @@ public struct Reference<Related: Model>: ReferenceStorage {
     /// The foreign key the column carries in a table Strata creates (nil: none).
     let onDelete: ForeignKeyAction?
 
-    /// An empty relationship. ```swift @Reference var department: Department? ```
+    /// An empty relationship.
+    ///
+    /// ```swift
+    /// @Reference var department: Department?
+    /// ```
     public init() {
         onDelete = nil
     }
@@ -73,21 +77,33 @@ public struct Reference<Related: Model>: ReferenceStorage {
         self.onDelete = onDelete
     }
 
-    /// A relationship set at initialisation. ```swift @Reference var department: Department? = nil ```
+    /// A relationship set at initialisation.
+    ///
+    /// ```swift
+    /// @Reference var department: Department? = nil
+    /// ```
     public init(wrappedValue: Related?) {
         strongTarget = wrappedValue
         onDelete = nil
     }
 
     /// Not used: a relationship needs its owner, so it is read through the owner's enclosing-instance
-    /// subscript. ```swift employee.department ```
+    /// subscript.
+    ///
+    /// ```swift
+    /// employee.department
+    /// ```
     @available(*, unavailable, message: "@Reference works only on properties of Model classes")
     public var wrappedValue: Related? {
         get { nil }
         set {}
     }
 
-    /// Not used directly; `$property` goes through the owner. ```swift employee.$department ```
+    /// Not used directly; `$property` goes through the owner.
+    ///
+    /// ```swift
+    /// employee.$department
+    /// ```
     @available(*, unavailable, message: "@Reference works only on properties of Model classes")
     public var projectedValue: ReferenceHandle<Related> { ReferenceHandle(key: .null, resolve: { nil }) }
 
@@ -282,7 +298,11 @@ public struct Reference<Related: Model>: ReferenceStorage {
 /// let department = try employee.$department.load()   // throws ModelError(.notFound) then
 /// ```
 public struct ReferenceHandle<Related: Model> {
-    /// The stored key (`.null` when unset). ```swift employee.$department.key ```
+    /// The stored key (`.null` when unset).
+    ///
+    /// ```swift
+    /// employee.$department.key
+    /// ```
     public let key: SQLValue
     private let resolve: () throws -> Related?
 
@@ -321,12 +341,28 @@ public struct ReferenceHandle<Related: Model> {
 /// @Reference(onDelete: .cascade) var artist: Artist?
 /// ```
 public enum ForeignKeyAction: String, Sendable, CaseIterable {
-    /// Delete this row too. ```swift .cascade ```
+    /// Delete this row too.
+    ///
+    /// ```swift
+    /// .cascade
+    /// ```
     case cascade = "CASCADE"
-    /// Set this row's column to NULL. ```swift .setNull ```
+    /// Set this row's column to NULL.
+    ///
+    /// ```swift
+    /// .setNull
+    /// ```
     case setNull = "SET NULL"
-    /// Refuse the delete while this row points at it (checked at once). ```swift .restrict ```
+    /// Refuse the delete while this row points at it (checked at once).
+    ///
+    /// ```swift
+    /// .restrict
+    /// ```
     case restrict = "RESTRICT"
-    /// Refuse the delete at commit if this row still points at it. ```swift .noAction ```
+    /// Refuse the delete at commit if this row still points at it.
+    ///
+    /// ```swift
+    /// .noAction
+    /// ```
     case noAction = "NO ACTION"
 }

@@ -44,11 +44,17 @@ public struct Siblings<Target: Model>: TransientStorage {
     }
 
     /// Not used: the targets are read through the owner's enclosing-instance subscript.
-    /// ```swift post.tags ```
+    /// ```swift
+    /// post.tags
+    /// ```
     @available(*, unavailable, message: "@Siblings works only on properties of Model classes")
     public var wrappedValue: [Target] { [] }
 
-    /// Not used directly; `$property` goes through the owner. ```swift post.$tags ```
+    /// Not used directly; `$property` goes through the owner.
+    ///
+    /// ```swift
+    /// post.$tags
+    /// ```
     @available(*, unavailable, message: "@Siblings works only on properties of Model classes")
     public var projectedValue: SiblingsHandle<Target> { SiblingsHandle(load: { _ in [] }, add: { _ in }, remove: { _ in }) }
 
@@ -213,18 +219,28 @@ public struct SiblingsHandle<Target: Model> {
     }
 
     /// The targets: the cached array, or one query whose errors are thrown.
-    /// ```swift let tags = try post.$tags.load() ```
+    /// ```swift
+    /// let tags = try post.$tags.load()
+    /// ```
     public func load() throws -> [Target] { try loader(false) }
 
-    /// Queries the targets again. ```swift try post.$tags.reload() ```
+    /// Queries the targets again.
+    ///
+    /// ```swift
+    /// try post.$tags.reload()
+    /// ```
     @discardableResult
     public func reload() throws -> [Target] { try loader(true) }
 
     /// Pairs `target` with the owner in the join table (nothing when the pair is there already).
-    /// ```swift try post.$tags.add(urgent) ```
+    /// ```swift
+    /// try post.$tags.add(urgent)
+    /// ```
     public func add(_ target: Target) throws { try adder(target) }
 
     /// Removes the pair of `target` and the owner from the join table.
-    /// ```swift try post.$tags.remove(urgent) ```
+    /// ```swift
+    /// try post.$tags.remove(urgent)
+    /// ```
     public func remove(_ target: Target) throws { try remover(target) }
 }

@@ -87,21 +87,41 @@ extension Set: ListArgument {
 /// try db.objects(Post.self, where: "id IN (?)", [1, 2, 3])                            // IN (?, ?, ?)
 /// ```
 public struct JSONText<Value: Codable & Sendable>: ColumnValue, Sendable {
-    /// The wrapped value. ```swift JSONText([1, 2]).value  // [1, 2] ```
+    /// The wrapped value.
+    ///
+    /// ```swift
+    /// JSONText([1, 2]).value  // [1, 2]
+    /// ```
     public var value: Value
 
-    /// Wraps `value`. ```swift JSONText(["a": 1]) ```
+    /// Wraps `value`.
+    ///
+    /// ```swift
+    /// JSONText(["a": 1])
+    /// ```
     public init(_ value: Value) {
         self.value = value
     }
 
-    /// JSON is text. ```swift JSONText<[Int]>.columnType  // .text ```
+    /// JSON is text.
+    ///
+    /// ```swift
+    /// JSONText<[Int]>.columnType  // .text
+    /// ```
     public static var columnType: ColumnType { .text }
 
-    /// The JSON text, keys sorted. ```swift try JSONText([1, 2]).sqlValue  // .text("[1,2]") ```
+    /// The JSON text, keys sorted.
+    ///
+    /// ```swift
+    /// try JSONText([1, 2]).sqlValue  // .text("[1,2]")
+    /// ```
     public var sqlValue: SQLValue { get throws { try JSONCoding.encode(value) } }
 
-    /// Decodes JSON text. ```swift try JSONText<[Int]>(sqlValue: .text("[1,2]")).value  // [1, 2] ```
+    /// Decodes JSON text.
+    ///
+    /// ```swift
+    /// try JSONText<[Int]>(sqlValue: .text("[1,2]")).value  // [1, 2]
+    /// ```
     public init(sqlValue: SQLValue) throws {
         value = try JSONCoding.decode(Value.self, from: sqlValue)
     }

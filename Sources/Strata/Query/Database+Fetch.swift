@@ -17,7 +17,11 @@ extension Database {
         try objects(type, where: clause, arguments: arguments)
     }
 
-    /// ``objects(_:where:_:)`` with the arguments in an array. ```swift try db.objects(Employee.self, where: sql, arguments: args) ```
+    /// ``objects(_:where:_:)`` with the arguments in an array.
+    ///
+    /// ```swift
+    /// try db.objects(Employee.self, where: sql, arguments: args)
+    /// ```
     ///
     /// Inlinable so that the row loop is specialized for the model in the caller's module.
     @inlinable
@@ -32,7 +36,11 @@ extension Database {
         return result
     }
 
-    /// The first object a clause selects, or nil. ```swift try db.first(Employee.self, where: "ORDER BY name") ```
+    /// The first object a clause selects, or nil.
+    ///
+    /// ```swift
+    /// try db.first(Employee.self, where: "ORDER BY name")
+    /// ```
     public func first<T: Model>(_ type: T.Type, where clause: String = "", _ arguments: any ColumnValue...) throws -> T? {
         try first(type, where: clause, arguments: arguments)
     }
@@ -126,7 +134,11 @@ extension Database {
         return try objects(T.self, where: clause, arguments: arguments)
     }
 
-    /// How many rows a clause selects. ```swift try db.count(Employee.self, where: "WHERE name LIKE ?", "A%") ```
+    /// How many rows a clause selects.
+    ///
+    /// ```swift
+    /// try db.count(Employee.self, where: "WHERE name LIKE ?", "A%")
+    /// ```
     public func count<T: Model>(_ type: T.Type, where clause: String = "", _ arguments: any ColumnValue...) throws -> Int {
         try count(type, where: clause, arguments: arguments)
     }
@@ -175,7 +187,11 @@ extension Database {
         try execute(expand(sql, registry(for: T.self, checkingCommits: false)), arguments: arguments)
     }
 
-    /// Raw rows from SQL with the `$T`/`$PK` shortcuts. ```swift try db.rows("SELECT $PK FROM $T", for: Employee.self) ```
+    /// Raw rows from SQL with the `$T`/`$PK` shortcuts.
+    ///
+    /// ```swift
+    /// try db.rows("SELECT $PK FROM $T", for: Employee.self)
+    /// ```
     public func rows<T: Model>(_ sql: String, for type: T.Type, _ arguments: any ColumnValue...) throws -> [Row] {
         try rows(expand(sql, registry(for: T.self, checkingCommits: false)), arguments: arguments)
     }

@@ -7,15 +7,35 @@
 /// Affinity(declaredType: "FLOATING POINT")  // .integer ("INT" wins)
 /// ```
 public enum Affinity: String, Sendable {
-    /// INTEGER affinity. ```swift Affinity.integer ```
+    /// INTEGER affinity.
+    ///
+    /// ```swift
+    /// Affinity.integer
+    /// ```
     case integer = "INTEGER"
-    /// TEXT affinity. ```swift Affinity.text ```
+    /// TEXT affinity.
+    ///
+    /// ```swift
+    /// Affinity.text
+    /// ```
     case text = "TEXT"
-    /// BLOB affinity (also: no declared type): values are stored as given. ```swift Affinity.blob ```
+    /// BLOB affinity (also: no declared type): values are stored as given.
+    ///
+    /// ```swift
+    /// Affinity.blob
+    /// ```
     case blob = "BLOB"
-    /// REAL affinity. ```swift Affinity.real ```
+    /// REAL affinity.
+    ///
+    /// ```swift
+    /// Affinity.real
+    /// ```
     case real = "REAL"
-    /// NUMERIC affinity (e.g. `bool`, `datetime`, `decimal`, `STRING`). ```swift Affinity.numeric ```
+    /// NUMERIC affinity (e.g. `bool`, `datetime`, `decimal`, `STRING`).
+    ///
+    /// ```swift
+    /// Affinity.numeric
+    /// ```
     case numeric = "NUMERIC"
 
     /// The affinity SQLite gives a column declared with `declaredType`.

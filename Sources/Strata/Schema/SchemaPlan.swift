@@ -5,11 +5,23 @@
 /// for step in plan.steps { print(step.sql) }
 /// ```
 public struct SchemaPlan: Sendable, CustomStringConvertible {
-    /// The model type's name. ```swift plan.model  // "Employee" ```
+    /// The model type's name.
+    ///
+    /// ```swift
+    /// plan.model  // "Employee"
+    /// ```
     public let model: String
-    /// The table. ```swift plan.table  // "Employee" ```
+    /// The table.
+    ///
+    /// ```swift
+    /// plan.table  // "Employee"
+    /// ```
     public let table: String
-    /// The steps, in the order they run. ```swift plan.steps.count ```
+    /// The steps, in the order they run.
+    ///
+    /// ```swift
+    /// plan.steps.count
+    /// ```
     public let steps: [SchemaStep]
     /// Where each persistent property is stored: property name -> column name (they differ where the
     /// model's ``ModelDeclaration/columnNames`` says so, or a reference found its `<name>_id` column).
@@ -27,11 +39,17 @@ public struct SchemaPlan: Sendable, CustomStringConvertible {
         self.columns = columns
     }
 
-    /// Whether the table is already in sync. ```swift plan.isEmpty ```
+    /// Whether the table is already in sync.
+    ///
+    /// ```swift
+    /// plan.isEmpty
+    /// ```
     public var isEmpty: Bool { steps.isEmpty }
 
     /// Whether the plan rebuilds the table (the model opted in with ``SchemaRebuild/whenNeeded``).
-    /// ```swift if plan.rebuildsTable { print("the table is copied") } ```
+    /// ```swift
+    /// if plan.rebuildsTable { print("the table is copied") }
+    /// ```
     public var rebuildsTable: Bool { steps.contains { $0.kind == .rebuildTable } }
 
     /// One line per step, then one per property stored under another name.
@@ -59,37 +77,73 @@ public struct SchemaStep: Sendable, Hashable, CustomStringConvertible {
     /// switch step.kind { case .createTable: ... default: break }
     /// ```
     public enum Kind: Sendable, Hashable {
-        /// CREATE TABLE. ```swift .createTable ```
+        /// CREATE TABLE.
+        ///
+        /// ```swift
+        /// .createTable
+        /// ```
         case createTable
-        /// ALTER TABLE ADD COLUMN, naming the column. ```swift .addColumn("email") ```
+        /// ALTER TABLE ADD COLUMN, naming the column.
+        ///
+        /// ```swift
+        /// .addColumn("email")
+        /// ```
         case addColumn(String)
-        /// CREATE INDEX, naming the index. ```swift .createIndex("strata_Employee_name") ```
+        /// CREATE INDEX, naming the index.
+        ///
+        /// ```swift
+        /// .createIndex("strata_Employee_name")
+        /// ```
         case createIndex(String)
-        /// DROP INDEX of an index Strata made and the model no longer declares. ```swift .dropIndex(name) ```
+        /// DROP INDEX of an index Strata made and the model no longer declares.
+        ///
+        /// ```swift
+        /// .dropIndex(name)
+        /// ```
         case dropIndex(String)
         /// ALTER TABLE RENAME TO, from a name in ``ModelDeclaration/previousTableNames``.
-        /// ```swift .renameTable(from: "Employee", to: "employees") ```
+        /// ```swift
+        /// .renameTable(from: "Employee", to: "employees")
+        /// ```
         case renameTable(from: String, to: String)
         /// ALTER TABLE RENAME COLUMN, from a hint in ``ModelDeclaration/renamedColumns``.
-        /// ```swift .renameColumn(from: "name", to: "fullName") ```
+        /// ```swift
+        /// .renameColumn(from: "name", to: "fullName")
+        /// ```
         case renameColumn(from: String, to: String)
         /// One statement of a table rebuild (SQLite's 12-step procedure): CREATE the new table, copy the
         /// rows, DROP the old one, RENAME the new one, recreate indices and triggers. Sync runs these in one
         /// transaction with foreign keys turned off before it begins and back on after it ends.
-        /// ```swift if step.kind == .rebuildTable { print(step.sql) } ```
+        /// ```swift
+        /// if step.kind == .rebuildTable { print(step.sql) }
+        /// ```
         case rebuildTable
         /// A query of a rebuild that must return no rows: NULLs under a new NOT NULL, values that did not
         /// convert to a column's new type, `PRAGMA foreign_key_check`. Any row rolls the rebuild back with a
         /// ``SchemaError`` listing them.
-        /// ```swift .rebuildCheck(column: "title", expectation: "no NULL in \"title\"") ```
+        /// ```swift
+        /// .rebuildCheck(column: "title", expectation: "no NULL in \"title\"")
+        /// ```
         case rebuildCheck(column: String?, expectation: String)
     }
-    /// The kind. ```swift step.kind ```
+    /// The kind.
+    ///
+    /// ```swift
+    /// step.kind
+    /// ```
     public let kind: Kind
-    /// The SQL it runs. ```swift step.sql  // ALTER TABLE "Employee" ADD COLUMN ... ```
+    /// The SQL it runs.
+    ///
+    /// ```swift
+    /// step.sql  // ALTER TABLE "Employee" ADD COLUMN ...
+    /// ```
     public let sql: String
 
-    /// The SQL. ```swift print(step) ```
+    /// The SQL.
+    ///
+    /// ```swift
+    /// print(step)
+    /// ```
     public var description: String { sql }
 }
 
@@ -101,20 +155,48 @@ public struct SchemaStep: Sendable, Hashable, CustomStringConvertible {
 /// // table "Employee", column "age": found TEXT affinity (declared "TEXT"), expected INTEGER ...
 /// ```
 public struct SchemaError: Error, CustomStringConvertible, Sendable {
-    /// The model type's name. ```swift error.model ```
+    /// The model type's name.
+    ///
+    /// ```swift
+    /// error.model
+    /// ```
     public let model: String
-    /// The table. ```swift error.table ```
+    /// The table.
+    ///
+    /// ```swift
+    /// error.table
+    /// ```
     public let table: String
-    /// The column, when one is concerned. ```swift error.column ```
+    /// The column, when one is concerned.
+    ///
+    /// ```swift
+    /// error.column
+    /// ```
     public let column: String?
-    /// What the database has. ```swift error.found ```
+    /// What the database has.
+    ///
+    /// ```swift
+    /// error.found
+    /// ```
     public let found: String
-    /// What the model needs. ```swift error.expected ```
+    /// What the model needs.
+    ///
+    /// ```swift
+    /// error.expected
+    /// ```
     public let expected: String
-    /// The user's choices. ```swift error.remedy ```
+    /// The user's choices.
+    ///
+    /// ```swift
+    /// error.remedy
+    /// ```
     public let remedy: String
 
-    /// A sentence with all of the above. ```swift print(error) ```
+    /// A sentence with all of the above.
+    ///
+    /// ```swift
+    /// print(error)
+    /// ```
     public var description: String {
         "Schema of model \(model) cannot be synced: table \"\(table)\"\(column.map { ", column \"\($0)\"" } ?? ""): found \(found), expected \(expected). \(remedy)"
     }

@@ -15,7 +15,9 @@
 /// ```
 public enum SchemaRebuild: Sendable, Hashable {
     /// Never rebuild: what additive sync cannot do is a ``SchemaError`` (the default).
-    /// ```swift static let schemaRebuild = SchemaRebuild.never ```
+    /// ```swift
+    /// static let schemaRebuild = SchemaRebuild.never
+    /// ```
     case never
     /// Rebuild the table when a declared column's type affinity must change, or its NOT NULL: removed for
     /// an optional property, added (with the property's default) for a non-optional one. Values are
@@ -23,6 +25,8 @@ public enum SchemaRebuild: Sendable, Hashable {
     /// column), a NULL under a new NOT NULL, or a foreign key violation rolls the rebuild back with a
     /// ``SchemaError``. The table's primary key, generated columns and columns the model does not declare
     /// are never changed. A rebuild cannot run inside a transaction while foreign keys are on.
-    /// ```swift static let schemaRebuild = SchemaRebuild.whenNeeded ```
+    /// ```swift
+    /// static let schemaRebuild = SchemaRebuild.whenNeeded
+    /// ```
     case whenNeeded
 }

@@ -7,15 +7,35 @@ import Foundation
 /// Int.columnType  // .integer
 /// ```
 public enum ColumnType: String, Sendable, CaseIterable {
-    /// `INTEGER`. ```swift ColumnType.integer.rawValue  // "INTEGER" ```
+    /// `INTEGER`.
+    ///
+    /// ```swift
+    /// ColumnType.integer.rawValue  // "INTEGER"
+    /// ```
     case integer = "INTEGER"
-    /// `REAL`. ```swift ColumnType.real ```
+    /// `REAL`.
+    ///
+    /// ```swift
+    /// ColumnType.real
+    /// ```
     case real = "REAL"
-    /// `TEXT`. ```swift ColumnType.text ```
+    /// `TEXT`.
+    ///
+    /// ```swift
+    /// ColumnType.text
+    /// ```
     case text = "TEXT"
-    /// `BLOB`. ```swift ColumnType.blob ```
+    /// `BLOB`.
+    ///
+    /// ```swift
+    /// ColumnType.blob
+    /// ```
     case blob = "BLOB"
-    /// `NUMERIC`: no declared preference, as for a column made by another tool. ```swift ColumnType.numeric ```
+    /// `NUMERIC`: no declared preference, as for a column made by another tool.
+    ///
+    /// ```swift
+    /// ColumnType.numeric
+    /// ```
     case numeric = "NUMERIC"
 }
 
@@ -64,7 +84,11 @@ public protocol ColumnValue {
 }
 
 extension ColumnValue {
-    /// Non-optional types are not nullable. ```swift String.isNullable  // false ```
+    /// Non-optional types are not nullable.
+    ///
+    /// ```swift
+    /// String.isNullable  // false
+    /// ```
     public static var isNullable: Bool { false }
 }
 
@@ -77,17 +101,41 @@ extension ColumnValue {
 /// catch let error as ValueConversionError { print(error) }  // cannot read text 'abc' as Int ...
 /// ```
 public struct ValueConversionError: Error, CustomStringConvertible, Sendable {
-    /// The Swift type asked for. ```swift error.expected  // "Int32" ```
+    /// The Swift type asked for.
+    ///
+    /// ```swift
+    /// error.expected  // "Int32"
+    /// ```
     public var expected: String
-    /// What the database held (or the value that could not be stored). ```swift error.found ```
+    /// What the database held (or the value that could not be stored).
+    ///
+    /// ```swift
+    /// error.found
+    /// ```
     public var found: SQLValue
-    /// Why, when more can be said than "cannot read". ```swift error.reason ```
+    /// Why, when more can be said than "cannot read".
+    ///
+    /// ```swift
+    /// error.reason
+    /// ```
     public var reason: String?
-    /// The column name, when known. ```swift error.column  // "age" ```
+    /// The column name, when known.
+    ///
+    /// ```swift
+    /// error.column  // "age"
+    /// ```
     public var column: String?
-    /// The model type, when known. ```swift error.model  // "Employee" ```
+    /// The model type, when known.
+    ///
+    /// ```swift
+    /// error.model  // "Employee"
+    /// ```
     public var model: String?
-    /// The model property, when known. ```swift error.property  // "age" ```
+    /// The model property, when known.
+    ///
+    /// ```swift
+    /// error.property  // "age"
+    /// ```
     public var property: String?
     /// The table, when known (reading a model's row).
     ///
@@ -139,12 +187,28 @@ public struct ValueConversionError: Error, CustomStringConvertible, Sendable {
 }
 
 extension SQLValue: ColumnValue {
-    /// Raw values are stored as they are. ```swift SQLValue.columnType  // .numeric ```
+    /// Raw values are stored as they are.
+    ///
+    /// ```swift
+    /// SQLValue.columnType  // .numeric
+    /// ```
     public static var columnType: ColumnType { .numeric }
-    /// NULL is a valid raw value. ```swift SQLValue.isNullable  // true ```
+    /// NULL is a valid raw value.
+    ///
+    /// ```swift
+    /// SQLValue.isNullable  // true
+    /// ```
     public static var isNullable: Bool { true }
-    /// Itself. ```swift SQLValue.integer(1).sqlValue  // .integer(1) ```
+    /// Itself.
+    ///
+    /// ```swift
+    /// SQLValue.integer(1).sqlValue  // .integer(1)
+    /// ```
     public var sqlValue: SQLValue { self }
-    /// Itself. ```swift try SQLValue(sqlValue: .null)  // .null ```
+    /// Itself.
+    ///
+    /// ```swift
+    /// try SQLValue(sqlValue: .null)  // .null
+    /// ```
     public init(sqlValue: SQLValue) { self = sqlValue }
 }

@@ -7,7 +7,11 @@ extension Date: ColumnValue {
     /// Date.columnType  // .real
     /// ```
     public static var columnType: ColumnType { .real }
-    /// Seconds since 1970. ```swift Date(timeIntervalSince1970: 1).sqlValue  // .real(1.0) ```
+    /// Seconds since 1970.
+    ///
+    /// ```swift
+    /// Date(timeIntervalSince1970: 1).sqlValue  // .real(1.0)
+    /// ```
     public var sqlValue: SQLValue { .real(timeIntervalSince1970) }
     /// Reads REAL or INTEGER seconds since 1970, and text in SQLite's `YYYY-MM-DD HH:MM:SS[.SSS]` or
     /// ISO-8601 form (`T` separator, `Z` or `±HH:MM` zone; no zone means UTC), as other tools write.

@@ -1,9 +1,17 @@
 import Foundation
 
 extension Double: ColumnValue {
-    /// Doubles are stored in `REAL` columns. ```swift Double.columnType  // .real ```
+    /// Doubles are stored in `REAL` columns.
+    ///
+    /// ```swift
+    /// Double.columnType  // .real
+    /// ```
     public static var columnType: ColumnType { .real }
-    /// The value itself; SQLite stores NaN as NULL. ```swift 1.5.sqlValue  // .real(1.5) ```
+    /// The value itself; SQLite stores NaN as NULL.
+    ///
+    /// ```swift
+    /// 1.5.sqlValue  // .real(1.5)
+    /// ```
     public var sqlValue: SQLValue { .real(self) }
     /// Reads REAL, INTEGER (when exactly representable) or numeric TEXT.
     ///
@@ -34,9 +42,17 @@ extension Double: ColumnValue {
 }
 
 extension Float: ColumnValue {
-    /// Floats are stored in `REAL` columns. ```swift Float.columnType  // .real ```
+    /// Floats are stored in `REAL` columns.
+    ///
+    /// ```swift
+    /// Float.columnType  // .real
+    /// ```
     public static var columnType: ColumnType { .real }
-    /// The value widened to a double. ```swift Float(1.5).sqlValue  // .real(1.5) ```
+    /// The value widened to a double.
+    ///
+    /// ```swift
+    /// Float(1.5).sqlValue  // .real(1.5)
+    /// ```
     public var sqlValue: SQLValue { .real(Double(self)) }
     /// Reads what `Double` reads, rounded to the nearest float; a finite value beyond Float's range throws.
     ///

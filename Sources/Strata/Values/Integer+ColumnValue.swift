@@ -1,7 +1,11 @@
 import Foundation
 
 extension ColumnValue where Self: FixedWidthInteger {
-    /// Integers are stored in `INTEGER` columns. ```swift Int8.columnType  // .integer ```
+    /// Integers are stored in `INTEGER` columns.
+    ///
+    /// ```swift
+    /// Int8.columnType  // .integer
+    /// ```
     public static var columnType: ColumnType { .integer }
 
     /// The value as a 64-bit integer; a `UInt`/`UInt64` above `Int64.max` throws instead of wrapping.
@@ -73,9 +77,17 @@ extension UInt32: ColumnValue {}
 extension UInt64: ColumnValue {}
 
 extension Bool: ColumnValue {
-    /// Booleans are stored as 0 or 1 in `INTEGER` columns. ```swift Bool.columnType  // .integer ```
+    /// Booleans are stored as 0 or 1 in `INTEGER` columns.
+    ///
+    /// ```swift
+    /// Bool.columnType  // .integer
+    /// ```
     public static var columnType: ColumnType { .integer }
-    /// 0 or 1. ```swift true.sqlValue  // .integer(1) ```
+    /// 0 or 1.
+    ///
+    /// ```swift
+    /// true.sqlValue  // .integer(1)
+    /// ```
     public var sqlValue: SQLValue { .integer(self ? 1 : 0) }
     /// Reads 0 or 1 (as INTEGER, REAL or TEXT) and, in any case, the texts other tools store:
     /// `t`/`f`, `true`/`false`, `y`/`n`, `yes`/`no`; anything else throws.

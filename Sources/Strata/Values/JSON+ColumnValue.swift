@@ -11,7 +11,11 @@ import Foundation
 public protocol JSONColumnValue: ColumnValue, Codable {}
 
 extension JSONColumnValue {
-    /// JSON is stored in `TEXT` columns. ```swift Address.columnType  // .text ```
+    /// JSON is stored in `TEXT` columns.
+    ///
+    /// ```swift
+    /// Address.columnType  // .text
+    /// ```
     public static var columnType: ColumnType { .text }
     /// The JSON text, with sorted object keys (dictionaries and structs store stable text; sets do not).
     ///

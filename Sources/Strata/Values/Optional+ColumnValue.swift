@@ -1,9 +1,21 @@
 extension Optional: ColumnValue where Wrapped: ColumnValue {
-    /// The wrapped type's column, nullable. ```swift Int?.columnType  // .integer ```
+    /// The wrapped type's column, nullable.
+    ///
+    /// ```swift
+    /// Int?.columnType  // .integer
+    /// ```
     public static var columnType: ColumnType { Wrapped.columnType }
-    /// Optionals are nullable. ```swift String?.isNullable  // true ```
+    /// Optionals are nullable.
+    ///
+    /// ```swift
+    /// String?.isNullable  // true
+    /// ```
     public static var isNullable: Bool { true }
-    /// NULL for nil, else the wrapped value. ```swift try Int?.none.sqlValue  // .null ```
+    /// NULL for nil, else the wrapped value.
+    ///
+    /// ```swift
+    /// try Int?.none.sqlValue  // .null
+    /// ```
     public var sqlValue: SQLValue {
         get throws {
             switch self {
@@ -13,7 +25,11 @@ extension Optional: ColumnValue where Wrapped: ColumnValue {
         }
     }
     /// nil for NULL (and, for JSON values, for the JSON text `null` that tools such as SQLAlchemy write),
-    /// else what `Wrapped` reads. ```swift try Int?(sqlValue: .null)  // nil ```
+    /// else what `Wrapped` reads.
+    ///
+    /// ```swift
+    /// try Int?(sqlValue: .null)  // nil
+    /// ```
     public init(sqlValue: SQLValue) throws {
         if sqlValue.isNull || (Wrapped.self is any JSONColumnValue.Type && sqlValue == .text("null")) {
             self = .none

@@ -1,7 +1,15 @@
 extension ColumnValue where Self: RawRepresentable, RawValue: ColumnValue {
-    /// The raw value's column. ```swift enum Status: String, ColumnValue { case on }; Status.columnType  // .text ```
+    /// The raw value's column.
+    ///
+    /// ```swift
+    /// enum Status: String, ColumnValue { case on }; Status.columnType  // .text
+    /// ```
     public static var columnType: ColumnType { RawValue.columnType }
-    /// The raw value. ```swift try Status.on.sqlValue  // .text("on") ```
+    /// The raw value.
+    ///
+    /// ```swift
+    /// try Status.on.sqlValue  // .text("on")
+    /// ```
     public var sqlValue: SQLValue { get throws { try rawValue.sqlValue } }
     /// The case whose raw value was stored; an unknown raw value throws.
     ///

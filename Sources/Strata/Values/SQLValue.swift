@@ -8,15 +8,35 @@ import Foundation
 /// row["s"]  // .text("a")
 /// ```
 public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
-    /// SQL NULL. ```swift SQLValue.null ```
+    /// SQL NULL.
+    ///
+    /// ```swift
+    /// SQLValue.null
+    /// ```
     case null
-    /// A 64-bit signed integer. ```swift SQLValue.integer(42) ```
+    /// A 64-bit signed integer.
+    ///
+    /// ```swift
+    /// SQLValue.integer(42)
+    /// ```
     case integer(Int64)
-    /// An IEEE double. ```swift SQLValue.real(1.5) ```
+    /// An IEEE double.
+    ///
+    /// ```swift
+    /// SQLValue.real(1.5)
+    /// ```
     case real(Double)
-    /// UTF-8 text. ```swift SQLValue.text("hello") ```
+    /// UTF-8 text.
+    ///
+    /// ```swift
+    /// SQLValue.text("hello")
+    /// ```
     case text(String)
-    /// Bytes. ```swift SQLValue.blob(Data([1, 2])) ```
+    /// Bytes.
+    ///
+    /// ```swift
+    /// SQLValue.blob(Data([1, 2]))
+    /// ```
     case blob(Data)
 
     /// The storage class name as `typeof()` spells it.
@@ -34,7 +54,11 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether this is NULL. ```swift SQLValue.null.isNull  // true ```
+    /// Whether this is NULL.
+    ///
+    /// ```swift
+    /// SQLValue.null.isNull  // true
+    /// ```
     public var isNull: Bool { if case .null = self { true } else { false } }
 
     /// A short form for messages: `integer 3`, `text 'abc'` (long text is cut).

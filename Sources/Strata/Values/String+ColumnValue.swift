@@ -1,9 +1,17 @@
 import Foundation
 
 extension String: ColumnValue {
-    /// Strings are stored as UTF-8 `TEXT`. ```swift String.columnType  // .text ```
+    /// Strings are stored as UTF-8 `TEXT`.
+    ///
+    /// ```swift
+    /// String.columnType  // .text
+    /// ```
     public static var columnType: ColumnType { .text }
-    /// The text itself, NUL bytes included. ```swift "a".sqlValue  // .text("a") ```
+    /// The text itself, NUL bytes included.
+    ///
+    /// ```swift
+    /// "a".sqlValue  // .text("a")
+    /// ```
     public var sqlValue: SQLValue { .text(self) }
     /// Reads TEXT, numbers written into text columns by other tools (as their decimal text) and
     /// UTF-8 BLOBs; NULL and invalid UTF-8 throw.
@@ -28,9 +36,17 @@ extension String: ColumnValue {
 }
 
 extension Data: ColumnValue {
-    /// Data is stored as a `BLOB`. ```swift Data.columnType  // .blob ```
+    /// Data is stored as a `BLOB`.
+    ///
+    /// ```swift
+    /// Data.columnType  // .blob
+    /// ```
     public static var columnType: ColumnType { .blob }
-    /// The bytes. ```swift Data([1]).sqlValue  // .blob(Data([1])) ```
+    /// The bytes.
+    ///
+    /// ```swift
+    /// Data([1]).sqlValue  // .blob(Data([1]))
+    /// ```
     public var sqlValue: SQLValue { .blob(self) }
     /// Reads a BLOB, or TEXT as its UTF-8 bytes.
     ///
@@ -49,9 +65,17 @@ extension Data: ColumnValue {
 }
 
 extension URL: ColumnValue {
-    /// URLs are stored as their `absoluteString` in `TEXT`. ```swift URL.columnType  // .text ```
+    /// URLs are stored as their `absoluteString` in `TEXT`.
+    ///
+    /// ```swift
+    /// URL.columnType  // .text
+    /// ```
     public static var columnType: ColumnType { .text }
-    /// The absolute string. ```swift URL(string: "https://a.b")!.sqlValue  // .text("https://a.b") ```
+    /// The absolute string.
+    ///
+    /// ```swift
+    /// URL(string: "https://a.b")!.sqlValue  // .text("https://a.b")
+    /// ```
     public var sqlValue: SQLValue { .text(absoluteString) }
     /// Reads text that parses as a URL.
     ///

@@ -1,7 +1,11 @@
 import Foundation
 
 extension UUID: ColumnValue {
-    /// UUIDs are stored as canonical lowercase `TEXT`. ```swift UUID.columnType  // .text ```
+    /// UUIDs are stored as canonical lowercase `TEXT`.
+    ///
+    /// ```swift
+    /// UUID.columnType  // .text
+    /// ```
     public static var columnType: ColumnType { .text }
     /// The canonical lowercase form, `8-4-4-4-12` hex digits.
     ///
