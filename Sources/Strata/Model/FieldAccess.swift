@@ -21,6 +21,17 @@ enum FieldAccessor {
     case fast(FastField)
     case generic(AnyFieldIO)
 
+    /// The byte offset of the field in its object.
+    var offset: Int {
+        switch self {
+        case .fast(.int64(let offset)), .fast(.int(let offset)), .fast(.double(let offset)), .fast(.bool(let offset)),
+             .fast(.string(let offset)), .fast(.optionalInt64(let offset)), .fast(.optionalDouble(let offset)),
+             .fast(.optionalString(let offset)):
+            offset
+        case .generic(let io): io.fieldOffset
+        }
+    }
+
     /// The accessor for a property of `type` at `offset`, or nil when the type cannot be stored.
     static func make(type: Any.Type, offset: Int) -> (FieldAccessor, ColumnType, Bool)? {
         switch type {
@@ -255,6 +266,8 @@ private func field<T>(_ object: ModelObject, _ offset: Int, _ type: T.Type) -> U
 
 /// Type-erased access to a property of any storable type.
 class AnyFieldIO {
+    /// The byte offset of the field in its object.
+    var fieldOffset: Int { -1 }
     func load(_ object: ModelObject) throws -> SQLValue { .null }
     func store(_ value: SQLValue, into object: ModelObject) throws {}
     /// Sets the field from column `column` of the current row.
@@ -277,6 +290,7 @@ class AnyFieldIO {
 
 /// Access to a property of type `Value` at a fixed offset, converted by its codec.
 final class FieldIO<Value>: AnyFieldIO {
+    override var fieldOffset: Int { offset }
     let offset: Int
     let codec: ValueCodec<Value>
 
@@ -296,6 +310,7 @@ final class FieldIO<Value>: AnyFieldIO {
 
 /// Access to a relationship wrapper's storage at a fixed offset (see Reference.swift).
 final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
+    override var fieldOffset: Int { offset }
     let offset: Int
 
     init(offset: Int) { self.offset = offset }
@@ -362,4 +377,20 @@ final class HeldObjects<Storage: TransientStorage>: AnyHeldObjects {
 
 extension TransientStorage {
     static func makeHeldObjects(offset: Int) -> AnyHeldObjects { HeldObjects<Self>(offset: offset) }
+}
+
+/// The byte offset, in a `Root`, of what a key path names; nil for a key path that is not writable (a
+/// `let`, a read-only computed property). The caller matches it against the persistent properties'
+/// offsets, which a computed property or a chain never matches.
+///
+/// Sound: the key path is applied to a fresh instance through an inout access, which for a stored class
+/// property yields the address of the field itself; the address is only compared, never dereferenced. A
+/// computed property yields the address of a temporary outside the object, which matches no field.
+func storedOffset<Root: ModelObject, Value>(of keyPath: KeyPath<Root, Value>, in scratch: Root) -> Int? {
+    guard let writable = keyPath as? ReferenceWritableKeyPath<Root, Value> else { return nil }
+    let base = UnsafeRawPointer(Unmanaged.passUnretained(scratch).toOpaque())
+    let address = withUnsafeMutablePointer(to: &scratch[keyPath: writable]) { UnsafeRawPointer($0) }
+    // (A temporary lives on the stack, far from the heap object: its distance matches no field offset,
+    // which the caller checks.)
+    return base.distance(to: address)
 }

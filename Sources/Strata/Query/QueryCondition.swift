@@ -1,0 +1,220 @@
+import Foundation
+
+/// A type-checked condition on a model's properties, written with key paths and compiled to the same
+/// SQL a string clause would be: columns through the model's column names, values bound (in the
+/// column's stored format), never spliced.
+///
+/// ```swift
+/// let adults = try db.objects(Employee.self, where: \.age >= 18 && \.name != "", orderBy: .ascending(\.name))
+/// let some = try db.objects(Employee.self, where: (\.employeeId).in([1, 2, 3]) || \.email == nil)
+/// let count = try db.count(Employee.self, where: !(\.age < 30))
+/// ```
+///
+/// Raw SQL stays first-class: anything this cannot say, a string clause can.
+public struct QueryCondition<Root: Model> {
+    indirect enum Node {
+        case compare(KeyPathTerm, String, any ColumnValue)
+        case isNull(KeyPathTerm, Bool)
+        case list(KeyPathTerm, [any ColumnValue])
+        case and(Node, Node)
+        case or(Node, Node)
+        case not(Node)
+    }
+    let node: Node
+
+    /// SQL and arguments for `registry` (the model's table mapping).
+    func sql(_ registry: TypeRegistry) throws -> (String, [any ColumnValue]) {
+        var arguments: [any ColumnValue] = []
+        func render(_ node: Node) throws -> String {
+            switch node {
+            case .compare(let term, let op, let value):
+                let (column, format) = try term.column(registry)
+                // As one value (an array compares as its JSON text, never expands), in the stored format.
+                arguments.append(format == .native ? try value.sqlValue : try format.stored(value.sqlValue))
+                return "\(column) \(op) ?"
+            case .isNull(let term, let isNull):
+                return "\(try term.column(registry).0) IS \(isNull ? "" : "NOT ")NULL"
+            case .list(let term, let values):
+                let (column, format) = try term.column(registry)
+                guard !values.isEmpty else { return "0" }
+                arguments += try values.map { format == .native ? try $0.sqlValue : try format.stored($0.sqlValue) }
+                return "\(column) IN (\(SQL.placeholders(values.count)))"
+            case .and(let a, let b): return "(\(try render(a)) AND \(try render(b)))"
+            case .or(let a, let b): return "(\(try render(a)) OR \(try render(b)))"
+            case .not(let a): return "NOT (\(try render(a)))"
+            }
+        }
+        return (try render(node), arguments)
+    }
+}
+
+/// A key path of a condition, resolved to its property's column on first use.
+struct KeyPathTerm {
+    let keyPath: AnyKeyPath
+    let resolve: (ModelMetadata) throws -> Int
+
+    init<Root: Model, Value>(_ keyPath: KeyPath<Root, Value>) {
+        self.keyPath = keyPath
+        resolve = { metadata in try KeyPathIndex.index(of: keyPath, metadata: metadata) }
+    }
+
+    /// The quoted column and its stored format.
+    func column(_ registry: TypeRegistry) throws -> (String, ColumnFormat) {
+        let index = try resolve(registry.metadata)
+        return (SQL.quote(registry.table.columns[index]), registry.table.formats[index])
+    }
+}
+
+/// Which persistent property a key path names, found once per key path (see ``storedOffset(of:in:)``).
+enum KeyPathIndex {
+    private static let cache = Locked<[AnyKeyPath: Int]>([:])
+
+    static func index<Root: Model, Value>(of keyPath: KeyPath<Root, Value>, metadata: ModelMetadata) throws -> Int {
+        if let index = cache.withLock({ $0[keyPath] }) { return index }
+        let scratch = Root()
+        let offset = storedOffset(of: keyPath, in: scratch)
+        let fields = FieldReflection.persistentFields(of: Root.self)
+        let field = fields.first { $0.offset == offset && ObjectIdentifier($0.type) == ObjectIdentifier(Value.self) }
+        guard let field, let index = metadata.properties.firstIndex(where: { $0.name == field.name || $0.name == "_" + field.name || "_" + $0.name == field.name }) else {
+            throw ModelError(.unknownProperty, model: metadata.typeName, property: "\(keyPath)",
+                             "the key path does not name a persistent stored property of \(metadata.typeName) (a computed property, a `let`, a chain through another value, or an @Observable model's property cannot be used); use a string clause")
+        }
+        cache.withLock { $0[keyPath] = index }
+        return index
+    }
+}
+
+/// A sort order for key-path queries. ```swift orderBy: .descending(\.createdAt) ```
+public struct QueryOrder<Root: Model> {
+    let terms: [(KeyPathTerm, Bool)]
+
+    /// Ascending by a property. ```swift .ascending(\.name) ```
+    public static func ascending<Value>(_ keyPath: KeyPath<Root, Value>) -> QueryOrder {
+        QueryOrder(terms: [(KeyPathTerm(keyPath), false)])
+    }
+
+    /// Descending by a property. ```swift .descending(\.age) ```
+    public static func descending<Value>(_ keyPath: KeyPath<Root, Value>) -> QueryOrder {
+        QueryOrder(terms: [(KeyPathTerm(keyPath), true)])
+    }
+
+    /// This order, then `other` for ties. ```swift .descending(\.age).then(.ascending(\.name)) ```
+    public func then(_ other: QueryOrder) -> QueryOrder {
+        QueryOrder(terms: terms + other.terms)
+    }
+
+    func sql(_ registry: TypeRegistry) throws -> String {
+        try terms.map { term, descending in try term.column(registry).0 + (descending ? " DESC" : "") }.joined(separator: ", ")
+    }
+}
+
+// MARK: Operators
+
+/// `property == value` (`IS NULL` for nil). ```swift \.name == "Ada" ```
+public func == <Root: Model, Value: ColumnValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryCondition<Root> {
+    if (try? rhs.sqlValue)?.isNull == true { return QueryCondition(node: .isNull(KeyPathTerm(lhs), true)) }
+    return QueryCondition(node: .compare(KeyPathTerm(lhs), "=", rhs))
+}
+
+/// `property != value` (`IS NOT NULL` for nil). ```swift \.email != nil ```
+public func != <Root: Model, Value: ColumnValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryCondition<Root> {
+    if (try? rhs.sqlValue)?.isNull == true { return QueryCondition(node: .isNull(KeyPathTerm(lhs), false)) }
+    return QueryCondition(node: .compare(KeyPathTerm(lhs), "<>", rhs))
+}
+
+/// `property < value`. ```swift \.age < 30 ```
+public func < <Root: Model, Value: ColumnValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryCondition<Root> {
+    QueryCondition(node: .compare(KeyPathTerm(lhs), "<", rhs))
+}
+
+/// `property <= value`. ```swift \.age <= 30 ```
+public func <= <Root: Model, Value: ColumnValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryCondition<Root> {
+    QueryCondition(node: .compare(KeyPathTerm(lhs), "<=", rhs))
+}
+
+/// `property > value`. ```swift \.age > 30 ```
+public func > <Root: Model, Value: ColumnValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryCondition<Root> {
+    QueryCondition(node: .compare(KeyPathTerm(lhs), ">", rhs))
+}
+
+/// `property >= value`. ```swift \.age >= 18 ```
+public func >= <Root: Model, Value: ColumnValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryCondition<Root> {
+    QueryCondition(node: .compare(KeyPathTerm(lhs), ">=", rhs))
+}
+
+/// Both conditions. ```swift \.age > 18 && \.name != "" ```
+public func && <Root>(lhs: QueryCondition<Root>, rhs: QueryCondition<Root>) -> QueryCondition<Root> {
+    QueryCondition(node: .and(lhs.node, rhs.node))
+}
+
+/// Either condition. ```swift \.age < 18 || \.age > 65 ```
+public func || <Root>(lhs: QueryCondition<Root>, rhs: QueryCondition<Root>) -> QueryCondition<Root> {
+    QueryCondition(node: .or(lhs.node, rhs.node))
+}
+
+/// The opposite condition. ```swift !(\.name == "Ada") ```
+public prefix func ! <Root>(condition: QueryCondition<Root>) -> QueryCondition<Root> {
+    QueryCondition(node: .not(condition.node))
+}
+
+extension KeyPath where Root: Model, Value: ColumnValue {
+    /// `property IN (values…)` (an empty list matches nothing). ```swift (\Employee.employeeId).in([1, 2, 3]) ```
+    public func `in`(_ values: [Value]) -> QueryCondition<Root> {
+        QueryCondition(node: .list(KeyPathTerm(self), values))
+    }
+}
+
+// MARK: Queries
+
+extension Database {
+    /// The objects a key-path condition selects, in `orderBy` order, at most `limit` of them.
+    ///
+    /// ```swift
+    /// let staff = try db.objects(Employee.self, where: \.age >= 18, orderBy: .ascending(\.name), limit: 20)
+    /// ```
+    public func objects<T: Model>(_ type: T.Type, where condition: QueryCondition<T>, orderBy order: QueryOrder<T>? = nil,
+                                  limit: Int? = nil) throws -> [T] {
+        let registry = try registry(for: T.self)
+        let (clause, arguments) = try clause(condition, order, limit, registry)
+        return try objects(type, where: clause, arguments: arguments)
+    }
+
+    /// All objects in `orderBy` order. ```swift try db.objects(Employee.self, orderBy: .descending(\.age)) ```
+    public func objects<T: Model>(_ type: T.Type, orderBy order: QueryOrder<T>, limit: Int? = nil) throws -> [T] {
+        let registry = try registry(for: T.self)
+        var clause = "ORDER BY " + (try order.sql(registry))
+        if let limit { clause += " LIMIT \(limit)" }
+        return try objects(type, where: clause, arguments: [])
+    }
+
+    /// The first object a key-path condition selects. ```swift try db.first(Employee.self, where: \.name == "Ada") ```
+    public func first<T: Model>(_ type: T.Type, where condition: QueryCondition<T>, orderBy order: QueryOrder<T>? = nil) throws -> T? {
+        let registry = try registry(for: T.self)
+        let (clause, arguments) = try clause(condition, order, 1, registry)
+        return try first(type, where: clause, arguments: arguments)
+    }
+
+    /// How many rows a key-path condition selects. ```swift try db.count(Employee.self, where: \.age < 30) ```
+    public func count<T: Model>(_ type: T.Type, where condition: QueryCondition<T>) throws -> Int {
+        let registry = try registry(for: T.self)
+        let (clause, arguments) = try clause(condition, nil, nil, registry)
+        return try count(type, where: clause, arguments: arguments)
+    }
+
+    /// Deletes the rows a key-path condition selects. ```swift try db.deleteAll(Employee.self, where: \.age > 120) ```
+    @discardableResult
+    public func deleteAll<T: Model>(_ type: T.Type, where condition: QueryCondition<T>) throws -> Int {
+        let registry = try registry(for: T.self)
+        let (clause, arguments) = try clause(condition, nil, nil, registry)
+        return try deleteAll(type, where: clause, arguments: arguments)
+    }
+
+    private func clause<T: Model>(_ condition: QueryCondition<T>, _ order: QueryOrder<T>?, _ limit: Int?,
+                                  _ registry: TypeRegistry) throws -> (String, [any ColumnValue]) {
+        var (clause, arguments) = try condition.sql(registry)
+        clause = "WHERE " + clause
+        if let order { clause += " ORDER BY " + (try order.sql(registry)) }
+        if let limit { clause += " LIMIT \(limit)" }
+        return (clause, arguments)
+    }
+}
