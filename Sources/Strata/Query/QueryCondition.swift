@@ -84,21 +84,37 @@ enum KeyPathIndex {
     }
 }
 
-/// A sort order for key-path queries. ```swift orderBy: .descending(\.createdAt) ```
+/// A sort order for key-path queries.
+///
+/// ```swift
+/// orderBy: .descending(\.createdAt)
+/// ```
 public struct QueryOrder<Root: Model> {
     let terms: [(KeyPathTerm, Bool)]
 
-    /// Ascending by a property. ```swift .ascending(\.name) ```
+    /// Ascending by a property.
+    ///
+    /// ```swift
+    /// .ascending(\.name)
+    /// ```
     public static func ascending<Value>(_ keyPath: KeyPath<Root, Value>) -> QueryOrder {
         QueryOrder(terms: [(KeyPathTerm(keyPath), false)])
     }
 
-    /// Descending by a property. ```swift .descending(\.age) ```
+    /// Descending by a property.
+    ///
+    /// ```swift
+    /// .descending(\.age)
+    /// ```
     public static func descending<Value>(_ keyPath: KeyPath<Root, Value>) -> QueryOrder {
         QueryOrder(terms: [(KeyPathTerm(keyPath), true)])
     }
 
-    /// This order, then `other` for ties. ```swift .descending(\.age).then(.ascending(\.name)) ```
+    /// This order, then `other` for ties.
+    ///
+    /// ```swift
+    /// .descending(\.age).then(.ascending(\.name))
+    /// ```
     public func then(_ other: QueryOrder) -> QueryOrder {
         QueryOrder(terms: terms + other.terms)
     }
@@ -110,55 +126,95 @@ public struct QueryOrder<Root: Model> {
 
 // MARK: Operators
 
-/// `property == value` (`IS NULL` for nil). ```swift \.name == "Ada" ```
+/// `property == value` (`IS NULL` for nil).
+///
+/// ```swift
+/// \.name == "Ada"
+/// ```
 public func == <Root: Model, Value: ColumnValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryCondition<Root> {
     if (try? rhs.sqlValue)?.isNull == true { return QueryCondition(node: .isNull(KeyPathTerm(lhs), true)) }
     return QueryCondition(node: .compare(KeyPathTerm(lhs), "=", rhs))
 }
 
-/// `property != value` (`IS NOT NULL` for nil). ```swift \.email != nil ```
+/// `property != value` (`IS NOT NULL` for nil).
+///
+/// ```swift
+/// \.email != nil
+/// ```
 public func != <Root: Model, Value: ColumnValue>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryCondition<Root> {
     if (try? rhs.sqlValue)?.isNull == true { return QueryCondition(node: .isNull(KeyPathTerm(lhs), false)) }
     return QueryCondition(node: .compare(KeyPathTerm(lhs), "<>", rhs))
 }
 
-/// `property < value`. ```swift \.age < 30 ```
+/// `property < value`.
+///
+/// ```swift
+/// \.age < 30
+/// ```
 public func < <Root: Model, Value: ColumnValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryCondition<Root> {
     QueryCondition(node: .compare(KeyPathTerm(lhs), "<", rhs))
 }
 
-/// `property <= value`. ```swift \.age <= 30 ```
+/// `property <= value`.
+///
+/// ```swift
+/// \.age <= 30
+/// ```
 public func <= <Root: Model, Value: ColumnValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryCondition<Root> {
     QueryCondition(node: .compare(KeyPathTerm(lhs), "<=", rhs))
 }
 
-/// `property > value`. ```swift \.age > 30 ```
+/// `property > value`.
+///
+/// ```swift
+/// \.age > 30
+/// ```
 public func > <Root: Model, Value: ColumnValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryCondition<Root> {
     QueryCondition(node: .compare(KeyPathTerm(lhs), ">", rhs))
 }
 
-/// `property >= value`. ```swift \.age >= 18 ```
+/// `property >= value`.
+///
+/// ```swift
+/// \.age >= 18
+/// ```
 public func >= <Root: Model, Value: ColumnValue & Comparable>(lhs: KeyPath<Root, Value>, rhs: Value) -> QueryCondition<Root> {
     QueryCondition(node: .compare(KeyPathTerm(lhs), ">=", rhs))
 }
 
-/// Both conditions. ```swift \.age > 18 && \.name != "" ```
+/// Both conditions.
+///
+/// ```swift
+/// \.age > 18 && \.name != ""
+/// ```
 public func && <Root>(lhs: QueryCondition<Root>, rhs: QueryCondition<Root>) -> QueryCondition<Root> {
     QueryCondition(node: .and(lhs.node, rhs.node))
 }
 
-/// Either condition. ```swift \.age < 18 || \.age > 65 ```
+/// Either condition.
+///
+/// ```swift
+/// \.age < 18 || \.age > 65
+/// ```
 public func || <Root>(lhs: QueryCondition<Root>, rhs: QueryCondition<Root>) -> QueryCondition<Root> {
     QueryCondition(node: .or(lhs.node, rhs.node))
 }
 
-/// The opposite condition. ```swift !(\.name == "Ada") ```
+/// The opposite condition.
+///
+/// ```swift
+/// !(\.name == "Ada")
+/// ```
 public prefix func ! <Root>(condition: QueryCondition<Root>) -> QueryCondition<Root> {
     QueryCondition(node: .not(condition.node))
 }
 
 extension KeyPath where Root: Model, Value: ColumnValue {
-    /// `property IN (values…)` (an empty list matches nothing). ```swift (\Employee.employeeId).in([1, 2, 3]) ```
+    /// `property IN (values…)` (an empty list matches nothing).
+    ///
+    /// ```swift
+    /// (\Employee.employeeId).in([1, 2, 3])
+    /// ```
     public func `in`(_ values: [Value]) -> QueryCondition<Root> {
         QueryCondition(node: .list(KeyPathTerm(self), values))
     }
@@ -179,7 +235,11 @@ extension Database {
         return try objects(type, where: clause, arguments: arguments)
     }
 
-    /// All objects in `orderBy` order. ```swift try db.objects(Employee.self, orderBy: .descending(\.age)) ```
+    /// All objects in `orderBy` order.
+    ///
+    /// ```swift
+    /// try db.objects(Employee.self, orderBy: .descending(\.age))
+    /// ```
     public func objects<T: Model>(_ type: T.Type, orderBy order: QueryOrder<T>, limit: Int? = nil) throws -> [T] {
         let registry = try registry(for: T.self)
         var clause = "ORDER BY " + (try order.sql(registry))
@@ -187,21 +247,33 @@ extension Database {
         return try objects(type, where: clause, arguments: [])
     }
 
-    /// The first object a key-path condition selects. ```swift try db.first(Employee.self, where: \.name == "Ada") ```
+    /// The first object a key-path condition selects.
+    ///
+    /// ```swift
+    /// try db.first(Employee.self, where: \.name == "Ada")
+    /// ```
     public func first<T: Model>(_ type: T.Type, where condition: QueryCondition<T>, orderBy order: QueryOrder<T>? = nil) throws -> T? {
         let registry = try registry(for: T.self)
         let (clause, arguments) = try clause(condition, order, 1, registry)
         return try first(type, where: clause, arguments: arguments)
     }
 
-    /// How many rows a key-path condition selects. ```swift try db.count(Employee.self, where: \.age < 30) ```
+    /// How many rows a key-path condition selects.
+    ///
+    /// ```swift
+    /// try db.count(Employee.self, where: \.age < 30)
+    /// ```
     public func count<T: Model>(_ type: T.Type, where condition: QueryCondition<T>) throws -> Int {
         let registry = try registry(for: T.self)
         let (clause, arguments) = try clause(condition, nil, nil, registry)
         return try count(type, where: clause, arguments: arguments)
     }
 
-    /// Deletes the rows a key-path condition selects. ```swift try db.deleteAll(Employee.self, where: \.age > 120) ```
+    /// Deletes the rows a key-path condition selects.
+    ///
+    /// ```swift
+    /// try db.deleteAll(Employee.self, where: \.age > 120)
+    /// ```
     @discardableResult
     public func deleteAll<T: Model>(_ type: T.Type, where condition: QueryCondition<T>) throws -> Int {
         let registry = try registry(for: T.self)
