@@ -36,6 +36,8 @@ let package = Package(
         .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Tests/StrataTestSupport"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrataToolsTests", dependencies: ["StrataTools", "Strata", "StrataTestSupport"]),
+        // The DocC articles' examples, compiled and run (their own target: the articles' model names).
+        .testTarget(name: "StrataDocTests", dependencies: ["Strata"]),
     ],
     swiftLanguageModes: [.v6]
 )

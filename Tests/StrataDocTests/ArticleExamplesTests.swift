@@ -1,0 +1,36 @@
+import Foundation
+import Strata
+import Testing
+
+@Suite struct ArticleExamplesTests {
+    /// The articles whose examples are compiled here.
+    static let articles = ["GettingStarted", "ModelsAndSchemaEvolution", "RawSQLAndLiveObjects", "Limitations"]
+
+    @Test func theExamplesRun() throws {
+        try ArticleExamples.gettingStarted()
+        try ArticleExamples.modelsAndSchemaEvolution()
+        try ArticleExamples.rawSQL()
+        let db = try Database()
+        try db.syncSchema(Person.self)
+        try ArticleExamples.observing(db)
+        #expect(try db.count(Person.self) == 1)
+        try ArticleExamples.limitations()
+    }
+
+    /// Each Swift block of those articles appears, line for line (indentation aside), in ArticleExamples.swift.
+    @Test(arguments: ArticleExamplesTests.articles)
+    func everyArticleBlockIsCompiled(article: String) throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("Sources/Strata/Strata.docc/\(article).md"), encoding: .utf8)
+        let compiled = try String(contentsOf: root.appendingPathComponent("Tests/StrataDocTests/ArticleExamples.swift"), encoding: .utf8)
+        func lines(_ code: some StringProtocol) -> [String] {
+            code.split(separator: "\n", omittingEmptySubsequences: true).map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        let compiledLines = lines(compiled).joined(separator: "\n")
+        let blocks = text.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```").first ?? "" }
+        #expect(!blocks.isEmpty)
+        for block in blocks {
+            #expect(compiledLines.contains(lines(block).joined(separator: "\n")), "not compiled: \(block)")
+        }
+    }
+}
