@@ -32,8 +32,8 @@ extension DatabasePool {
             continuation.finish()
             return stream
         }
-        let hub = self.hub
-        continuation.onTermination = { _ in hub.remove(id) }
+        // Weakly: the hub holds the listener, which holds this continuation (no cycle through the handler).
+        continuation.onTermination = { [weak hub] _ in hub?.remove(id) }
         return stream
     }
 
@@ -75,7 +75,10 @@ private final class ValueObserver<T: Sendable>: Sendable {
         var finished = false
         var listener: Int?
     }
-    let pool: DatabasePool
+    /// Weak: the hub's listener holds this observer, and the pool holds the hub; when the pool goes away
+    /// its streams end (``DatabasePool`` closes the hub in `deinit`).
+    private let poolReference: WeakPool
+    var pool: DatabasePool? { poolReference.pool }
     let fetch: @Sendable (Database) throws -> T
     let isDuplicate: (@Sendable (T, T) -> Bool)?
     let state = Locked(State())
@@ -83,22 +86,23 @@ private final class ValueObserver<T: Sendable>: Sendable {
     let continuation: AsyncThrowingStream<T, any Error>.Continuation
 
     init(pool: DatabasePool, fetch: @escaping @Sendable (Database) throws -> T, isDuplicate: (@Sendable (T, T) -> Bool)?) {
-        self.pool = pool
+        poolReference = WeakPool(pool)
         self.fetch = fetch
         self.isDuplicate = isDuplicate
         (stream, continuation) = AsyncThrowingStream<T, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     func start() -> AsyncThrowingStream<T, any Error> {
-        let listener = ChangeHub.Listener(changed: { [weak self] changes in self?.changed(changes) },
-                                          closed: { [weak self] in self?.end(nil) })
+        guard let pool else { return stream }
+        // The listener holds the observer for as long as the observation runs.
+        let listener = ChangeHub.Listener(changed: { changes in self.changed(changes) },
+                                          closed: { self.end(nil) })
         guard let id = pool.hub.add(listener) else {
             continuation.finish(throwing: DatabaseError(code: .misuse, message: "the pool is closed"))
             return stream
         }
         state.withLock { $0.listener = id; $0.running = true }
-        // The stream's termination handler keeps this observer alive while anyone iterates.
-        continuation.onTermination = { _ in self.end(nil) }
+        continuation.onTermination = { [weak self] _ in self?.end(nil) }
         run()
         return stream
     }
@@ -116,6 +120,7 @@ private final class ValueObserver<T: Sendable>: Sendable {
 
     /// Fetches on the least busy reader's queue (never on the writer's, which is publishing).
     private func run() {
+        guard let pool else { return end(nil) }
         do { try pool.checkOpen() } catch { return end(error) }
         let reader = pool.acquireReader()
         reader.perform { [self] db in
@@ -149,7 +154,14 @@ private final class ValueObserver<T: Sendable>: Sendable {
             state.finished = true
             return state.listener
         }
-        if let id { pool.hub.remove(id) }
+        if let id { pool?.hub.remove(id) }
         continuation.finish(throwing: error)
     }
+}
+
+/// A weak reference to a pool that can cross threads. `@unchecked Sendable`: the reference is set once,
+/// in `init`, and the runtime's weak loads are atomic.
+private final class WeakPool: @unchecked Sendable {
+    weak var pool: DatabasePool?
+    init(_ pool: DatabasePool) { self.pool = pool }
 }

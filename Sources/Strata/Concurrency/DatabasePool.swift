@@ -63,6 +63,11 @@ public final class DatabasePool: Sendable {
         writer.keep(writerDatabase.observeChanges { changes in hub.publish(changes) })
     }
 
+    deinit {
+        // Streams still listening end (their consumers see the end of the sequence).
+        hub.close()
+    }
+
     // MARK: Synchronous
 
     /// Runs `body` with the writer handle, in an IMMEDIATE transaction, and blocks the calling thread

@@ -118,4 +118,19 @@ struct Counted: Sendable {
         let error = await #expect(throws: DatabaseError.self) { _ = try await iterator.next() }
         #expect(error?.message.contains("no such table") == true)
     }
+
+    @Test func aDroppedPoolIsFreedAndEndsItsStreams() async throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.close()
+        var pool: DatabasePool? = try DatabasePool(path: temp.path, readers: 1)
+        weak var freed = pool
+        var values = try #require(pool).observe { db in try db.value(Int.self, "SELECT 1") ?? 0 }.makeAsyncIterator()
+        var changes = try #require(pool).changes(ofTables: nil).makeAsyncIterator()
+        #expect(try await values.next() == 1)
+        try await Task.sleep(nanoseconds: 20_000_000)   // the first fetch has released its reader
+        pool = nil
+        #expect(freed == nil, "no cycle through the streams keeps the pool (and its connections) alive")
+        #expect(try await values.next() == nil)
+        #expect(await changes.next() == nil)
+    }
 }
