@@ -123,7 +123,8 @@ struct Counted: Sendable {
         let temp = try TemporaryDatabase()
         try temp.db.close()
         var pool: DatabasePool? = try DatabasePool(path: temp.path, readers: 1)
-        weak var freed = pool
+        weak var freed: DatabasePool?
+        freed = pool
         var values = try #require(pool).observe { db in try db.value(Int.self, "SELECT 1") ?? 0 }.makeAsyncIterator()
         var changes = try #require(pool).changes(ofTables: nil).makeAsyncIterator()
         #expect(try await values.next() == 1)
