@@ -14,6 +14,8 @@ final class Connection {
     /// Set while the tables statements read are recorded (``Database/recordingReads(_:)``): the cache is
     /// bypassed, since SQLite's authorizer reports reads only when a statement is prepared.
     var preparesFresh = false
+    /// `sqlite_master` as of the last schema read (see ``SchemaCatalog``).
+    var schemaCatalog: SchemaCatalog?
     /// Called with each finished statement's SQL and duration (nanoseconds), while any is registered.
     /// Told when a statement fails, so the owner can distrust the changes it reported (see ``Database``).
     var statementFailed: (() -> Void)?

@@ -83,13 +83,13 @@ struct TableInfo {
     static func read(_ table: String, in connection: Connection, views: Bool = false) throws -> TableInfo? {
         // Table-valued pragma functions take the name as a bound argument, so each of these statements is
         // prepared once per connection, not once per table.
-        let master = try connection.cachedStatement("SELECT name, sql, type = 'view' FROM sqlite_master WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE ORDER BY type")
-        try master.bind(values: [.text(table)])
-        guard try master.step() else { master.reset(); return nil }
-        let name = master.string(at: 0)
-        let createSQL = master.string(at: 1)
-        let isView = master.int64(at: 2) != 0
-        master.reset()
+        // sqlite_master has no index: it is read once per schema version (SchemaCatalog), so that the first
+        // use of N models costs N lookups, not N scans.
+        let catalog = try SchemaCatalog.current(in: connection)
+        guard let entry = catalog.tables[table.lowercased()] else { return nil }
+        let name = entry.name
+        let createSQL = entry.sql
+        let isView = entry.isView
         if isView && !views { return nil }
 
         var columns: [ColumnInfo] = []
@@ -123,13 +123,8 @@ struct TableInfo {
             info.reset()
             indices.append(IndexInfo(name: entry.name, unique: entry.unique, origin: entry.origin,
                                      partial: entry.partial, columns: names, descending: descending))
-            if entry.origin == "c" {
-                let source = try connection.cachedStatement("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?")
-                try source.bind(values: [.text(entry.name)])
-                if try source.step(), !source.isNull(at: 0) {
-                    indices[indices.count - 1].hasExplicitCollation = SQLTokenizer.tokens(source.string(at: 0)).contains { $0.isKeyword("COLLATE") }
-                }
-                source.reset()
+            if entry.origin == "c", let sql = catalog.indexSQL[entry.name] {
+                indices[indices.count - 1].hasExplicitCollation = SQLTokenizer.tokens(sql).contains { $0.isKeyword("COLLATE") }
             }
         }
         var foreignKeys: [ForeignKeyInfo] = []
@@ -140,10 +135,7 @@ struct TableInfo {
         }
         keys.reset()
         if isView {
-            let triggers = try connection.cachedStatement("SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE AND sql LIKE '%INSTEAD%OF%'")
-            try triggers.bind(values: [.text(name)])
-            let writable = try triggers.step() && triggers.int64(at: 0) > 0
-            triggers.reset()
+            let writable = catalog.tablesWithInsteadOfTriggers.contains(name.lowercased())
             return TableInfo(name: name, columns: columns, indices: [], withoutRowID: true, isView: true, isWritableView: writable)
         }
         // Table options (WITHOUT ROWID, STRICT) follow the closing parenthesis of the column list.
@@ -214,5 +206,50 @@ struct TableSQL {
         while try children.step() { referencing.append(children.string(at: 0)) }
         children.reset()
         return TableSQL(table: tableSQL, indices: indices, triggers: triggers, referencingTables: referencing)
+    }
+}
+
+/// The rows of `sqlite_master` a schema read needs, read in one scan and kept per connection until
+/// `PRAGMA schema_version` changes.
+final class SchemaCatalog {
+    let version: Int64
+    /// Tables and views by lowercased name (SQLite compares names case-insensitively).
+    var tables: [String: (name: String, sql: String, isView: Bool)] = [:]
+    /// `CREATE INDEX` statements by index name.
+    var indexSQL: [String: String] = [:]
+    /// Lowercased names of the views with an INSTEAD OF trigger.
+    var tablesWithInsteadOfTriggers: Set<String> = []
+
+    init(version: Int64) {
+        self.version = version
+    }
+
+    /// The catalog as of the connection's current schema version.
+    static func current(in connection: Connection) throws -> SchemaCatalog {
+        let versionStatement = try connection.cachedStatement("PRAGMA schema_version")
+        let version = try versionStatement.step() ? versionStatement.int64(at: 0) : -1
+        versionStatement.reset()
+        if let cached = connection.schemaCatalog, cached.version == version { return cached }
+        let catalog = SchemaCatalog(version: version)
+        let master = try connection.cachedStatement("SELECT type, name, tbl_name, sql FROM sqlite_master")
+        defer { master.reset() }
+        while try master.step() {
+            let type = master.string(at: 0), name = master.string(at: 1)
+            switch type {
+            case "table", "view":
+                catalog.tables[name.lowercased()] = (name, master.string(at: 3), type == "view")
+            case "index":
+                if !master.isNull(at: 3) { catalog.indexSQL[name] = master.string(at: 3) }
+            case "trigger":
+                let sql = master.string(at: 3).uppercased()
+                // (What `sql LIKE '%INSTEAD%OF%'` matched before.)
+                if let instead = sql.range(of: "INSTEAD"), sql[instead.upperBound...].contains("OF") {
+                    catalog.tablesWithInsteadOfTriggers.insert(master.string(at: 2).lowercased())
+                }
+            default: break
+            }
+        }
+        connection.schemaCatalog = catalog
+        return catalog
     }
 }
