@@ -355,3 +355,23 @@ func indexNames(_ table: String, in db: Database) throws -> [String] {
         #expect(try db.value(Int.self, "SELECT capacity FROM Shelf WHERE name = 'again'") == 12)
     }
 }
+
+@Suite struct SchemaCatalogTests {
+    /// First use reads sqlite_master once per schema version, not once per model (which made the first
+    /// use of N models quadratic in the number of tables).
+    @Test func firstUseOfManyModelsScansSqliteMasterOnce() throws {
+        let temp = try TemporaryDatabase()
+        for index in 0..<200 { try temp.db.execute("CREATE TABLE other_\(index)(x INTEGER); CREATE INDEX other_\(index)_x ON other_\(index)(x)") }
+        try temp.db.syncSchema(AsyncItem.self)
+        try temp.db.syncSchema(AsyncOther.self)
+        try temp.db.syncSchema(KPPerson.self)
+        let db = try temp.reopen()
+        var statements: [String] = []
+        let trace = db.traceStatements { statements.append($0) }
+        _ = try db.count(AsyncItem.self)
+        _ = try db.count(AsyncOther.self)
+        _ = try db.count(KPPerson.self)
+        trace.cancel()
+        #expect(statements.filter { $0.contains("sqlite_master") }.count == 1, "\(statements.filter { $0.contains("sqlite_master") })")
+    }
+}
