@@ -55,8 +55,29 @@ struct TableInfo {
     /// A view with INSTEAD OF triggers, which makes it writable.
     var isWritableView = false
 
+    /// Column positions by lowercased name (SQLite compares column names case-insensitively): planning
+    /// and mapping look columns up many times per model, and a scan with Foundation's comparison was most
+    /// of a first use's cost.
+    private let positions: [String: Int]
+
+    init(name: String, columns: [ColumnInfo], indices: [IndexInfo], withoutRowID: Bool, foreignKeys: [ForeignKeyInfo] = [],
+         isView: Bool = false, isWritableView: Bool = false) {
+        self.name = name
+        self.columns = columns
+        self.indices = indices
+        self.withoutRowID = withoutRowID
+        self.foreignKeys = foreignKeys
+        self.isView = isView
+        self.isWritableView = isWritableView
+        var positions: [String: Int] = [:]
+        for (index, column) in columns.enumerated() where positions[column.name.lowercased()] == nil {
+            positions[column.name.lowercased()] = index
+        }
+        self.positions = positions
+    }
+
     func column(named name: String) -> ColumnInfo? {
-        columns.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        positions[name.lowercased()].map { columns[$0] }
     }
 
     var primaryKeyColumns: [ColumnInfo] {
