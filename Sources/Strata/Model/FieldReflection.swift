@@ -43,13 +43,16 @@ enum FieldReflection {
     /// model's `_title` storage is `title`, and its `_$observationRegistrar` is left out.
     static func persistentFields(of type: AnyClass) -> [ReflectedField] {
         let observable = ObservationSupport.isObservable(type)
-        return fields(of: type).dropFirst(fields(of: ModelObject.self).count).compactMap { field in
+        return fields(of: type).dropFirst(baseFieldCount).compactMap { field in
             guard observable else { return field }
             if field.name.hasPrefix("_$") { return nil }
             return ReflectedField(name: ObservationSupport.propertyName(field.name, observable: true), offset: field.offset,
                                   type: field.type, isVar: field.isVar, isStrong: field.isStrong)
         }
     }
+
+    /// The stored fields of ``ModelObject`` (the bookkeeping every model inherits), counted once.
+    private static let baseFieldCount = fields(of: ModelObject.self).count
 
     static func fields(of type: AnyClass, using path: Path = FieldReflection.path) -> [ReflectedField] {
         if path == .runtime, let runtime = RuntimeEntryPoints.shared { return runtime.fields(of: type) }
