@@ -114,9 +114,9 @@ enum GRDBContenders {
         let queue = try open(job)
         defer { try? queue.close() }
         try checkNoMutex(queue, what)
-        let (duration, items) = try measure { try queue.inDatabase { try fetchAll($0) } }
-        try Verification.items(items, count: job.rows, "\(what): fetched objects")
-        return duration
+        return try measureFetch({ try queue.inDatabase { try fetchAll($0) } }) {
+            try Verification.items($0, count: job.rows, "\(what): fetched objects")
+        }
     }
 
     static func fetchRecord(_ job: Job) throws -> Duration {

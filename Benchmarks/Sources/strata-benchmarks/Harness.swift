@@ -110,6 +110,20 @@ func measure<T>(_ body: () throws -> T) rethrows -> (Duration, T) {
     return (end - start, result)
 }
 
+/// A fetch's time with the release of what it fetched (objects are not free to let go of: a class
+/// instance's deinit, an identity map's bookkeeping): the fetch is timed, the result verified untimed,
+/// then its release is timed and added.
+func measureFetch<T>(_ fetch: () throws -> [T], verify: ([T]) throws -> Void) throws -> Duration {
+    var (duration, items) = try measure(fetch)
+    try verify(items)
+    let clock = ContinuousClock()
+    let start = clock.now
+    items = []
+    let release = clock.now - start
+    withExtendedLifetime(items) {}
+    return duration + release
+}
+
 extension Duration {
     var milliseconds: Double {
         let (seconds, attoseconds) = components

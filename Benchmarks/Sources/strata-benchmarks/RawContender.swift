@@ -43,9 +43,7 @@ enum RawContender {
         let db = try SQLiteC.open(job.path)
         defer { SQLiteC.close(db) }
         try Verification.noMutex(db, "raw")
-        let (duration, items) = try measure { try fetchAll(db) }
-        try Verification.items(items, count: job.rows, "fetched structs")
-        return duration
+        return try measureFetch({ try fetchAll(db) }) { try Verification.items($0, count: job.rows, "fetched structs") }
     }
 
     static func insert(_ job: Job) throws -> Duration {

@@ -61,9 +61,9 @@ enum StrataContender {
         try checkItemTableInSync(job)
         let db = try open(job)
         defer { try? db.close() }
-        let (duration, items) = try measure { try db.objects(StrataItem.self) }
-        try Verification.items(items, count: job.rows, "Strata: fetched objects")
-        return duration
+        return try measureFetch({ try db.objects(StrataItem.self) }) {
+            try Verification.items($0, count: job.rows, "Strata: fetched objects")
+        }
     }
 
     /// insert: open, make the models, save them in one transaction; the clock stops after COMMIT.

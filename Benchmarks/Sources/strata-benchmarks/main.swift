@@ -42,7 +42,7 @@ func makeWorkloads(_ options: Options) -> [Workload] {
 
     let all = [
         Workload(
-            key: "fetch", title: "fetch: \(options.fetchRows.formatted()) rows -> objects in an array",
+            key: "fetch", title: "fetch: \(options.fetchRows.formatted()) rows -> objects in an array, their release included",
             rows: options.fetchRows,
             makeTemplate: { try ItemTable.create(at: $0, rows: options.fetchRows) },
             cases: [
