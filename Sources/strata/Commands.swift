@@ -25,6 +25,16 @@ func loadMigrator(folder: String, namespace: String) throws -> Migrator {
     return migrator
 }
 
+/// A schema diff as SQL (statements, then notes as comments) or as JSON.
+func printDiff(_ diff: SchemaDiff, json: Bool) throws {
+    if json {
+        struct Output: Encodable { let statements: [String]; let notes: [String] }
+        try printJSON(Output(statements: diff.statements, notes: diff.notes))
+    } else {
+        print(diff.text, terminator: "")
+    }
+}
+
 extension StrataCommand {
     /// `strata plan <db> --migrations <folder> [--json]`
     struct Plan: ParsableCommand {
@@ -59,13 +69,7 @@ extension StrataCommand {
                 guard let sql = try? String(contentsOfFile: schema, encoding: .utf8) else { throw ToolError("no schema file at \(schema)") }
                 let target = try Database()
                 try target.execute(sql)
-                let diff = try SchemaDiff(from: db, to: target)
-                if json {
-                    struct Output: Encodable { let statements: [String]; let notes: [String] }
-                    try printJSON(Output(statements: diff.statements, notes: diff.notes))
-                } else {
-                    print(diff.text, terminator: "")
-                }
+                try printDiff(SchemaDiff(from: db, to: target), json: json)
                 return
             }
             let plan = try loadMigrator(folder: migrations ?? "", namespace: namespace).plan(for: db)
@@ -123,13 +127,7 @@ extension StrataCommand {
         func run() throws {
             let a = try openReadOnly(first), b = try openReadOnly(second)
             defer { try? a.close(); try? b.close() }
-            let diff = try SchemaDiff(from: a, to: b)
-            if json {
-                struct Output: Encodable { let statements: [String]; let notes: [String] }
-                try printJSON(Output(statements: diff.statements, notes: diff.notes))
-            } else {
-                print(diff.text, terminator: "")
-            }
+            try printDiff(SchemaDiff(from: a, to: b), json: json)
         }
     }
 
