@@ -1,6 +1,6 @@
-// Every Swift example of the DocC articles GettingStarted, ModelsAndSchemaEvolution, RawSQLAndLiveObjects
-// and Limitations, verbatim: this file must compile, ArticleExamplesTests runs the statements, and checks
-// that each article block still appears here (so an edited article fails until this file follows).
+// Every Swift example of the DocC articles, verbatim (inside functions, beside the types they assume):
+// this file must compile, ArticleExamplesTests runs those that need no file or server, and checks that
+// each article block still appears here (so an edited article fails until this file follows).
 import Foundation
 import Strata
 
@@ -95,5 +95,274 @@ enum ArticleExamples {
         }
         try migrator.migrate(db)
         print(try db.value(Int.self, "PRAGMA user_version") ?? 0)   // 1
+    }
+}
+
+// MappingAnExistingDatabase: each example inside a function, with the types it assumes.
+enum MappingExamples {
+    final class Supplier: Model {
+        static let tableName = "shop_supplier"
+        var id: Int64 = 0
+        required init() {}
+    }
+
+    static func product(_ db: Database) throws {
+        final class Product: Model {
+            static let tableName = "shop_product"
+            static let columnNames = ["createdAt": "created_at"]
+            var id: Int64 = 0
+            var title = ""
+            var price = Decimal(0)
+            var createdAt = Date(timeIntervalSince1970: 0)
+            @Reference var supplier: Supplier?       // Django's `supplier_id` foreign key
+            required init() {}
+        }
+
+        let plan = try db.schemaPlan(for: Product.self)
+        precondition(plan.isEmpty)                   // nothing to add: the table is used as it is
+        print(plan.columns["supplier"] ?? "")        // "supplier_id"
+        let product = Product()
+        let supplier = try product.$supplier.require()
+        _ = supplier
+    }
+
+    final class Album: Model {
+        var id: Int64 = 0
+        required init() {}
+    }
+
+    final class Track: Model {
+        static let columnNames = ["album": "album_ref"]   // the remedy the error suggests
+        var id: Int64 = 0
+        @Reference var album: Album?
+        required init() {}
+    }
+
+    final class OrderTotal: Model {
+        static let tableName = "order_totals"    // a view
+        var id: Int64 = 0
+        var total = 0.0
+        required init() {}
+    }
+
+    final class Note: Model {
+        var id: Int64 = 0
+        required init() {}
+    }
+
+    final class Label: Model {
+        var id = ""
+        required init() {}
+    }
+
+    static func compositeKey(_ db: Database) throws {
+        final class NoteLabel: Model {
+            static let tableName = "notelabel"
+            static let compositeKey = ["note", "label"]
+            @Reference var note: Note?
+            @Reference var label: Label?
+            required init() {}
+        }
+        let link = try db.object(NoteLabel.self, forKey: CompositeKey(1, "urgent"))
+        _ = link
+    }
+
+    final class Reading: Model {
+        static let primaryKey = "rowid"
+        var rowid: Int64 = 0
+        var value = 0.0
+        required init() {}
+    }
+
+    final class Post: Model {
+        var id: Int64 = 0
+        var title = ""
+        var status = "published"
+        required init() {}
+    }
+
+    static func schemaDefaults(_ db: Database) throws {
+        // status TEXT NOT NULL DEFAULT 'draft'
+        let post = Post()
+        post.title = "Hello"
+        try db.save(post)
+        print(post.status)   // "draft"
+    }
+}
+
+// Relationships
+enum RelationshipExamples {
+    final class Department: Model {
+        var id: Int64 = 0
+        var name = ""
+        @Children(by: "department", orderBy: "name") var employees: [Employee]
+        required init() {}
+    }
+
+    final class Employee: Model {
+        var id: Int64 = 0
+        var name = ""
+        @Reference(onDelete: .cascade) var department: Department?
+        @Reference var manager: Employee?
+        required init() {}
+    }
+
+    static func faults(_ db: Database, staff: [Employee], employee: Employee) throws {
+        for employee in staff { print(employee.department?.name ?? "-") }   // one batched query, at the first fault
+        let department = try employee.$department.require()                // throws instead of reading nil
+        _ = department
+    }
+
+    static func prefetch(_ db: Database) throws {
+        let departments = try db.objects(Department.self, prefetching: ["employees", "employees.manager"])
+        // 3 statements: departments, their employees, those employees' managers
+        _ = departments
+    }
+
+    final class Tag: Model {
+        var id: Int64 = 0
+        required init() {}
+    }
+
+    static func siblings(_ db: Database, swift: Tag, orm: Tag) throws {
+        final class Post: Model {
+            var id: Int64 = 0
+            @Siblings(through: "blog_post_tags", from: "post_id", to: "tag_id") var tags: [Tag]
+            required init() {}
+        }
+        if let post = try db.object(Post.self, forKey: 1) {
+            try post.$tags.add(swift)      // INSERT into the join table (nothing if the pair is there)
+            try post.$tags.remove(orm)
+        }
+    }
+}
+
+// Concurrency (compiled; the pool examples use a file, so they are not run)
+enum ConcurrencyExamples {
+    final class Note: Model {
+        var id: Int64 = 0
+        var title = ""
+        required init() {}
+    }
+
+    static func pool() async throws {
+        let pool = try DatabasePool(path: "app.sqlite", readers: 4)
+
+        let id = try await pool.write { db in
+            let note = Note()
+            note.title = "Groceries"
+            try db.save(note)
+            return note.id
+        }
+        let titles = try await pool.read { db in
+            try db.objects(Note.self, where: "ORDER BY id").map(\.title)
+        }
+        _ = (id, titles)
+
+        struct NoteSummary: Sendable { let id: Int64; let title: String }
+        let summaries = try await pool.read { db in
+            try db.objects(Note.self).map { NoteSummary(id: $0.id, title: $0.title) }
+        }
+        _ = summaries
+
+        try pool.checkpoint(.truncate)                 // copy the WAL into the file and empty it
+        try pool.backup(to: "/backups/app.sqlite")     // SQLite's online backup, from a reader
+        try await pool.close()                         // waits for queued work, then refuses new calls
+    }
+
+    static func streams(_ pool: DatabasePool) async throws {
+        for await change in pool.changes(of: Note.self) {
+            for (row, properties) in change.updatedProperties {
+                print("note \(row) changed \(properties.sorted())")
+            }
+        }
+        var badge = 0
+        for try await count in pool.observe({ db in try db.count(Note.self) }) {
+            badge = count
+        }
+        _ = badge
+    }
+}
+
+#if canImport(Observation)
+import Observation
+
+@available(macOS 14, iOS 17, *)
+enum ObservationExamples {
+    @Observable final class Note: Model, ObservableModel {
+        static var observedKeyPaths: [PartialKeyPath<Note>] { [\.title, \.body] }
+        var id: Int64 = 0
+        var title = ""
+        var body = ""
+        required init() {}
+    }
+}
+#endif
+
+// RunningMigrations
+enum MigrationExamples {
+    static func migrate(_ db: Database) throws {
+        var migrator = Migrator()
+        migrator.register("0001_create", sql: """
+            CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT NOT NULL)
+            """)
+        migrator.register("0002_split_name") { db in
+            try db.execute("ALTER TABLE person ADD COLUMN lastName TEXT")
+            try db.execute("UPDATE person SET lastName = substr(name, instr(name, ' ') + 1)")
+        }
+        try migrator.migrate(db)
+
+        let plugin = Migrator(namespace: "search-plugin")   // its own rows in strata_migrations
+        print(try migrator.plan(for: db))                    // what would run, with its SQL
+        migrator.eraseDatabaseOnSchemaChange = true          // development only: start over when one changed
+        try migrator.migrate(db) { progress in print(progress) }
+        _ = plugin
+    }
+}
+
+// WritingSafely
+enum WritingSafelyExamples {
+    final class Employee: Model {
+        static let primaryKey = "employeeId"
+        var employeeId: Int64 = 0
+        var name = ""
+        required init() {}
+    }
+
+    final class Event: Model {
+        static let columnFormats: [String: ColumnFormat] = ["startsAt": .unixMilliseconds]
+        var id: Int64 = 0
+        var startsAt = Date()
+        required init() {}
+    }
+
+    final class Counter: Model {
+        var id: Int64 = 0
+        var value = 0
+        required init() {}
+    }
+
+    static func run() throws {
+        let db = try Database()
+        let first = Employee(); first.name = "Ada"
+        try db.save(first)
+        if let ada = try db.object(Employee.self, forKey: 1) {
+            print(ada.hasChanges)            // false
+            ada.name = "Ada L."
+            print(ada.changedProperties)     // ["name"]
+            try db.save(ada)                 // UPDATE "Employee" SET "name" = ? WHERE "employeeId" = ?
+        }
+        try db.save(Event())
+        let counter = Counter()
+        try db.save(counter)
+        try db.retryingOnConflict {
+            counter.value += 1
+            try db.save(counter)
+        }
+        try db.transaction {
+            counter.value += 1
+            try db.save(counter)
+        }
+        precondition(counter.value == 2 && first.name == "Ada L.")
     }
 }

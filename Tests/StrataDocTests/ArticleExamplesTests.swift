@@ -3,8 +3,13 @@ import Strata
 import Testing
 
 @Suite struct ArticleExamplesTests {
-    /// The articles whose examples are compiled here.
-    static let articles = ["GettingStarted", "ModelsAndSchemaEvolution", "RawSQLAndLiveObjects", "Limitations"]
+    /// Every article of the catalog (the landing page has no Swift examples).
+    static let articles: [String] = {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/Strata/Strata.docc")
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return files.filter { $0.hasSuffix(".md") && $0 != "Strata.md" }.map { String($0.dropLast(3)) }.sorted()
+    }()
 
     @Test func theExamplesRun() throws {
         try ArticleExamples.gettingStarted()
@@ -15,6 +20,10 @@ import Testing
         try ArticleExamples.observing(db)
         #expect(try db.count(Person.self) == 1)
         try ArticleExamples.limitations()
+        let migrations = try Database()
+        try MigrationExamples.migrate(migrations)
+        try WritingSafelyExamples.run()
+        #expect(try migrations.value(Int.self, "SELECT count(*) FROM strata_migrations") == 2)
     }
 
     /// Each Swift block of those articles appears, line for line (indentation aside), in ArticleExamples.swift.
@@ -28,7 +37,7 @@ import Testing
         }
         let compiledLines = lines(compiled).joined(separator: "\n")
         let blocks = text.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```").first ?? "" }
-        #expect(!blocks.isEmpty)
+        #expect(!blocks.isEmpty || article == "Performance", "\(article) has no Swift example")
         for block in blocks {
             #expect(compiledLines.contains(lines(block).joined(separator: "\n")), "not compiled: \(block)")
         }
