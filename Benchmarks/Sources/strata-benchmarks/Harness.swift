@@ -192,6 +192,7 @@ struct Options {
     var relationshipOwners = 10_000
     var relationshipDepartments = 1_000
     var pool = false
+    var queries = false
 
     static let usage = """
         usage: strata-benchmarks [--rounds N] [--quick] [--json PATH] [--only W,W] [--contenders C,C]
@@ -203,6 +204,7 @@ struct Options {
           --contenders C,.. contenders to run: \(ContenderID.allCases.map(\.rawValue).joined(separator: ", "))
                             (strata also selects strata-lazy and strata-prefetch)
           --departments N   distinct departments of the relationships workload (default 1,000)
+          --queries         instead: first(where:) by a string clause and by a key-path condition
           --pool            instead: async pool read latency (idle, under slow writes) and throughput,
                             Strata's DatabasePool beside GRDB's
         """
@@ -225,6 +227,7 @@ struct Options {
                 rounds = n
             case "--quick": quick = true
             case "--pool": options.pool = true
+            case "--queries": options.queries = true
             case "--json": options.jsonPath = try value(argument)
             case "--departments":
                 guard let count = Int(try value(argument)), count > 0 else { throw VerificationFailure(description: "--departments needs a positive number\n\(usage)") }

@@ -131,6 +131,12 @@ do {
     print("note: the Strata contender is off (build with strataModels = true in Benchmarks/Package.swift)")
     #endif
     #if STRATA_MODELS
+    if options.queries {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-benchmarks-queries-\(ProcessInfo.processInfo.processIdentifier)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try QueryFormsWorkload.run(folder: folder, rounds: options.rounds)
+        exit(0)
+    }
     if options.pool {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-benchmarks-pool-\(ProcessInfo.processInfo.processIdentifier)")
         defer { try? FileManager.default.removeItem(at: folder) }

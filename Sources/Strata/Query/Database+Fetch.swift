@@ -202,10 +202,18 @@ extension Database {
         SQLTemplate.expand(sql, table: registry.metadata.tableName, keyList: registry.table.keyColumnList)
     }
 
+    /// The select statement for a clause the library generated itself (key-path conditions): no `WHERE`
+    /// to add, no `$T` to expand, no collection to spread — the cached statement, bound.
+    func generatedSelect(_ registry: TypeRegistry, clause: String, arguments: [SQLValue]) throws -> Statement {
+        let statement = try connection.cachedStatement(registry.table.selectFromSQL + " " + clause)
+        try statement.bind(values: arguments)
+        return statement
+    }
+
     @usableFromInline
     func selectStatement(_ registry: TypeRegistry, clause: String, arguments: [any ColumnValue]) throws -> Statement {
-        let sql = "SELECT \(registry.table.selectColumns) FROM \(SQL.quote(registry.metadata.tableName))"
-            + (clause.isEmpty ? "" : " " + expand(SQLClause.normalized(clause), registry))
+        let sql = clause.isEmpty ? registry.table.selectFromSQL
+            : registry.table.selectFromSQL + " " + expand(SQLClause.normalized(clause), registry)
         let (expanded, bound) = try ArgumentList.expand(sql, arguments)
         let statement = try connection.cachedStatement(expanded)
         try statement.bind(bound)

@@ -23,8 +23,8 @@ public struct QueryCondition<Root: Model> {
     let node: Node
 
     /// SQL and arguments for `registry` (the model's table mapping).
-    func sql(_ registry: TypeRegistry) throws -> (String, [any ColumnValue]) {
-        var arguments: [any ColumnValue] = []
+    func sql(_ registry: TypeRegistry) throws -> (String, [SQLValue]) {
+        var arguments: [SQLValue] = []
         func render(_ node: Node) throws -> String {
             switch node {
             case .compare(let term, let op, let value):
@@ -232,7 +232,11 @@ extension Database {
                                   limit: Int? = nil) throws -> [T] {
         let registry = try registry(for: T.self)
         let (clause, arguments) = try clause(condition, order, limit, registry)
-        return try objects(type, where: clause, arguments: arguments)
+        let statement = try generatedSelect(registry, clause: clause, arguments: arguments)
+        defer { statement.reset() }
+        var result: [T] = []
+        while try statement.step() { result.append(try object(T.self, from: statement, registry: registry)) }
+        return result
     }
 
     /// All objects in `orderBy` order.
@@ -255,7 +259,9 @@ extension Database {
     public func first<T: Model>(_ type: T.Type, where condition: QueryCondition<T>, orderBy order: QueryOrder<T>? = nil) throws -> T? {
         let registry = try registry(for: T.self)
         let (clause, arguments) = try clause(condition, order, 1, registry)
-        return try first(type, where: clause, arguments: arguments)
+        let statement = try generatedSelect(registry, clause: clause, arguments: arguments)
+        defer { statement.reset() }
+        return try statement.step() ? object(T.self, from: statement, registry: registry) : nil
     }
 
     /// How many rows a key-path condition selects.
@@ -282,7 +288,7 @@ extension Database {
     }
 
     private func clause<T: Model>(_ condition: QueryCondition<T>, _ order: QueryOrder<T>?, _ limit: Int?,
-                                  _ registry: TypeRegistry) throws -> (String, [any ColumnValue]) {
+                                  _ registry: TypeRegistry) throws -> (String, [SQLValue]) {
         var (clause, arguments) = try condition.sql(registry)
         clause = "WHERE " + clause
         if let order { clause += " ORDER BY " + (try order.sql(registry)) }

@@ -21,12 +21,31 @@ public enum SQLClause {
     /// SQLClause.normalized("age > 30")   // "WHERE age > 30"
     /// ```
     public static func normalized(_ clause: String) -> String {
-        let trimmed = clause.drop { $0.isWhitespace }
-        guard let first = trimmed.first else { return clause }
-        if first == "," { return clause }
-        let word = trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" }.uppercased()
-        if continuations.contains(word) { return clause }
-        if word == "NOT", trimmed.dropFirst(3).drop(while: { $0.isWhitespace }).uppercased().hasPrefix("INDEXED") { return clause }
-        return "WHERE " + trimmed
+        // On bytes (grapheme-aware Character handling costs more than the query): skip ASCII whitespace,
+        // read the first word, compare it uppercased.
+        let bytes = Array(clause.utf8.prefix(64))
+        var index = 0
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D {
+            index += 1
+        }
+        guard index < bytes.count else { return clause }
+        if bytes[index] == UInt8(ascii: ",") { return clause }
+        var word: [UInt8] = []
+        while index < bytes.count {
+            let byte = bytes[index]
+            let isWordByte = (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F
+            guard isWordByte else { break }
+            word.append(byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte)
+            index += 1
+        }
+        let first = String(decoding: word, as: UTF8.self)
+        if continuations.contains(first) { return clause }
+        if first == "NOT" {
+            var rest = index
+            while rest < bytes.count, bytes[rest] == 0x20 { rest += 1 }
+            let next = String(decoding: bytes[rest...].prefix(7), as: UTF8.self).uppercased()
+            if next == "INDEXED" { return clause }
+        }
+        return "WHERE " + clause.drop { $0.isWhitespace }
     }
 }

@@ -7,7 +7,7 @@ enum SQLTemplate {
 
     /// With `keyList` already quoted: `"a", "b"` for a composite key.
     static func expand(_ sql: String, table: String, keyList: String) -> String {
-        guard sql.contains("$") else { return sql }
+        guard sql.utf8.contains(UInt8(ascii: "$")) else { return sql }
         let tokens = [("PK", keyList), ("T", SQL.quote(table))]
         var result = ""
         var quote: Character?

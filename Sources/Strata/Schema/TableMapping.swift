@@ -10,6 +10,8 @@ final class TableMapping {
     var selectsRowID: Bool { hasRowID && !keyIsRowID }
     /// `"t"."a", "t"."b", ...` in property order (plus rowid when selected).
     let selectColumns: String
+    /// `SELECT <columns> FROM "table"`, the start of every fetch (built once, not per query).
+    let selectFromSQL: String
     /// Every declared column (plus `RETURNING rowid` when the key is not the rowid).
     let insertSQL: String
     /// Every column but the key, for keys SQLite assigns.
@@ -84,6 +86,7 @@ final class TableMapping {
         var columns = names.map { "\(t).\($0)" }
         if hasRowID && !keyIsRowID { columns.append("\(t).rowid") }
         selectColumns = columns.joined(separator: ", ")
+        selectFromSQL = "SELECT \(selectColumns) FROM \(SQL.quote(metadata.tableName))"
         let returning = hasRowID && !keyIsRowID ? " RETURNING rowid" : ""
         insertSQL = "INSERT INTO \(t) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count)))\(returning)"
         insertWithoutKeySQL = names.count == 1 ? "INSERT INTO \(t) DEFAULT VALUES"
