@@ -199,8 +199,8 @@ struct Options {
           --rounds N        measured rounds after one discarded warm-up round (default 10)
           --quick           2 measured rounds (a smoke run; same sizes)
           --json PATH       also write every sample and statistic as JSON to PATH
-          --only W,...      workloads to run: fetch, insert, update, schema-in-sync, schema-add-column,
-                            relationships
+          --only W,...      workloads to run: fetch, insert, update, for-keys, schema-in-sync,
+                            schema-add-column, relationships
           --contenders C,.. contenders to run: \(ContenderID.allCases.map(\.rawValue).joined(separator: ", "))
                             (strata also selects strata-lazy and strata-prefetch)
           --departments N   distinct departments of the relationships workload (default 1,000)

@@ -30,7 +30,9 @@ func makeWorkloads(_ options: Options) -> [Workload] {
     let strataInSync = StrataContender.schemaInSync, strataAddColumn = StrataContender.schemaAddColumn
     let makeSchemaDatabase = StrataContender.makeSchemaDatabase
     let strataLazy = StrataContender.relationshipsLazy, strataPrefetch = StrataContender.relationshipsPrefetch
+    let strataForKeys = ForKeys.strata
     #else
+    let strataForKeys: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
     let unavailable: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
     let strataFetch = unavailable, strataInsert = unavailable, strataUpdate = unavailable
     let strataInSync = unavailable, strataAddColumn = unavailable
@@ -71,6 +73,11 @@ func makeWorkloads(_ options: Options) -> [Workload] {
                 Case(contender: .grdbCodable, run: GRDBContenders.updateCodable),
                 Case(contender: .grdbOptimized, run: GRDBContenders.updateOptimized),
             ] + strataCase(strataUpdate)),
+        Workload(
+            key: "for-keys", title: "for-keys: 10,000 objects by key, in the keys' (shuffled) order, of 50,000 rows",
+            rows: 10_000,
+            makeTemplate: { try ItemTable.create(at: $0, rows: ForKeys.tableRows) },
+            cases: [Case(contender: .raw, run: ForKeys.raw)] + strataCase(strataForKeys)),
         Workload(
             key: "schema-in-sync", title: "schema sync: first use of \(SchemaTables.count) models already in sync (fresh handle)",
             rows: SchemaTables.count,

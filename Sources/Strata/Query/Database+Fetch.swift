@@ -96,6 +96,16 @@ extension Database {
         let found = try objects(T.self, registry: registry, column: registry.table.columns[0],
                                 in: values.map(registry.table.storedKey))
         guard ordered else { return found }
+        if registry.table.keyIsRowID {
+            // The key is the rowid, which every registered instance carries: no key decoding, integer hashing.
+            var byRowID: [Int64: T] = [:]
+            byRowID.reserveCapacity(found.count)
+            for object in found { byRowID[object._rowID] = object }
+            return values.compactMap { value in
+                guard case .integer(let key) = value else { return nil }
+                return byRowID[key]
+            }
+        }
         var byKey: [SQLValue: T] = [:]
         for object in found { byKey[try registry.metadata.key.accessor.load(object)] = object }
         return values.compactMap { byKey[$0] }
@@ -236,13 +246,13 @@ extension Database {
         while start < values.count {
             let chunk = Array(values[start..<min(start + chunkSize, values.count)])
             start += chunk.count
-            // Padded with NULLs (which match nothing) to a power of two, so a few cached statements serve
-            // every chunk length.
-            var size = min(8, chunkSize)
-            while size < chunk.count { size *= 2 }
-            let sql = "SELECT \(registry.table.selectColumns) FROM \(SQL.quote(registry.metadata.tableName)) WHERE \(quotedColumn) IN (\(SQL.placeholders(size)))"
-                + (orderBy.map { " ORDER BY \($0)" } ?? "")
-            let statement = try connection.cachedStatement(sql)
+            // Padded with NULLs (which match nothing) to one of eight lengths per power of two, so a few
+            // cached statements serve every chunk length and at most an eighth of a list is padding.
+            var power = min(8, chunkSize)
+            while power < chunk.count { power *= 2 }
+            let step = max(1, power / 8)
+            let size = min(power, (chunk.count + step - 1) / step * step)
+            let statement = try registry.table.inStatement(column: quotedColumn, count: size, orderBy: orderBy, in: connection)
             try statement.bind(values: chunk + Array(repeating: .null, count: size - chunk.count))
             defer { statement.reset() }
             while try statement.step() { result.append(try object(T.self, from: statement, registry: registry)) }

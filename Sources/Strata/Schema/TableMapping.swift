@@ -12,6 +12,8 @@ final class TableMapping {
     let selectColumns: String
     /// `SELECT <columns> FROM "table"`, the start of every fetch (built once, not per query).
     let selectFromSQL: String
+    /// The `IN (...)` fetches prepared so far (``inStatement(column:count:orderBy:in:)``).
+    private var inStatements: [InStatementKey: Statement] = [:]
     /// Every declared column (plus `RETURNING rowid` when the key is not the rowid).
     let insertSQL: String
     /// Every column but the key, for keys SQLite assigns.
@@ -188,6 +190,20 @@ final class TableMapping {
         return statement
     }
 
+    /// `SELECT … WHERE column IN (?, … count)` [ORDER BY …], prepared once per column, length and order
+    /// and found without hashing its (long) SQL text.
+    func inStatement(column quotedColumn: String, count: Int, orderBy: String?, in connection: Connection) throws -> Statement {
+        let key = InStatementKey(column: quotedColumn, count: count, orderBy: orderBy)
+        if let statement = inStatements[key] {
+            statement.reset()
+            return statement
+        }
+        let sql = "\(selectFromSQL) WHERE \(quotedColumn) IN (\(SQL.placeholders(count)))" + (orderBy.map { " ORDER BY \($0)" } ?? "")
+        let statement = try connection.cachedStatement(sql)
+        inStatements[key] = statement
+        return statement
+    }
+
     /// `UPDATE t SET "a" = ?, "b" = ? WHERE key = ?` for the given properties (by index), prepared once
     /// per set of properties.
     func updateStatement(_ columns: ColumnSet, in connection: Connection) throws -> Statement {
@@ -203,4 +219,11 @@ final class TableMapping {
         lastUpdate = (columns, statement)
         return statement
     }
+}
+
+/// Which `IN (...)` fetch a statement is.
+struct InStatementKey: Hashable {
+    let column: String
+    let count: Int
+    let orderBy: String?
 }

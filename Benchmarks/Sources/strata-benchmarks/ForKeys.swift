@@ -1,0 +1,67 @@
+// The for-keys workload (issue 14): 10,000 objects by key, in the order of the keys (shuffled), from a
+// table of 50,000 rows. Raw C: one `WHERE id IN (?, …)` statement, rows decoded into structs, then put in
+// key order through a dictionary; Strata: `db.objects(_:forKeys:)` (ordered).
+import CSQLiteBench
+import Foundation
+
+enum ForKeys {
+    static let tableRows = 50_000
+
+    /// The keys asked for: `count` distinct ids in a fixed shuffled order.
+    static func keys(_ count: Int) -> [Int64] {
+        var generator = SplitMixKeys(seed: 7)
+        var keys = Array(1...Int64(tableRows))
+        for index in stride(from: keys.count - 1, to: 0, by: -1) {
+            keys.swapAt(index, Int(generator.next() % UInt64(index + 1)))
+        }
+        return Array(keys.prefix(count))
+    }
+
+    static func raw(_ job: Job) throws -> Duration {
+        let db = try SQLiteC.open(job.path)
+        defer { SQLiteC.close(db) }
+        let keys = keys(job.rows)
+        let (duration, items) = try measure { () throws -> [PlainItem] in
+            let sql = ItemTable.selectSQL + " WHERE id IN (" + Array(repeating: "?", count: keys.count).joined(separator: ", ") + ")"
+            let statement = try SQLiteC.prepare(db, sql)
+            defer { sqlite3_finalize(statement) }
+            for (index, key) in keys.enumerated() { sqlite3_bind_int64(statement, Int32(index + 1), key) }
+            var byKey: [Int64: PlainItem] = [:]
+            byKey.reserveCapacity(keys.count)
+            for item in try RawContender.readItems(db, statement) { byKey[item.id] = item }
+            return keys.compactMap { byKey[$0] }
+        }
+        try Verification.check(items.map(\.id) == keys, "raw for-keys: rows out of key order")
+        return duration
+    }
+}
+
+struct SplitMixKeys {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+#if STRATA_MODELS
+import Strata
+
+extension ForKeys {
+    static func strata(_ job: Job) throws -> Duration {
+        try StrataContender.checkItemTableInSync(job)
+        var configuration = Strata.Database.Configuration()
+        configuration.logger.logLevel = .warning
+        let db = try Strata.Database(path: job.path, configuration: configuration)
+        defer { try? db.close() }
+        let keys = keys(job.rows)
+        let (duration, items) = try measure { try db.objects(StrataItem.self, forKeys: keys) }
+        try Verification.check(items.map(\.id) == keys, "Strata for-keys: objects out of key order")
+        return duration
+    }
+}
+#endif
