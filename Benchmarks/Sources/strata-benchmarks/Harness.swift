@@ -199,7 +199,7 @@ struct Options {
           --rounds N        measured rounds after one discarded warm-up round (default 10)
           --quick           2 measured rounds (a smoke run; same sizes)
           --json PATH       also write every sample and statistic as JSON to PATH
-          --only W,...      workloads to run: fetch, insert, update, for-keys, schema-in-sync,
+          --only W,...      workloads to run: fetch, insert, update, release, for-keys, schema-in-sync,
                             schema-add-column, relationships
           --contenders C,.. contenders to run: \(ContenderID.allCases.map(\.rawValue).joined(separator: ", "))
                             (strata also selects strata-lazy and strata-prefetch)

@@ -31,7 +31,9 @@ func makeWorkloads(_ options: Options) -> [Workload] {
     let makeSchemaDatabase = StrataContender.makeSchemaDatabase
     let strataLazy = StrataContender.relationshipsLazy, strataPrefetch = StrataContender.relationshipsPrefetch
     let strataForKeys = ForKeys.strata
+    let strataRelease = ReleaseWorkload.strata
     #else
+    let strataRelease: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
     let strataForKeys: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
     let unavailable: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
     let strataFetch = unavailable, strataInsert = unavailable, strataUpdate = unavailable
@@ -73,6 +75,11 @@ func makeWorkloads(_ options: Options) -> [Workload] {
                 Case(contender: .grdbCodable, run: GRDBContenders.updateCodable),
                 Case(contender: .grdbOptimized, run: GRDBContenders.updateOptimized),
             ] + strataCase(strataUpdate)),
+        Workload(
+            key: "release", title: "release: letting go of \(options.fetchRows.formatted()) fetched objects (plain class instances for raw)",
+            rows: options.fetchRows,
+            makeTemplate: { try ItemTable.create(at: $0, rows: options.fetchRows) },
+            cases: [Case(contender: .raw, run: ReleaseWorkload.raw)] + strataCase(strataRelease)),
         Workload(
             key: "for-keys", title: "for-keys: 10,000 objects by key, in the keys' (shuffled) order, of 50,000 rows",
             rows: 10_000,

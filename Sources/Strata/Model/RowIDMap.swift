@@ -88,10 +88,17 @@ struct RowIDMap {
 
     /// Removes the entry for `key` (backward-shift deletion: no tombstones).
     mutating func remove(_ key: Int64) {
+        remove(key, ifValue: nil)
+    }
+
+    /// Removes the entry for `key` when it holds `value` (any value when nil), in one probe: what an
+    /// instance's `deinit` does, so it costs one lookup, not a lookup and then a removal.
+    mutating func remove(_ key: Int64, ifValue value: UnsafeMutableRawPointer?) {
         let mask = self.mask
         var i = slot(for: key)
         while entries[i].value != nil, entries[i].key != key { i = (i + 1) & mask }
-        guard entries[i].value != nil else { return }
+        guard let found = entries[i].value else { return }
+        if let value, found.toOpaque() != value { return }
         var hole = i
         var j = i
         while true {

@@ -143,9 +143,7 @@ final class TypeRegistry {
     /// Removes `object` from the map, if it is the one registered.
     private func forgetIdentity(_ object: ModelObject) {
         // Not conditional on the current table mode: a resync may have changed it since registration.
-        if let entry = byRowID[object._rowID], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            byRowID.remove(object._rowID)
-        }
+        byRowID.remove(object._rowID, ifValue: Unmanaged.passUnretained(object).toOpaque())
         if !textKeys.isEmpty, let textKey = textKeys.removeValue(forKey: ObjectIdentifier(object)),
            let entry = byTextKey[textKey], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
             byTextKey[textKey] = nil
