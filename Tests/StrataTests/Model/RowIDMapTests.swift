@@ -29,6 +29,46 @@ import Testing
             }
         }
         #expect(map.allValues.count == model.count)
+        // A power-of-two stride clusters under the low-bits placement and switches the map to the
+        // scattering hash (random keys may too, by chance).
+        if stride == 1 << 40 { #expect(map.scrambled) }
         withExtendedLifetime(objects) {}
+    }
+
+    /// Sequential rowids, as a fetch in rowid order registers them, keep the low-bits placement.
+    @Test func sequentialRowIDsStayInPlace() {
+        var map = RowIDMap()
+        let object = ModelObject()
+        for key in 1...100_000 as ClosedRange<Int64> {
+            let (_, slot) = map.find(key)
+            map.insert(Unmanaged.passUnretained(object), for: key, at: slot)
+        }
+        #expect(!map.scrambled)
+        #expect(map.count == 100_000)
+        // Every entry is home, so each removal stops at the next slot (it used to shift the whole run:
+        // quadratic, and this loop never ended).
+        for key in 1...100_000 as ClosedRange<Int64> { map.remove(key, ifValue: Unmanaged.passUnretained(object).toOpaque()) }
+        #expect(map.count == 0)
+        #expect(map[50_000] == nil)
+        withExtendedLifetime(object) {}
+    }
+
+    /// The fetch path (find, then insert at the slot found) switches too, and finds every key after.
+    @Test func theFindThenInsertPathScattersClusteredKeys() {
+        var map = RowIDMap()
+        let object = ModelObject()
+        let value = Unmanaged.passUnretained(object)
+        let keys = (1...5_000).map { Int64($0) << 20 }
+        for key in keys {
+            let (found, slot) = map.find(key)
+            #expect(found == nil)
+            map.insert(value, for: key, at: slot)
+        }
+        #expect(map.scrambled)
+        #expect(map.count == keys.count)
+        #expect(keys.allSatisfy { map[$0] != nil })
+        for key in keys { map.remove(key, ifValue: value.toOpaque()) }
+        #expect(map.count == 0)
+        withExtendedLifetime(object) {}
     }
 }
