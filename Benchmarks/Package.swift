@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // Strata's benchmark harness: Strata beside raw SQLite and GRDB in one run (issue 4).
-//   cd Benchmarks && swift run -c release strata-benchmarks [--json PATH] [--rounds N] [--quick]
+//   cd Benchmarks && swift run -c release strata-benchmarks [--json PATH] [--rounds N] [--quick] (--help for all)
 import PackageDescription
 
 /// The Strata contender and the 50 generated schema models (condition STRATA_MODELS) need Strata's model
@@ -15,6 +15,7 @@ let package = Package(
         .package(name: "Strata", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),   // Strata's; to quiet its schema log
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),   // Strata's CLI's
     ],
     targets: [
         .systemLibrary(name: "CSQLiteBench", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
@@ -25,6 +26,7 @@ let package = Package(
                 .product(name: "Strata", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strataModels ? [.define("STRATA_MODELS")] : []
         ),

@@ -181,6 +181,7 @@ struct Workload {
     var notes: () -> [String] = { [] }
 }
 
+/// What a run does, from the command line (see `BenchmarkCommand`).
 struct Options {
     var rounds = 10
     var jsonPath: String?
@@ -191,56 +192,6 @@ struct Options {
     var updateRows = 50_000
     var relationshipOwners = 10_000
     var relationshipDepartments = 1_000
-    var pool = false
-    var queries = false
-
-    static let usage = """
-        usage: strata-benchmarks [--rounds N] [--quick] [--json PATH] [--only W,W] [--contenders C,C]
-          --rounds N        measured rounds after one discarded warm-up round (default 10)
-          --quick           2 measured rounds (a smoke run; same sizes)
-          --json PATH       also write every sample and statistic as JSON to PATH
-          --only W,...      workloads to run: fetch, insert, update, release, for-keys, schema-in-sync,
-                            schema-add-column, relationships
-          --contenders C,.. contenders to run: \(ContenderID.allCases.map(\.rawValue).joined(separator: ", "))
-                            (strata also selects strata-lazy and strata-prefetch)
-          --departments N   distinct departments of the relationships workload (default 1,000)
-          --queries         instead: first(where:) by a string clause and by a key-path condition
-          --pool            instead: async pool read latency (idle, under slow writes) and throughput,
-                            Strata's DatabasePool beside GRDB's
-        """
-
-    static func parse(_ arguments: [String]) throws -> Options {
-        var options = Options()
-        var rest = arguments[...]
-        func value(_ flag: String) throws -> String {
-            guard let value = rest.popFirst() else { throw VerificationFailure(description: "\(flag) needs a value\n\(usage)") }
-            return value
-        }
-        var quick = false
-        var rounds: Int?
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--rounds":
-                guard let n = Int(try value(argument)), n >= 1 else {
-                    throw VerificationFailure(description: "--rounds needs a positive number\n\(usage)")
-                }
-                rounds = n
-            case "--quick": quick = true
-            case "--pool": options.pool = true
-            case "--queries": options.queries = true
-            case "--json": options.jsonPath = try value(argument)
-            case "--departments":
-                guard let count = Int(try value(argument)), count > 0 else { throw VerificationFailure(description: "--departments needs a positive number\n\(usage)") }
-                options.relationshipDepartments = count
-            case "--only": options.onlyWorkloads = Set(try value(argument).split(separator: ",").map(String.init))
-            case "--contenders": options.onlyContenders = Set(try value(argument).split(separator: ",").map(String.init))
-            case "-h", "--help": print(usage); exit(0)
-            default: throw VerificationFailure(description: "unknown argument \(argument)\n\(usage)")
-            }
-        }
-        options.rounds = rounds ?? (quick ? 2 : options.rounds)
-        return options
-    }
 }
 
 // MARK: - Running
@@ -332,6 +283,11 @@ struct Statistics: Codable {
     let maxMs: Double
     /// This contender's median divided by raw SQLite's median in the same workload (nil without raw).
     let medianRatioToRaw: Double?
+    /// Instructions of this contender's runs (one warm-up and one measured round) over the whole process,
+    /// from callgrind (`--callgrind`): the run with raw minus the raw-only run.
+    var instructions: Double?
+    /// ``instructions`` divided by raw SQLite's, measured in the same pair of runs.
+    var instructionsRatio: Double?
 
     init(contender: ContenderID, name: String? = nil, samples: [Double], rawMedian: Double?) {
         let sorted = samples.sorted()
@@ -351,8 +307,8 @@ struct WorkloadReport: Codable {
     let workload: String
     let title: String
     let rows: Int
-    let results: [Statistics]
-    let notes: [String]
+    var results: [Statistics]
+    var notes: [String]
 }
 
 struct Report: Codable {
@@ -384,12 +340,18 @@ func printTable(_ report: WorkloadReport, rounds: Int) {
     print("\n\(report.title)  [\(report.workload), \(rounds) rounds, ms]")
     let header = "  " + "contender".padding(toLength: 16, withPad: " ", startingAt: 0)
         + ["min", "median", "max", "x raw"].map { $0.leftPadded(10) }.joined()
+        + (report.results.contains { $0.instructions != nil } ? ["instr", "instr x raw"].map { $0.leftPadded(12) }.joined() : "")
     print(header)
     for result in report.results {
         let ratio = result.medianRatioToRaw.map { String(format: "%.2fx", $0) } ?? "-"
-        print("  " + result.name.padding(toLength: 16, withPad: " ", startingAt: 0)
-              + [format(result.minMs), format(result.medianMs), format(result.maxMs), ratio]
-                .map { $0.leftPadded(10) }.joined())
+        var line = "  " + result.name.padding(toLength: 16, withPad: " ", startingAt: 0)
+            + [format(result.minMs), format(result.medianMs), format(result.maxMs), ratio]
+                .map { $0.leftPadded(10) }.joined()
+        if let instructions = result.instructions {
+            line += String(format: "%.1fM", instructions / 1e6).leftPadded(12)
+                + (result.instructionsRatio.map { String(format: "%.2fx", $0) } ?? "-").leftPadded(12)
+        }
+        print(line)
     }
     for note in report.notes { print("  " + note) }
 }

@@ -1,6 +1,7 @@
 // strata-benchmarks: Strata beside raw SQLite and GRDB, in one run (issue 4).
 //
 //   cd Benchmarks && swift run -c release strata-benchmarks [--rounds N] [--quick] [--json PATH]
+//       [--only W,...] [--contenders C,...] [--callgrind] [--scale]   (--help for all)
 //
 // Every workload runs every contender once per round, interleaved (fetch: A B C ..., insert: A B C ...,
 // then the next round); the first round is a discarded warm-up. Each run gets a copy of the workload's
@@ -86,10 +87,16 @@ func makeWorkloads(_ options: Options) -> [Workload] {
             makeTemplate: { try ItemTable.create(at: $0, rows: ForKeys.tableRows) },
             cases: [Case(contender: .raw, run: ForKeys.raw)] + strataCase(strataForKeys)),
         Workload(
-            key: "schema-in-sync", title: "schema sync: first use of \(SchemaTables.count) models already in sync (fresh handle)",
+            key: "first-use", title: "first use: \(SchemaTables.count) models already in sync (fresh handle)",
             rows: SchemaTables.count,
             makeTemplate: { try makeSchemaDatabase($0, true) },
             cases: [Case(contender: .raw, run: RawContender.schemaInSync)] + strataCase(strataInSync)),
+        Workload(
+            key: "cold-first-use",
+            title: "cold first use: \(SchemaTables.count) models already in sync, each run in a new process",
+            rows: SchemaTables.count,
+            makeTemplate: { try makeSchemaDatabase($0, true) },
+            cases: [Case(contender: .raw, run: ColdFirstUse.run(.raw))] + strataCase(ColdFirstUse.run(.strata))),
         Workload(
             key: "schema-add-column", title: "schema sync: first use of \(SchemaTables.count) models needing one new column each",
             rows: SchemaTables.count,
@@ -133,50 +140,4 @@ func runAsync<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) thr
     return try result.get()
 }
 
-do {
-    let options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
-    RelationshipTables.departments = options.relationshipDepartments
-    let workloads = makeWorkloads(options)
-    let machine = machineDescription()
-    let cores = ProcessInfo.processInfo.activeProcessorCount
-    print("strata-benchmarks: SQLite \(SQLiteC.version), \(machine), \(cores) cores, "
-          + "1 warm-up + \(options.rounds) measured rounds")
-    #if !STRATA_MODELS
-    print("note: the Strata contender is off (build with strataModels = true in Benchmarks/Package.swift)")
-    #endif
-    #if STRATA_MODELS
-    if options.queries {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-benchmarks-queries-\(ProcessInfo.processInfo.processIdentifier)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try QueryFormsWorkload.run(folder: folder, rounds: options.rounds)
-        exit(0)
-    }
-    if options.pool {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-benchmarks-pool-\(ProcessInfo.processInfo.processIdentifier)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let figures = try runAsync { try await PoolLatencyWorkload.run(folder: folder) }
-        PoolLatencyWorkload.printReport(figures)
-        exit(0)
-    }
-    #endif
-    let runner = try Runner(options: options)
-    let start = ContinuousClock.now
-    let samples = try runner.run(workloads)
-    let reports = makeReports(workloads, samples)
-    for report in reports { printTable(report, rounds: options.rounds) }
-    print("\ntotal \(format((ContinuousClock.now - start).milliseconds / 1000)) s; every result verified in every round")
-
-    if let jsonPath = options.jsonPath {
-        let report = Report(
-            date: ISO8601DateFormatter().string(from: Date()), arguments: CommandLine.arguments, machine: machine, cores: cores,
-            os: ProcessInfo.processInfo.operatingSystemVersionString, sqliteVersion: SQLiteC.version,
-            strataModels: strataModels, warmupRounds: 1, rounds: options.rounds, workloads: reports)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(report).write(to: URL(fileURLWithPath: jsonPath))
-        print("wrote \(jsonPath)")
-    }
-} catch {
-    log("strata-benchmarks: FAILED: \(error)")
-    exit(1)
-}
+BenchmarkCommand.main()
