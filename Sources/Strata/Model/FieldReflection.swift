@@ -42,8 +42,11 @@ enum FieldReflection {
     /// The fields a model declares (its base class's left out), named as its properties: an `@Observable`
     /// model's `_title` storage is `title`, and its `_$observationRegistrar` is left out.
     static func persistentFields(of type: AnyClass) -> [ReflectedField] {
-        let observable = ObservationSupport.isObservable(type)
-        return fields(of: type).dropFirst(baseFieldCount).compactMap { field in
+        let declared = fields(of: type).dropFirst(baseFieldCount)
+        // The macro's registrar field says it, without a protocol conformance lookup (a scan of every
+        // conformance record in the process on a type's first check, a large part of a cold first use).
+        let observable = declared.contains { $0.name == ObservationSupport.registrarField }
+        return declared.compactMap { field in
             guard observable else { return field }
             if field.name.hasPrefix("_$") { return nil }
             return ReflectedField(name: ObservationSupport.propertyName(field.name, observable: true), offset: field.offset,

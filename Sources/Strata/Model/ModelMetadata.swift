@@ -47,6 +47,9 @@ final class ModelMetadata: @unchecked Sendable {
     let type: any Model.Type
     let typeName: String
     let tableName: String
+    /// The table name lowercased: SQLite compares table names without case (ASCII), so models over one
+    /// table are found by this key.
+    let tableKey: String
     /// Persistent properties, key first, then in declaration order.
     let properties: [PropertyMetadata]
     /// The accessors of `properties`, in a form the per-row loops can iterate cheaply.
@@ -101,13 +104,17 @@ final class ModelMetadata: @unchecked Sendable {
 
     private init(_ type: any Model.Type) throws {
         self.type = type
-        typeName = String(describing: type)
+        // The runtime's name, as `String(describing:)` gives for a type, without its dynamic casts (each a
+        // conformance lookup for a metatype never seen before: costly on a cold first use).
+        typeName = _typeName(type, qualified: false)
         tableName = type.tableName
+        tableKey = type.tableName.lowercased()
         randomKeys = type.randomKeys
 
         // Every stored field of the class, base class fields excluded.
         let reflected = FieldReflection.persistentFields(of: type)
-        observationNotifier = ObservationSupport.notifier(for: type)
+        observationNotifier = ObservationSupport.notifier(
+            for: type, hasRegistrar: FieldReflection.fields(of: type).contains { $0.name == ObservationSupport.registrarField })
         let fields = reflected.map { (name: $0.name, offset: $0.offset, type: $0.type) }
         let writable = Dictionary(reflected.map { ($0.name, $0.isVar && $0.isStrong) }, uniquingKeysWith: { first, _ in first })
 

@@ -54,17 +54,14 @@ extension PartialKeyPath where Root: Observable {
 #endif
 
 enum ObservationSupport {
-    /// Whether `type` is `@Observable`: its stored properties are `_name`, beside `_$observationRegistrar`.
-    static func isObservable(_ type: Any.Type) -> Bool {
-        #if canImport(Observation)
-        if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) { return type is any Observable.Type }
-        #endif
-        return false
-    }
+    /// The field the `@Observable` macro adds; its other stored properties are `_name`.
+    static let registrarField = "_$observationRegistrar"
 
-    /// What tells an instance's observers it changed (nil: not an ``ObservableModel``).
-    static func notifier(for type: Any.Type) -> ((ModelObject) -> Void)? {
+    /// What tells an instance's observers it changed (nil: not an ``ObservableModel``). `hasRegistrar`
+    /// (the type has ``registrarField``) spares the conformance lookup for every other model.
+    static func notifier(for type: Any.Type, hasRegistrar: Bool) -> ((ModelObject) -> Void)? {
         #if canImport(Observation)
+        guard hasRegistrar else { return nil }
         if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *), let observable = type as? any ObservableModel.Type {
             return { observable.notifyObservers(of: $0) }
         }

@@ -19,7 +19,7 @@ extension Database {
     private func planner(for metadata: ModelMetadata) -> SchemaPlanner {
         var planner = SchemaPlanner(metadata: metadata)
         for registry in models.registries.values where registry.metadata !== metadata
-            && registry.metadata.tableName.caseInsensitiveCompare(metadata.tableName) == .orderedSame {
+            && registry.metadata.tableKey == metadata.tableKey {
             let columns = registry.table.columns
             planner.otherIndices += registry.metadata.indices.map { index in
                 IndexDeclaration(columns: index.columns.map { name in
