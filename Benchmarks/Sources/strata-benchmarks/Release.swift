@@ -1,8 +1,38 @@
 // The release workload (issue 14): letting go of 200,000 live objects fetched just before (untimed), beside
 // the same number of plain Swift class instances holding the same values. What Strata adds per object:
 // leaving the identity map and freeing the dirty-tracking snapshot.
+//
+// Each run also measures the heap its held objects take (glibc's mallinfo2, bytes in use after the fetch
+// minus before, over the objects: the array's 8-byte slot included for both), printed under the table.
 import CSQLiteBench
 import Foundation
+
+/// Bytes per live object of each contender, the same in every round within a few bytes (the last kept).
+final class MemoryFigures {
+    nonisolated(unsafe) static let shared = MemoryFigures()
+    var bytesPerObject: [String: Double] = [:]
+
+    /// The heap bytes in use (nil where glibc's mallinfo2 is not available).
+    static func heapInUse() -> Int? {
+        #if os(Linux)
+        return strata_bench_heap_in_use()
+        #else
+        return nil
+        #endif
+    }
+
+    func record(_ name: String, before: Int?, count: Int) {
+        guard let before, let after = Self.heapInUse(), count > 0 else { return }
+        bytesPerObject[name] = Double(after - before) / Double(count)
+    }
+
+    var notes: [String] {
+        guard let raw = bytesPerObject["plain class"] else { return [] }
+        var line = String(format: "heap per held object (mallinfo2, array slot included): plain class %.1f B", raw)
+        if let strata = bytesPerObject["Strata"] { line += String(format: ", Strata %.1f B (%.2fx)", strata, strata / raw) }
+        return [line]
+    }
+}
 
 /// A plain class with the item's values: what releasing objects costs without an ORM.
 final class PlainClassItem {
@@ -15,12 +45,17 @@ enum ReleaseWorkload {
     static func raw(_ job: Job) throws -> Duration {
         let db = try SQLiteC.open(job.path)
         defer { SQLiteC.close(db) }
-        var objects = try RawContender.fetchAll(db).map { item -> PlainClassItem in
+        let items = try RawContender.fetchAll(db)
+        let before = MemoryFigures.heapInUse()
+        var objects = items.map { item -> PlainClassItem in
             let object = PlainClassItem()
             object.id = item.id; object.i0 = item.i0; object.i9 = item.i9
             return object
         }
         try Verification.check(objects.count == job.rows, "raw release: \(objects.count) objects")
+        withExtendedLifetime(items) {   // freed after the measurement, not before it
+            MemoryFigures.shared.record("plain class", before: before, count: objects.count)
+        }
         let (duration, _) = measure { objects = [] }
         withExtendedLifetime(objects) {}
         return duration
@@ -37,8 +72,11 @@ extension ReleaseWorkload {
         configuration.logger.logLevel = .warning
         let db = try Strata.Database(path: job.path, configuration: configuration)
         defer { try? db.close() }
+        try db.syncSchema(StrataItem.self)   // first use before the heap is measured
+        let before = MemoryFigures.heapInUse()
         var objects = try db.objects(StrataItem.self)
         try Verification.check(objects.count == job.rows, "Strata release: \(objects.count) objects")
+        MemoryFigures.shared.record("Strata", before: before, count: objects.count)
         let (duration, _) = measure { objects = [] }
         withExtendedLifetime(objects) {}
         return duration

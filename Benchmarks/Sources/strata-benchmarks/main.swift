@@ -80,7 +80,8 @@ func makeWorkloads(_ options: Options) -> [Workload] {
             key: "release", title: "release: letting go of \(options.fetchRows.formatted()) fetched objects (plain class instances for raw)",
             rows: options.fetchRows,
             makeTemplate: { try ItemTable.create(at: $0, rows: options.fetchRows) },
-            cases: [Case(contender: .raw, run: ReleaseWorkload.raw)] + strataCase(strataRelease)),
+            cases: [Case(contender: .raw, run: ReleaseWorkload.raw)] + strataCase(strataRelease),
+            notes: { MemoryFigures.shared.notes }),
         Workload(
             key: "for-keys", title: "for-keys: 10,000 objects by key, in the keys' (shuffled) order, of 50,000 rows",
             rows: 10_000,
