@@ -9,7 +9,7 @@ enum ForKeys {
 
     /// The keys asked for: `count` distinct ids in a fixed shuffled order.
     static func keys(_ count: Int) -> [Int64] {
-        var generator = SplitMixKeys(seed: 7)
+        var generator = SplitMix(seed: 7)
         var keys = Array(1...Int64(tableRows))
         for index in stride(from: keys.count - 1, to: 0, by: -1) {
             keys.swapAt(index, Int(generator.next() % UInt64(index + 1)))
@@ -36,27 +36,14 @@ enum ForKeys {
     }
 }
 
-struct SplitMixKeys {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 #if STRATA_MODELS
 import Strata
 
 extension ForKeys {
     static func strata(_ job: Job) throws -> Duration {
-        try StrataContender.checkItemTableInSync(job)
-        var configuration = Strata.Database.Configuration()
-        configuration.logger.logLevel = .warning
-        let db = try Strata.Database(path: job.path, configuration: configuration)
+        if !countingInstructions { try StrataContender.checkItemTableInSync(job) }
+        let db = try StrataContender.open(job)
         defer { try? db.close() }
         let keys = keys(job.rows)
         let (duration, items) = try measure { try db.objects(StrataItem.self, forKeys: keys) }

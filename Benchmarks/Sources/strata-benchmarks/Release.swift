@@ -67,10 +67,8 @@ import Strata
 
 extension ReleaseWorkload {
     static func strata(_ job: Job) throws -> Duration {
-        try StrataContender.checkItemTableInSync(job)
-        var configuration = Strata.Database.Configuration()
-        configuration.logger.logLevel = .warning
-        let db = try Strata.Database(path: job.path, configuration: configuration)
+        if !countingInstructions { try StrataContender.checkItemTableInSync(job) }
+        let db = try StrataContender.open(job)
         defer { try? db.close() }
         try db.syncSchema(StrataItem.self)   // first use before the heap is measured
         let before = MemoryFigures.heapInUse()
