@@ -220,7 +220,9 @@ public final class Statement {
     /// The column's value when it is stored as an INTEGER; nil for any other storage class.
     @usableFromInline
     func integer(at index: Int32) -> Int64? {
-        sqlite3_column_type(handle, index) == SQLITE_INTEGER ? sqlite3_column_int64(handle, index) : nil
+        // One column lookup for both (see FastField.read).
+        let value = sqlite3_column_value(handle, index)
+        return sqlite3_value_type(value) == SQLITE_INTEGER ? sqlite3_value_int64(value) : nil
     }
 
     /// The column as a 64-bit integer, converted by SQLite's rules.

@@ -25,20 +25,22 @@ extension Database {
         let context = Unmanaged.passUnretained(models).toOpaque()
         sqlite3_update_hook(connection.handle, { context, operation, _, table, rowID in
             guard let context, let table else { return }
-            let models = Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue()
-            models.changeCount &+= 1
-            // Only the very row the library is writing is "own" (its instance is already up to date);
-            // rows that cascades and triggers change through it are handled like any other write.
-            // The first change to that row only: a trigger writing the same row again is a foreign change.
-            var own = false
-            if models.ownWrite && (operation == SQLITE_INSERT || models.ownAnyRow || rowID == models.ownRowID)
-                && models.ownTable.map({ sqlite3_stricmp($0, table) == 0 }) == true {
-                own = true
-                models.ownAnyRow = false
-                models.ownRowID = Int64.min
+            // No retain: the context outlives its connection's hooks (see above).
+            Unmanaged<ModelContext>.fromOpaque(context)._withUnsafeGuaranteedRef { models in
+                models.changeCount &+= 1
+                // Only the very row the library is writing is "own" (its instance is already up to date);
+                // rows that cascades and triggers change through it are handled like any other write.
+                // The first change to that row only: a trigger writing the same row again is a foreign change.
+                var own = false
+                if models.ownWrite && (operation == SQLITE_INSERT || models.ownAnyRow || rowID == models.ownRowID)
+                    && models.ownTable.map({ sqlite3_stricmp($0, table) == 0 }) == true {
+                    own = true
+                    models.ownAnyRow = false
+                    models.ownRowID = Int64.min
+                }
+                if own && models.observers.isEmpty { return }
+                models.pending.append(.init(operation: operation, table: String(cString: table), rowID: rowID, own: own))
             }
-            if own && models.observers.isEmpty { return }
-            models.pending.append(.init(operation: operation, table: String(cString: table), rowID: rowID, own: own))
         }, context)
         // `DELETE FROM t` without WHERE uses the truncate optimization, which skips the update hook.
         // Answering SQLITE_IGNORE to SQLITE_DELETE (on user tables) turns it off: rows are deleted one by one

@@ -410,6 +410,19 @@ extension Database {
     @inline(__always)
     private func bind<Properties: Sequence<Int>>(_ object: ModelObject, properties: Properties, to statement: Statement, registry: TypeRegistry) throws {
         let handle = statement.handle
+        if let start = registry.metadata.plainWordsStart, let reals = registry.plainReals {
+            // Fields of 8-byte numbers side by side, all bound natively.
+            try reals.withUnsafeBufferPointer { reals in
+                var index: Int32 = 1
+                for i in properties {
+                    if !bindPlainWord(object, start: start, index: i, isReal: reals[i], to: handle, at: index) {
+                        try bindConverting(object, property: i, to: statement, at: index, registry: registry)
+                    }
+                    index += 1
+                }
+            }
+            return
+        }
         try registry.fields.withUnsafeBufferPointer { fields in
             var index: Int32 = 1
             for i in properties {

@@ -244,6 +244,65 @@ func plainWordChanges(_ object: ModelObject, offsets: UnsafeBufferPointer<Int>, 
     return mask
 }
 
+/// Reads columns `first...` of the current row into a model whose fields are 8-byte numbers side by side
+/// from byte `start` (``ModelMetadata/plainWordsStart``), each also into its snapshot word: an integer
+/// column into an `Int64` or `Int` field, a real one into a `Double` (`reals`). Stops at the first column
+/// whose stored value is of another kind and returns it, for the converting path; nil when all were read.
+///
+/// Sound because the fields at `start + 8 * i` are exactly the model's `Int64`, `Int` (8 bytes: see
+/// ``ModelMetadata``) and `Double` properties in column order, all trivial types of 8 bytes, so storing
+/// the bits as a `UInt64` (layout compatible) is what assigning the property does.
+@inline(__always)
+func readPlainWords(_ handle: OpaquePointer?, into object: ModelObject, start: Int, reals: UnsafeBufferPointer<Bool>,
+                    from first: Int, words: UnsafeMutablePointer<UInt64>) -> Int? {
+    let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + start
+    var i = first
+    while i < reals.count {
+        let value = sqlite3_column_value(handle, Int32(i))
+        let type = sqlite3_value_type(value)
+        let bits: UInt64
+        if type == SQLITE_INTEGER && !reals[i] {
+            bits = UInt64(bitPattern: sqlite3_value_int64(value))
+        } else if type == SQLITE_FLOAT && reals[i] {
+            bits = sqlite3_value_double(value).bitPattern
+        } else {
+            return i
+        }
+        base.storeBytes(of: bits, toByteOffset: 8 * i, as: UInt64.self)
+        words[i] = bits
+        i += 1
+    }
+    return nil
+}
+
+/// Binds field `index` of such a model to parameter `parameter`: false for a NaN, which the caller refuses
+/// through the converting path (it names the property).
+@inline(__always)
+func bindPlainWord(_ object: ModelObject, start: Int, index: Int, isReal: Bool, to handle: OpaquePointer?, at parameter: Int32) -> Bool {
+    let bits = loadPlainWord(object, start: start, index: index)
+    if isReal {
+        let value = Double(bitPattern: bits)
+        guard !value.isNaN else { return false }
+        sqlite3_bind_double(handle, parameter, value)
+    } else {
+        sqlite3_bind_int64(handle, parameter, Int64(bitPattern: bits))
+    }
+    return true
+}
+
+/// Sets field `index` of such a model (see ``readPlainWords(_:into:start:reals:from:words:)``) to `bits`.
+@inline(__always)
+func storePlainWord(_ bits: UInt64, into object: ModelObject, start: Int, index: Int) {
+    let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + start
+    base.storeBytes(of: bits, toByteOffset: 8 * index, as: UInt64.self)
+}
+
+/// The bits of field `index` of such a model.
+@inline(__always)
+func loadPlainWord(_ object: ModelObject, start: Int, index: Int) -> UInt64 {
+    UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).load(fromByteOffset: start + 8 * index, as: UInt64.self)
+}
+
 /// Copies `count` consecutive 8-byte number fields starting at `offset` into `words` (their snapshot:
 /// the words are the fields' bits).
 @inline(__always)

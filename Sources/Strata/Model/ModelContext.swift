@@ -61,7 +61,7 @@ final class ModelContext {
     var deletedInTransaction: [ObjectIdentifier: ModelObject] = [:]
     /// Instances inserted in the open transaction, with the savepoint depth they were inserted at and
     /// whether SQLite assigned their key, kept alive until it ends so a rollback can make them unsaved.
-    var insertedInTransaction: [(object: ModelObject, depth: Int, keyWasAssigned: Bool)] = []
+    @exclusivity(unchecked) var insertedInTransaction: [(object: ModelObject, depth: Int, keyWasAssigned: Bool)] = []
 
     @exclusivity(unchecked) var observers: [Int: ([DatabaseChange]) -> Void] = [:]
     var nextObserverID = 0

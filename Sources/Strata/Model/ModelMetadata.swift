@@ -181,7 +181,8 @@ final class ModelMetadata: @unchecked Sendable {
         fastFields = properties.map(\.accessor.fast)
         let plain = fastFields.compactMap { field -> Int? in
             switch field {
-            case .int64(let offset)?, .int(let offset)?, .double(let offset)?: offset
+            case .int64(let offset)?, .double(let offset)?: offset
+            case .int(let offset)? where MemoryLayout<Int>.size == 8: offset
             default: nil
             }
         }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The identity map's table from rowid to live instance: open addressing with Robin Hood linear probing,
 /// holding instances unretained (each removes itself in `deinit`).
 ///
@@ -13,15 +15,21 @@
 ///
 /// Swift's `Dictionary` hashes an `Int64` with SipHash, which dominated fetching (about a fifth of
 /// the instructions per row); rowids need no protection against hash flooding, so a multiplicative
-/// hash is enough and several times cheaper. Keys and values sit side by side for locality.
+///
+/// The table is raw memory from `calloc` (all-zero bits are an empty entry: key 0, no value), so a new
+/// table costs no initialising pass: large ones come as fresh zero pages. Sound because `Entry` is a
+/// trivial type, every index is masked by `capacity - 1` (a power of two) before use, and the map is
+/// non-copyable, so exactly one owner frees the memory, in `deinit`. The map belongs to one
+/// ``TypeRegistry`` (one handle's isolation domain). Tests: RowIDMapTests (run with --sanitize=address).
 @usableFromInline
-struct RowIDMap {
+struct RowIDMap: ~Copyable {
     private struct Entry {
         var key: Int64
         var value: Unmanaged<ModelObject>?
     }
 
-    private var entries: [Entry]
+    private var table: UnsafeMutablePointer<Entry>
+    private var capacity: Int
     private var shift: UInt64
     /// Whether keys are scattered by a Fibonacci hash (after a long probe) rather than placed by their low bits.
     private(set) var scrambled = false
@@ -32,22 +40,37 @@ struct RowIDMap {
     private var version = 0
 
     init() {
-        entries = Array(repeating: Entry(key: 0, value: nil), count: 16)
+        capacity = 16
+        table = Self.allocateTable(capacity)
         shift = 60
     }
 
-    private var mask: Int { entries.count - 1 }
+    deinit { free(table) }
 
-    @inline(__always)
-    private func slot(for key: Int64) -> Int {
-        scrambled ? Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> shift)
-            : Int(truncatingIfNeeded: key) & (entries.count - 1)
+    /// A table of `capacity` empty entries. If `calloc` fails, Swift's allocator takes over, which
+    /// stops the process when memory has run out, as every Swift allocation does.
+    private static func allocateTable(_ capacity: Int) -> UnsafeMutablePointer<Entry> {
+        if let memory = calloc(capacity, MemoryLayout<Entry>.stride) {
+            return memory.bindMemory(to: Entry.self, capacity: capacity)
+        }
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: capacity * MemoryLayout<Entry>.stride,
+                                                      alignment: MemoryLayout<Entry>.alignment)
+        memory.initializeMemory(as: UInt8.self, repeating: 0, count: capacity * MemoryLayout<Entry>.stride)
+        return memory.bindMemory(to: Entry.self, capacity: capacity)
     }
 
-    /// How far the entry at `index` sits from its home slot.
+    private var mask: Int { capacity - 1 }
+
+    /// The home slot of `key` in a table of `mask + 1` entries.
     @inline(__always)
-    private func distance(at index: Int) -> Int {
-        (index &- slot(for: entries[index].key)) & mask
+    private static func home(of key: Int64, mask: Int, scrambled: Bool, shift: UInt64) -> Int {
+        scrambled ? Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+            : Int(truncatingIfNeeded: key) & mask
+    }
+
+    @inline(__always)
+    private func home(of key: Int64) -> Int {
+        Self.home(of: key, mask: mask, scrambled: scrambled, shift: shift)
     }
 
     /// The instance registered for `key`, if any.
@@ -60,12 +83,13 @@ struct RowIDMap {
     /// ``insert(_:for:at:)`` until the map is next changed (so a fetch probes once per new row).
     @inline(__always)
     func find(_ key: Int64) -> (value: Unmanaged<ModelObject>?, slot: Slot) {
-        var i = slot(for: key)
+        let mask = self.mask
+        var i = home(of: key)
         var probes = 0
-        while let value = entries[i].value {
-            if entries[i].key == key { return (value, Slot(index: i, version: version, probes: probes)) }
+        while let value = table[i].value {
+            if table[i].key == key { return (value, Slot(index: i, version: version, probes: probes)) }
             // An entry nearer its home than this probe: `key` would have displaced it, so it is absent.
-            if distance(at: i) < probes { break }
+            if (i &- home(of: table[i].key)) & mask < probes { break }
             i = (i + 1) & mask
             probes += 1
         }
@@ -83,7 +107,7 @@ struct RowIDMap {
     /// Registers `value` for `key` at the slot ``find(_:)`` returned, unless the table must grow.
     @inline(__always)
     mutating func insert(_ value: Unmanaged<ModelObject>, for key: Int64, at slot: Slot) {
-        guard slot.version == version, (count + 1) * 4 <= entries.count * 3 else {
+        guard slot.version == version, (count + 1) * 4 <= capacity * 3 else {
             insert(value, for: key)
             return
         }
@@ -92,10 +116,10 @@ struct RowIDMap {
 
     /// Registers `value` for `key`, replacing any previous value.
     mutating func insert(_ value: Unmanaged<ModelObject>, for key: Int64) {
-        if (count + 1) * 4 > entries.count * 3 { grow(to: entries.count * 2) }
+        if (count + 1) * 4 > capacity * 3 { rehash(capacity: capacity * 2) }
         let (found, slot) = find(key)
         if found != nil {
-            entries[slot.index].value = value
+            table[slot.index].value = value
             return
         }
         place(Entry(key: key, value: value), at: slot.index, distance: slot.probes)
@@ -105,28 +129,36 @@ struct RowIDMap {
     /// Robin Hood order; then switches to the scattering hash if some entry ended up far from home.
     @inline(__always)
     private mutating func place(_ entry: Entry, at index: Int, distance: Int) {
+        let longest = Self.place(entry, at: index, distance: distance, in: table, mask: mask, scrambled: scrambled, shift: shift)
+        count += 1
+        version &+= 1
+        if longest > Self.longProbe && !scrambled {
+            // Keys cluster under the low-bits placement: scatter them from now on.
+            scrambled = true
+            rehash(capacity: capacity)
+        }
+    }
+
+    /// Robin Hood insertion into `table`; returns the longest distance from home it left along the way.
+    @inline(__always)
+    private static func place(_ entry: Entry, at index: Int, distance: Int, in table: UnsafeMutablePointer<Entry>,
+                              mask: Int, scrambled: Bool, shift: UInt64) -> Int {
         var carried = entry
         var i = index
         var d = distance
         var longest = distance
-        while entries[i].value != nil {
-            let resident = self.distance(at: i)
+        while table[i].value != nil {
+            let resident = (i &- home(of: table[i].key, mask: mask, scrambled: scrambled, shift: shift)) & mask
             if resident < d {
-                swap(&carried, &entries[i])
+                swap(&carried, &table[i])
                 d = resident
             }
             i = (i + 1) & mask
             d += 1
             if d > longest { longest = d }
         }
-        entries[i] = carried
-        count += 1
-        version &+= 1
-        if longest > Self.longProbe && !scrambled {
-            // Keys cluster under the low-bits placement: scatter them from now on.
-            scrambled = true
-            grow(to: entries.count)
-        }
+        table[i] = carried
+        return longest
     }
 
     /// Removes the entry for `key`.
@@ -144,27 +176,41 @@ struct RowIDMap {
         let mask = self.mask
         var hole = slot.index
         var next = (hole + 1) & mask
-        while entries[next].value != nil, distance(at: next) > 0 {
-            entries[hole] = entries[next]
+        while table[next].value != nil, next != home(of: table[next].key) {
+            table[hole] = table[next]
             hole = next
             next = (next + 1) & mask
         }
-        entries[hole].value = nil
+        table[hole].value = nil
         count -= 1
         version &+= 1
     }
 
     /// Every registered instance.
-    var allValues: [Unmanaged<ModelObject>] { entries.compactMap(\.value) }
+    var allValues: [Unmanaged<ModelObject>] {
+        UnsafeBufferPointer(start: table, count: capacity).compactMap(\.value)
+    }
 
-    private mutating func grow(to capacity: Int) {
-        let old = entries
-        entries = Array(repeating: Entry(key: 0, value: nil), count: capacity)
-        shift = UInt64(64 - capacity.trailingZeroBitCount)
-        count = 0
+    /// Moves every entry into a new table of `capacity` entries (twice the size as the map grows; the
+    /// same size after switching to the scattering hash).
+    private mutating func rehash(capacity newCapacity: Int) {
+        let old = table, oldCapacity = capacity
+        let fresh = Self.allocateTable(newCapacity)
+        let mask = newCapacity - 1, shift = UInt64(64 - newCapacity.trailingZeroBitCount)
+        var longest = 0
+        for i in 0..<oldCapacity where old[i].value != nil {
+            let entry = old[i]
+            let home = Self.home(of: entry.key, mask: mask, scrambled: scrambled, shift: shift)
+            longest = max(longest, Self.place(entry, at: home, distance: 0, in: fresh, mask: mask, scrambled: scrambled, shift: shift))
+        }
+        free(old)
+        table = fresh
+        capacity = newCapacity
+        self.shift = shift
         version &+= 1
-        for entry in old where entry.value != nil {
-            place(entry, at: slot(for: entry.key), distance: 0)
+        if longest > Self.longProbe && !scrambled {
+            scrambled = true
+            rehash(capacity: newCapacity)
         }
     }
 }

@@ -135,6 +135,11 @@ extension TypeRegistry {
         let count = snapshots.count
         for i in count..<snapshots.stride { words[i] = 0 }
         let source = row ?? object
+        if let start = metadata.plainWordsStart {
+            // Fields of 8-byte numbers side by side, never NULL: the snapshot is a copy of their bytes.
+            copyPlainWords(source, offset: start, count: count, into: words)
+            return
+        }
         metadata.fastFields.withUnsafeBufferPointer { fields in
             for i in 0..<count {
                 let word = fields[i]?.snapshotWord(source) ?? metadata.snapshotWord(of: source, at: i)

@@ -15,10 +15,15 @@ final class TypeRegistry {
         didSet {
             keyIsRowID = table.keyIsRowID
             fields = table.fastFields
+            plainReals = Self.plainReals(metadata, fields: fields)
         }
     }
     /// The fast accessors of the current mapping (nil for columns that convert), for the per-row loops.
     @exclusivity(unchecked) private(set) var fields: [FastField?]
+    /// For a model whose fields are 8-byte numbers side by side (``ModelMetadata/plainWordsStart``), all
+    /// read natively: per column, whether it is a `Double` (else an integer). The fetch's fastest loop
+    /// (``readPlainWords(_:into:start:reals:from:words:)``); nil for other models.
+    @exclusivity(unchecked) private(set) var plainReals: [Bool]?
     /// Copied from `table` for the fetch loop.
     @usableFromInline private(set) var keyIsRowID: Bool
     /// Live instances by rowid (by key, when the key is the rowid).
@@ -69,8 +74,22 @@ final class TypeRegistry {
         self.table = table
         self.keyIsRowID = table.keyIsRowID
         self.fields = table.fastFields
+        self.plainReals = Self.plainReals(metadata, fields: table.fastFields)
         self.context = context
         self.snapshots = SnapshotStore(count: metadata.properties.count)
+    }
+
+    private static func plainReals(_ metadata: ModelMetadata, fields: [FastField?]) -> [Bool]? {
+        guard metadata.plainWordsStart != nil else { return nil }
+        var reals: [Bool] = []
+        for field in fields {
+            switch field {
+            case .int64?, .int?: reals.append(false)
+            case .double?: reals.append(true)
+            default: return nil
+            }
+        }
+        return reals
     }
 
     deinit {

@@ -267,7 +267,7 @@ extension Database {
             let (live, slot) = registry.find(rowID: rowID)
             if let live { return unsafeDowncast(live, to: T.self) }
             let object = T()
-            try decodeRow(statement, into: object, registry: registry, capturing: true)
+            try decodeRow(statement, into: object, registry: registry, capturing: true, rowID: rowID)
             registry.register(object, rowID: rowID, at: slot)
             return object
         }
@@ -302,10 +302,34 @@ extension Database {
     /// Sets every persistent property of `object` from the current row (columns in property order),
     /// converting columns that use another tool's format (``ColumnFormat``).
     /// With `capturing`, the values read become the instance's snapshot as they are decoded (a new
-    /// instance about to be registered).
+    /// instance about to be registered); `rowID`, when given, is column 0 already read as an integer.
     @usableFromInline
-    func decodeRow(_ statement: Statement, into object: ModelObject, registry: TypeRegistry, capturing: Bool = false) throws {
+    func decodeRow(_ statement: Statement, into object: ModelObject, registry: TypeRegistry, capturing: Bool = false,
+                   rowID: Int64? = nil) throws {
         let handle = statement.handle
+        if capturing, let start = registry.metadata.plainWordsStart, let reals = registry.plainReals {
+            // Fields of 8-byte numbers side by side: each column goes straight to its field and its word.
+            let words = registry.snapshotWords(for: object)
+            var next = 0
+            if let rowID {
+                storePlainWord(UInt64(bitPattern: rowID), into: object, start: start, index: 0)
+                words[0] = UInt64(bitPattern: rowID)
+                next = 1
+            }
+            do {
+                try reals.withUnsafeBufferPointer { reals in
+                    while let column = readPlainWords(handle, into: object, start: start, reals: reals, from: next, words: words) {
+                        try decodeConverting(statement, column: column, into: object, registry: registry)
+                        words[column] = loadPlainWord(object, start: start, index: column)
+                        next = column + 1
+                    }
+                }
+            } catch {
+                registry.releaseSnapshot(object)
+                throw error
+            }
+            return
+        }
         let plainStart = capturing ? registry.metadata.plainWordsStart : nil
         guard capturing, plainStart == nil else {
             try registry.fields.withUnsafeBufferPointer { fields in

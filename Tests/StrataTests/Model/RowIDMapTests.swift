@@ -21,17 +21,21 @@ import Testing
                 model[key] = nil
             }
             if step % 97 == 0 {
-                #expect(map.count == model.count)
+                let count = map.count
+                #expect(count == model.count)
                 for probe in 0..<2_000 {
                     let k = Int64(probe) * stride
-                    #expect(map[k]?.toOpaque() == model[k]?.toOpaque())
+                    let found = map[k]?.toOpaque()
+                    #expect(found == model[k]?.toOpaque())
                 }
             }
         }
-        #expect(map.allValues.count == model.count)
+        let values = map.allValues
+        #expect(values.count == model.count)
         // A power-of-two stride clusters under the low-bits placement and switches the map to the
         // scattering hash (random keys may too, by chance).
-        if stride == 1 << 40 { #expect(map.scrambled) }
+        let scrambled = map.scrambled
+        if stride == 1 << 40 { #expect(scrambled) }
         withExtendedLifetime(objects) {}
     }
 
@@ -43,13 +47,15 @@ import Testing
             let (_, slot) = map.find(key)
             map.insert(Unmanaged.passUnretained(object), for: key, at: slot)
         }
-        #expect(!map.scrambled)
-        #expect(map.count == 100_000)
+        let (scrambled, count) = (map.scrambled, map.count)
+        #expect(!scrambled)
+        #expect(count == 100_000)
         // Every entry is home, so each removal stops at the next slot (it used to shift the whole run:
         // quadratic, and this loop never ended).
         for key in 1...100_000 as ClosedRange<Int64> { map.remove(key, ifValue: Unmanaged.passUnretained(object).toOpaque()) }
-        #expect(map.count == 0)
-        #expect(map[50_000] == nil)
+        let (emptied, stillThere) = (map.count, map[50_000])
+        #expect(emptied == 0)
+        #expect(stillThere == nil)
         withExtendedLifetime(object) {}
     }
 
@@ -64,11 +70,14 @@ import Testing
             #expect(found == nil)
             map.insert(value, for: key, at: slot)
         }
-        #expect(map.scrambled)
-        #expect(map.count == keys.count)
-        #expect(keys.allSatisfy { map[$0] != nil })
+        let (scrambled, count) = (map.scrambled, map.count)
+        #expect(scrambled)
+        #expect(count == keys.count)
+        let allFound = keys.allSatisfy { map[$0] != nil }
+        #expect(allFound)
         for key in keys { map.remove(key, ifValue: value.toOpaque()) }
-        #expect(map.count == 0)
+        let remaining = map.count
+        #expect(remaining == 0)
         withExtendedLifetime(object) {}
     }
 }

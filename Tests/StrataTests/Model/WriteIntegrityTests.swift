@@ -775,4 +775,32 @@ private final class Wide: Model {
         #expect(!fetched.hasChanges)
         #expect(try db.value(Int.self, "SELECT level FROM Sample") == 5)
     }
+
+    /// The fetch reads such a model column by column straight into its fields; a stored value of another
+    /// kind (an integer under a Double, a real with no fraction under an Int) goes through conversion
+    /// in the middle of the row, and the columns after it still land in their fields and the snapshot.
+    @Test func storedValuesOfAnotherKindConvertMidRowAndStayUnchanged() throws {
+        let temp = try TemporaryDatabase()
+        // "level" has no affinity, so a real stays real; NUMERIC stores 3.0 as the integer 3.
+        try temp.db.execute(#"CREATE TABLE "Sample" (id INTEGER PRIMARY KEY, count INTEGER, level, ratio NUMERIC)"#)
+        try temp.db.execute(#"INSERT INTO "Sample" VALUES (1, 7, 2.0, 3.0), (2, 8, 4, 0.5)"#)
+        #expect(try temp.db.rows(#"SELECT typeof(level), typeof(ratio) FROM "Sample" ORDER BY id"#).map { "\($0[0]) \($0[1])" }
+                == ["text 'real' text 'integer'", "text 'integer' text 'real'"])
+        let samples = try temp.db.objects(Sample.self, where: "1 ORDER BY id")
+        #expect(samples.map { "\($0.id) \($0.count) \($0.level) \($0.ratio)" } == ["1 7 2 3.0", "2 8 4 0.5"])
+        #expect(samples.allSatisfy { !$0.hasChanges })
+        samples[0].ratio = 3.5
+        #expect(samples[0].changedProperties == ["ratio"])
+
+        // A stored value that fits no property is an error naming the column, and leaves no instance behind.
+        try temp.db.execute(#"INSERT INTO "Sample" VALUES (3, 9, 'many', 1.0)"#)
+        let error = try #require(throws: ValueConversionError.self) { try temp.db.objects(Sample.self, where: "id = 3") }
+        #expect(error.column == "level")
+        #expect(error.found == .text("many"))
+        #expect(try temp.db.registry(for: Sample.self).instance(rowID: 3) == nil)
+        try temp.db.execute(#"UPDATE "Sample" SET level = 6 WHERE id = 3"#)
+        let third = try #require(try temp.db.objects(Sample.self, where: "id = 3").first)
+        #expect("\(third.id) \(third.count) \(third.level) \(third.ratio)" == "3 9 6 1.0")
+        #expect(!third.hasChanges)
+    }
 }
