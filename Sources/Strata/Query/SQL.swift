@@ -25,6 +25,29 @@ enum SQL {
     static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ", ")
     }
+
+    /// Whether `sql` contains `word` (lowercase ASCII letters) in any ASCII case: SQLite's own test for
+    /// type names (`INT` in `bigint`), and a conservative one for keywords (a name or a comment may
+    /// contain the word too), without Foundation's string search.
+    ///
+    /// ```swift
+    /// SQL.mentions("BIGINT", "int")   // true
+    /// ```
+    static func mentions(_ sql: String, _ word: String) -> Bool {
+        var sql = sql, word = word
+        return sql.withUTF8 { bytes in
+            word.withUTF8 { pattern in
+                guard let first = pattern.first else { return true }
+                guard bytes.count >= pattern.count else { return false }
+                for start in 0...(bytes.count - pattern.count) where bytes[start] | 0x20 == first {
+                    var i = 1
+                    while i < pattern.count && bytes[start + i] | 0x20 == pattern[i] { i += 1 }
+                    if i == pattern.count { return true }
+                }
+                return false
+            }
+        }
+    }
 }
 
 import Foundation

@@ -43,12 +43,13 @@ public enum Affinity: String, Sendable {
     /// ```swift
     /// Affinity(declaredType: "")  // .blob
     /// ```
-    public init(declaredType: String) {
-        let type = declaredType.uppercased()
-        if type.contains("INT") { self = .integer }
-        else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { self = .text }
-        else if type.contains("BLOB") || type.trimmingCharacters(in: .whitespaces).isEmpty { self = .blob }
-        else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") { self = .real }
+    public init(declaredType type: String) {
+        // SQLite's rules in their order (https://www.sqlite.org/datatype3.html#determination_of_column_affinity),
+        // by an ASCII case-insensitive search: this runs for every column of every model's first use.
+        if SQL.mentions(type, "int") { self = .integer }
+        else if SQL.mentions(type, "char") || SQL.mentions(type, "clob") || SQL.mentions(type, "text") { self = .text }
+        else if SQL.mentions(type, "blob") || type.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { self = .blob }
+        else if SQL.mentions(type, "real") || SQL.mentions(type, "floa") || SQL.mentions(type, "doub") { self = .real }
         else { self = .numeric }
     }
 

@@ -112,6 +112,9 @@ struct TableInfo {
         let createSQL = entry.sql
         let isView = entry.isView
         if isView && !views { return nil }
+        // Table options (WITHOUT ROWID, STRICT) follow the closing parenthesis of the column list.
+        let options = createSQL.lastIndex(of: ")").map { createSQL[createSQL.index(after: $0)...] } ?? ""
+        let withoutRowID = !isView && String(options.uppercased().filter { $0.isLetter }).contains("WITHOUTROWID")
 
         var columns: [ColumnInfo] = []
         let xinfo = try connection.cachedStatement("SELECT cid, name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?)")
@@ -125,13 +128,17 @@ struct TableInfo {
         xinfo.reset()
 
         var indices: [IndexInfo] = []
-        let list = try connection.cachedStatement("SELECT seq, name, \"unique\", origin, partial FROM pragma_index_list(?)")
-        try list.bind(values: [.text(name)])
         var listed: [(name: String, unique: Bool, origin: String, partial: Bool)] = []
-        while try list.step() {
-            listed.append((list.string(at: 1), list.int64(at: 2) != 0, list.string(at: 3), list.int64(at: 4) != 0))
+        // Every index has a row in sqlite_master, but for the primary key of a WITHOUT ROWID table: a
+        // table with neither has none to list (each pragma read costs a statement of its own inside SQLite).
+        if withoutRowID || catalog.tablesWithIndices.contains(entry.lowercasedName) {
+            let list = try connection.cachedStatement("SELECT seq, name, \"unique\", origin, partial FROM pragma_index_list(?)")
+            try list.bind(values: [.text(name)])
+            while try list.step() {
+                listed.append((list.string(at: 1), list.int64(at: 2) != 0, list.string(at: 3), list.int64(at: 4) != 0))
+            }
+            list.reset()
         }
-        list.reset()
         for entry in listed {
             let info = try connection.cachedStatement("SELECT seqno, cid, name, \"desc\", coll, \"key\" FROM pragma_index_xinfo(?)")
             try info.bind(values: [.text(entry.name)])
@@ -149,19 +156,20 @@ struct TableInfo {
             }
         }
         var foreignKeys: [ForeignKeyInfo] = []
-        let keys = try connection.cachedStatement("SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?)")
-        try keys.bind(values: [.text(name)])
-        while try keys.step() {
-            foreignKeys.append(ForeignKeyInfo(from: keys.string(at: 0), table: keys.string(at: 1), onDelete: keys.string(at: 2)))
+        // A foreign key is declared with REFERENCES in the CREATE TABLE statement (ALTER TABLE ADD COLUMN
+        // rewrites that statement), so a table whose SQL never says it has none.
+        if SQL.mentions(createSQL, "references") {
+            let keys = try connection.cachedStatement("SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?)")
+            try keys.bind(values: [.text(name)])
+            while try keys.step() {
+                foreignKeys.append(ForeignKeyInfo(from: keys.string(at: 0), table: keys.string(at: 1), onDelete: keys.string(at: 2)))
+            }
+            keys.reset()
         }
-        keys.reset()
         if isView {
             let writable = catalog.tablesWithInsteadOfTriggers.contains(name.lowercased())
             return TableInfo(name: name, columns: columns, indices: [], withoutRowID: true, isView: true, isWritableView: writable)
         }
-        // Table options (WITHOUT ROWID, STRICT) follow the closing parenthesis of the column list.
-        let options = createSQL.lastIndex(of: ")").map { createSQL[createSQL.index(after: $0)...] } ?? ""
-        let withoutRowID = String(options.uppercased().filter { $0.isLetter }).contains("WITHOUTROWID")
         return TableInfo(name: name, columns: columns, indices: indices, withoutRowID: withoutRowID, foreignKeys: foreignKeys)
     }
 }
@@ -235,7 +243,9 @@ struct TableSQL {
 final class SchemaCatalog {
     let version: Int64
     /// Tables and views by lowercased name (SQLite compares names case-insensitively).
-    var tables: [String: (name: String, sql: String, isView: Bool)] = [:]
+    var tables: [String: (name: String, sql: String, isView: Bool, lowercasedName: String)] = [:]
+    /// Lowercased names of the tables with at least one row of type 'index' (automatic indices included).
+    var tablesWithIndices: Set<String> = []
     /// `CREATE INDEX` statements by index name.
     var indexSQL: [String: String] = [:]
     /// Lowercased names of the views with an INSTEAD OF trigger.
@@ -258,8 +268,10 @@ final class SchemaCatalog {
             let type = master.string(at: 0), name = master.string(at: 1)
             switch type {
             case "table", "view":
-                catalog.tables[name.lowercased()] = (name, master.string(at: 3), type == "view")
+                let lowercased = name.lowercased()
+                catalog.tables[lowercased] = (name, master.string(at: 3), type == "view", lowercased)
             case "index":
+                catalog.tablesWithIndices.insert(master.string(at: 2).lowercased())
                 if !master.isNull(at: 3) { catalog.indexSQL[name] = master.string(at: 3) }
             case "trigger":
                 let sql = master.string(at: 3).uppercased()

@@ -14,13 +14,6 @@ final class TableMapping {
     let selectFromSQL: String
     /// The `IN (...)` fetches prepared so far (``inStatement(column:count:orderBy:in:)``).
     private var inStatements: [InStatementKey: Statement] = [:]
-    /// Every declared column (plus `RETURNING rowid` when the key is not the rowid).
-    let insertSQL: String
-    /// Every column but the key, for keys SQLite assigns.
-    let insertWithoutKeySQL: String
-    let deleteSQL: String
-    let selectByKeySQL: String
-    let selectByRowIDSQL: String
     /// The stored format of each property's column (``ColumnFormat/native`` for Strata's own).
     let formats: [ColumnFormat]
     /// The metadata's fast accessors, with nil where the column has a format of its own: what the
@@ -89,13 +82,6 @@ final class TableMapping {
         if hasRowID && !keyIsRowID { columns.append("\(t).rowid") }
         selectColumns = columns.joined(separator: ", ")
         selectFromSQL = "SELECT \(selectColumns) FROM \(SQL.quote(metadata.tableName))"
-        let returning = hasRowID && !keyIsRowID ? " RETURNING rowid" : ""
-        insertSQL = "INSERT INTO \(t) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count)))\(returning)"
-        insertWithoutKeySQL = names.count == 1 ? "INSERT INTO \(t) DEFAULT VALUES"
-            : "INSERT INTO \(t) (\(names.dropFirst().joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count - 1)))"
-        deleteSQL = "DELETE FROM \(t) WHERE \(key)"
-        selectByKeySQL = "SELECT \(selectColumns) FROM \(t) WHERE \(key)"
-        selectByRowIDSQL = "SELECT \(selectColumns) FROM \(t) WHERE rowid = ?"
     }
 
     /// Whether a column's DEFAULT (as `PRAGMA table_xinfo` gives it) is the literal of `value`: the ones
@@ -165,16 +151,27 @@ final class TableMapping {
             statement.reset()
             return statement
         }
-        let sql = switch kind {
-        case .insert: insertSQL
-        case .insertWithoutKey: insertWithoutKeySQL
-        case .delete: deleteSQL
-        case .selectByKey: selectByKeySQL
-        case .selectByRowID: selectByRowIDSQL
-        }
-        let statement = try connection.cachedStatement(sql)
+        let statement = try connection.cachedStatement(sql(kind))
         statements[kind.rawValue] = statement
         return statement
+    }
+
+    /// The SQL of a per-row statement, built when it is first prepared (a first use builds none).
+    private func sql(_ kind: StatementKind) -> String {
+        let t = quotedTable, names = quotedNames
+        switch kind {
+        case .insert:
+            // Every declared column (plus `RETURNING rowid` when the key is not the rowid).
+            let returning = hasRowID && !keyIsRowID ? " RETURNING rowid" : ""
+            return "INSERT INTO \(t) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count)))\(returning)"
+        case .insertWithoutKey:
+            // Every column but the key, for keys SQLite assigns.
+            return names.count == 1 ? "INSERT INTO \(t) DEFAULT VALUES"
+                : "INSERT INTO \(t) (\(names.dropFirst().joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count - 1)))"
+        case .delete: return "DELETE FROM \(t) WHERE \(keyClause)"
+        case .selectByKey: return "SELECT \(selectColumns) FROM \(t) WHERE \(keyClause)"
+        case .selectByRowID: return "SELECT \(selectColumns) FROM \(t) WHERE rowid = ?"
+        }
     }
 
     /// `INSERT INTO t (...) VALUES (...) RETURNING <every property's column>[, rowid]` for the given

@@ -676,3 +676,51 @@ extension ExistingSchemaTests {
         #expect(try schemaSnapshot(db) == before)
     }
 }
+
+@Suite struct SchemaReadTests {
+    /// A table's schema read skips the pragmas that cannot find anything: index_list for a table with no
+    /// row of type 'index' in sqlite_master (unless WITHOUT ROWID: its primary key index has none), and
+    /// foreign_key_list for a table whose SQL never says REFERENCES. What each read still finds is whole.
+    @Test func aReadSkipsOnlyThePragmasThatCannotFindAnything() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE plain (id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE keyed (code TEXT PRIMARY KEY, name TEXT) WITHOUT ROWID;
+            CREATE TABLE child (id INTEGER PRIMARY KEY, parent INTEGER rEfErEnCeS plain(id) ON DELETE CASCADE);
+            CREATE TABLE tagged (id INTEGER PRIMARY KEY, tag TEXT UNIQUE);
+            CREATE INDEX child_parent ON child (parent);
+            """)
+        var sql: [String] = []
+        let trace = temp.db.traceStatements { sql.append($0) }
+        let plain = try #require(try TableInfo.read("plain", in: temp.db.connection))
+        let plainSQL = sql
+        sql = []
+        let keyed = try #require(try TableInfo.read("KEYED", in: temp.db.connection))
+        let keyedSQL = sql
+        let child = try #require(try TableInfo.read("child", in: temp.db.connection))
+        let tagged = try #require(try TableInfo.read("tagged", in: temp.db.connection))
+        trace.cancel()
+
+        #expect(!plainSQL.contains { $0.contains("pragma_index_list") || $0.contains("pragma_foreign_key_list") })
+        #expect(plain.columns.map(\.name) == ["id", "name"] && plain.indices.isEmpty && plain.foreignKeys.isEmpty)
+        #expect(keyedSQL.contains { $0.contains("pragma_index_list") })
+        #expect(keyed.withoutRowID && keyed.indices.map(\.origin) == ["pk"])
+        #expect(child.foreignKeys.map { "\($0.from) \($0.table) \($0.onDelete)" } == ["parent plain CASCADE"])
+        #expect(child.indices.map(\.name) == ["child_parent"])
+        #expect(tagged.indices.map { "\($0.origin) \($0.unique) \($0.columns)" } == [#"u true [Optional("tag")]"#])
+    }
+
+    @Test func mentionsMatchesAWordInAnyCase() {
+        #expect(SQL.mentions("CREATE TABLE t (p INTEGER REFERENCES x)", "references"))
+        #expect(SQL.mentions("create table t (p int references x)", "references"))
+        #expect(SQL.mentions("CREATE TABLE t (p ReFeReNcEs x)", "references"))
+        #expect(!SQL.mentions("CREATE TABLE t (p INTEGER REFERENCE x)", "references"))
+        #expect(!SQL.mentions("REFER", "references"))
+        #expect(!SQL.mentions("CREATE TABLE t (p INTEGER @EFERENCES)", "references"))
+        // SQLite's affinity rules, in their order.
+        let affinities = ["BIGINT", "int", "VARCHAR(32)", "nchar", "CLOB", "text", "BLOB", "", "  ", "REAL", "double precision",
+                          "FLOAT", "decimal(10, 2)", "datetime", "POINT", "CHARINT", "bool"].map { Affinity(declaredType: $0) }
+        #expect(affinities == [.integer, .integer, .text, .text, .text, .text, .blob, .blob, .blob, .real, .real,
+                               .real, .numeric, .numeric, .integer, .integer, .numeric])
+    }
+}
