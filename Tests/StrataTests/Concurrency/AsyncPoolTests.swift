@@ -147,6 +147,30 @@ func eventually(_ condition: @Sendable () -> Bool) async throws {
         #expect(try await pool.read { db in try db.value(Int.self, "SELECT 41 + 1") } == 42)
     }
 
+    /// A cancellation that lands between two statements of a read (its sqlite3_interrupt then reaches no
+    /// statement, and SQLite clears it as the next one starts) still stops the next statement.
+    @Test func aReadCancelledBetweenItsStatementsStopsAtTheNextOne() async throws {
+        let file = try PoolFile(); let pool = file.pool
+        let started = Locked(false), cancelled = Locked(false), counted = Locked(false)
+        let task = Task {
+            try await pool.read { db in
+                _ = try db.value(Int.self, "SELECT 1")
+                started.withLock { $0 = true }
+                while !cancelled.withLock({ $0 }) { usleep(1_000) }   // no statement runs meanwhile
+                let count = try db.value(Int.self, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000000) SELECT count(*) FROM n")
+                counted.withLock { $0 = true }   // (the whole 20 million rows: the cancellation was lost)
+                return count
+            }
+        }
+        try await eventually { started.withLock { $0 } }
+        task.cancel()
+        cancelled.withLock { $0 = true }
+        let result = await task.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(!counted.withLock { $0 })
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT 41 + 1") } == 42)
+    }
+
     @Test func nestedPoolCallsThrowInsteadOfWaitingForThemselves() async throws {
         let file = try PoolFile(); let pool = file.pool
         let inWrite = try #require(throws: DatabaseError.self) {
