@@ -240,6 +240,19 @@ extension Database {
     func objects<T: Model>(_ type: T.Type, registry: TypeRegistry, quotedColumn: String, in values: [SQLValue],
                            orderBy: String?) throws -> [T] {
         var result: [T] = []
+        if values.count > 1, connection.hasJSONEach, let integers = SQL.integers(values) {
+            // Integer keys: one JSON array per 32,768 of them, through one statement prepared once.
+            let statement = try registry.table.jsonInStatement(column: quotedColumn, orderBy: orderBy, in: connection)
+            var start = 0
+            while start < integers.count {
+                let end = min(start + 32_768, integers.count)
+                try statement.bind(values: [.text(SQL.jsonArray(integers[start..<end]))])
+                defer { statement.reset() }
+                while try statement.step() { result.append(try object(T.self, from: statement, registry: registry)) }
+                start = end
+            }
+            return result
+        }
         var chunkSize = 1
         while chunkSize * 2 <= min(maximumArguments, 32_768) { chunkSize *= 2 }
         var start = 0

@@ -48,6 +48,37 @@ enum SQL {
             }
         }
     }
+
+    /// The integers of `values` when every one is an integer; nil otherwise.
+    ///
+    /// ```swift
+    /// SQL.integers([.integer(1), .integer(2)])   // [1, 2]
+    /// ```
+    static func integers(_ values: [SQLValue]) -> [Int64]? {
+        var integers: [Int64] = []
+        integers.reserveCapacity(values.count)
+        for value in values {
+            guard case .integer(let v) = value else { return nil }
+            integers.append(v)
+        }
+        return integers
+    }
+
+    /// A JSON array of integers (`[1,2,3]`), for `json_each(?)`.
+    ///
+    /// ```swift
+    /// SQL.jsonArray([1, -2, 3])   // "[1,-2,3]"
+    /// ```
+    static func jsonArray(_ integers: ArraySlice<Int64>) -> String {
+        var json = "["
+        json.reserveCapacity(integers.count * 8 + 2)
+        for (i, v) in integers.enumerated() {
+            if i > 0 { json.append(",") }
+            json.append(String(v))
+        }
+        json.append("]")
+        return json
+    }
 }
 
 import Foundation

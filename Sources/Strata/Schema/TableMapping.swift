@@ -201,6 +201,21 @@ final class TableMapping {
         return statement
     }
 
+    /// `SELECT … WHERE column IN (SELECT value FROM json_each(?))` [ORDER BY …]: any number of integer
+    /// keys bound as one JSON array, so one statement serves every list length, with no SQL to parse per
+    /// length and no variable limit to chunk under.
+    func jsonInStatement(column quotedColumn: String, orderBy: String?, in connection: Connection) throws -> Statement {
+        let key = InStatementKey(column: quotedColumn, count: -1, orderBy: orderBy)
+        if let statement = inStatements[key] {
+            statement.reset()
+            return statement
+        }
+        let sql = "\(selectFromSQL) WHERE \(quotedColumn) IN (SELECT value FROM json_each(?))" + (orderBy.map { " ORDER BY \($0)" } ?? "")
+        let statement = try connection.cachedStatement(sql)
+        inStatements[key] = statement
+        return statement
+    }
+
     /// `UPDATE t SET "a" = ?, "b" = ? WHERE key = ?` for the given properties (by index), prepared once
     /// per set of properties.
     func updateStatement(_ columns: ColumnSet, in connection: Connection) throws -> Statement {

@@ -173,12 +173,26 @@ private func mentions(_ statements: [String], _ table: String) -> Int {
         let file = try teamsAndMembers(teams: 7, members: 21)
         let db = file.db
         sqlite3_limit(db.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 3)   // chunks of 2 keys (a power of two)
+        db.connection.hasJSONEach = false   // the IN-list path (keys that are not all integers, or no JSON functions)
         let members = try db.objects(RMember.self)
         let log = StatementLog(db)
         try db.prefetch("team", of: members)
         #expect(log.count == 4)                              // 7 keys: 2 + 2 + 2 + 1
         #expect(members.allSatisfy { $0.team?.name == "T\(($0.id - 1) % 7)" })
         #expect(log.count == 4)
+    }
+
+    @Test func prefetchOfIntegerKeysIsOneStatementWhateverTheVariableLimit() throws {
+        let file = try teamsAndMembers(teams: 7, members: 21)
+        let db = file.db
+        sqlite3_limit(db.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 3)
+        let members = try db.objects(RMember.self)
+        let log = StatementLog(db)
+        try db.prefetch("team", of: members)
+        #expect(log.count == 1)                              // 7 keys in one JSON array
+        #expect(log.statements.last?.contains("json_each(") == true)
+        #expect(members.allSatisfy { $0.team?.name == "T\(($0.id - 1) % 7)" })
+        #expect(log.count == 1)
     }
 
     @Test func prefetchUsesLiveInstancesAndSkipsResolvedOwners() throws {

@@ -148,6 +148,7 @@ private func seedCities(_ db: Database) throws {
         _ = try db.count(QueryCity.self)  // sync first, so only the fetch is traced
         sqlite3_limit(db.sqliteHandle, SQLITE_LIMIT_VARIABLE_NUMBER, 100)
         #expect(db.maximumArguments == 100)
+        db.connection.hasJSONEach = false   // the IN-list path (keys that are not all integers, or no JSON functions)
         var selects: [String] = []
         let trace = db.traceStatements { sql in if sql.contains(" IN (") { selects.append(sql) } }
         let keys = Array(Int64(1)...Int64(1000)).reversed().map { $0 }
@@ -156,6 +157,32 @@ private func seedCities(_ db: Database) throws {
         #expect(cities.map(\.cityId) == keys)
         #expect(selects.count >= 10)
         #expect(selects.allSatisfy { $0.filter { $0 == "?" }.count <= 100 })
+    }
+
+    /// Integer keys are bound as one JSON array: one statement, one parameter, whatever the variable limit.
+    @Test func fetchManyIntegerKeysBindsThemAsOneJSONArray() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE cities(cityId INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', country TEXT NOT NULL DEFAULT '',
+                                population INTEGER NOT NULL DEFAULT 0, founded REAL);
+            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 1000)
+            INSERT INTO cities(cityId, name) SELECT x, 'city ' || x FROM n;
+            """)
+        _ = try db.count(QueryCity.self)
+        sqlite3_limit(db.sqliteHandle, SQLITE_LIMIT_VARIABLE_NUMBER, 100)
+        #expect(db.connection.hasJSONEach)
+        var selects: [String] = []
+        let trace = db.traceStatements { sql in if sql.contains(" IN (") { selects.append(sql) } }
+        // Unordered, with a duplicate, a missing key and the extremes of Int64.
+        let keys: [Int64] = Array(Int64(1)...Int64(1000)).reversed() + [7, 5_000, .max, .min]
+        let cities = try db.objects(QueryCity.self, forKeys: keys)
+        let again = try db.objects(QueryCity.self, forKeys: [3, 1, 2])
+        trace.cancel()
+        #expect(cities.map(\.cityId) == Array(Int64(1)...Int64(1000)).reversed() + [7])
+        #expect(cities[993] === cities[1000])   // key 7: one live instance, listed twice
+        #expect(again.map(\.name) == ["city 3", "city 1", "city 2"])
+        #expect(selects.count == 2)
+        #expect(selects.allSatisfy { $0.contains("json_each(") && $0.filter { $0 == "?" }.count == 1 })
     }
 
     @Test func fetchManyByKeysBeyondTheDefaultLimit() throws {
