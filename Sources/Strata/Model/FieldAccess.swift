@@ -333,6 +333,12 @@ class AnyFieldIO {
     func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
         try store(statement.value(at: column), into: object)
     }
+    /// Sets the field from column `column` of the current row and returns its snapshot word (what
+    /// ``ModelMetadata/snapshotWord(of:at:)`` would give right after).
+    func readCapturing(_ statement: Statement, column: Int32, into object: ModelObject) throws -> SnapshotWord {
+        try read(statement, column: column, into: object)
+        return SnapshotWord(try load(object))
+    }
     /// Hands a prefetched related object to a relationship field.
     func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool, generation: Int) {}
     /// The object a relationship field holds strongly, if any (what keeps it alive).
@@ -390,6 +396,19 @@ final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
         } else {
             try store(statement.value(at: column), into: object)
         }
+    }
+
+    /// An integer key straight into the field and its word (a fetched owner holds no object yet, so the
+    /// word is the key's, as `load` would give).
+    override func readCapturing(_ statement: Statement, column: Int32, into object: ModelObject) throws -> SnapshotWord {
+        let value = sqlite3_column_value(statement.handle, column)
+        guard sqlite3_value_type(value) == SQLITE_INTEGER else {
+            try store(statement.value(at: column), into: object)
+            return SnapshotWord(try load(object))
+        }
+        let key = sqlite3_value_int64(value)
+        try storage(object).pointee.setStoredKey(.integer(key))
+        return storage(object).pointee.heldObject == nil ? SnapshotWord(integer: key) : SnapshotWord(try load(object))
     }
 
     override func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool, generation: Int) {

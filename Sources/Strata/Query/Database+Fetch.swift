@@ -365,8 +365,7 @@ extension Database {
                     if let read = fields[i]?.read(handle, column: Int32(i), into: object) {
                         word = read
                     } else {
-                        try decodeConverting(statement, column: i, into: object, registry: registry)
-                        word = registry.metadata.snapshotWord(of: object, at: i)
+                        word = try decodeCapturing(statement, column: i, into: object, registry: registry)
                     }
                     words[i] = word.bits
                     if word.isNull { words[count + (i >> 6)] |= 1 << UInt64(i & 63) }
@@ -392,11 +391,31 @@ extension Database {
                 try accessor.store(try format.native(statement.value(at: Int32(i))), into: object)
             }
         } catch let error as ValueConversionError {
-            let name = metadata.properties[i].name
-            var located = error.located(column: name, model: metadata.typeName, property: name)
-            located.table = located.table ?? registry.table.table
-            located.key = located.key ?? statement.value(at: 0)
-            throw located
+            throw located(error, column: i, statement: statement, registry: registry)
         }
+    }
+
+    /// ``decodeConverting(_:column:into:registry:)``, returning the property's snapshot word: a codec's
+    /// property (a reference, say) over a column in Strata's format reads and gives its word in one call.
+    func decodeCapturing(_ statement: Statement, column i: Int, into object: ModelObject, registry: TypeRegistry) throws -> SnapshotWord {
+        guard registry.table.formats[i] == .native, case .generic(let io) = registry.metadata.properties[i].accessor else {
+            try decodeConverting(statement, column: i, into: object, registry: registry)
+            return registry.metadata.snapshotWord(of: object, at: i)
+        }
+        do {
+            return try io.readCapturing(statement, column: Int32(i), into: object)
+        } catch let error as ValueConversionError {
+            throw located(error, column: i, statement: statement, registry: registry)
+        }
+    }
+
+    /// A conversion error with the table, the row's key, the column and the property filled in.
+    private func located(_ error: ValueConversionError, column i: Int, statement: Statement, registry: TypeRegistry) -> ValueConversionError {
+        let metadata = registry.metadata
+        let name = metadata.properties[i].name
+        var located = error.located(column: name, model: metadata.typeName, property: name)
+        located.table = located.table ?? registry.table.table
+        located.key = located.key ?? statement.value(at: 0)
+        return located
     }
 }

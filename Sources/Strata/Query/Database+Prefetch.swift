@@ -45,13 +45,15 @@ extension Database {
         }
         let parts = path.split(separator: ".", maxSplits: 1).map(String.init)
         guard let first = parts.first else { return }
-        let (related, relatedRegistry) = try prefetchOne(first, of: owners, registry: registry)
+        let (related, relatedRegistry) = try prefetchOne(first, of: owners, registry: registry, collectingTargets: parts.count == 2)
         if parts.count == 2, let relatedRegistry { try prefetch(parts[1], of: related, registry: relatedRegistry) }
     }
 
     /// Prefetches one relationship (a `@Reference` or `@Children` property) of `owners`; returns the related
-    /// objects the owners now hold, and their registry (for the next step of a path).
-    private func prefetchOne(_ relationship: String, of owners: [ModelObject], registry: TypeRegistry) throws -> ([ModelObject], TypeRegistry?) {
+    /// objects the owners now hold, and their registry (for the next step of a path; a reference's targets
+    /// are only gathered when `collectingTargets`).
+    private func prefetchOne(_ relationship: String, of owners: [ModelObject], registry: TypeRegistry,
+                             collectingTargets: Bool) throws -> ([ModelObject], TypeRegistry?) {
         let metadata = registry.metadata
         for owner in owners where owner._registry != nil && owner._registry !== registry {
             throw ModelError(.foreignInstance, model: metadata.typeName, property: relationship,
@@ -89,6 +91,7 @@ extension Database {
         if !pending.isEmpty {
             try attachTargets(related, keys: keys, pending: pending, io: io, ownerType: metadata.type)
         }
+        guard collectingTargets else { return ([], nil) }
         // What the owners hold now, each once (for the next step of a path).
         var seen: Set<ObjectIdentifier> = [], targets: [ModelObject] = []
         for owner in attached {
@@ -135,7 +138,7 @@ extension Database {
         let owners = registry.liveInstances
         guard new * 2 >= owners.count else { return false }
         registry.faultBatches[property.name] = registry.registrations
-        return (try? prefetchOne(property.name, of: owners, registry: registry)) != nil
+        return (try? prefetchOne(property.name, of: owners, registry: registry, collectingTargets: false)) != nil
     }
 
     /// Loads the related rows for `keys` that have no live instance (chunked `IN` queries), then hands
