@@ -395,6 +395,19 @@ extension Database {
     private func bind(_ object: ModelObject, properties: ColumnSet, to statement: Statement, registry: TypeRegistry, count: inout Int32) throws {
         let handle = statement.handle
         var index: Int32 = 1
+        if let start = registry.metadata.plainWordsStart, let reals = registry.plainReals {
+            // Fields of 8-byte numbers side by side, all bound natively.
+            try reals.withUnsafeBufferPointer { reals in
+                try properties.forEach { i in
+                    if !bindPlainWord(object, start: start, index: i, isReal: reals[i], to: handle, at: index) {
+                        try bindConverting(object, property: i, to: statement, at: index, registry: registry)
+                    }
+                    index += 1
+                }
+            }
+            count = index - 1
+            return
+        }
         try registry.fields.withUnsafeBufferPointer { fields in
             try properties.forEach { i in
                 if fields[i]?.bind(object, to: handle, at: index) != true {

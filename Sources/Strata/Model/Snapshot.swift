@@ -163,6 +163,12 @@ extension TypeRegistry {
     func capture(_ object: ModelObject, properties: ColumnSet) {
         if object._snapshotSlot == 0 { return capture(object) }
         let slot = object._snapshotSlot
+        if let start = metadata.plainWordsStart {
+            // Fields of 8-byte numbers, never NULL: each word is its field's bits.
+            let words = snapshots.words(slot)
+            properties.forEach { words[$0] = loadPlainWord(object, start: start, index: $0) }
+            return
+        }
         properties.forEach { snapshots.set(slot, $0, metadata.snapshotWord(of: object, at: $0)) }
     }
 
