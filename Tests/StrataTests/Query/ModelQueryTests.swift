@@ -114,14 +114,19 @@ private func seedCities(_ db: Database) throws {
         #expect(literal.first?["t"] == .text("$T"))
     }
 
-    @Test func fetchManyByKeysInRequestedOrder() throws {
-        let db = try Database()
+    /// A `cities` table (the QueryCity model's) with rows 1...count named "city <id>".
+    static func insertCities(_ count: Int, into db: Database) throws {
         try db.execute("""
             CREATE TABLE cities(cityId INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', country TEXT NOT NULL DEFAULT '',
                                 population INTEGER NOT NULL DEFAULT 0, founded REAL);
-            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 500)
+            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < \(count))
             INSERT INTO cities(cityId, name) SELECT x, 'city ' || x FROM n;
             """)
+    }
+
+    @Test func fetchManyByKeysInRequestedOrder() throws {
+        let db = try Database()
+        try Self.insertCities(500, into: db)
         var keys = Array(Int64(1)...Int64(500)).shuffled()
         keys.insert(10_000, at: 17)   // missing keys are skipped
         keys.append(-5)
@@ -139,12 +144,7 @@ private func seedCities(_ db: Database) throws {
 
     @Test func fetchManyByKeysIsChunkedUnderTheVariableLimit() throws {
         let db = try Database()
-        try db.execute("""
-            CREATE TABLE cities(cityId INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', country TEXT NOT NULL DEFAULT '',
-                                population INTEGER NOT NULL DEFAULT 0, founded REAL);
-            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 1000)
-            INSERT INTO cities(cityId, name) SELECT x, 'city ' || x FROM n;
-            """)
+        try Self.insertCities(1000, into: db)
         _ = try db.count(QueryCity.self)  // sync first, so only the fetch is traced
         sqlite3_limit(db.sqliteHandle, SQLITE_LIMIT_VARIABLE_NUMBER, 100)
         #expect(db.maximumArguments == 100)
@@ -162,12 +162,7 @@ private func seedCities(_ db: Database) throws {
     /// Integer keys are bound as one JSON array: one statement, one parameter, whatever the variable limit.
     @Test func fetchManyIntegerKeysBindsThemAsOneJSONArray() throws {
         let db = try Database()
-        try db.execute("""
-            CREATE TABLE cities(cityId INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', country TEXT NOT NULL DEFAULT '',
-                                population INTEGER NOT NULL DEFAULT 0, founded REAL);
-            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 1000)
-            INSERT INTO cities(cityId, name) SELECT x, 'city ' || x FROM n;
-            """)
+        try Self.insertCities(1000, into: db)
         _ = try db.count(QueryCity.self)
         sqlite3_limit(db.sqliteHandle, SQLITE_LIMIT_VARIABLE_NUMBER, 100)
         #expect(db.connection.hasJSONEach)
@@ -188,12 +183,7 @@ private func seedCities(_ db: Database) throws {
     @Test func fetchManyByKeysBeyondTheDefaultLimit() throws {
         let db = try Database()
         let total = db.maximumArguments + 234
-        try db.execute("""
-            CREATE TABLE cities(cityId INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', country TEXT NOT NULL DEFAULT '',
-                                population INTEGER NOT NULL DEFAULT 0, founded REAL);
-            WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < \(total))
-            INSERT INTO cities(cityId) SELECT x FROM n;
-            """)
+        try Self.insertCities(total, into: db)
         let keys = Array(Int64(1)...Int64(total)).reversed().map { $0 }
         let cities = try db.objects(QueryCity.self, forKeys: keys)
         #expect(cities.count == total)
