@@ -115,7 +115,7 @@ public final class DatabasePool: Sendable {
         return try await writer.run(PoolJob()) { db, job in
             try DatabasePool.cancellable(job) {
                 try db.transaction(.immediate) {
-                    let result = try body(db)
+                    let result = try db.interruptingWhenCancelled(job) { try body(db) }
                     if job.isCancelled { throw CancellationError() }
                     return result
                 }
@@ -263,7 +263,7 @@ public final class DatabasePool: Sendable {
         for attempt in 0..<2 {
             do {
                 let result = try db.transaction(.deferred) {
-                    let result = try body(db)
+                    let result = try db.interruptingWhenCancelled(job) { try body(db) }
                     if job?.isCancelled == true { throw CancellationError() }
                     if db.models.needsFreshSnapshot { throw SnapshotTooOld() }
                     return result

@@ -49,18 +49,7 @@ final class SerialDatabase: @unchecked Sendable {
                 queue.async {
                     let result = Result { () throws -> T in
                         guard job.start(self.handle) else { throw CancellationError() }
-                        // sqlite3_interrupt only reaches statements that are running: SQLite clears it as the
-                        // next statement starts when none was. So a cancellation landing between two
-                        // statements is also caught by this handler, which asks the job every 1,000 steps.
-                        // (A migration's progress reporting replaces it for its duration.)
-                        sqlite3_progress_handler(self.handle, 1_000, { context in
-                            guard let context else { return 0 }
-                            return Unmanaged<PoolJob>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
-                        }, Unmanaged.passUnretained(job).toOpaque())
-                        defer {
-                            sqlite3_progress_handler(self.handle, 0, nil, nil)
-                            job.finish()
-                        }
+                        defer { job.finish() }
                         return try body(self.database, job)
                     }
                     continuation.resume(with: result)

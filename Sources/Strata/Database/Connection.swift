@@ -16,6 +16,9 @@ final class Connection {
     var preparesFresh = false
     /// `sqlite_master` as of the last schema read (see ``SchemaCatalog``).
     var schemaCatalog: SchemaCatalog?
+    /// The async pool call whose cancellation interrupts this connection's statements, while its closure
+    /// runs (``Database/interruptingWhenCancelled(_:_:)``).
+    var cancellableJob: PoolJob?
     /// Whether this SQLite has the JSON functions (built in since 3.38, and optional before): fetches by
     /// many integer keys then bind them as one JSON array (``TableMapping/jsonInStatement(column:orderBy:in:)``).
     lazy var hasJSONEach: Bool = (try? prepare("SELECT value FROM json_each('[1]')")) != nil

@@ -337,7 +337,8 @@ class AnyFieldIO {
     /// ``ModelMetadata/snapshotWord(of:at:)`` would give right after).
     func readCapturing(_ statement: Statement, column: Int32, into object: ModelObject) throws -> SnapshotWord {
         try read(statement, column: column, into: object)
-        return SnapshotWord(try load(object))
+        // A value that does not encode back is a word equal to nothing, as in `snapshotWord(of:at:)`.
+        return (try? load(object)).map(SnapshotWord.init) ?? .unknown
     }
     /// Hands a prefetched related object to a relationship field.
     func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool, generation: Int) {}
@@ -404,11 +405,12 @@ final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
         let value = sqlite3_column_value(statement.handle, column)
         guard sqlite3_value_type(value) == SQLITE_INTEGER else {
             try store(statement.value(at: column), into: object)
-            return SnapshotWord(try load(object))
+            return (try? load(object)).map(SnapshotWord.init) ?? .unknown
         }
         let key = sqlite3_value_int64(value)
         try storage(object).pointee.setStoredKey(.integer(key))
-        return storage(object).pointee.heldObject == nil ? SnapshotWord(integer: key) : SnapshotWord(try load(object))
+        guard storage(object).pointee.heldObject != nil else { return SnapshotWord(integer: key) }
+        return (try? load(object)).map(SnapshotWord.init) ?? .unknown
     }
 
     override func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool, generation: Int) {

@@ -15,11 +15,13 @@ import Foundation
 ///
 /// Swift's `Dictionary` hashes an `Int64` with SipHash, which dominated fetching (about a fifth of
 /// the instructions per row); rowids need no protection against hash flooding, so a multiplicative
+/// hash is enough and several times cheaper. Keys and values sit side by side for locality.
 ///
 /// The table is raw memory from `calloc` (all-zero bits are an empty entry: key 0, no value), so a new
 /// table costs no initialising pass: large ones come as fresh zero pages. Sound because `Entry` is a
-/// trivial type, every index is masked by `capacity - 1` (a power of two) before use, and the map is
-/// non-copyable, so exactly one owner frees the memory, in `deinit`. The map belongs to one
+/// trivial type, every index is masked by `capacity - 1` (a power of two) before use, each table is freed
+/// by the allocator that made it (`free`, or `deallocate` for the fallback), and the map is non-copyable,
+/// so exactly one owner frees the memory, in `deinit`. The map belongs to one
 /// ``TypeRegistry`` (one handle's isolation domain). Tests: RowIDMapTests (run with --sanitize=address).
 @usableFromInline
 struct RowIDMap: ~Copyable {
@@ -29,6 +31,8 @@ struct RowIDMap: ~Copyable {
     }
 
     private var table: UnsafeMutablePointer<Entry>
+    /// Whether `table` came from `calloc` (else from Swift's allocator, when `calloc` failed).
+    private var tableFromCalloc: Bool
     private var capacity: Int
     private var shift: UInt64
     /// Whether keys are scattered by a Fibonacci hash (after a long probe) rather than placed by their low bits.
@@ -41,22 +45,26 @@ struct RowIDMap: ~Copyable {
 
     init() {
         capacity = 16
-        table = Self.allocateTable(capacity)
+        (table, tableFromCalloc) = Self.allocateTable(capacity)
         shift = 60
     }
 
-    deinit { free(table) }
+    deinit { Self.release(table, fromCalloc: tableFromCalloc) }
 
-    /// A table of `capacity` empty entries. If `calloc` fails, Swift's allocator takes over, which
-    /// stops the process when memory has run out, as every Swift allocation does.
-    private static func allocateTable(_ capacity: Int) -> UnsafeMutablePointer<Entry> {
+    /// A table of `capacity` empty entries, and whether `calloc` made it. If `calloc` fails, Swift's
+    /// allocator takes over (and stops the process if memory has run out, as every Swift allocation does).
+    private static func allocateTable(_ capacity: Int) -> (UnsafeMutablePointer<Entry>, Bool) {
         if let memory = calloc(capacity, MemoryLayout<Entry>.stride) {
-            return memory.bindMemory(to: Entry.self, capacity: capacity)
+            return (memory.bindMemory(to: Entry.self, capacity: capacity), true)
         }
-        let memory = UnsafeMutableRawPointer.allocate(byteCount: capacity * MemoryLayout<Entry>.stride,
-                                                      alignment: MemoryLayout<Entry>.alignment)
-        memory.initializeMemory(as: UInt8.self, repeating: 0, count: capacity * MemoryLayout<Entry>.stride)
-        return memory.bindMemory(to: Entry.self, capacity: capacity)
+        let table = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
+        table.initialize(repeating: Entry(key: 0, value: nil), count: capacity)
+        return (table, false)
+    }
+
+    /// Frees a table with the allocator that made it.
+    private static func release(_ table: UnsafeMutablePointer<Entry>, fromCalloc: Bool) {
+        if fromCalloc { free(table) } else { table.deallocate() }
     }
 
     private var mask: Int { capacity - 1 }
@@ -194,8 +202,8 @@ struct RowIDMap: ~Copyable {
     /// Moves every entry into a new table of `capacity` entries (twice the size as the map grows; the
     /// same size after switching to the scattering hash).
     private mutating func rehash(capacity newCapacity: Int) {
-        let old = table, oldCapacity = capacity
-        let fresh = Self.allocateTable(newCapacity)
+        let old = table, oldCapacity = capacity, oldFromCalloc = tableFromCalloc
+        let (fresh, freshFromCalloc) = Self.allocateTable(newCapacity)
         let mask = newCapacity - 1, shift = UInt64(64 - newCapacity.trailingZeroBitCount)
         var longest = 0
         for i in 0..<oldCapacity where old[i].value != nil {
@@ -203,8 +211,9 @@ struct RowIDMap: ~Copyable {
             let home = Self.home(of: entry.key, mask: mask, scrambled: scrambled, shift: shift)
             longest = max(longest, Self.place(entry, at: home, distance: 0, in: fresh, mask: mask, scrambled: scrambled, shift: shift))
         }
-        free(old)
+        Self.release(old, fromCalloc: oldFromCalloc)
         table = fresh
+        tableFromCalloc = freshFromCalloc
         capacity = newCapacity
         self.shift = shift
         version &+= 1

@@ -131,7 +131,8 @@ struct TableInfo {
         var listed: [(name: String, unique: Bool, origin: String, partial: Bool)] = []
         // Every index has a row in sqlite_master, but for the primary key of a WITHOUT ROWID table: a
         // table with neither has none to list (each pragma read costs a statement of its own inside SQLite).
-        if withoutRowID || catalog.tablesWithIndices.contains(entry.lowercasedName) {
+        // (Any mention of WITHOUT counts: a comment after the column list can hide the clause from the test above.)
+        if withoutRowID || catalog.tablesWithIndices.contains(entry.lowercasedName) || SQL.mentions(createSQL, "without") {
             let list = try connection.cachedStatement("SELECT seq, name, \"unique\", origin, partial FROM pragma_index_list(?)")
             try list.bind(values: [.text(name)])
             while try list.step() {

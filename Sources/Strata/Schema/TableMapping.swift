@@ -201,7 +201,7 @@ final class TableMapping {
         return statement
     }
 
-    /// `SELECT … WHERE column IN (SELECT value FROM json_each(?))` [ORDER BY …]: any number of integer
+    /// `SELECT … WHERE column IN (SELECT +value FROM json_each(?))` [ORDER BY …]: any number of integer
     /// keys bound as one JSON array, so one statement serves every list length, with no SQL to parse per
     /// length and no variable limit to chunk under.
     func jsonInStatement(column quotedColumn: String, orderBy: String?, in connection: Connection) throws -> Statement {
@@ -210,7 +210,9 @@ final class TableMapping {
             statement.reset()
             return statement
         }
-        let sql = "\(selectFromSQL) WHERE \(quotedColumn) IN (SELECT value FROM json_each(?))" + (orderBy.map { " ORDER BY \($0)" } ?? "")
+        // `+value`: an expression with no affinity, so the column's own affinity applies to the keys, as it
+        // does to a list of bound values (json_each's `value` column would compare as BLOB affinity).
+        let sql = "\(selectFromSQL) WHERE \(quotedColumn) IN (SELECT +value FROM json_each(?))" + (orderBy.map { " ORDER BY \($0)" } ?? "")
         let statement = try connection.cachedStatement(sql)
         inStatements[key] = statement
         return statement
