@@ -42,8 +42,7 @@ import Strata
 
 extension ForKeys {
     static func strata(_ job: Job) throws -> Duration {
-        if !countingInstructions { try StrataContender.checkItemTableInSync(job) }
-        let db = try StrataContender.open(job)
+        let db = try StrataContender.openItemTable(job)
         defer { try? db.close() }
         let keys = keys(job.rows)
         let (duration, items) = try measure { try db.objects(StrataItem.self, forKeys: keys) }

@@ -67,8 +67,7 @@ import Strata
 
 extension ReleaseWorkload {
     static func strata(_ job: Job) throws -> Duration {
-        if !countingInstructions { try StrataContender.checkItemTableInSync(job) }
-        let db = try StrataContender.open(job)
+        let db = try StrataContender.openItemTable(job)
         defer { try? db.close() }
         try db.syncSchema(StrataItem.self)   // first use before the heap is measured
         let before = MemoryFigures.heapInUse()

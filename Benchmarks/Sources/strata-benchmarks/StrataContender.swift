@@ -55,11 +55,17 @@ enum StrataContender {
         return db
     }
 
+    /// ``open(_:)`` for a workload over the item table, which is first checked to be in sync (except in
+    /// a callgrind child, whose count must hold the workload alone).
+    static func openItemTable(_ job: Job) throws -> Database {
+        if !countingInstructions { try checkItemTableInSync(job) }
+        return try open(job)
+    }
+
     /// fetch: a fresh handle (opened untimed); the timed part is the fetch, including Strata's implicit
     /// first-use schema check of StrataItem (a few PRAGMA reads).
     static func fetch(_ job: Job) throws -> Duration {
-        if !countingInstructions { try checkItemTableInSync(job) }
-        let db = try open(job)
+        let db = try openItemTable(job)
         defer { try? db.close() }
         return try measureFetch({ try db.objects(StrataItem.self) }) {
             try Verification.items($0, count: job.rows, "Strata: fetched objects")
@@ -96,8 +102,7 @@ enum StrataContender {
 
     /// update: fetch (untimed), change i5 on each object, save them all in one transaction (timed).
     static func update(_ job: Job) throws -> Duration {
-        if !countingInstructions { try checkItemTableInSync(job) }
-        let db = try open(job)
+        let db = try openItemTable(job)
         defer { try? db.close() }
         let items = try db.objects(StrataItem.self)
         try Verification.items(items, count: job.rows, "Strata: objects fetched for update")

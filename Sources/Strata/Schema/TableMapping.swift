@@ -190,29 +190,25 @@ final class TableMapping {
     /// `SELECT … WHERE column IN (?, … count)` [ORDER BY …], prepared once per column, length and order
     /// and found without hashing its (long) SQL text.
     func inStatement(column quotedColumn: String, count: Int, orderBy: String?, in connection: Connection) throws -> Statement {
-        let key = InStatementKey(column: quotedColumn, count: count, orderBy: orderBy)
-        if let statement = inStatements[key] {
-            statement.reset()
-            return statement
-        }
-        let sql = "\(selectFromSQL) WHERE \(quotedColumn) IN (\(SQL.placeholders(count)))" + (orderBy.map { " ORDER BY \($0)" } ?? "")
-        let statement = try connection.cachedStatement(sql)
-        inStatements[key] = statement
-        return statement
+        try inStatement(InStatementKey(column: quotedColumn, count: count, orderBy: orderBy), list: SQL.placeholders(count), in: connection)
     }
 
     /// `SELECT … WHERE column IN (SELECT +value FROM json_each(?))` [ORDER BY …]: any number of integer
     /// keys bound as one JSON array, so one statement serves every list length, with no SQL to parse per
     /// length and no variable limit to chunk under.
     func jsonInStatement(column quotedColumn: String, orderBy: String?, in connection: Connection) throws -> Statement {
-        let key = InStatementKey(column: quotedColumn, count: -1, orderBy: orderBy)
+        // `+value`: an expression with no affinity, so the column's own affinity applies to the keys, as it
+        // does to a list of bound values (json_each's `value` column would compare as BLOB affinity).
+        try inStatement(InStatementKey(column: quotedColumn, count: -1, orderBy: orderBy), list: "SELECT +value FROM json_each(?)", in: connection)
+    }
+
+    /// The `IN (list)` fetch for `key` (its count -1 for the JSON form), prepared on first use and reset.
+    private func inStatement(_ key: InStatementKey, list: @autoclosure () -> String, in connection: Connection) throws -> Statement {
         if let statement = inStatements[key] {
             statement.reset()
             return statement
         }
-        // `+value`: an expression with no affinity, so the column's own affinity applies to the keys, as it
-        // does to a list of bound values (json_each's `value` column would compare as BLOB affinity).
-        let sql = "\(selectFromSQL) WHERE \(quotedColumn) IN (SELECT +value FROM json_each(?))" + (orderBy.map { " ORDER BY \($0)" } ?? "")
+        let sql = "\(selectFromSQL) WHERE \(key.column) IN (\(list()))" + (key.orderBy.map { " ORDER BY \($0)" } ?? "")
         let statement = try connection.cachedStatement(sql)
         inStatements[key] = statement
         return statement
