@@ -374,26 +374,54 @@ final class FieldIO<Value>: AnyFieldIO {
     }
 }
 
-/// Access to a relationship wrapper's storage at a fixed offset (see Reference.swift).
-final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
+/// Access to a `@Reference` property at a fixed offset (see Reference.swift). Everything but the declared
+/// foreign-key action and a type check works on the wrapper's non-generic ``ReferenceState``, so it runs
+/// specialized code whatever `Related` is.
+final class ReferenceIO<Related: Model>: AnyFieldIO {
     override var fieldOffset: Int { offset }
+    /// The wrapper's offset in the owner.
     let offset: Int
+    /// The offset of the wrapper's ``ReferenceState`` in the owner.
+    let stateOffset: Int
 
-    init(offset: Int) { self.offset = offset }
+    init(offset: Int) {
+        self.offset = offset
+        // The state's place in the wrapper (0 today: it is the first stored property; asked, not assumed).
+        stateOffset = offset + (MemoryLayout<Reference<Related>>.offset(of: \Reference<Related>.state) ?? 0)
+    }
 
-    func storage(_ object: ModelObject) -> UnsafeMutablePointer<Storage> { field(object, offset, Storage.self) }
+    @inline(__always)
+    func state(_ object: ModelObject) -> UnsafeMutablePointer<ReferenceState> { field(object, stateOffset, ReferenceState.self) }
 
-    override func load(_ object: ModelObject) throws -> SQLValue { try storage(object).pointee.storedKey(owner: object) }
+    /// The key to store: the held object's once it is saved (then held strongly, unless it holds the
+    /// owner back); throws when the held object was never saved.
+    override func load(_ object: ModelObject) throws -> SQLValue {
+        let state = state(object)
+        guard let held = state.pointee.held else { return state.pointee.key }
+        // A held object whose row was deleted: the column still holds its key (until a refresh says else).
+        if held._isDeleted { return state.pointee.key }
+        guard let heldKey = try ModelMetadata.persistedKey(of: held) else {
+            let name = String(describing: Related.self)
+            throw ModelError(.unsavedRelated, model: name,
+                             "the related \(name) has not been saved, so there is no key to store; save it first")
+        }
+        state.pointee.key = heldKey
+        // Saved on both sides now: held strongly as a resolved reference is, unless the object holds the
+        // owner (objects assigned to each other before either was saved must not keep each other alive).
+        state.pointee.target = held
+        state.pointee.strongTarget = StrongHolds.reaches(from: held, to: object) ? nil : held
+        return heldKey
+    }
 
     override func store(_ value: SQLValue, into object: ModelObject) throws {
-        try storage(object).pointee.setStoredKey(value)
+        state(object).pointee.setStoredKey(value)
     }
 
     /// Integer keys (the common case) are read without building an ``SQLValue`` from the statement.
     override func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
         let value = sqlite3_column_value(statement.handle, column)
         if sqlite3_value_type(value) == SQLITE_INTEGER {
-            try storage(object).pointee.setStoredKey(.integer(sqlite3_value_int64(value)))
+            state(object).pointee.setStoredInteger(sqlite3_value_int64(value))
         } else {
             try store(statement.value(at: column), into: object)
         }
@@ -408,27 +436,38 @@ final class ReferenceIO<Storage: ReferenceStorage>: AnyFieldIO {
             return (try? load(object)).map(SnapshotWord.init) ?? .unknown
         }
         let key = sqlite3_value_int64(value)
-        try storage(object).pointee.setStoredKey(.integer(key))
-        guard storage(object).pointee.heldObject != nil else { return SnapshotWord(integer: key) }
+        let state = state(object)
+        state.pointee.setStoredInteger(key)
+        guard state.pointee.held != nil else { return SnapshotWord(integer: key) }
         return (try? load(object)).map(SnapshotWord.init) ?? .unknown
     }
 
     override func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool, generation: Int) {
-        storage(object).pointee.attachPrefetched(target, strongly: strongly, generation: generation)
+        state(object).pointee.attachPrefetched(target, strongly: strongly, generation: generation)
     }
 
-    override func strongTarget(of object: ModelObject) -> ModelObject? { storage(object).pointee.strongObject }
+    override func strongTarget(of object: ModelObject) -> ModelObject? { state(object).pointee.strongTarget }
 
-    override func heldTarget(of object: ModelObject) -> ModelObject? { storage(object).pointee.heldObject }
+    override func heldTarget(of object: ModelObject) -> ModelObject? { state(object).pointee.held }
 
-    override func declaredOnDelete(of object: ModelObject) -> ForeignKeyAction? { storage(object).pointee.declaredOnDelete }
+    override func declaredOnDelete(of object: ModelObject) -> ForeignKeyAction? {
+        field(object, offset, Reference<Related>.self).pointee.onDelete
+    }
 
     override func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? {
-        storage(object).pointee.unresolvedKey(generation: generation)
+        state(object).pointee.unresolvedKey(generation: generation)
     }
 
+    /// Points the field weakly at `target` when it stores `key` and `target` is a `Related` (the parent that
+    /// just loaded its children); a strong hold on that same object is dropped, so parent and child form
+    /// no cycle.
     override func attachResolved(_ target: ModelObject, key: SQLValue, to object: ModelObject) {
-        storage(object).pointee.attachResolved(target, key: key)
+        let state = state(object)
+        guard target is Related, state.pointee.key == key,
+              state.pointee.strongTarget == nil || state.pointee.strongTarget === target else { return }
+        state.pointee.target = target
+        state.pointee.strongTarget = nil
+        state.pointee.missingAt = -1
     }
 }
 

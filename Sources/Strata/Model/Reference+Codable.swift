@@ -20,7 +20,7 @@ extension Reference: Codable {
     /// ```
     public init(from decoder: any Decoder) throws {
         self.init()
-        key = try SQLValue(from: decoder)
+        state.key = try SQLValue(from: decoder)
     }
 
     /// Encodes the stored key (null while the related object was never saved).

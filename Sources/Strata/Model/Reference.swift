@@ -1,26 +1,69 @@
-/// What relationship wrappers share with reflection and the field accessors.
+/// What reflection needs of a relationship wrapper's type.
 protocol ReferenceStorage {
     /// The column type of the related model's key.
     static var keyColumnType: ColumnType { get }
     static var relatedType: any Model.Type { get }
     static func makeIO(offset: Int) -> AnyFieldIO
-    /// The key to store; throws when the related object was never saved.
-    mutating func storedKey(owner: ModelObject) throws -> SQLValue
-    mutating func setStoredKey(_ value: SQLValue) throws
+}
+
+/// What a ``Reference`` holds, whatever its related type: the stored key and the related object, held
+/// strongly or weakly. It is not generic, so the field accessors, fetches and prefetches work on it
+/// through specialized code instead of copying a generic wrapper through its value witnesses.
+///
+/// `target` and `strongTarget` only ever hold instances of the wrapper's `Related` type: every store
+/// goes through `Reference<Related>` (typed), the prefetch (which loads through `Related`'s own registry)
+/// or a checked cast (``ReferenceIO/attachResolved(_:key:to:)``).
+@usableFromInline
+struct ReferenceState {
+    @usableFromInline var key: SQLValue = .null
+    @usableFromInline weak var target: ModelObject?
+    @usableFromInline var strongTarget: ModelObject?
+    /// The handle's change count when the key was found to have no row (-1: not known missing). The mark
+    /// holds only while nothing was written since: a row inserted with the key is found again.
+    @usableFromInline var missingAt = -1
+
+    @usableFromInline init() {}
+
+    /// The related object held, strongly or weakly, if any.
+    @inlinable var held: ModelObject? { strongTarget ?? target }
+
+    /// Sets the stored key (a row read or refreshed); a different key lets go of the held object.
+    mutating func setStoredKey(_ value: SQLValue) {
+        if value != key {
+            target = nil
+            strongTarget = nil
+            missingAt = -1
+        }
+        key = value
+    }
+
+    /// Sets an integer key read from a row, without building a value to compare first.
+    @inline(__always)
+    mutating func setStoredInteger(_ value: Int64) {
+        if case .integer(let old) = key, old == value { return }
+        setStoredKey(.integer(value))
+    }
+
+    /// The stored key when no live related object is held (what a prefetch must load), else nil.
+    func unresolvedKey(generation: Int) -> SQLValue? {
+        if let held, !held._isDeleted { return nil }
+        return key.isNull || missingAt == generation ? nil : key
+    }
+
     /// Keeps a prefetched related object (nil: the key has no row, as of the handle's change count
     /// `generation`).
-    mutating func attachPrefetched(_ target: ModelObject?, strongly: Bool, generation: Int)
-    /// The stored key when no live related object is held (what a prefetch must load), else nil.
-    func unresolvedKey(generation: Int) -> SQLValue?
-    /// The related object held strongly, if any.
-    var strongObject: ModelObject? { get }
-    /// The related object held, strongly or weakly, if any.
-    var heldObject: ModelObject? { get }
-    /// The declared foreign-key action (``Reference/init(onDelete:)``).
-    var declaredOnDelete: ForeignKeyAction? { get }
-    /// Points at `target`, weakly, when the stored key is `key` (the parent that just loaded its
-    /// children); a strong hold on that same object is dropped, so parent and child form no cycle.
-    mutating func attachResolved(_ target: ModelObject, key: SQLValue)
+    mutating func attachPrefetched(_ object: ModelObject?, strongly: Bool, generation: Int) {
+        if let object {
+            if strongly {
+                strongTarget = object    // read first; `target` is not needed
+            } else {
+                target = object
+            }
+            missingAt = -1
+        } else {
+            missingAt = key.isNull ? -1 : generation
+        }
+    }
 }
 
 /// A to-one relationship: the property holds another model, stored as that model's primary key and
@@ -45,12 +88,8 @@ protocol ReferenceStorage {
 /// into a weak one, so prefetch plus to-many never forms a cycle between a parent and its children.
 @propertyWrapper
 public struct Reference<Related: Model>: ReferenceStorage {
-    @usableFromInline var key: SQLValue = .null
-    @usableFromInline weak var target: Related?
-    @usableFromInline var strongTarget: Related?
-    /// The handle's change count when the key was found to have no row (-1: not known missing). The mark
-    /// holds only while nothing was written since: a row inserted with the key is found again.
-    @usableFromInline var missingAt = -1
+    /// The key and the held object (always a `Related`).
+    @usableFromInline var state = ReferenceState()
     /// The foreign key the column carries in a table Strata creates (nil: none).
     let onDelete: ForeignKeyAction?
 
@@ -83,7 +122,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
     /// @Reference var department: Department? = nil
     /// ```
     public init(wrappedValue: Related?) {
-        strongTarget = wrappedValue
+        state.strongTarget = wrappedValue
         onDelete = nil
     }
 
@@ -122,9 +161,8 @@ public struct Reference<Related: Model>: ReferenceStorage {
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Reference<Related>>
     ) -> Related? {
         get {
-            if let held = owner[keyPath: storageKeyPath].strongTarget ?? owner[keyPath: storageKeyPath].target,
-               !held._isDeleted {
-                return held
+            if let held = owner[keyPath: storageKeyPath].state.held, !held._isDeleted {
+                return unsafeDowncast(held, to: Related.self)
             }
             return try? resolve(owner, storageKeyPath)
         }
@@ -162,14 +200,14 @@ public struct Reference<Related: Model>: ReferenceStorage {
             if database.connection.isClosed { throw database.connection.closedError(sql: nil) }
             database.applyPendingChanges()
         }
-        var storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
-        if let held = storage.strongTarget ?? storage.target {
-            guard held._isDeleted else { return held }
+        var storage = owner[keyPath: path].state   // a copy: no access to the owner is held while loading
+        if let held = storage.held {
+            guard held._isDeleted else { return unsafeDowncast(held, to: Related.self) }
             // Deleted through this handle: let go of it, and look the key up again (a row re-created with
             // the same key is found; none is `notFound`).
-            storage.key = storage.currentKey
+            storage.key = Self.currentKey(of: storage)
             (storage.target, storage.strongTarget) = (nil, nil)
-            owner[keyPath: path] = storage
+            owner[keyPath: path].state = storage
         }
         guard !storage.key.isNull, let database = owner._registry?.database else { return nil }
         let metadata = try ModelMetadata.of(Related.self)
@@ -178,8 +216,8 @@ public struct Reference<Related: Model>: ReferenceStorage {
         }
         if let registry = owner._registry,
            database.batchFaults(of: owner, registry: registry, relatedType: Related.self, key: storage.key) {
-            let now = owner[keyPath: path]
-            if now.key == storage.key, let held = now.strongTarget ?? now.target, !held._isDeleted { return held }
+            let now = owner[keyPath: path].state
+            if now.key == storage.key, let held = now.held, !held._isDeleted { return unsafeDowncast(held, to: Related.self) }
             if now.missingAt >= 0 && now.missingAt == database.models.changeCount {
                 throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
             }
@@ -187,40 +225,38 @@ public struct Reference<Related: Model>: ReferenceStorage {
         guard let loaded = try database.object(Related.self, forKey: storage.key, checkingCommits: false) else {
             throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
         }
-        if owner[keyPath: path].key == storage.key {
+        if owner[keyPath: path].state.key == storage.key {
             // Held for as long as the owner lives (no query on the next read), unless the target already
             // holds the owner, directly or through others: then weakly, so that no cycle forms.
-            owner[keyPath: path].target = loaded
-            owner[keyPath: path].strongTarget = StrongHolds.reaches(from: loaded, to: owner) ? nil : loaded
-            owner[keyPath: path].missingAt = -1
+            owner[keyPath: path].state.target = loaded
+            owner[keyPath: path].state.strongTarget = StrongHolds.reaches(from: loaded, to: owner) ? nil : loaded
+            owner[keyPath: path].state.missingAt = -1
         }
         return loaded
     }
 
-    var currentKey: SQLValue {
-        if let held = strongTarget ?? target, let key = try? Reference.key(of: held) { return key }
-        return key
-    }
+    /// The key of the held object once it has one, else the stored key.
+    var currentKey: SQLValue { Self.currentKey(of: state) }
 
-    private static func key(of object: Related) throws -> SQLValue? {
-        guard object.isPersisted else { return nil }
-        return try ModelMetadata.of(Related.self).key.accessor.load(object)
+    static func currentKey(of state: ReferenceState) -> SQLValue {
+        if let held = state.held, let key = try? ModelMetadata.persistedKey(of: held) { return key }
+        return state.key
     }
 
     private mutating func assign(_ object: Related?, attached: Bool) {
-        missingAt = -1
+        state.missingAt = -1
         guard let object else {
-            (key, target, strongTarget) = (.null, nil, nil)
+            (state.key, state.target, state.strongTarget) = (.null, nil, nil)
             return
         }
-        if let objectKey = try? Reference.key(of: object) {
-            key = objectKey
-            target = object
-            strongTarget = attached ? nil : object
+        if let objectKey = try? ModelMetadata.persistedKey(of: object) {
+            state.key = objectKey
+            state.target = object
+            state.strongTarget = attached ? nil : object
         } else {
-            key = .null
-            target = object
-            strongTarget = object
+            state.key = .null
+            state.target = object
+            state.strongTarget = object
         }
     }
 
@@ -228,66 +264,14 @@ public struct Reference<Related: Model>: ReferenceStorage {
 
     static var keyColumnType: ColumnType { ModelMetadata.keyColumnType(of: Related.self) }
     static var relatedType: any Model.Type { Related.self }
-    static func makeIO(offset: Int) -> AnyFieldIO { ReferenceIO<Reference<Related>>(offset: offset) }
+    static func makeIO(offset: Int) -> AnyFieldIO { ReferenceIO<Related>(offset: offset) }
+}
 
-    mutating func storedKey(owner: ModelObject) throws -> SQLValue {
-        guard let held = strongTarget ?? target else { return key }
-        // A held object whose row was deleted: the column still holds its key (until a refresh says else).
-        if held._isDeleted { return key }
-        guard let heldKey = try Reference.key(of: held) else {
-            let name = String(describing: Related.self)
-            throw ModelError(.unsavedRelated, model: name,
-                             "the related \(name) has not been saved, so there is no key to store; save it first")
-        }
-        key = heldKey
-        // Saved on both sides now: held strongly as a resolved reference is, unless the object holds the
-        // owner (objects assigned to each other before either was saved must not keep each other alive).
-        target = held
-        strongTarget = StrongHolds.reaches(from: held, to: owner) ? nil : held
-        return key
-    }
-
-    mutating func setStoredKey(_ value: SQLValue) throws {
-        if value != key {
-            target = nil
-            strongTarget = nil
-            missingAt = -1
-        }
-        key = value
-    }
-
-    func unresolvedKey(generation: Int) -> SQLValue? {
-        if let held = strongTarget ?? target, !held._isDeleted { return nil }
-        return key.isNull || missingAt == generation ? nil : key
-    }
-
-    var strongObject: ModelObject? { strongTarget }
-
-    var heldObject: ModelObject? { strongTarget ?? target }
-
-    var declaredOnDelete: ForeignKeyAction? { onDelete }
-
-    mutating func attachResolved(_ object: ModelObject, key parentKey: SQLValue) {
-        guard let related = object as? Related, key == parentKey,
-              strongTarget == nil || strongTarget === related else { return }
-        target = related
-        strongTarget = nil
-        missingAt = -1
-    }
-
-    mutating func attachPrefetched(_ object: ModelObject?, strongly: Bool, generation: Int) {
-        if let object {
-            // The prefetch loads `Related` rows through `Related`'s own registry: the type is certain.
-            let related = unsafeDowncast(object, to: Related.self)
-            if strongly {
-                strongTarget = related    // read first; `target` is not needed
-            } else {
-                target = related
-            }
-            missingAt = -1
-        } else {
-            missingAt = key.isNull ? -1 : generation
-        }
+extension ModelMetadata {
+    /// The key of a saved, live object (nil for one never saved or deleted), from its own registry.
+    static func persistedKey(of object: ModelObject) throws -> SQLValue? {
+        guard let registry = object._registry, !object._isDeleted else { return nil }
+        return try registry.metadata.key.accessor.load(object)
     }
 }
 
