@@ -1,6 +1,6 @@
 /// One property's value as dirty tracking remembers it: the exact bits of an integer or a double, a
-/// 64-bit hash of text and bytes (of their UTF-8 or raw bytes, so canonically equivalent but different
-/// Unicode strings differ), and whether it was NULL.
+/// 64-bit hash of text and bytes (``SnapshotHash``, of their UTF-8 or raw bytes, so canonically equivalent
+/// but different Unicode strings differ), and whether it was NULL.
 ///
 /// Equal words mean the same stored value: exactly for numbers, and for text and bytes but for a 2^-64
 /// chance of a hash collision. A word that could not be computed (the value did not encode) equals
@@ -22,11 +22,7 @@ struct SnapshotWord {
     @inline(__always) init(real value: Double) { self.init(bits: value.bitPattern, isNull: false) }
 
     init(text: String) {
-        var text = text
-        var hasher = Hasher()
-        hasher.combine(UInt8(3))
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        self.init(bits: UInt64(bitPattern: Int64(hasher.finalize())), isNull: false)
+        self.init(bits: SnapshotHash.hash(text: text), isNull: false)
     }
 
     /// The word of a value in Strata's native encoding (what the property's codec produced).
@@ -38,15 +34,10 @@ struct SnapshotWord {
         case .real(let d):
             // Hashed, unlike the fast path's doubles: a property of raw `SQLValue` type may switch between
             // INTEGER and REAL, and the same bits must not read as "unchanged".
-            var hasher = Hasher()
-            hasher.combine(UInt8(2))
-            hasher.combine(d.bitPattern)
-            self.init(bits: UInt64(bitPattern: Int64(hasher.finalize())), isNull: false)
+            let bits = withUnsafeBytes(of: d.bitPattern.littleEndian) { SnapshotHash.hash($0, kind: 2) }
+            self.init(bits: bits, isNull: false)
         case .blob(let data):
-            var hasher = Hasher()
-            hasher.combine(UInt8(4))
-            data.withUnsafeBytes { hasher.combine(bytes: $0) }
-            self.init(bits: UInt64(bitPattern: Int64(hasher.finalize())), isNull: false)
+            self.init(bits: data.withUnsafeBytes { SnapshotHash.hash($0, kind: 4) }, isNull: false)
         }
     }
 
