@@ -397,7 +397,7 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
     /// owner back); throws when the held object was never saved.
     override func load(_ object: ModelObject) throws -> SQLValue {
         let state = state(object)
-        guard let held = state.pointee.held else { return state.pointee.key }
+        guard let held = ReferenceState.held(at: state) else { return state.pointee.key }
         // A held object whose row was deleted: the column still holds its key (until a refresh says else).
         if held._isDeleted { return state.pointee.key }
         guard let heldKey = try ModelMetadata.persistedKey(of: held) else {
@@ -438,7 +438,7 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
         let key = sqlite3_value_int64(value)
         let state = state(object)
         state.pointee.setStoredInteger(key)
-        guard state.pointee.held != nil else { return SnapshotWord(integer: key) }
+        guard ReferenceState.held(at: state) != nil else { return SnapshotWord(integer: key) }
         return (try? load(object)).map(SnapshotWord.init) ?? .unknown
     }
 
@@ -448,14 +448,14 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
 
     override func strongTarget(of object: ModelObject) -> ModelObject? { state(object).pointee.strongTarget }
 
-    override func heldTarget(of object: ModelObject) -> ModelObject? { state(object).pointee.held }
+    override func heldTarget(of object: ModelObject) -> ModelObject? { ReferenceState.held(at: state(object)) }
 
     override func declaredOnDelete(of object: ModelObject) -> ForeignKeyAction? {
         field(object, offset, Reference<Related>.self).pointee.onDelete
     }
 
     override func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? {
-        state(object).pointee.unresolvedKey(generation: generation)
+        ReferenceState.unresolvedKey(at: state(object), generation: generation)
     }
 
     /// Points the field weakly at `target` when it stores `key` and `target` is a `Related` (the parent that

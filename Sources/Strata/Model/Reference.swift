@@ -41,13 +41,32 @@ struct ReferenceState {
     @inline(__always)
     mutating func setStoredInteger(_ value: Int64) {
         if case .integer(let old) = key, old == value { return }
-        setStoredKey(.integer(value))
+        // As `setStoredKey` with a different key, without comparing values or storing nil over nil.
+        if strongTarget != nil { strongTarget = nil }
+        if target != nil { target = nil }
+        missingAt = -1
+        key = .integer(value)
     }
 
-    /// The stored key when no live related object is held (what a prefetch must load), else nil.
-    func unresolvedKey(generation: Int) -> SQLValue? {
-        if let held, !held._isDeleted { return nil }
-        return key.isNull || missingAt == generation ? nil : key
+    /// The related object held by the state at `state`, read in place: a call on `pointee` would copy the
+    /// whole state first, and copying its weak field costs more than the rest of a row's decoding.
+    @inline(__always)
+    static func held(at state: UnsafeMutablePointer<ReferenceState>) -> ModelObject? {
+        if let strong = state.pointee.strongTarget { return strong }
+        return state.pointee.target
+    }
+
+    /// The stored key of the state at `state` when no live related object is held (what a prefetch must
+    /// load), else nil; read in place, as ``held(at:)``.
+    @inline(__always)
+    static func unresolvedKey(at state: UnsafeMutablePointer<ReferenceState>, generation: Int) -> SQLValue? {
+        if let held = held(at: state), !held._isDeleted { return nil }
+        if state.pointee.missingAt == generation { return nil }
+        switch state.pointee.key {
+        case .null: return nil
+        case .integer(let value): return .integer(value)
+        case let key: return key
+        }
     }
 
     /// Keeps a prefetched related object (nil: the key has no row, as of the handle's change count

@@ -110,7 +110,7 @@ final class TypeRegistry {
     /// The live instance for a key, if any.
     func instance(key: SQLValue) -> ModelObject? {
         switch key {
-        case .integer(let v) where table.keyIsRowID: return instance(rowID: v)
+        case .integer(let v) where keyIsRowID: return instance(rowID: v)
         case .null: return nil
         default:
             guard let text = TypeRegistry.textKey(key) else { return nil }

@@ -59,7 +59,7 @@ extension Database {
             throw ModelError(.foreignInstance, model: metadata.typeName, property: relationship,
                              "cannot prefetch for an instance that belongs to another database handle")
         }
-        let attached = owners.filter { $0._registry != nil }
+        let attached = owners.allSatisfy { $0._registry != nil } ? owners : owners.filter { $0._registry != nil }
         if let children = metadata.childrenByName[relationship] {
             let loaded = try children.prefetch(attached, registry: registry, database: self)
             return (loaded, loaded.first?._registry)
@@ -76,20 +76,33 @@ extension Database {
                              "cannot prefetch \"\(relationship)\": it is a plain column, not a relationship; \(known)")
         }
 
-        var pending: [(owner: ModelObject, key: SQLValue)] = []
-        pending.reserveCapacity(attached.count)
+        // The owners that wait for their target, and their keys. Integer keys (the common case) go in plain
+        // arrays, deduplicated through a rowid map used as a set: no hashing of an `SQLValue` per owner.
+        var integerOwners: [Int] = [], integerKeys: [Int64] = []
+        var otherOwners: [Int] = [], otherKeys: [SQLValue] = []
         var keys: [SQLValue] = []
-        var seenIntegers = Set<Int64>(), seenOthers = Set<SQLValue>()
+        var seenIntegers = RowIDMap(), seenOthers = Set<SQLValue>()
         let generation = models.changeCount
-        for owner in attached {
+        for index in attached.indices {
+            let owner = attached[index]
             guard let key = io.unresolvedKey(of: owner, generation: generation) else { continue }
-            pending.append((owner, key))
-            let isNew: Bool
-            if case .integer(let value) = key { isNew = seenIntegers.insert(value).inserted } else { isNew = seenOthers.insert(key).inserted }
-            if isNew { keys.append(key) }
+            if case .integer(let value) = key {
+                integerOwners.append(index)
+                integerKeys.append(value)
+                let (found, slot) = seenIntegers.find(value)
+                if found == nil {
+                    seenIntegers.insert(Unmanaged.passUnretained(owner), for: value, at: slot)
+                    keys.append(key)
+                }
+            } else {
+                otherOwners.append(index)
+                otherKeys.append(key)
+                if seenOthers.insert(key).inserted { keys.append(key) }
+            }
         }
-        if !pending.isEmpty {
-            try attachTargets(related, keys: keys, pending: pending, io: io, ownerType: metadata.type)
+        if !keys.isEmpty {
+            try attachTargets(related, keys: keys, owners: attached, integers: (integerOwners, integerKeys),
+                              others: (otherOwners, otherKeys), io: io, ownerType: metadata.type)
         }
         guard collectingTargets else { return ([], nil) }
         // What the owners hold now, each once (for the next step of a path).
@@ -142,8 +155,10 @@ extension Database {
     }
 
     /// Loads the related rows for `keys` that have no live instance (chunked `IN` queries), then hands
-    /// each pending owner its object, found through the related type's identity map.
-    private func attachTargets(_ type: any Model.Type, keys: [SQLValue], pending: [(owner: ModelObject, key: SQLValue)],
+    /// each waiting owner (an index in `owners`, with its key) its object, found through the related
+    /// type's identity map.
+    private func attachTargets(_ type: any Model.Type, keys: [SQLValue], owners: [ModelObject],
+                               integers: (owners: [Int], keys: [Int64]), others: (owners: [Int], keys: [SQLValue]),
                                io: AnyFieldIO, ownerType: any Model.Type) throws {
         func load<R: Model>(_ type: R.Type) throws {
             let registry = try registry(for: R.self, checkingCommits: false)
@@ -155,13 +170,19 @@ extension Database {
             // weakly, so no cycle forms.
             let mayHoldBack = Self.canReach(ownerType, from: R.self)
             let generation = models.changeCount
+            func attach(_ found: ModelObject?, to owner: ModelObject) {
+                let target = found?._isDeleted == false ? found : nil
+                let strongly = target.map { !mayHoldBack || !StrongHolds.reaches(from: $0, to: owner) } ?? false
+                io.attachPrefetched(target, to: owner, strongly: strongly, generation: generation)
+            }
             // `loaded` keeps the new instances alive until each owner holds its own.
             withExtendedLifetime(loaded) {
-                for (owner, key) in pending {
-                    let found = registry.instance(key: key)
-                    let target = found?._isDeleted == false ? found : nil
-                    let strongly = target.map { !mayHoldBack || !StrongHolds.reaches(from: $0, to: owner) } ?? false
-                    io.attachPrefetched(target, to: owner, strongly: strongly, generation: generation)
+                let byRowID = registry.keyIsRowID
+                for (index, key) in zip(integers.owners, integers.keys) {
+                    attach(byRowID ? registry.instance(rowID: key) : registry.instance(key: .integer(key)), to: owners[index])
+                }
+                for (index, key) in zip(others.owners, others.keys) {
+                    attach(registry.instance(key: key), to: owners[index])
                 }
             }
         }
