@@ -180,8 +180,13 @@ public struct Reference<Related: Model>: ReferenceStorage {
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Reference<Related>>
     ) -> Related? {
         get {
-            if let held = owner[keyPath: storageKeyPath].state.held, !held._isDeleted {
-                return unsafeDowncast(held, to: Related.self)
+            // Field by field, so that only the field read is loaded (a whole copy of the wrapper, weak
+            // field included, cost more than the rest of the read).
+            // (The held object is the strong one if any, else the weak one, as ``ReferenceState/held``.)
+            if let strong = owner[keyPath: storageKeyPath].state.strongTarget {
+                if !strong._isDeleted { return unsafeDowncast(strong, to: Related.self) }
+            } else if let weak = owner[keyPath: storageKeyPath].state.target, !weak._isDeleted {
+                return unsafeDowncast(weak, to: Related.self)
             }
             return try? resolve(owner, storageKeyPath)
         }
