@@ -340,8 +340,6 @@ class AnyFieldIO {
         // A value that does not encode back is a word equal to nothing, as in `snapshotWord(of:at:)`.
         return (try? load(object)).map(SnapshotWord.init) ?? .unknown
     }
-    /// Hands a prefetched related object to a relationship field.
-    func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool, generation: Int) {}
     /// The object a relationship field holds strongly, if any (what keeps it alive).
     func strongTarget(of object: ModelObject) -> ModelObject? { nil }
     /// The object a relationship field holds, strongly or weakly, if any.
@@ -350,6 +348,13 @@ class AnyFieldIO {
     func declaredOnDelete(of object: ModelObject) -> ForeignKeyAction? { nil }
     /// A relationship field's key when it holds no live object (what a prefetch loads); nil otherwise.
     func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? { nil }
+    /// The unresolved keys of a relationship field of many owners (none for other fields).
+    func unresolvedKeys(of owners: [ModelObject], generation: Int) -> PrefetchKeys { PrefetchKeys() }
+    /// Hands each owner of `pending` the live instance of its key from `registry` (nil: the key has no
+    /// row, as of the handle's change count `generation`), held strongly unless `checkingHoldBack` and
+    /// the target already holds its owner.
+    func attachPrefetched(_ pending: PrefetchKeys, of owners: [ModelObject], from registry: TypeRegistry,
+                          checkingHoldBack: Bool, generation: Int) {}
     /// Points a relationship field weakly at `target` when it stores `key` (see ``Children``).
     func attachResolved(_ target: ModelObject, key: SQLValue, to object: ModelObject) {}
 }
@@ -442,10 +447,6 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
         return (try? load(object)).map(SnapshotWord.init) ?? .unknown
     }
 
-    override func attachPrefetched(_ target: ModelObject?, to object: ModelObject, strongly: Bool, generation: Int) {
-        state(object).pointee.attachPrefetched(target, strongly: strongly, generation: generation)
-    }
-
     override func strongTarget(of object: ModelObject) -> ModelObject? { state(object).pointee.strongTarget }
 
     override func heldTarget(of object: ModelObject) -> ModelObject? { ReferenceState.held(at: state(object)) }
@@ -456,6 +457,49 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
 
     override func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? {
         ReferenceState.unresolvedKey(at: state(object), generation: generation)
+    }
+
+    /// One pass over the owners' states in place: no call and no ``SQLValue`` per owner for integer keys,
+    /// which are deduplicated through a rowid map used as a set.
+    override func unresolvedKeys(of owners: [ModelObject], generation: Int) -> PrefetchKeys {
+        var result = PrefetchKeys()
+        var seenIntegers = RowIDMap(), seenOthers = Set<SQLValue>()
+        for index in owners.indices {
+            let owner = owners[index]
+            let state = state(owner)
+            if let held = ReferenceState.held(at: state), !held._isDeleted { continue }
+            if state.pointee.missingAt == generation { continue }
+            if case .integer(let value) = state.pointee.key {
+                result.integerOwners.append(index)
+                result.integerKeys.append(value)
+                let (found, slot) = seenIntegers.find(value)
+                if found == nil {
+                    seenIntegers.insert(Unmanaged.passUnretained(owner), for: value, at: slot)
+                    result.distinct.append(.integer(value))
+                }
+            } else if let key = ReferenceState.unresolvedKey(at: state, generation: generation) {
+                result.otherOwners.append(index)
+                result.otherKeys.append(key)
+                if seenOthers.insert(key).inserted { result.distinct.append(key) }
+            }
+        }
+        return result
+    }
+
+    override func attachPrefetched(_ pending: PrefetchKeys, of owners: [ModelObject], from registry: TypeRegistry,
+                                   checkingHoldBack: Bool, generation: Int) {
+        func attach(_ found: ModelObject?, to owner: ModelObject) {
+            let target = found?._isDeleted == false ? found : nil
+            let strongly = target.map { !checkingHoldBack || !StrongHolds.reaches(from: $0, to: owner) } ?? false
+            state(owner).pointee.attachPrefetched(target, strongly: strongly, generation: generation)
+        }
+        let byRowID = registry.keyIsRowID
+        for (index, key) in zip(pending.integerOwners, pending.integerKeys) {
+            attach(byRowID ? registry.instance(rowID: key) : registry.instance(key: .integer(key)), to: owners[index])
+        }
+        for (index, key) in zip(pending.otherOwners, pending.otherKeys) {
+            attach(registry.instance(key: key), to: owners[index])
+        }
     }
 
     /// Points the field weakly at `target` when it stores `key` and `target` is a `Related` (the parent that

@@ -76,33 +76,10 @@ extension Database {
                              "cannot prefetch \"\(relationship)\": it is a plain column, not a relationship; \(known)")
         }
 
-        // The owners that wait for their target, and their keys. Integer keys (the common case) go in plain
-        // arrays, deduplicated through a rowid map used as a set: no hashing of an `SQLValue` per owner.
-        var integerOwners: [Int] = [], integerKeys: [Int64] = []
-        var otherOwners: [Int] = [], otherKeys: [SQLValue] = []
-        var keys: [SQLValue] = []
-        var seenIntegers = RowIDMap(), seenOthers = Set<SQLValue>()
         let generation = models.changeCount
-        for index in attached.indices {
-            let owner = attached[index]
-            guard let key = io.unresolvedKey(of: owner, generation: generation) else { continue }
-            if case .integer(let value) = key {
-                integerOwners.append(index)
-                integerKeys.append(value)
-                let (found, slot) = seenIntegers.find(value)
-                if found == nil {
-                    seenIntegers.insert(Unmanaged.passUnretained(owner), for: value, at: slot)
-                    keys.append(key)
-                }
-            } else {
-                otherOwners.append(index)
-                otherKeys.append(key)
-                if seenOthers.insert(key).inserted { keys.append(key) }
-            }
-        }
-        if !keys.isEmpty {
-            try attachTargets(related, keys: keys, owners: attached, integers: (integerOwners, integerKeys),
-                              others: (otherOwners, otherKeys), io: io, ownerType: metadata.type)
+        let pending = io.unresolvedKeys(of: attached, generation: generation)
+        if !pending.distinct.isEmpty {
+            try attachTargets(related, pending: pending, owners: attached, io: io, ownerType: metadata.type)
         }
         guard collectingTargets else { return ([], nil) }
         // What the owners hold now, each once (for the next step of a path).
@@ -154,36 +131,22 @@ extension Database {
         return (try? prefetchOne(property.name, of: owners, registry: registry, collectingTargets: false)) != nil
     }
 
-    /// Loads the related rows for `keys` that have no live instance (chunked `IN` queries), then hands
-    /// each waiting owner (an index in `owners`, with its key) its object, found through the related
-    /// type's identity map.
-    private func attachTargets(_ type: any Model.Type, keys: [SQLValue], owners: [ModelObject],
-                               integers: (owners: [Int], keys: [Int64]), others: (owners: [Int], keys: [SQLValue]),
+    /// Loads the related rows for the pending keys that have no live instance (chunked `IN` queries), then
+    /// hands each waiting owner its object, found through the related type's identity map.
+    private func attachTargets(_ type: any Model.Type, pending: PrefetchKeys, owners: [ModelObject],
                                io: AnyFieldIO, ownerType: any Model.Type) throws {
         func load<R: Model>(_ type: R.Type) throws {
             let registry = try registry(for: R.self, checkingCommits: false)
-            let missing = keys.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true }
+            let missing = pending.distinct.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true }
             let loaded = try objects(R.self, registry: registry, column: registry.table.columns[0], in: missing)
             // Owners hold their targets strongly (so a later read costs no query). Where the targets' type
             // could hold the owners back (the same type — a manager, a parent — or one with a relationship
             // to the owners' type), each pair is checked: a target that holds its owner already is held
             // weakly, so no cycle forms.
             let mayHoldBack = Self.canReach(ownerType, from: R.self)
-            let generation = models.changeCount
-            func attach(_ found: ModelObject?, to owner: ModelObject) {
-                let target = found?._isDeleted == false ? found : nil
-                let strongly = target.map { !mayHoldBack || !StrongHolds.reaches(from: $0, to: owner) } ?? false
-                io.attachPrefetched(target, to: owner, strongly: strongly, generation: generation)
-            }
             // `loaded` keeps the new instances alive until each owner holds its own.
             withExtendedLifetime(loaded) {
-                let byRowID = registry.keyIsRowID
-                for (index, key) in zip(integers.owners, integers.keys) {
-                    attach(byRowID ? registry.instance(rowID: key) : registry.instance(key: .integer(key)), to: owners[index])
-                }
-                for (index, key) in zip(others.owners, others.keys) {
-                    attach(registry.instance(key: key), to: owners[index])
-                }
+                io.attachPrefetched(pending, of: owners, from: registry, checkingHoldBack: mayHoldBack, generation: models.changeCount)
             }
         }
         try load(type)
@@ -202,4 +165,17 @@ extension Database {
         }
         return false
     }
+}
+
+/// What a prefetch must load for a relationship of many owners: the owners whose field holds no live
+/// object (indices in the owners' array) with their keys, integer keys apart (the common case, with no
+/// ``SQLValue`` per owner), and each key once, in first-seen order. Gathered by the field's accessor in
+/// one pass (``AnyFieldIO/unresolvedKeys(of:generation:)``).
+struct PrefetchKeys {
+    var integerOwners: [Int] = []
+    var integerKeys: [Int64] = []
+    var otherOwners: [Int] = []
+    var otherKeys: [SQLValue] = []
+    /// Each key once, in first-seen order.
+    var distinct: [SQLValue] = []
 }
