@@ -230,19 +230,25 @@ extension Database {
         return statement
     }
 
-    /// Objects whose `column` is in `values`, chunked under the bound-parameter limit.
-    func objects<T: Model>(_ type: T.Type, registry: TypeRegistry, column: String, in values: [SQLValue]) throws -> [T] {
-        try objects(type, registry: registry, quotedColumn: SQL.quote(column), in: values, orderBy: nil)
+    /// Objects whose `column` is in `values`, chunked under the bound-parameter limit. With `distinct`
+    /// (no value twice), rowid keys are looked up one by one in a join with their JSON array.
+    func objects<T: Model>(_ type: T.Type, registry: TypeRegistry, column: String, in values: [SQLValue],
+                           distinct: Bool = false) throws -> [T] {
+        try objects(type, registry: registry, quotedColumn: SQL.quote(column), in: values, orderBy: nil, distinct: distinct)
     }
 
     /// Objects whose column (quoted) is in `values`, chunked under the bound-parameter limit, each chunk
     /// in `orderBy` order.
     func objects<T: Model>(_ type: T.Type, registry: TypeRegistry, quotedColumn: String, in values: [SQLValue],
-                           orderBy: String?) throws -> [T] {
+                           orderBy: String?, distinct: Bool = false) throws -> [T] {
         var result: [T] = []
         if values.count > 1, connection.hasJSONEach, let integers = SQL.integers(values) {
-            // Integer keys: one JSON array per 32,768 of them, through one statement prepared once.
-            let statement = try registry.table.jsonInStatement(column: quotedColumn, orderBy: orderBy, in: connection)
+            // Integer keys: one JSON array per 32,768 of them, through one statement prepared once; distinct
+            // rowid keys through a join, which skips the temporary index of keys an `IN (SELECT …)` builds.
+            let table = registry.table
+            let byJoin = distinct && orderBy == nil && table.keyIsRowID && quotedColumn == SQL.quote(table.columns[0])
+            let statement = byJoin ? try table.jsonJoinStatement(in: connection)
+                : try table.jsonInStatement(column: quotedColumn, orderBy: orderBy, in: connection)
             var start = 0
             while start < integers.count {
                 let end = min(start + 32_768, integers.count)

@@ -42,6 +42,8 @@ final class TableMapping {
     var insertsReturningRow: Bool { !generated.isEmpty || !schemaDefaults.isEmpty }
 
     private let quotedTable: String
+    /// The table as the FROM clause of a fetch names it.
+    private let quotedFromTable: String
     private let quotedNames: [String]
     /// UPDATE statements by the set of properties they write, with the most recent one first in line.
     @exclusivity(unchecked) private var updates: [ColumnSet: Statement] = [:]
@@ -81,7 +83,8 @@ final class TableMapping {
         var columns = names.map { "\(t).\($0)" }
         if hasRowID && !keyIsRowID { columns.append("\(t).rowid") }
         selectColumns = columns.joined(separator: ", ")
-        selectFromSQL = "SELECT \(selectColumns) FROM \(SQL.quote(metadata.tableName))"
+        quotedFromTable = SQL.quote(metadata.tableName)
+        selectFromSQL = "SELECT \(selectColumns) FROM \(quotedFromTable)"
     }
 
     /// Whether a column's DEFAULT (as `PRAGMA table_xinfo` gives it) is the literal of `value`: the ones
@@ -200,6 +203,24 @@ final class TableMapping {
         // `+value`: an expression with no affinity, so the column's own affinity applies to the keys, as it
         // does to a list of bound values (json_each's `value` column would compare as BLOB affinity).
         try inStatement(InStatementKey(column: quotedColumn, count: -1, orderBy: orderBy), list: "SELECT +value FROM json_each(?)", in: connection)
+    }
+
+    /// `SELECT … FROM json_each(?) CROSS JOIN table ON key = +value`: the rows of distinct rowid keys bound
+    /// as one JSON array, looked up key by key (CROSS JOIN keeps the array as the outer loop), without the
+    /// temporary index an `IN (SELECT …)` builds of the keys first. Only for distinct keys of the rowid
+    /// (a duplicate key would return its row twice); rows come in the keys' order.
+    func jsonJoinStatement(in connection: Connection) throws -> Statement {
+        let key = InStatementKey(column: quotedNames[0], count: -2, orderBy: nil)
+        if let statement = inStatements[key] {
+            statement.reset()
+            return statement
+        }
+        // An alias no table of the query can have (the mapped table's name is the only other one).
+        let alias = quotedTable.lowercased() == #""strata_keys""# ? #""strata_keys_""# : #""strata_keys""#
+        let sql = "SELECT \(selectColumns) FROM json_each(?) AS \(alias) CROSS JOIN \(quotedFromTable) ON \(quotedTable).\(quotedNames[0]) = +\(alias).\"value\""
+        let statement = try connection.cachedStatement(sql)
+        inStatements[key] = statement
+        return statement
     }
 
     /// The `IN (list)` fetch for `key` (its count -1 for the JSON form), prepared on first use and reset.

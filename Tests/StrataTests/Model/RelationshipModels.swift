@@ -113,3 +113,21 @@ final class StatementLog {
 
     func stop() { trace?.cancel() }
 }
+
+/// A target whose table is named like the prefetch join's alias and whose columns are named like
+/// json_each's.
+final class JoinTarget: Model {
+    static let tableName = "strata_keys"
+    var id: Int64 = 0
+    var key = ""
+    var value = 0.0
+    var type = 0
+    required init() {}
+}
+
+/// An owner of a ``JoinTarget``.
+final class JoinOwner: Model {
+    var id: Int64 = 0
+    @Reference var target: JoinTarget?
+    required init() {}
+}

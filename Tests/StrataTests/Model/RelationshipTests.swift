@@ -156,7 +156,7 @@ private func mentions(_ statements: [String], _ table: String) -> Int {
         let log = StatementLog(db)
         let members = try db.objects(RMember.self, where: "ORDER BY id", prefetching: ["team"])
         #expect(log.count == 2)
-        #expect(log.statements.last?.contains("IN (") == true)
+        #expect(log.statements.last?.contains("json_each(") == true)   // the keys as one array
 
         let teams = members.map(\.team)
         #expect(log.count == 2)                              // every read: no query
@@ -180,6 +180,34 @@ private func mentions(_ statements: [String], _ table: String) -> Int {
         #expect(log.count == 4)                              // 7 keys: 2 + 2 + 2 + 1
         #expect(members.allSatisfy { $0.team?.name == "T\(($0.id - 1) % 7)" })
         #expect(log.count == 4)
+    }
+
+    /// Distinct rowid keys are looked up one by one in a join with their JSON array (no temporary index
+    /// of the keys), whatever the names: a target table named like the join's alias, with columns named
+    /// like json_each's own (`id`, `key`, `value`, `type`), and a key list with gaps and missing keys.
+    @Test func prefetchOfRowIDKeysJoinsTheirArrayWhateverTheNames() throws {
+        let file = try TemporaryDatabase()
+        let db = file.db
+        let targets = (1...5).map { i in let t = JoinTarget(); t.key = "k\(i)"; t.value = Double(i); t.type = i * 10; return t }
+        try db.save(targets)
+        try db.execute("DELETE FROM strata_keys WHERE id = 3")
+        try db.syncSchema(JoinOwner.self)
+        for key in [1, 2, 3, 5, 5, 99] as [Int64] {
+            try db.execute("INSERT INTO JoinOwner(target) VALUES (?)", key)
+        }
+        let reopened = try file.reopen()
+        let owners = try reopened.objects(JoinOwner.self, where: "ORDER BY id")
+        _ = try reopened.count(JoinTarget.self)              // first use (schema reads) before the log
+        let log = StatementLog(reopened)
+        try reopened.prefetch("target", of: owners)
+        #expect(log.count == 1)
+        #expect(log.statements.first?.contains("CROSS JOIN") == true, "\(log.statements)")
+        #expect(owners.map { $0.target?.key } == ["k1", "k2", nil, "k5", "k5", nil])
+        #expect(owners.map { $0.target?.type } == [10, 20, nil, 50, 50, nil])
+        #expect(owners[3].target === owners[4].target)
+        #expect(log.count == 1)
+        let plan = try reopened.rows("EXPLAIN QUERY PLAN " + (log.statements.first ?? ""), "[1,2]").map { $0["detail"] }
+        #expect(plan.contains(.text("SEARCH strata_keys USING INTEGER PRIMARY KEY (rowid=?)")), "\(plan)")
     }
 
     @Test func prefetchOfIntegerKeysIsOneStatementWhateverTheVariableLimit() throws {
