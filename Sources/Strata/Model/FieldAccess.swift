@@ -116,6 +116,22 @@ enum FastField {
     case optionalDouble(Int)
     case optionalString(Int)
 
+    /// Stores an integer already read from the row (the rowid key) into an `Int64` or `Int` field and
+    /// returns its snapshot word; nil for fields of other types.
+    @inline(__always)
+    func store(rowID value: Int64, into object: ModelObject) -> SnapshotWord? {
+        switch self {
+        case .int64(let offset):
+            field(object, offset, Int64.self).pointee = value
+            return SnapshotWord(integer: value)
+        case .int(let offset):
+            field(object, offset, Int.self).pointee = Int(truncatingIfNeeded: value)
+            return SnapshotWord(integer: Int64(Int(truncatingIfNeeded: value)))
+        default:
+            return nil
+        }
+    }
+
     /// The property's current value as a column value.
     func load(_ object: ModelObject) -> SQLValue {
         switch self {

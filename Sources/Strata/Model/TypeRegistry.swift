@@ -15,11 +15,14 @@ final class TypeRegistry {
         didSet {
             keyIsRowID = table.keyIsRowID
             fields = table.fastFields
+            readers = Self.readers(metadata, table: table)
             plainReals = Self.plainReals(metadata, fields: fields)
         }
     }
     /// The fast accessors of the current mapping (nil for columns that convert), for the per-row loops.
     @exclusivity(unchecked) private(set) var fields: [FastField?]
+    /// Where `fields` has no entry, the accessor that reads the column in Strata's format (see `readers`).
+    @exclusivity(unchecked) private(set) var readers: [AnyFieldIO?]
     /// For a model whose fields are 8-byte numbers side by side (``ModelMetadata/plainWordsStart``), all
     /// read natively: per column, whether it is a `Double` (else an integer). The fetch's fastest loop
     /// (``readPlainWords(_:into:start:reals:from:words:)``); nil for other models.
@@ -74,9 +77,20 @@ final class TypeRegistry {
         self.table = table
         self.keyIsRowID = table.keyIsRowID
         self.fields = table.fastFields
+        self.readers = Self.readers(metadata, table: table)
         self.plainReals = Self.plainReals(metadata, fields: table.fastFields)
         self.context = context
         self.snapshots = SnapshotStore(count: metadata.properties.count)
+    }
+
+    /// The accessor of each property that has no fast field but reads its column in Strata's own format
+    /// (a reference, say), so a fetch calls it without looking up the property and its format per row.
+    private static func readers(_ metadata: ModelMetadata, table: TableMapping) -> [AnyFieldIO?] {
+        metadata.properties.indices.map { i in
+            guard table.fastFields[i] == nil, table.formats[i] == .native,
+                  case .generic(let io) = metadata.properties[i].accessor else { return nil }
+            return io
+        }
     }
 
     private static func plainReals(_ metadata: ModelMetadata, fields: [FastField?]) -> [Bool]? {

@@ -366,10 +366,22 @@ extension Database {
         do {
             try registry.fields.withUnsafeBufferPointer { fields in
                 let count = fields.count
-                for i in 0..<count {
+                var first = 0
+                // The rowid key, column 0, was read already: stored, not read again.
+                if let rowID, count > 0, let word = fields[0]?.store(rowID: rowID, into: object) {
+                    words[0] = word.bits
+                    first = 1
+                }
+                for i in first..<count {
                     let word: SnapshotWord
                     if let read = fields[i]?.read(handle, column: Int32(i), into: object) {
                         word = read
+                    } else if let reader = registry.readers[i] {
+                        do {
+                            word = try reader.readCapturing(statement, column: Int32(i), into: object)
+                        } catch let error as ValueConversionError {
+                            throw located(error, column: i, statement: statement, registry: registry)
+                        }
                     } else {
                         word = try decodeCapturing(statement, column: i, into: object, registry: registry)
                     }
