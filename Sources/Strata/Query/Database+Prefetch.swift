@@ -23,8 +23,8 @@ extension Database {
     /// ``ModelError/Kind/foreignInstance`` for an owner of another database handle.
     @inlinable
     public func prefetch<T: Model>(_ relationship: String, of owners: [T]) throws {
-        // [T] to [ModelObject] is a free upcast; the work below then runs unspecialized code no slower.
-        try prefetch(relationship, of: owners as [ModelObject], registry: registry(for: T.self))
+        // The work below runs unspecialized code no slower, on the same array seen as [ModelObject].
+        try prefetch(relationship, of: owners.asModelObjects, registry: registry(for: T.self))
     }
 
     @usableFromInline
