@@ -150,6 +150,8 @@ enum ContenderID: String, CaseIterable, Sendable {
     case raw, grdbRecord = "grdb-record", grdbCodable = "grdb-codable", grdbOptimized = "grdb-optimized", strata
     /// Strata's two ways of reading a relationship (the relationships workload).
     case strataLazy = "strata-lazy", strataPrefetch = "strata-prefetch"
+    /// The same rows read from the to-many side: departments with their employees (`@Children`) prefetched.
+    case strataChildren = "strata-children"
 
     var title: String {
         switch self {
@@ -160,6 +162,7 @@ enum ContenderID: String, CaseIterable, Sendable {
         case .strata: "Strata"
         case .strataLazy: "Strata lazy"
         case .strataPrefetch: "Strata prefetch"
+        case .strataChildren: "Strata to-many"
         }
     }
 

@@ -158,13 +158,15 @@ extension EmpDept: FetchableRecord {
 final class RelationshipStatements {
     var lazy: String?
     var prefetch: String?
+    var children: String?
     var schemaReads: Int?
 
     var notes: [String] {
-        guard lazy != nil || prefetch != nil else { return [] }
+        guard lazy != nil || prefetch != nil || children != nil else { return [] }
         var lines = ["statements (traced in an untimed replay of each run):"]
         if let lazy { lines.append("  Strata lazy:     \(lazy)") }
         if let prefetch { lines.append("  Strata prefetch: \(prefetch)") }
+        if let children { lines.append("  Strata to-many:  \(children)") }
         if let schemaReads {
             lines.append("  (each timed Strata run also reads the schema of emp and dept on first use, as in fetch: \(schemaReads) statements)")
         }
@@ -197,7 +199,75 @@ final class StrataEmp: Model {
     required init() {}
 }
 
+/// The department again, from the to-many side: its employees as `@Children` (a model of its own, so that
+/// the to-one variants' department has no to-many relationship to weigh on them).
+final class StrataTeam: Model {
+    static let tableName = "dept"
+    var id: Int64 = 0
+    var name = ""
+    @Children(by: "dept") var staff: [StrataStaffMember]
+    required init() {}
+}
+
+/// The employee as the to-many side sees it: its `dept` refers to a ``StrataTeam``.
+final class StrataStaffMember: Model {
+    static let tableName = "emp"
+    var id: Int64 = 0
+    var name = ""
+    @Reference var dept: StrataTeam?
+    required init() {}
+}
+
 extension StrataContender {
+    /// to-many: every department with its employees prefetched (`@Children`), then one row per employee.
+    /// The departments hold their employees until they are released, after the clock stops.
+    static func readChildren(_ db: Strata.Database) throws -> (teams: [StrataTeam], rows: [EmpDept]) {
+        let teams = try db.objects(StrataTeam.self, where: "", prefetching: ["staff"])
+        var rows: [EmpDept] = []
+        rows.reserveCapacity(RelationshipTables.departments * 10)
+        for team in teams {
+            for member in team.staff {
+                rows.append(EmpDept(id: member.id, name: member.name, deptName: team.name))
+            }
+        }
+        return (teams, rows)
+    }
+
+    static func relationshipsChildren(_ job: Job, _ statements: RelationshipStatements) throws -> Duration {
+        if !countingInstructions {
+            let db = try database(job.path)
+            defer { try? db.close() }
+            for (table, plan) in [("emp", { try db.schemaPlan(for: StrataStaffMember.self) }), ("dept", { try db.schemaPlan(for: StrataTeam.self) })] {
+                try Verification.check(try plan().isEmpty, "Strata plans to change the benchmark table \(table) for the to-many models")
+            }
+        }
+        let duration: Duration
+        do {
+            let db = try open(job)
+            defer { try? db.close() }
+            let (elapsed, result) = try measure { try readChildren(db) }
+            duration = elapsed
+            try RelationshipTables.verify(result.rows, employees: job.rows, "Strata to-many")
+        }
+        if countingInstructions { return duration }
+        // Untimed: the same, every statement traced: 1 SELECT of dept + one query of emp per chunk of keys.
+        let db = try open(job)
+        defer { try? db.close() }
+        var traced: [String] = []
+        let trace = db.traceStatements { traced.append($0) }
+        let result = try readChildren(db)
+        trace.cancel()
+        try RelationshipTables.verify(result.rows, employees: job.rows, "Strata to-many (traced replay)")
+        let queries = traced.filter { !$0.lowercased().contains("pragma") && !$0.lowercased().contains("sqlite_master")
+            && !$0.lowercased().contains("sqlite_schema") }
+        let deptQueries = queries.filter { $0.contains(#"FROM "dept""#) }, empQueries = queries.filter { $0.contains(#""emp""#) }
+        try Verification.check(deptQueries.count == 1 && empQueries.count >= 1 && queries.count == deptQueries.count + empQueries.count,
+                               "Strata to-many: expected 1 SELECT of dept and one query of emp per chunk of keys, got \(queries)")
+        try statements.record("\(queries.count) statements (1 SELECT of dept + \(empQueries.count) SELECT of emp by \(RelationshipTables.departments.formatted()) department keys)",
+                              in: \.children)
+        return duration
+    }
+
     /// What a variant returns: the owners (which hold their departments), an unused list kept for the
     /// shape of the result, and the (employee, department) names. Released after the clock stops.
     typealias RelationshipResult = (owners: [StrataEmp], departments: [StrataDept?], rows: [EmpDept])

@@ -31,6 +31,7 @@ func makeWorkloads(_ options: Options) -> [Workload] {
     let strataInSync = StrataContender.schemaInSync, strataAddColumn = StrataContender.schemaAddColumn
     let makeSchemaDatabase = StrataContender.makeSchemaDatabase
     let strataLazy = StrataContender.relationshipsLazy, strataPrefetch = StrataContender.relationshipsPrefetch
+    let strataChildren = StrataContender.relationshipsChildren
     let strataForKeys = ForKeys.strata
     let strataRelease = ReleaseWorkload.strata
     #else
@@ -41,7 +42,7 @@ func makeWorkloads(_ options: Options) -> [Workload] {
     let strataInSync = unavailable, strataAddColumn = unavailable
     let makeSchemaDatabase = SchemaDatabase.createFromSQL
     let strataLazy: (Job, RelationshipStatements) throws -> Duration = { _, _ in fatalError("Strata contender is disabled") }
-    let strataPrefetch = strataLazy
+    let strataPrefetch = strataLazy, strataChildren = strataLazy
     #endif
     let relationshipStatements = RelationshipStatements()
 
@@ -115,6 +116,7 @@ func makeWorkloads(_ options: Options) -> [Workload] {
             ] + (strataModels ? [
                 Case(contender: .strataPrefetch, run: { try strataPrefetch($0, relationshipStatements) }),
                 Case(contender: .strataLazy, run: { try strataLazy($0, relationshipStatements) }),
+                Case(contender: .strataChildren, run: { try strataChildren($0, relationshipStatements) }),
             ] : []),
             notes: { relationshipStatements.notes }),
     ]

@@ -159,8 +159,10 @@ public struct Children<Child: Model>: TransientStorage {
                          storage: (ModelObject) -> UnsafeMutablePointer<Children<Child>>) throws -> [ModelObject] {
         let ownerMetadata = ownerRegistry.metadata
         // Owners whose array is loaded already keep it (and pass it on to the next step of a path).
-        let loaded = owners.filter { !$0._isDeleted }.compactMap { storage($0).pointee.cache }.flatMap { $0 }
-        let live = owners.filter { !$0._isDeleted && storage($0).pointee.cache == nil }
+        var loaded: [ModelObject] = [], live: [ModelObject] = []
+        for owner in owners where !owner._isDeleted {
+            if let cache = storage(owner).pointee.cache { loaded += cache.asModelObjects } else { live.append(owner) }
+        }
         guard let first = live.first else { return loaded }
         guard ownerMetadata.keyCount == 1 else {
             throw ModelError(.unsupportedType, model: ownerMetadata.typeName,
@@ -168,23 +170,48 @@ public struct Children<Child: Model>: TransientStorage {
         }
         let childRegistry = try database.registry(for: Child.self, checkingCommits: false)
         let (column, order, property) = try storage(first).pointee.query(owner: ownerMetadata.type, columns: childRegistry.table.columns)
-        var byKey: [SQLValue: [Child]] = [:], keys: [SQLValue] = []
+        // Each distinct owner key gets a bucket for its children; integer keys (the common case) are
+        // found through a dictionary of integers, with no `SQLValue` hashed per child.
+        var keys: [SQLValue] = [], ownerKeys: [SQLValue] = [], bucketOfOwner: [Int] = []
+        var bucketByInteger: [Int64: Int] = [:], bucketByKey: [SQLValue: Int] = [:]
+        ownerKeys.reserveCapacity(live.count)
+        bucketOfOwner.reserveCapacity(live.count)
+        func bucket(_ key: SQLValue) -> Int? {
+            if case .integer(let value) = key { return bucketByInteger[value] }
+            return bucketByKey[key]
+        }
         for owner in live {
             let key = try ownerMetadata.key.accessor.load(owner)
-            if byKey.updateValue([], forKey: key) == nil { keys.append(key) }
+            let index: Int
+            if let existing = bucket(key) {
+                index = existing
+            } else {
+                index = keys.count
+                if case .integer(let value) = key { bucketByInteger[value] = index } else { bucketByKey[key] = index }
+                keys.append(key)
+            }
+            ownerKeys.append(key)
+            bucketOfOwner.append(index)
         }
-        let children = try database.objects(Child.self, registry: childRegistry, quotedColumn: column, in: keys, orderBy: order)
-        for child in children {
-            let parentKey = try property.accessor.load(child)
-            byKey[parentKey]?.append(child)
-        }
+        // As `[ModelObject]` (not generic over the child type: this code runs unspecialized).
+        let children = try database.modelObjects(registry: childRegistry, quotedColumn: column, in: keys, orderBy: order)
         let io: AnyFieldIO? = if property.related != nil, case .generic(let io) = property.accessor { io } else { nil }
-        for owner in live {
-            let key = try ownerMetadata.key.accessor.load(owner)
-            let own = byKey[key] ?? []
+        var buckets = [[ModelObject]](repeating: [], count: keys.count)
+        for child in children {
+            let found: Int?
+            if let io, let value = io.storedIntegerKey(of: child) {
+                found = bucketByInteger[value]
+            } else {
+                found = bucket(try property.accessor.load(child))
+            }
+            if let found { buckets[found].append(child) }
+        }
+        for (index, owner) in live.enumerated() {
+            let own = buckets[bucketOfOwner[index]]
             // Each child's relationship resolves to its parent with no query, and holds it weakly.
-            if let io { for child in own { io.attachResolved(owner, key: key, to: child) } }
-            storage(owner).pointee.cache = own
+            if let io { for child in own { io.attachResolved(owner, key: ownerKeys[index], to: child) } }
+            // Every child came through the child type's registry: a `Child`.
+            storage(owner).pointee.cache = own.unsafelyDowncast(to: Child.self)
         }
         return loaded + children
     }

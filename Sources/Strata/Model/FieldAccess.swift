@@ -350,6 +350,18 @@ extension Array where Element: ModelObject {
     var asModelObjects: [ModelObject] { unsafeBitCast(self, to: [ModelObject].self) }
 }
 
+extension Array where Element == ModelObject {
+    /// The same array typed `[T]`, without a copy, for an array whose every element is a `T` because the
+    /// caller made it so (objects loaded through `T`'s registry). Sound for the reasons `asModelObjects`
+    /// gives (the storage does not depend on the class; a write copies shared storage first), with every
+    /// element a `T` (checked in debug builds); Apple platforms' checked downcast of an array ends in the
+    /// same reinterpretation once each element is checked. Tests: PrefetchUpcastTests.
+    func unsafelyDowncast<T: ModelObject>(to type: T.Type) -> [T] {
+        assert(allSatisfy { $0 is T }, "an element is not a \(T.self)")
+        return unsafeBitCast(self, to: [T].self)
+    }
+}
+
 /// Type-erased access to a property of any storable type.
 class AnyFieldIO {
     /// The byte offset of the field in its object.
@@ -375,6 +387,9 @@ class AnyFieldIO {
     func declaredOnDelete(of object: ModelObject) -> ForeignKeyAction? { nil }
     /// A relationship field's key when it holds no live object (what a prefetch loads); nil otherwise.
     func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? { nil }
+    /// A relationship field's stored key when it is an integer and no object is held (what `load` then
+    /// gives, read in place); nil otherwise, and for other fields.
+    func storedIntegerKey(of object: ModelObject) -> Int64? { nil }
     /// The unresolved keys of a relationship field of many owners (none for other fields).
     func unresolvedKeys(of owners: [ModelObject], generation: Int) -> PrefetchKeys { PrefetchKeys() }
     /// Hands each owner of `pending` the live instance of its key from `registry` (nil: the key has no
@@ -484,6 +499,12 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
 
     override func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? {
         ReferenceState.unresolvedKey(at: state(object), generation: generation)
+    }
+
+    override func storedIntegerKey(of object: ModelObject) -> Int64? {
+        let state = state(object)
+        guard ReferenceState.held(at: state) == nil, case .integer(let value) = state.pointee.key else { return nil }
+        return value
     }
 
     /// One pass over the owners' states in place: no call and no ``SQLValue`` per owner for integer keys,

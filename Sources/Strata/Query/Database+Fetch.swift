@@ -241,7 +241,16 @@ extension Database {
     /// in `orderBy` order.
     func objects<T: Model>(_ type: T.Type, registry: TypeRegistry, quotedColumn: String, in values: [SQLValue],
                            orderBy: String?, distinct: Bool = false) throws -> [T] {
-        var result: [T] = []
+        // Every object comes from T's registry: a T.
+        try modelObjects(registry: registry, quotedColumn: quotedColumn, in: values, orderBy: orderBy, distinct: distinct)
+            .unsafelyDowncast(to: T.self)
+    }
+
+    /// ``objects(_:registry:quotedColumn:in:orderBy:distinct:)`` as `[ModelObject]`: code that is not generic
+    /// over the model, so it runs at full speed when called from code that is (a prefetch, `@Children`).
+    func modelObjects(registry: TypeRegistry, quotedColumn: String, in values: [SQLValue], orderBy: String?,
+                      distinct: Bool = false) throws -> [ModelObject] {
+        var result: [ModelObject] = []
         if values.count > 1, connection.hasJSONEach, let integers = SQL.integers(values) {
             // Integer keys: one JSON array per 32,768 of them, through one statement prepared once; distinct
             // rowid keys through a join, which skips the temporary index of keys an `IN (SELECT …)` builds.
@@ -254,7 +263,7 @@ extension Database {
                 let end = min(start + 32_768, integers.count)
                 try statement.bind(values: [.text(SQL.jsonArray(integers[start..<end]))])
                 defer { statement.reset() }
-                while try statement.step() { result.append(try object(T.self, from: statement, registry: registry)) }
+                while try statement.step() { result.append(try anyObject(from: statement, registry: registry)) }
                 start = end
             }
             return result
@@ -274,9 +283,22 @@ extension Database {
             let statement = try registry.table.inStatement(column: quotedColumn, count: size, orderBy: orderBy, in: connection)
             try statement.bind(values: chunk + Array(repeating: .null, count: size - chunk.count))
             defer { statement.reset() }
-            while try statement.step() { result.append(try object(T.self, from: statement, registry: registry)) }
+            while try statement.step() { result.append(try anyObject(from: statement, registry: registry)) }
         }
         return result
+    }
+
+    /// ``object(_:from:registry:)`` for the registry's model type, whatever it is.
+    func anyObject(from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
+        if registry.keyIsRowID, let rowID = statement.integer(at: 0) {
+            let (live, slot) = registry.find(rowID: rowID)
+            if let live { return live }
+            let object: ModelObject = registry.metadata.type.init()
+            try decodeRow(statement, into: object, registry: registry, capturing: true, rowID: rowID)
+            registry.register(object, rowID: rowID, at: slot)
+            return object
+        }
+        return try register(registry.metadata.type.init(), from: statement, registry: registry)
     }
 
     /// The live instance of the current row, or a new one decoded from it and registered.

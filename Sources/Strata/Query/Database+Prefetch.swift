@@ -138,7 +138,8 @@ extension Database {
         func load<R: Model>(_ type: R.Type) throws {
             let registry = try registry(for: R.self, checkingCommits: false)
             let missing = pending.distinct.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true }
-            let loaded = try objects(R.self, registry: registry, column: registry.table.columns[0], in: missing, distinct: true)
+            let loaded = try modelObjects(registry: registry, quotedColumn: SQL.quote(registry.table.columns[0]), in: missing,
+                                          orderBy: nil, distinct: true)
             // Owners hold their targets strongly (so a later read costs no query). Where the targets' type
             // could hold the owners back (the same type — a manager, a parent — or one with a relationship
             // to the owners' type), each pair is checked: a target that holds its owner already is held

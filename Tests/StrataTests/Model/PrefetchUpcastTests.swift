@@ -1,3 +1,4 @@
+import StrataTestSupport
 import Testing
 @testable import Strata
 
@@ -30,6 +31,35 @@ import Testing
         #expect(seen.count == 3)
         seen = []
         #expect(first == nil)
+    }
+
+    /// The way back, for arrays whose elements the caller knows to be of the model type.
+    @Test func theDowncastArrayHoldsTheSameObjectsAndCopiesOnWrite() {
+        let objects: [ModelObject] = (0..<50).map { i in let t = RTeam(); t.name = "T\(i)"; return t }
+        var teams = objects.unsafelyDowncast(to: RTeam.self)
+        #expect(teams.map(\.name) == (0..<50).map { "T\($0)" })
+        #expect(zip(teams, objects).allSatisfy { $0 === $1 })
+        let extra = RTeam(); extra.name = "extra"
+        teams.append(extra)
+        teams[0] = extra
+        #expect(objects.count == 50 && objects[0] !== extra)
+        #expect(teams.count == 51 && teams[0] === extra && teams[50] === extra)
+        #expect(([] as [ModelObject]).unsafelyDowncast(to: RTeam.self).isEmpty)
+    }
+
+    /// Through @Children: every parent's array holds its children as the child type.
+    @Test func prefetchedChildrenAreArraysOfTheChildType() throws {
+        let file = try TemporaryDatabase()
+        let teams = (0..<3).map { i in let t = RTeam(); t.name = "T\(i)"; return t }
+        try file.db.save(teams)
+        for i in 0..<9 {
+            let m = RMember(); m.name = "M\(i)"; m.team = teams[i % 3]
+            try file.db.save(m)
+        }
+        let db = try file.reopen()
+        let loaded = try db.objects(RTeam.self, where: "ORDER BY id", prefetching: ["members"])
+        #expect(loaded.map { $0.members.map(\.name) } == [["M0", "M3", "M6"], ["M1", "M4", "M7"], ["M2", "M5", "M8"]])
+        #expect(loaded.allSatisfy { team in team.members.allSatisfy { $0.team === team } })
     }
 
     @Test func anEmptyArrayStaysEmpty() {
