@@ -1,23 +1,28 @@
-/// The 64-bit hash of text and bytes in a snapshot word: wyhash (Wang Yi's, public domain; the final
-/// version's mixing and constants), seeded at random once per process.
+/// The 64-bit hash of text and bytes in a snapshot word: wyhash's structure (Wang Yi's, public domain),
+/// keyed at random once per process, with each multiplication keeping its factors ("condom" form).
 ///
 /// Dirty tracking needs only that two different values almost never share a word: then a change could
-/// go unwritten. wyhash passes SMHasher's collision and distribution tests, and the random seed means no
-/// pair of inputs is known in advance to collide, so the chance stays about 2^-64 per changed value, as
-/// with the standard library's SipHash. It costs a tenth of SipHash on short text (about 25 instructions
-/// for a 14-byte name against 250), which matters because every fetched text column is hashed once.
-/// Its weaker resistance to an attacker who can see the outputs does not apply: the words never leave the
-/// process. Tests: SnapshotHashTests.
+/// go unwritten. wyhash passes SMHasher's collision and distribution tests. Two changes to it close the
+/// way an input could be built to collide on purpose: plain wyhash XORs input words with a public
+/// constant before multiplying, so bytes equal to that constant zero a factor and the other bytes of the
+/// step stop counting; here that constant is a random key, and each step also folds its factors in with
+/// the product. So no pair of inputs is known in advance to collide, and the chance stays about 2^-64 per
+/// changed value, as with the standard library's SipHash, at a tenth of its cost on short text (about 25
+/// instructions for a 14-byte name against 250), which matters because every fetched text column is
+/// hashed once. The words never leave the process. Tests: SnapshotHashTests.
 enum SnapshotHash {
     private static let secret0: UInt64 = 0x2d35_8dcc_aa6c_78a5
     private static let secret1: UInt64 = 0x8bb8_4b93_962e_acc9
-    /// Chosen once per process.
+    /// Chosen once per process: the seed, and the key each input word is XORed with before it is
+    /// multiplied (wyhash's public `secret[1]` in that place).
     private static let seed: UInt64 = UInt64.random(in: .min ... .max)
+    private static let key: UInt64 = UInt64.random(in: .min ... .max)
 
+    /// wyhash's `_wymix` with `WYHASH_CONDOM` 2: the factors are folded in with the product.
     @inline(__always)
     private static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
         let (high, low) = a.multipliedFullWidth(by: b)
-        return high ^ low
+        return (a ^ low) ^ (b ^ high)
     }
 
     @inline(__always)
@@ -50,7 +55,7 @@ enum SnapshotHash {
                 var offset = 0
                 var remaining = length
                 while remaining > 16 {
-                    seed = mix(read8(p, offset) ^ secret1, read8(p, offset + 8) ^ seed)
+                    seed = mix(read8(p, offset) ^ key, read8(p, offset + 8) ^ seed)
                     offset += 16
                     remaining -= 16
                 }
@@ -58,8 +63,13 @@ enum SnapshotHash {
                 b = read8(p, length - 8)
             }
         }
-        let (high, low) = (a ^ secret1).multipliedFullWidth(by: b ^ seed)
-        return mix(low ^ secret0 ^ UInt64(length), high ^ secret1)
+        // `_wymum` with `WYHASH_CONDOM` 2: each factor keeps its own bits beside the product's.
+        a ^= key
+        b ^= seed
+        let (high, low) = a.multipliedFullWidth(by: b)
+        a ^= low
+        b ^= high
+        return mix(a ^ secret0 ^ UInt64(length), b ^ secret1)
     }
 
     /// The hash of a string's UTF-8 bytes (so canonically equivalent but different strings differ).
