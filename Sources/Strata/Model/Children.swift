@@ -35,7 +35,7 @@ protocol TransientStorage {
 public struct Children<Child: Model>: TransientStorage {
     let column: String
     let order: String?
-    var cache: [Child]?
+    @usableFromInline var cache: [Child]?
 
     var heldObjects: [ModelObject] { cache ?? [] }
 
@@ -76,12 +76,17 @@ public struct Children<Child: Model>: TransientStorage {
     /// for employee in sales.employees { print(employee.name) }
     /// let staff = try sales.$employees.load()     // the same, throwing
     /// ```
+    ///
+    /// Inlinable so that, in the owner's module, reading a loaded array compiles to a field load (the key
+    /// path is a literal there); only a first read calls into the library.
+    @inlinable
     public static subscript<Owner: Model>(
         _enclosingInstance owner: Owner,
         wrapped wrappedKeyPath: KeyPath<Owner, [Child]>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Children<Child>>
     ) -> [Child] {
-        loadingOrLogging(owner, "\(Owner.self).\(Child.self) children") { try load(owner, storageKeyPath, reload: false) }
+        if let cached = owner[keyPath: storageKeyPath].cache { return cached }
+        return loadingOrLogging(owner, "\(Owner.self).\(Child.self) children") { try load(owner, storageKeyPath, reload: false) }
     }
 
     /// `$property`: a throwing load, reload and invalidation.
@@ -101,7 +106,8 @@ public struct Children<Child: Model>: TransientStorage {
     }
 
     /// The cached children, or one query for them through the owner's database.
-    private static func load<Owner: Model>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Children<Child>>,
+    @usableFromInline
+    static func load<Owner: Model>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Children<Child>>,
                                            reload: Bool) throws -> [Child] {
         let storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
         if !reload, let cached = storage.cache { return cached }
@@ -112,11 +118,11 @@ public struct Children<Child: Model>: TransientStorage {
         }
         let parentKey = try registry.metadata.key.accessor.load(owner)
         let columns = try database.registry(for: Child.self, checkingCommits: false).table.columns
-        let (column, order, property) = try storage.query(owner: Owner.self, columns: columns)
+        let (column, order, property, _) = try storage.query(owner: Owner.self, columns: columns)
         let children = try database.objects(Child.self, where: "WHERE \(column) = ? ORDER BY \(order)", arguments: [parentKey])
         if property.related != nil, case .generic(let io) = property.accessor {
             // The children's relationship resolves to this parent with no query, and holds it weakly.
-            for child in children { io.attachResolved(owner, key: parentKey, to: child) }
+            io.attachResolved(owner, key: parentKey, to: children.asModelObjects)
         }
         owner[keyPath: path].cache = children
         return children
@@ -124,7 +130,7 @@ public struct Children<Child: Model>: TransientStorage {
 
     /// The children's quoted filter column, the ORDER BY terms and the child property it filters on,
     /// checked against the models.
-    private func query(owner: any Model.Type, columns: [String]) throws -> (column: String, order: String, property: PropertyMetadata) {
+    private func query(owner: any Model.Type, columns: [String]) throws -> (column: String, order: String, property: PropertyMetadata, index: Int) {
         let metadata = try ModelMetadata.of(Child.self)
         let declaration = "@Children(by: \"\(column)\") in \(owner)"
         guard let index = metadata.properties.firstIndex(where: { $0.name == column }) else {
@@ -152,7 +158,7 @@ public struct Children<Child: Model>: TransientStorage {
         if !terms.contains(where: { $0.hasPrefix(SQL.quote(columns[0]) + " ") }) {
             terms.append(SQL.quote(columns[0]))
         }
-        return (SQL.quote(columns[index]), terms.joined(separator: ", "), property)
+        return (SQL.quote(columns[index]), terms.joined(separator: ", "), property, index)
     }
 
     static func prefetch(_ owners: [ModelObject], registry ownerRegistry: TypeRegistry, database: Database,
@@ -169,56 +175,65 @@ public struct Children<Child: Model>: TransientStorage {
                              "@Children needs a single-column key on \(ownerMetadata.typeName); it has a composite key")
         }
         let childRegistry = try database.registry(for: Child.self, checkingCommits: false)
-        let (column, order, property) = try storage(first).pointee.query(owner: ownerMetadata.type, columns: childRegistry.table.columns)
-        // Each distinct owner key gets a bucket for its children; integer keys (the common case) are
-        // found through a dictionary of integers, with no `SQLValue` hashed per child.
-        var keys: [SQLValue] = [], ownerKeys: [SQLValue] = [], bucketOfOwner: [Int] = []
-        var bucketByInteger: [Int64: Int] = [:], bucketByKey: [SQLValue: Int] = [:]
+        let (column, order, property, propertyIndex) = try storage(first).pointee.query(owner: ownerMetadata.type, columns: childRegistry.table.columns)
+        // Each distinct owner key gets a bucket for its children.
+        var buckets = KeyBuckets(), ownerKeys: [SQLValue] = [], bucketOfOwner: [Int] = []
         ownerKeys.reserveCapacity(live.count)
         bucketOfOwner.reserveCapacity(live.count)
-        func bucket(_ key: SQLValue) -> Int? {
-            if case .integer(let value) = key { return bucketByInteger[value] }
-            return bucketByKey[key]
-        }
         for owner in live {
             let key = try ownerMetadata.key.accessor.load(owner)
-            let index: Int
-            if let existing = bucket(key) {
-                index = existing
-            } else {
-                index = keys.count
-                if case .integer(let value) = key { bucketByInteger[value] = index } else { bucketByKey[key] = index }
-                keys.append(key)
-            }
             ownerKeys.append(key)
-            bucketOfOwner.append(index)
+            bucketOfOwner.append(buckets.bucket(adding: key))
         }
+        buckets.seal()
+        let keys = buckets.keys
         // As `[ModelObject]` (not generic over the child type: this code runs unspecialized).
-        let children = try database.modelObjects(registry: childRegistry, quotedColumn: column, in: keys, orderBy: order)
+        // A column no index starts with is scanned whatever the query: then membership is tested here.
+        let children = childRegistry.table.unindexedIntegerColumns.contains(propertyIndex) && buckets.allIntegers
+            ? try database.modelObjects(registry: childRegistry, scanning: propertyIndex, for: buckets, orderBy: order)
+            : try database.modelObjects(registry: childRegistry, quotedColumn: column, in: keys, orderBy: order)
         let io: AnyFieldIO? = if property.related != nil, case .generic(let io) = property.accessor { io } else { nil }
-        var buckets = [[ModelObject]](repeating: [], count: keys.count)
-        for child in children {
+        // Grouped by a counting sort, with no array per bucket grown child by child: each child's bucket,
+        // then where each bucket starts, then the children's positions bucket after bucket (query order
+        // kept within each).
+        var bucketOfChild = [Int](repeating: -1, count: children.count)
+        var starts = [Int](repeating: 0, count: keys.count + 1)
+        for (i, child) in children.enumerated() {
             let found: Int?
             if let io, let value = io.storedIntegerKey(of: child) {
-                found = bucketByInteger[value]
+                found = buckets.bucket(of: value)
             } else {
-                found = bucket(try property.accessor.load(child))
+                found = buckets.bucket(of: try property.accessor.load(child))
             }
-            if let found { buckets[found].append(child) }
+            if let found {
+                bucketOfChild[i] = found
+                starts[found + 1] += 1
+            }
+        }
+        for b in 0..<keys.count { starts[b + 1] += starts[b] }
+        var next = starts, grouped = [Int](repeating: 0, count: starts[keys.count])
+        for (i, b) in bucketOfChild.enumerated() where b >= 0 {
+            grouped[next[b]] = i
+            next[b] += 1
         }
         for (index, owner) in live.enumerated() {
-            let own = buckets[bucketOfOwner[index]]
+            let b = bucketOfOwner[index], start = starts[b], count = starts[b + 1] - start
+            let own = [ModelObject](unsafeUninitializedCapacity: count) { buffer, initialized in
+                for k in 0..<count { (buffer.baseAddress! + k).initialize(to: children[grouped[start + k]]) }
+                initialized = count
+            }
             // Each child's relationship resolves to its parent with no query, and holds it weakly.
-            if let io { for child in own { io.attachResolved(owner, key: ownerKeys[index], to: child) } }
+            io?.attachResolved(owner, key: ownerKeys[index], to: own)
             // Every child came through the child type's registry: a `Child`.
             storage(owner).pointee.cache = own.unsafelyDowncast(to: Child.self)
         }
-        return loaded + children
+        return loaded.isEmpty ? children : loaded + children
     }
 }
 
 /// What a to-many property read gives: `load()`'s array, or, when it throws, an empty array with the
 /// error logged at error level through the owner's handle (a property read cannot throw).
+@usableFromInline
 func loadingOrLogging<T>(_ owner: ModelObject, _ what: @autoclosure () -> String, _ load: () throws -> [T]) -> [T] {
     do {
         return try load()

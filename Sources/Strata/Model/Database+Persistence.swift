@@ -319,7 +319,7 @@ extension Database {
             var written = changed
             registry.table.generated.forEach { written.remove($0) }
             if written != changed {
-                let names = registry.table.generated.indices.filter { !written.indices.contains($0) && changed.indices.contains($0) }.map { metadata.properties[$0].name }
+                let names = registry.table.generated.indices.filter { !written.contains($0) && changed.contains($0) }.map { metadata.properties[$0].name }
                 throw ModelError(.readOnly, model: metadata.typeName, property: names.first, key: key, properties: names,
                                  "\(names.joined(separator: ", ")) map(s) to generated column(s), which SQLite computes: they are read, never written; nothing was written")
             }

@@ -397,8 +397,9 @@ class AnyFieldIO {
     /// the target already holds its owner.
     func attachPrefetched(_ pending: PrefetchKeys, of owners: [ModelObject], from registry: TypeRegistry,
                           checkingHoldBack: Bool, generation: Int) {}
-    /// Points a relationship field weakly at `target` when it stores `key` (see ``Children``).
-    func attachResolved(_ target: ModelObject, key: SQLValue, to object: ModelObject) {}
+    /// Points the relationship field of each of `objects` weakly at `target` when it stores `key` (see
+    /// ``Children``).
+    func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) {}
 }
 
 /// Access to a property of type `Value` at a fixed offset, converted by its codec.
@@ -550,16 +551,26 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
         }
     }
 
-    /// Points the field weakly at `target` when it stores `key` and `target` is a `Related` (the parent that
-    /// just loaded its children); a strong hold on that same object is dropped, so parent and child form
-    /// no cycle.
-    override func attachResolved(_ target: ModelObject, key: SQLValue, to object: ModelObject) {
-        let state = state(object)
-        guard target is Related, state.pointee.key == key,
-              state.pointee.strongTarget == nil || state.pointee.strongTarget === target else { return }
-        state.pointee.target = target
-        state.pointee.strongTarget = nil
-        state.pointee.missingAt = -1
+    /// Points the field of each of `objects` weakly at `target` when it stores `key` and `target` is a
+    /// `Related` (the parent that just loaded its children); a strong hold on that same object is dropped,
+    /// so parent and child form no cycle.
+    override func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) {
+        guard target is Related else { return }
+        let integer: Int64? = if case .integer(let value) = key { value } else { nil }
+        for object in objects {
+            let state = state(object)
+            if let integer {
+                guard case .integer(let stored) = state.pointee.key, stored == integer else { continue }
+            } else if state.pointee.key != key {
+                continue
+            }
+            if let strong = state.pointee.strongTarget {
+                guard strong === target else { continue }
+                state.pointee.strongTarget = nil
+            }
+            state.pointee.target = target
+            state.pointee.missingAt = -1
+        }
     }
 }
 

@@ -80,6 +80,14 @@ struct ColumnSet: Hashable {
         if let bits = high, word < bits.count { high![word] &= ~(1 << UInt64(index & 63)) }
     }
 
+    @inline(__always)
+    func contains(_ index: Int) -> Bool {
+        if index < 64 { return low & (1 << UInt64(index)) != 0 }
+        let word = index / 64 - 1
+        guard let high, word < high.count else { return false }
+        return high[word] & (1 << UInt64(index & 63)) != 0
+    }
+
     /// The indices in increasing order.
     var indices: [Int] {
         var result: [Int] = []

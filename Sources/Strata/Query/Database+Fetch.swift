@@ -288,6 +288,26 @@ extension Database {
         return result
     }
 
+    /// The objects whose integer column (property `property`, one of the table's
+    /// ``TableMapping/unindexedIntegerColumns``) holds one of `keys`, in `orderBy` order: one scan between
+    /// the least and the greatest key, each row tested against `keys` before it is decoded. (No index
+    /// starts with the column, so SQLite would scan for an `IN` list too, at a temporary-index probe a row.)
+    func modelObjects(registry: TypeRegistry, scanning property: Int, for keys: KeyBuckets, orderBy: String?) throws -> [ModelObject] {
+        guard keys.allIntegers else { return [] }
+        let table = registry.table
+        let statement = try table.rangeStatement(column: SQL.quote(table.columns[property]), orderBy: orderBy, in: connection)
+        try statement.bind(values: [.integer(keys.low), .integer(keys.high)])
+        defer { statement.reset() }
+        let handle = statement.handle, column = Int32(property)
+        var result: [ModelObject] = []
+        while try statement.step() {
+            // (BETWEEN on an INTEGER column passes integers and reals only.)
+            guard sqlite3_column_type(handle, column) == SQLITE_INTEGER, keys.bucket(of: sqlite3_column_int64(handle, column)) != nil else { continue }
+            result.append(try anyObject(from: statement, registry: registry))
+        }
+        return result
+    }
+
     /// The live instance of the current row, or a new one of the registry's model type decoded from it
     /// and registered: ``object(_:from:registry:)`` for code that is not generic over the model.
     func anyObject(from statement: Statement, registry: TypeRegistry) throws -> ModelObject {

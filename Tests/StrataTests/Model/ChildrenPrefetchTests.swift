@@ -1,0 +1,161 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// A `@Children` prefetch over a child column no index starts with scans the child table once between the
+// least and the greatest owner key and tests each row against the owners' keys itself; over an indexed
+// column it asks SQLite for the keys' rows (`IN`, through the index). Both must give each owner exactly
+// the children `WHERE column = key ORDER BY …` gives it.
+
+private final class CPTeam: Model {
+    static let tableName = "cp_team"
+    var id: Int64 = 0
+    var name = ""
+    @Children(by: "team", orderBy: "name") var members: [CPMember]
+    required init() {}
+}
+
+private final class CPMember: Model {
+    static let tableName = "cp_member"
+    var id: Int64 = 0
+    var name = ""
+    @Reference var team: CPTeam?
+    required init() {}
+}
+
+@Suite struct ChildrenPrefetchTests {
+    /// Teams with the given keys; members spread over them, over keys no team has (between and beyond
+    /// them), and over values no integer key equals: NULL, a REAL, text (and text that reads as one of
+    /// the keys, which the INTEGER column stores as that integer).
+    private func makeTables(_ db: Database, teams: [Int64], indexed: Bool) throws {
+        try db.execute("CREATE TABLE cp_team (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '')")
+        try db.execute("CREATE TABLE cp_member (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', team INTEGER)")
+        if indexed { try db.execute("CREATE INDEX cp_member_team ON cp_member (team)") }
+        for key in teams { try db.execute("INSERT INTO cp_team (id, name) VALUES (?, ?)", key, "T\(key)") }
+        let sorted = teams.sorted()
+        var id: Int64 = 1
+        for (i, key) in sorted.enumerated() {
+            // Names repeat, so the child key breaks the ties of the declared order.
+            for n in 0..<(i % 4 + 1) {
+                try db.execute("INSERT INTO cp_member (id, name, team) VALUES (?, ?, ?)", id, "M\(n % 2)", key)
+                id += 1
+            }
+        }
+        let odd: [SQLValue] = [.null, .real(2.5), .text("x"), .text("\(sorted[0])"), .integer(sorted[0] &+ 1),
+                               .integer(sorted.last! &- 1), .integer(-1)]
+        for value in odd {
+            try db.execute("INSERT INTO cp_member (id, name, team) VALUES (?, 'odd', ?)", id, value)
+            id += 1
+        }
+    }
+
+    /// Each owner's member ids as `WHERE team = key ORDER BY name, id` gives them, read with plain SQL.
+    private func expected(_ db: Database, _ keys: [Int64]) throws -> [Int64: [Int64]] {
+        var result: [Int64: [Int64]] = [:]
+        for key in keys {
+            result[key] = try db.rows("SELECT id FROM cp_member WHERE team = ? ORDER BY name, id", key).map { row -> Int64 in
+                if case .integer(let id) = row[0] { return id }
+                return -1
+            }
+        }
+        return result
+    }
+
+    private func check(teams keys: [Int64], fetching condition: String, indexed: Bool) throws {
+        let temp = try TemporaryDatabase()
+        try makeTables(temp.db, teams: keys, indexed: indexed)
+        let db = try temp.reopen()
+        let log = StatementLog(db)
+        try db.syncSchema(CPTeam.self)
+        try db.syncSchema(CPMember.self)
+        let (teams, statements) = try log.during {
+            try db.objects(CPTeam.self, where: condition, prefetching: ["members"])
+        }
+        let memberQueries = statements.filter { $0.contains(#"FROM "cp_member""#) }
+        #expect(memberQueries.count == 1, "\(statements)")
+        if indexed {
+            #expect(memberQueries.allSatisfy { $0.contains("json_each(") }, "\(memberQueries)")
+        } else {
+            #expect(memberQueries.allSatisfy { $0.contains("BETWEEN ? AND ?") && !$0.contains(" IN (") }, "\(memberQueries)")
+        }
+        let want = try expected(db, teams.map(\.id))
+        #expect(!teams.isEmpty)
+        let (got, after) = log.during { teams.map { ($0.id, $0.members.map(\.id)) } }
+        #expect(after.isEmpty, "reading prefetched children ran \(after)")
+        for (key, ids) in got { #expect(ids == want[key], "team \(key)") }
+        // Each child's relationship is its team, with no query.
+        let (parents, fault) = log.during { teams.allSatisfy { team in team.members.allSatisfy { $0.team === team } } }
+        #expect(parents && fault.isEmpty)
+        // The same as loading each team's children one by one, on another handle.
+        let other = try temp.reopen()
+        for team in try other.objects(CPTeam.self, where: condition) {
+            #expect(try team.$members.load().map(\.id) == want[team.id], "team \(team.id), loaded alone")
+        }
+    }
+
+    @Test func anUnindexedColumnIsScannedOnceAndEachRowTestedAgainstTheKeys() throws {
+        // Dense keys (the array lookup), some owners left out so that rows between them are skipped.
+        try check(teams: Array(1...40), fetching: "WHERE id % 3 <> 0", indexed: false)
+    }
+
+    @Test func scatteredAndExtremeKeysAreFoundToo() throws {
+        // Keys too far apart for the array lookup, up to the ends of Int64 (their span overflows).
+        let keys: [Int64] = [Int64.min + 1, -5_000_000_000, -3, 0, 7, 1 << 40, Int64.max - 1]
+        try check(teams: keys, fetching: "", indexed: false)
+        try check(teams: keys, fetching: "WHERE id <> 7", indexed: false)
+    }
+
+    @Test func anIndexedColumnIsSearchedThroughItsIndex() throws {
+        try check(teams: Array(1...40), fetching: "WHERE id % 3 <> 0", indexed: true)
+    }
+
+    @Test func theScanDecisionFollowsTheTable() throws {
+        let temp = try TemporaryDatabase()
+        try makeTables(temp.db, teams: [1, 2], indexed: false)
+        try temp.db.execute("CREATE TABLE cp_other (id INTEGER PRIMARY KEY, team TEXT, n INTEGER, m INTEGER, k INTEGER)")
+        try temp.db.execute("CREATE INDEX cp_other_mk ON cp_other (m, k)")
+        let db = try temp.reopen()
+        try db.syncSchema(CPMember.self)
+        let member = try #require(db.models.registries[ObjectIdentifier(CPMember.self)])
+        #expect(member.table.unindexedIntegerColumns.contains(2))      // team: INTEGER, no index
+        #expect(!member.table.unindexedIntegerColumns.contains(0))     // the key
+        #expect(!member.table.unindexedIntegerColumns.contains(1))     // name: TEXT
+        try db.execute("CREATE INDEX cp_member_team_name ON cp_member (team, name)")
+        let again = try temp.reopen()
+        try again.syncSchema(CPMember.self)
+        let indexed = try #require(again.models.registries[ObjectIdentifier(CPMember.self)])
+        #expect(!indexed.table.unindexedIntegerColumns.contains(2))    // an index starts with it now
+    }
+}
+
+@Suite struct KeyBucketsTests {
+    @Test func denseIntegerKeysAreNumberedInOrderAndFoundByOffset() {
+        var buckets = KeyBuckets()
+        #expect(buckets.bucket(adding: .integer(10)) == 0)
+        #expect(buckets.bucket(adding: .integer(12)) == 1)
+        #expect(buckets.bucket(adding: .integer(10)) == 0)     // a repeated key keeps its bucket
+        #expect(buckets.bucket(adding: .integer(11)) == 2)
+        buckets.seal()
+        #expect(buckets.allIntegers && buckets.low == 10 && buckets.high == 12)
+        #expect([9, 10, 11, 12, 13, Int64.min, Int64.max].map { buckets.bucket(of: $0) } == [nil, 0, 2, 1, nil, nil, nil])
+        #expect(buckets.bucket(of: SQLValue.integer(12)) == 1)
+        #expect(buckets.bucket(of: SQLValue.text("12")) == nil)
+        #expect(buckets.keys == [.integer(10), .integer(12), .integer(11)])
+    }
+
+    @Test func scatteredAndOtherKeysAreHashed() {
+        var buckets = KeyBuckets()
+        for key in [Int64.min, 0, Int64.max] { _ = buckets.bucket(adding: .integer(key)) }
+        buckets.seal()   // a span that overflows: no array
+        #expect([Int64.min, 0, Int64.max, 1, -1].map { buckets.bucket(of: $0) } == [0, 1, 2, nil, nil])
+        var text = KeyBuckets()
+        #expect(text.bucket(adding: .text("a")) == 0)
+        #expect(text.bucket(adding: .integer(1)) == 1)
+        text.seal()
+        #expect(!text.allIntegers)
+        #expect(text.bucket(of: SQLValue.text("a")) == 0 && text.bucket(of: SQLValue.text("b")) == nil)
+        #expect(text.bucket(of: 1) == 1)
+        #expect(!KeyBuckets().allIntegers)
+    }
+}
