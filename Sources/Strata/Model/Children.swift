@@ -188,8 +188,12 @@ public struct Children<Child: Model>: TransientStorage {
         buckets.seal()
         let keys = buckets.keys
         // As `[ModelObject]` (not generic over the child type: this code runs unspecialized).
-        // A column no index starts with is scanned whatever the query: then membership is tested here.
-        let children = childRegistry.table.unindexedIntegerColumns.contains(propertyIndex) && buckets.allIntegers
+        // Integer keys over a column no index starts with (SQLite would scan anyway), or of owners that are
+        // a large share of their table (most children are wanted): one scan, membership tested here.
+        let table = childRegistry.table
+        let scan = try buckets.allIntegers && table.integerColumns.contains(propertyIndex)
+            && (!table.indexedColumns.contains(propertyIndex) || database.areMany(keys.count, of: ownerRegistry))
+        let children = scan
             ? try database.modelObjects(registry: childRegistry, scanning: propertyIndex, for: buckets, orderBy: order)
             : try database.modelObjects(registry: childRegistry, quotedColumn: column, in: keys, orderBy: order)
         let io: AnyFieldIO? = if property.related != nil, case .generic(let io) = property.accessor { io } else { nil }

@@ -289,9 +289,9 @@ extension Database {
     }
 
     /// The objects whose integer column (property `property`, one of the table's
-    /// ``TableMapping/unindexedIntegerColumns``) holds one of `keys`, in `orderBy` order: one scan between
-    /// the least and the greatest key, each row tested against `keys` before it is decoded. (No index
-    /// starts with the column, so SQLite would scan for an `IN` list too, at a temporary-index probe a row.)
+    /// ``TableMapping/integerColumns``) holds one of `keys`, in `orderBy` order: one scan between the least
+    /// and the greatest key, each row tested against `keys` before it is decoded. (Over a column no index
+    /// starts with, SQLite would scan for an `IN` list too, at a temporary-index probe a row.)
     func modelObjects(registry: TypeRegistry, scanning property: Int, for keys: KeyBuckets, orderBy: String?) throws -> [ModelObject] {
         guard keys.allIntegers else { return [] }
         let table = registry.table

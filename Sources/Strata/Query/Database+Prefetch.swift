@@ -166,6 +166,18 @@ extension Database {
         }
         return false
     }
+
+    /// Whether `count` owners are a large share of their table (a quarter or more of its rows, as its
+    /// greatest rowid estimates them): a prefetch of their children then reads much of the child table,
+    /// which one scan does faster than an index search per owner and a row lookup per child (with a sort
+    /// on top for the declared order). At most 64 owners never are, and cost no estimate.
+    func areMany(_ count: Int, of registry: TypeRegistry) throws -> Bool {
+        guard count > 64, registry.table.hasRowID, !registry.table.isView else { return false }
+        let statement = try registry.table.statement(.maxRowID, in: connection)
+        defer { statement.reset() }
+        guard try statement.step(), let greatest = statement.integer(at: 0) else { return false }
+        return Int64(count) >= greatest / 4
+    }
 }
 
 /// What a prefetch must load for a relationship of many owners: the owners whose field holds no live

@@ -32,10 +32,13 @@ final class TableMapping {
     let readOnlyReason: String?
     /// Properties over generated columns: read, never written.
     let generated: ColumnSet
-    /// Properties whose column SQLite can only scan for: INTEGER affinity, stored natively, no index (nor
-    /// the key) starting with it, in a table rather than a view. A fetch by a list of their values reads
-    /// every row whatever the query says, so ``rangeStatement(column:orderBy:in:)`` tests membership here.
-    let unindexedIntegerColumns: ColumnSet
+    /// Properties (not of the key) whose column has INTEGER affinity and is stored natively, in a table
+    /// rather than a view: a fetch by a list of their integer values can scan the table
+    /// (``rangeStatement(column:orderBy:in:)``) and test membership itself.
+    let integerColumns: ColumnSet
+    /// Properties whose column starts an index (or the primary key): a fetch by a few of their values
+    /// searches it rather than scan.
+    let indexedColumns: ColumnSet
     /// Properties whose column has a DEFAULT of its own (one Strata did not derive from `init()`): an
     /// insert leaves them to the DEFAULT while they hold their `init()` value.
     let schemaDefaults: [Int]
@@ -74,17 +77,16 @@ final class TableMapping {
         }
         self.generated = generated
         self.schemaDefaults = schemaDefaults
-        var unindexed = ColumnSet()
-        if !info.isView {
-            let leading = Set(info.indices.compactMap { $0.columns.first??.lowercased() }
-                + info.columns.filter { $0.primaryKeyPosition == 1 }.map { $0.name.lowercased() })
-            for (i, property) in properties.enumerated() where i >= metadata.keyCount && formats[i] == .native {
-                guard let column = info.column(named: property.column), column.affinity == .integer,
-                      !leading.contains(column.name.lowercased()) else { continue }
-                unindexed.insert(i)
-            }
+        var integerColumns = ColumnSet(), indexedColumns = ColumnSet()
+        let leading = Set(info.indices.compactMap { $0.columns.first??.lowercased() }
+            + info.columns.filter { $0.primaryKeyPosition == 1 }.map { $0.name.lowercased() })
+        for (i, property) in properties.enumerated() {
+            guard let column = info.column(named: property.column) else { continue }
+            if leading.contains(column.name.lowercased()) { indexedColumns.insert(i) }
+            if !info.isView && i >= metadata.keyCount && formats[i] == .native && column.affinity == .integer { integerColumns.insert(i) }
         }
-        unindexedIntegerColumns = unindexed
+        self.integerColumns = integerColumns
+        self.indexedColumns = indexedColumns
         let mapped = Set(columns.map { $0.lowercased() })
         requiredColumns = info.columns.filter {
             $0.notNull && $0.defaultSQL == nil && $0.primaryKeyPosition == 0 && !$0.isGenerated && !mapped.contains($0.name.lowercased())
@@ -158,7 +160,7 @@ final class TableMapping {
     /// The statements the library runs per row, kept here so the per-row paths do not look them up by
     /// their SQL text (hashing it) in the connection's cache.
     enum StatementKind: Int, CaseIterable {
-        case insert, insertWithoutKey, delete, selectByKey, selectByRowID
+        case insert, insertWithoutKey, delete, selectByKey, selectByRowID, maxRowID
     }
     @exclusivity(unchecked) private var statements = [Statement?](repeating: nil, count: StatementKind.allCases.count)
 
@@ -189,6 +191,7 @@ final class TableMapping {
         case .delete: return "DELETE FROM \(t) WHERE \(keyClause)"
         case .selectByKey: return "SELECT \(selectColumns) FROM \(t) WHERE \(keyClause)"
         case .selectByRowID: return "SELECT \(selectColumns) FROM \(t) WHERE rowid = ?"
+        case .maxRowID: return "SELECT max(rowid) FROM \(t)"
         }
     }
 
@@ -238,18 +241,18 @@ final class TableMapping {
         return statement
     }
 
-    /// `SELECT … WHERE column BETWEEN ? AND ?` [ORDER BY …]: the scan of a column no index starts with
-    /// (``unindexedIntegerColumns``) between the least and the greatest of a list of keys, whose rows the
-    /// caller then tests against the list itself. SQLite would scan the table for `IN (list)` too, and
-    /// probe a temporary index of the list per row: about 900 instructions a row, where a dictionary
-    /// lookup costs some 60.
+    /// `SELECT … WHERE +column BETWEEN ? AND ?` [ORDER BY …]: a scan of the table (`+` keeps SQLite off any
+    /// index of the column) for the rows of an integer column (``integerColumns``) between the least and
+    /// the greatest of a list of keys, which the caller then tests against the list itself. For a column
+    /// no index starts with, SQLite would scan for `IN (list)` too, and probe a temporary index of the list
+    /// per row: about 900 instructions a row, where the caller's lookup costs a few.
     func rangeStatement(column quotedColumn: String, orderBy: String?, in connection: Connection) throws -> Statement {
         let key = InStatementKey(column: quotedColumn, count: -3, orderBy: orderBy)
         if let statement = inStatements[key] {
             statement.reset()
             return statement
         }
-        let sql = "\(selectFromSQL) WHERE \(quotedColumn) BETWEEN ? AND ?" + (orderBy.map { " ORDER BY \($0)" } ?? "")
+        let sql = "\(selectFromSQL) WHERE +\(quotedColumn) BETWEEN ? AND ?" + (orderBy.map { " ORDER BY \($0)" } ?? "")
         let statement = try connection.cachedStatement(sql)
         inStatements[key] = statement
         return statement

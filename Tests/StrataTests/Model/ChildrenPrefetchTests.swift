@@ -62,7 +62,7 @@ private final class CPMember: Model {
         return result
     }
 
-    private func check(teams keys: [Int64], fetching condition: String, indexed: Bool) throws {
+    private func check(teams keys: [Int64], fetching condition: String, indexed: Bool, scanned: Bool? = nil) throws {
         let temp = try TemporaryDatabase()
         try makeTables(temp.db, teams: keys, indexed: indexed)
         let db = try temp.reopen()
@@ -74,11 +74,14 @@ private final class CPMember: Model {
         }
         let memberQueries = statements.filter { $0.contains(#"FROM "cp_member""#) }
         #expect(memberQueries.count == 1, "\(statements)")
-        if indexed {
-            #expect(memberQueries.allSatisfy { $0.contains("json_each(") }, "\(memberQueries)")
-        } else {
+        if scanned ?? !indexed {
             #expect(memberQueries.allSatisfy { $0.contains("BETWEEN ? AND ?") && !$0.contains(" IN (") }, "\(memberQueries)")
+        } else {
+            #expect(memberQueries.allSatisfy { $0.contains("json_each(") }, "\(memberQueries)")
         }
+        // The only other statement: the owners' table's greatest rowid, when an index could serve many owners.
+        let others = statements.filter { !$0.contains(#"FROM "cp_member""#) && !$0.contains(#"FROM "cp_team" WHERE"#) && $0 != #"SELECT "cp_team"."id", "cp_team"."name" FROM "cp_team""# }
+        #expect(others == (indexed && teams.count > 64 ? [#"SELECT max(rowid) FROM "cp_team""#] : []), "\(statements)")
         let want = try expected(db, teams.map(\.id))
         #expect(!teams.isEmpty)
         let (got, after) = log.during { teams.map { ($0.id, $0.members.map(\.id)) } }
@@ -106,8 +109,15 @@ private final class CPMember: Model {
         try check(teams: keys, fetching: "WHERE id <> 7", indexed: false)
     }
 
-    @Test func anIndexedColumnIsSearchedThroughItsIndex() throws {
+    @Test func anIndexedColumnIsSearchedThroughItsIndexForFewOwners() throws {
         try check(teams: Array(1...40), fetching: "WHERE id % 3 <> 0", indexed: true)
+        // More than 64 owners, but under a quarter of the teams.
+        try check(teams: Array(1...400), fetching: "WHERE id <= 90", indexed: true)
+    }
+
+    @Test func anIndexedColumnIsScannedForOwnersThatAreMostOfTheirTable() throws {
+        try check(teams: Array(1...200), fetching: "", indexed: true, scanned: true)
+        try check(teams: Array(1...400), fetching: "WHERE id % 3 <> 0", indexed: true, scanned: true)
     }
 
     @Test func theScanDecisionFollowsTheTable() throws {
@@ -117,15 +127,16 @@ private final class CPMember: Model {
         try temp.db.execute("CREATE INDEX cp_other_mk ON cp_other (m, k)")
         let db = try temp.reopen()
         try db.syncSchema(CPMember.self)
-        let member = try #require(db.models.registries[ObjectIdentifier(CPMember.self)])
-        #expect(member.table.unindexedIntegerColumns.contains(2))      // team: INTEGER, no index
-        #expect(!member.table.unindexedIntegerColumns.contains(0))     // the key
-        #expect(!member.table.unindexedIntegerColumns.contains(1))     // name: TEXT
+        let member = try #require(db.models.registries[ObjectIdentifier(CPMember.self)]).table
+        #expect(member.integerColumns.contains(2) && !member.indexedColumns.contains(2))   // team: INTEGER, no index
+        #expect(!member.integerColumns.contains(0) && member.indexedColumns.contains(0))   // the key
+        #expect(!member.integerColumns.contains(1) && !member.indexedColumns.contains(1))  // name: TEXT
         try db.execute("CREATE INDEX cp_member_team_name ON cp_member (team, name)")
         let again = try temp.reopen()
         try again.syncSchema(CPMember.self)
-        let indexed = try #require(again.models.registries[ObjectIdentifier(CPMember.self)])
-        #expect(!indexed.table.unindexedIntegerColumns.contains(2))    // an index starts with it now
+        let indexed = try #require(again.models.registries[ObjectIdentifier(CPMember.self)]).table
+        #expect(indexed.integerColumns.contains(2) && indexed.indexedColumns.contains(2))  // an index starts with it now
+        #expect(!indexed.indexedColumns.contains(1))                                       // its second column
     }
 }
 
