@@ -23,8 +23,12 @@ extension Database {
             if changed.isEmpty { return }
             if isInTransaction {
                 // The transaction merged other connections' commits when it began: `changed` stands.
-                try checkTransactionIsOpen()
-                try update(object, registry: registry, changed: changed)
+                // (`registry(for:)` checked that it is still open.)
+                if registry.updatesPlainWords {
+                    try updatePlainWords(object, registry: registry, changed: changed)
+                } else {
+                    try update(object, registry: registry, changed: changed)
+                }
                 if !models.pending.isEmpty { reconcileLiveInstances() }
                 return
             }
@@ -308,6 +312,7 @@ extension Database {
     /// gone (0 rows changed) is never re-inserted: the instance is marked deleted and the save throws.
     private func update(_ object: ModelObject, registry: TypeRegistry, changed known: ColumnSet? = nil) throws {
         let metadata = registry.metadata
+        if let reason = registry.table.readOnlyReason { throw readOnlyError(registry, reason) }
         // (With `known`, the caller checked the instance needs no attention.)
         if known == nil && registry.needsAttention(object) { try throwConflictOrStale(object, registry: registry) }
         // A changed key property is refused here: the instance stays the row it was.
@@ -334,14 +339,71 @@ extension Database {
             throw duplicateKeyError(error, object: object, registry: registry)
         }
         // (A view's INSTEAD OF trigger makes its changes in other tables: SQLite counts none for the view.)
-        guard changes > 0 || registry.table.isView else {
-            if isInTransaction { models.noteDeleted(object) }
-            registry.detach(object, deleted: true)
-            throw ModelError(.notFound, model: metadata.typeName, key: key,
-                             "the row is gone: another connection or raw SQL deleted it, or changed its key, after this instance read it. Nothing was written (a save never re-creates a row); the instance is now marked deleted")
+        guard changes > 0 || registry.table.isView else { throw rowGone(object, registry: registry, key: key) }
+        updated(object, properties: changed, registry: registry)
+    }
+
+    /// ``update(_:registry:changed:)`` inside a transaction for the most common shape
+    /// (``TypeRegistry/updatesPlainWords``): the key and each changed field read and bound in place, with no
+    /// ``SQLValue`` and no lookup per save, and the statement stepped here. The same checks, in the same
+    /// order; a key property changed since the instance was registered takes the general path, which refuses it.
+    private func updatePlainWords(_ object: ModelObject, registry: TypeRegistry, changed known: ColumnSet) throws {
+        guard let start = registry.metadata.plainWordsStart, let reals = registry.plainReals,
+              Int64(bitPattern: loadPlainWord(object, start: start, index: 0)) == object._rowID else {
+            return try update(object, registry: registry, changed: known)
         }
+        var changed = known
+        changed.remove(0)
+        guard !changed.isEmpty else { return }
+        let statement = try registry.table.updateStatement(changed, in: connection)
+        let handle = statement.handle
+        var parameter: Int32 = 1
+        try reals.withUnsafeBufferPointer { reals in
+            try changed.forEach { i in
+                if !bindPlainWord(object, start: start, index: i, isReal: reals[i], to: handle, at: parameter) {
+                    try bindConverting(object, property: i, to: statement, at: parameter, registry: registry)
+                }
+                parameter += 1
+            }
+        }
+        let rowID = object._rowID
+        sqlite3_bind_int64(handle, parameter, rowID)
+        models.ownWrite = true
+        models.ownRowID = rowID
+        models.ownAnyRow = false
+        models.ownTable = UnsafePointer(registry.tableNameCString)
+        defer { models.ownWrite = false }
+        do {
+            defer { statement.reset() }
+            while try statement.step() {}
+        } catch {
+            statementFailed(wasInTransaction: true)
+            if let error = error as? DatabaseError, error.code.isUniqueViolation || error.code == .constraintNotNull {
+                throw duplicateKeyError(error, object: object, registry: registry)
+            }
+            throw error
+        }
+        guard sqlite3_changes64(connection.handle) > 0 else {
+            throw rowGone(object, registry: registry, key: .integer(rowID))
+        }
+        updated(object, properties: changed, registry: registry)
+    }
+
+    /// After an UPDATE that changed no row: the row is gone, so the instance is marked deleted (a save never
+    /// re-creates a row); the error to throw.
+    private func rowGone(_ object: ModelObject, registry: TypeRegistry, key: SQLValue) -> ModelError {
+        if isInTransaction { models.noteDeleted(object) }
+        registry.detach(object, deleted: true)
+        return ModelError(.notFound, model: registry.metadata.typeName, key: key,
+                          "the row is gone: another connection or raw SQL deleted it, or changed its key, after this instance read it. Nothing was written (a save never re-creates a row); the instance is now marked deleted")
+    }
+
+    /// After an UPDATE of `properties`: they are the instance's stored values now; observers hear of them.
+    @inline(__always)
+    private func updated(_ object: ModelObject, properties changed: ColumnSet, registry: TypeRegistry) {
         registry.capture(object, properties: changed)
         if !models.observers.isEmpty {
+            let metadata = registry.metadata
             models.recordProperties(changed.indices.map { metadata.properties[$0].name }, table: metadata.tableName, rowID: object._rowID)
         }
     }

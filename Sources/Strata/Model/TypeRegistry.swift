@@ -17,6 +17,7 @@ final class TypeRegistry {
             fields = table.fastFields
             readers = Self.readers(metadata, table: table)
             plainReals = Self.plainReals(metadata, fields: fields)
+            updatesPlainWords = Self.updatesPlainWords(metadata, table: table, plainReals: plainReals)
         }
     }
     /// The fast accessors of the current mapping (nil for columns that convert), for the per-row loops.
@@ -27,6 +28,9 @@ final class TypeRegistry {
     /// read natively: per column, whether it is a `Double` (else an integer). The fetch's fastest loop
     /// (``readPlainWords(_:into:start:reals:from:words:)``); nil for other models.
     @exclusivity(unchecked) private(set) var plainReals: [Bool]?
+    /// Whether a save takes ``Database`` `updatePlainWords`: the fields are 8-byte numbers read natively
+    /// (`plainReals`), the one key is the rowid, and the table is writable with no generated column.
+    @exclusivity(unchecked) private(set) var updatesPlainWords: Bool
     /// Copied from `table` for the fetch loop.
     @usableFromInline private(set) var keyIsRowID: Bool
     /// Live instances by rowid (by key, when the key is the rowid).
@@ -79,6 +83,7 @@ final class TypeRegistry {
         self.fields = table.fastFields
         self.readers = Self.readers(metadata, table: table)
         self.plainReals = Self.plainReals(metadata, fields: table.fastFields)
+        self.updatesPlainWords = Self.updatesPlainWords(metadata, table: table, plainReals: plainReals)
         self.context = context
         self.snapshots = SnapshotStore(count: metadata.properties.count)
     }
@@ -104,6 +109,11 @@ final class TypeRegistry {
             }
         }
         return reals
+    }
+
+    private static func updatesPlainWords(_ metadata: ModelMetadata, table: TableMapping, plainReals: [Bool]?) -> Bool {
+        plainReals != nil && metadata.keyCount == 1 && table.keyIsRowID && table.hasRowID && !table.isView
+            && table.readOnlyReason == nil && table.generated.isEmpty && plainReals?.first == false
     }
 
     deinit {

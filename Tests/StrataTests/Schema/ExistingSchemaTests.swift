@@ -341,6 +341,8 @@ private final class Amount: Model {
         entry.amount = 11
         #expect(try #require(throws: ModelError.self) { try db.save(entry) }.kind == .readOnly)
         #expect(try #require(throws: ModelError.self) { try db.delete(entry) }.kind == .readOnly)
+        // Inside a transaction too (a saved instance's save there takes a shorter path).
+        #expect(try #require(throws: ModelError.self) { try db.transaction { try db.save(entry) } }.kind == .readOnly)
         #expect(try schemaSnapshot(db) == before)   // its declared index was not created
         #expect(try db.value(Int.self, "SELECT amount FROM Ledger") == 10)
     }

@@ -1,0 +1,109 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// A save inside a transaction of a model whose fields are all 8-byte numbers over a rowid table takes a
+// shorter path (`updatePlainWords`): fields bound in place, the statement stepped there. It must behave
+// exactly as the general one.
+
+private final class Gauge: Model {
+    static let uniqueIndices = [["serial"]]
+    var id: Int64 = 0
+    var level = 0
+    var reading = 0.0
+    var serial: Int64 = 0
+    required init() {}
+}
+
+@Suite struct PlainWordUpdateTests {
+    /// A handle with gauges 1...3 (serials 101...103) saved, and them fetched back.
+    private func gauges() throws -> (TemporaryDatabase, [Gauge]) {
+        let temp = try TemporaryDatabase()
+        for n in 1...3 {
+            let gauge = Gauge(); gauge.level = n; gauge.reading = Double(n) / 4; gauge.serial = Int64(100 + n)
+            try temp.db.save(gauge)
+        }
+        let gauges = try temp.db.objects(Gauge.self, where: "ORDER BY id")
+        #expect(try #require(temp.db.models.registries[ObjectIdentifier(Gauge.self)]).updatesPlainWords)
+        return (temp, gauges)
+    }
+
+    @Test func onlyTheChangedFieldsAreWrittenInsideATransaction() throws {
+        let (temp, gauges) = try gauges()
+        let db = temp.db
+        var statements: [String] = []
+        let trace = db.traceStatements { statements.append($0) }
+        try db.transaction {
+            gauges[0].reading = 2.5
+            try db.save(gauges[0])
+            gauges[1].level = 20; gauges[1].serial = 202
+            try db.save(gauges[1])
+            try db.save(gauges[2])      // unchanged: no SQL
+        }
+        trace.cancel()
+        #expect(statements.filter { $0.hasPrefix("UPDATE") } == [
+            #"UPDATE "Gauge" SET "reading" = ? WHERE "id" = ?"#,
+            #"UPDATE "Gauge" SET "level" = ?, "serial" = ? WHERE "id" = ?"#,
+        ])
+        #expect(try db.rows("SELECT level, reading, serial FROM Gauge ORDER BY id").map { [$0[0], $0[1], $0[2]] } == [
+            [.integer(1), .real(2.5), .integer(101)], [.integer(20), .real(0.5), .integer(202)], [.integer(3), .real(0.75), .integer(103)],
+        ])
+        #expect(gauges.allSatisfy { !$0.hasChanges })
+        // A second save writes nothing: the snapshot took the written values.
+        let (_, again) = try StatementLog(db).during { try db.transaction { for gauge in gauges { try db.save(gauge) } } }
+        #expect(!again.contains { $0.hasPrefix("UPDATE") })
+    }
+
+    @Test func nanIsRefusedNamingThePropertyAndNothingIsWritten() throws {
+        let (temp, gauges) = try gauges()
+        let db = temp.db
+        let error = #expect(throws: ValueConversionError.self) {
+            try db.transaction { gauges[0].level = 9; gauges[0].reading = .nan; try db.save(gauges[0]) }
+        }
+        #expect(error?.property == "reading")
+        #expect(try db.value(Int.self, "SELECT level FROM Gauge WHERE id = 1") == 1)
+        #expect(gauges[0].hasChanges)
+    }
+
+    @Test func aChangedKeyPropertyIsRefusedAndTheRowKept() throws {
+        let (temp, gauges) = try gauges()
+        let db = temp.db
+        #expect(throws: ModelError.self) { try db.transaction { gauges[0].id = 99; gauges[0].level = 5; try db.save(gauges[0]) } }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM Gauge WHERE id = 99") == 0)
+        #expect(try db.value(Int.self, "SELECT level FROM Gauge WHERE id = 1") == 1)
+    }
+
+    @Test func aUniqueViolationNamesTheColumnsAndTheRowItWouldDuplicate() throws {
+        let (temp, gauges) = try gauges()
+        let db = temp.db
+        let error = #expect(throws: ModelError.self) {
+            try db.transaction { gauges[1].serial = 101; try db.save(gauges[1]) }
+        }
+        #expect(error?.kind == .duplicateKey && error?.properties == ["serial"] && error?.key == .integer(1))
+        #expect(try db.value(Int.self, "SELECT serial FROM Gauge WHERE id = 2") == 102)
+        // The failed statement left the instance as it was; a corrected save goes through.
+        try db.transaction { gauges[1].serial = 222; try db.save(gauges[1]) }
+        #expect(try db.value(Int.self, "SELECT serial FROM Gauge WHERE id = 2") == 222)
+    }
+
+    @Test func observersHearOfTheChangedProperties() throws {
+        let (temp, gauges) = try gauges()
+        let db = temp.db
+        var heard: [DatabaseChange] = []
+        let observation = db.observeChanges { heard += $0 }
+        try db.transaction { gauges[2].level = 30; try db.save(gauges[2]) }
+        observation.cancel()
+        #expect(heard.count == 1 && heard.first?.table == "Gauge")
+        #expect(heard.first?.updatedProperties[3] == ["level"])
+    }
+
+    @Test func aTriggerWritingTheSameRowIsStillAForeignChange() throws {
+        let (temp, gauges) = try gauges()
+        let db = temp.db
+        try db.execute("CREATE TRIGGER gauge_clamp AFTER UPDATE OF level ON Gauge WHEN new.level > 10 BEGIN UPDATE Gauge SET level = 10 WHERE id = new.id; END")
+        try db.transaction { gauges[0].level = 50; try db.save(gauges[0]) }
+        #expect(gauges[0].level == 10)          // the trigger's write reached the live instance
+        #expect(!gauges[0].hasChanges)
+    }
+}
