@@ -33,7 +33,7 @@ extension Database {
                 // The first change to that row only: a trigger writing the same row again is a foreign change.
                 var own = false
                 if models.ownWrite && (operation == SQLITE_INSERT || models.ownAnyRow || rowID == models.ownRowID)
-                    && models.ownTable.map({ sqlite3_stricmp($0, table) == 0 }) == true {
+                    && models.ownTable.map({ sameIdentifier($0, table) }) == true {
                     own = true
                     models.ownAnyRow = false
                     models.ownRowID = Int64.min
@@ -435,4 +435,21 @@ enum RefreshMode {
     case rollback
     /// Every property takes the row's value (settling a conflict).
     case discard
+}
+
+/// Whether two table names are the same to SQLite, as `sqlite3_stricmp` decides: ASCII letters compare
+/// without case, every other byte as it is. Inline, because the update hook asks it for every row written.
+@inline(__always)
+func sameIdentifier(_ a: UnsafePointer<CChar>, _ b: UnsafePointer<CChar>) -> Bool {
+    var i = 0
+    while true {
+        let x = UInt8(bitPattern: a[i]), y = UInt8(bitPattern: b[i])
+        if x != y {
+            let foldedX = x &- 65 < 26 ? x | 0x20 : x, foldedY = y &- 65 < 26 ? y | 0x20 : y
+            if foldedX != foldedY { return false }
+        } else if x == 0 {
+            return true
+        }
+        i += 1
+    }
 }

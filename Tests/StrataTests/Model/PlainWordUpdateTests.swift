@@ -106,4 +106,26 @@ private final class Gauge: Model {
         #expect(gauges[0].level == 10)          // the trigger's write reached the live instance
         #expect(!gauges[0].hasChanges)
     }
+
+    @Test func tableNamesCompareAsSQLiteComparesThem() {
+        func same(_ a: String, _ b: String) -> Bool { a.withCString { a in b.withCString { b in sameIdentifier(a, b) } } }
+        #expect(same("item", "ITEM") && same("Gauge", "gAUGE") && same("", "") && same("a_1@", "A_1@"))
+        #expect(!same("item", "items") && !same("items", "item") && !same("a", "") && !same("", "a"))
+        #expect(!same("[", "{") && !same("@", "`"))                 // neighbours of the letters do not fold
+        #expect(!same("é", "É") && !same("straße", "STRASSE"))     // nor do non-ASCII letters (SQLite's rule)
+        #expect(same("é", "é") && same("Ünïcode", "ünïCODE") == false)
+    }
+
+    @Test func aTableNamedInAnotherCaseStillKnowsItsOwnWrites() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE GAUGE (id INTEGER PRIMARY KEY, level INTEGER NOT NULL DEFAULT 0, reading REAL NOT NULL DEFAULT 0, serial INTEGER NOT NULL DEFAULT 0)")
+        try temp.db.execute("INSERT INTO GAUGE VALUES (1, 1, 0.5, 7)")
+        let db = try temp.reopen()
+        let gauge = try #require(try db.object(Gauge.self, forKey: 1))
+        let log = StatementLog(db)
+        try db.transaction { gauge.level = 2; try db.save(gauge) }
+        // Its own write: the instance is not read back from the row afterwards.
+        #expect(log.statements.filter { $0.hasPrefix("SELECT") }.isEmpty, "\(log.statements)")
+        #expect(try db.value(Int.self, "SELECT level FROM GAUGE") == 2 && !gauge.hasChanges)
+    }
 }
