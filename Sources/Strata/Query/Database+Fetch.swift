@@ -302,7 +302,8 @@ extension Database {
         var result: [ModelObject] = []
         while try statement.step() {
             // (BETWEEN on an INTEGER column passes integers and reals only.)
-            guard sqlite3_column_type(handle, column) == SQLITE_INTEGER, keys.bucket(of: sqlite3_column_int64(handle, column)) != nil else { continue }
+            let value = sqlite3_column_value(handle, column)
+            guard sqlite3_value_type(value) == SQLITE_INTEGER, keys.bucket(of: sqlite3_value_int64(value)) != nil else { continue }
             result.append(try anyObject(from: statement, registry: registry))
         }
         return result
