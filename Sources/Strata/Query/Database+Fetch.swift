@@ -301,9 +301,14 @@ extension Database {
         let handle = statement.handle, column = Int32(property)
         var result: [ModelObject] = []
         while try statement.step() {
-            // (BETWEEN on an INTEGER column passes integers and reals only.)
+            // (BETWEEN on an INTEGER column passes integers and reals only; a real counts when it equals a
+            // key, as with `=`.)
             let value = sqlite3_column_value(handle, column)
-            guard sqlite3_value_type(value) == SQLITE_INTEGER, keys.bucket(of: sqlite3_value_int64(value)) != nil else { continue }
+            switch sqlite3_value_type(value) {
+            case SQLITE_INTEGER: guard keys.bucket(of: sqlite3_value_int64(value)) != nil else { continue }
+            case SQLITE_FLOAT: guard let integer = Int64(exactly: sqlite3_value_double(value)), keys.bucket(of: integer) != nil else { continue }
+            default: continue
+            }
             result.append(try anyObject(from: statement, registry: registry))
         }
         return result

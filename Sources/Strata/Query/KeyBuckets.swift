@@ -56,9 +56,14 @@ struct KeyBuckets {
         return integers[value]
     }
 
-    /// The bucket of any key, nil when no owner has it.
+    /// The bucket of any key, nil when no owner has it. A real equal to an integer key is that key, as
+    /// SQLite's `=` has it (it keeps -2^63 as a REAL even in an INTEGER column).
     func bucket(of key: SQLValue) -> Int? {
-        if case .integer(let value) = key { return bucket(of: value) }
+        switch key {
+        case .integer(let value): return bucket(of: value)
+        case .real(let value): if let integer = Int64(exactly: value), let found = bucket(of: integer) { return found }
+        default: break
+        }
         return others.isEmpty ? nil : others[key]
     }
 }

@@ -109,6 +109,24 @@ private final class CPMember: Model {
         try check(teams: keys, fetching: "WHERE id <> 7", indexed: false)
     }
 
+    @Test func aRealEqualToAnIntegerKeyIsAChildAsWithEquals() throws {
+        // SQLite keeps -2^63 as a REAL even in an INTEGER column, and `=` still matches it to that integer.
+        for indexed in [false, true] {
+            let temp = try TemporaryDatabase()
+            try temp.db.execute("CREATE TABLE cp_team (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '')")
+            try temp.db.execute("CREATE TABLE cp_member (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', team INTEGER)")
+            if indexed { try temp.db.execute("CREATE INDEX cp_member_team ON cp_member (team)") }
+            try temp.db.execute("INSERT INTO cp_team (id) VALUES (?), (1)", Int64.min)
+            try temp.db.execute("INSERT INTO cp_member (id, team) VALUES (1, ?), (2, ?), (3, 1)", -0x1p63, Int64.min)
+            #expect(try temp.db.value(String.self, "SELECT typeof(team) FROM cp_member WHERE id = 1") == "real")
+            let db = try temp.reopen()
+            let teams = try db.objects(CPTeam.self, where: "ORDER BY id", prefetching: ["members"])
+            #expect(teams.map { $0.members.map(\.id) } == [[1, 2], [3]], "indexed: \(indexed)")
+            let other = try temp.reopen()
+            #expect(try other.objects(CPTeam.self, where: "ORDER BY id").map { try $0.$members.load().map(\.id) } == [[1, 2], [3]])
+        }
+    }
+
     @Test func anIndexedColumnIsSearchedThroughItsIndexForFewOwners() throws {
         try check(teams: Array(1...40), fetching: "WHERE id % 3 <> 0", indexed: true)
         // More than 64 owners, but under a quarter of the teams.
@@ -160,6 +178,8 @@ private final class CPMember: Model {
         for key in [Int64.min, 0, Int64.max] { _ = buckets.bucket(adding: .integer(key)) }
         buckets.seal()   // a span that overflows: no array
         #expect([Int64.min, 0, Int64.max, 1, -1].map { buckets.bucket(of: $0) } == [0, 1, 2, nil, nil])
+        // A real equal to an integer key is that key (SQLite's `=`); another real is no key.
+        #expect([SQLValue.real(0), .real(-0x1p63), .real(0.5), .real(.nan), .real(0x1p63)].map { buckets.bucket(of: $0) } == [1, 0, nil, nil, nil])
         var text = KeyBuckets()
         #expect(text.bucket(adding: .text("a")) == 0)
         #expect(text.bucket(adding: .integer(1)) == 1)
