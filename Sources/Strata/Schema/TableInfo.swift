@@ -54,6 +54,9 @@ struct TableInfo {
     var isView = false
     /// A view with INSTEAD OF triggers, which makes it writable.
     var isWritableView = false
+    /// A virtual table (`CREATE VIRTUAL TABLE … USING module`): its module, not column affinity, decides
+    /// what its columns hold and how they compare.
+    var isVirtual = false
 
     /// Column positions by lowercased name (SQLite compares column names case-insensitively): planning
     /// and mapping look columns up many times per model, and a scan with Foundation's comparison was most
@@ -171,7 +174,10 @@ struct TableInfo {
             let writable = catalog.tablesWithInsteadOfTriggers.contains(name.lowercased())
             return TableInfo(name: name, columns: columns, indices: [], withoutRowID: true, isView: true, isWritableView: writable)
         }
-        return TableInfo(name: name, columns: columns, indices: indices, withoutRowID: withoutRowID, foreignKeys: foreignKeys)
+        var info = TableInfo(name: name, columns: columns, indices: indices, withoutRowID: withoutRowID, foreignKeys: foreignKeys)
+        // (SQLite stores the statement from its CREATE keyword on, as written.)
+        info.isVirtual = createSQL.prefix(64).split(whereSeparator: { $0.isWhitespace }).dropFirst().first?.uppercased() == "VIRTUAL"
+        return info
     }
 }
 

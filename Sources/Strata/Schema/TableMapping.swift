@@ -32,8 +32,8 @@ final class TableMapping {
     let readOnlyReason: String?
     /// Properties over generated columns: read, never written.
     let generated: ColumnSet
-    /// Properties (not of the key) whose column has INTEGER affinity and is stored natively, in a table
-    /// rather than a view: a fetch by a list of their integer values can scan the table
+    /// Properties (not of the key) whose column has INTEGER affinity and is stored natively, in an ordinary
+    /// table (not a view, not a virtual table): a fetch by a list of their integer values can scan the table
     /// (``rangeStatement(column:orderBy:in:)``) and test membership itself.
     let integerColumns: ColumnSet
     /// Properties whose column starts an index (or the primary key): a fetch by a few of their values
@@ -83,7 +83,7 @@ final class TableMapping {
         for (i, property) in properties.enumerated() {
             guard let column = info.column(named: property.column) else { continue }
             if leading.contains(column.name.lowercased()) { indexedColumns.insert(i) }
-            if !info.isView && i >= metadata.keyCount && formats[i] == .native && column.affinity == .integer { integerColumns.insert(i) }
+            if !info.isView && !info.isVirtual && i >= metadata.keyCount && formats[i] == .native && column.affinity == .integer { integerColumns.insert(i) }
         }
         self.integerColumns = integerColumns
         self.indexedColumns = indexedColumns

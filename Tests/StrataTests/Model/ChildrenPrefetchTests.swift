@@ -24,6 +24,16 @@ private final class CPMember: Model {
     required init() {}
 }
 
+/// A model over an R*Tree virtual table (its `id` is the rowid), whose columns are declared INT.
+private final class CPBox: Model {
+    static let tableName = "cp_box"
+    static let primaryKey = "rowid"
+    var rowid: Int64 = 0
+    var low = 0
+    var high = 0
+    required init() {}
+}
+
 @Suite struct ChildrenPrefetchTests {
     /// Teams with the given keys; members spread over them, over keys no team has (between and beyond
     /// them), and over values no integer key equals: NULL, a REAL, text (and text that reads as one of
@@ -155,6 +165,14 @@ private final class CPMember: Model {
         let indexed = try #require(again.models.registries[ObjectIdentifier(CPMember.self)]).table
         #expect(indexed.integerColumns.contains(2) && indexed.indexedColumns.contains(2))  // an index starts with it now
         #expect(!indexed.indexedColumns.contains(1))                                       // its second column
+        // A virtual table's module decides what its INTEGER columns hold: never scanned and tested here.
+        try temp.db.execute("CREATE VIRTUAL TABLE cp_box USING rtree_i32(id, low, high)")
+        let virtual = try temp.reopen()
+        #expect(try TableInfo.read("cp_box", in: virtual.connection)?.isVirtual == true)
+        #expect(try TableInfo.read("cp_member", in: virtual.connection)?.isVirtual == false)
+        try virtual.syncSchema(CPBox.self)
+        let box = try #require(virtual.models.registries[ObjectIdentifier(CPBox.self)]).table
+        #expect(box.integerColumns.isEmpty)
     }
 }
 
