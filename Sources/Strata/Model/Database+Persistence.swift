@@ -33,6 +33,13 @@ extension Database {
                 return
             }
         }
+        try saveInsertingOrOutsideTransaction(object, registry: registry)
+    }
+
+    /// The rest of ``save(_:)-(T)``: a new instance, one that needs attention, or a save outside a transaction
+    /// (out of line: a run of updates inside one keeps to the short path above).
+    @inline(never)
+    private func saveInsertingOrOutsideTransaction(_ object: ModelObject, registry: TypeRegistry) throws {
         if isInTransaction {
             try save(object, registry: registry)
             if !models.pending.isEmpty { reconcileLiveInstances() }
@@ -310,6 +317,7 @@ extension Database {
 
     /// UPDATE of the properties that changed since the snapshot; none changed: nothing. A row that is
     /// gone (0 rows changed) is never re-inserted: the instance is marked deleted and the save throws.
+    @inline(never)   // (kept out of updatePlainWords, which falls back to it)
     private func update(_ object: ModelObject, registry: TypeRegistry, changed known: ColumnSet? = nil) throws {
         let metadata = registry.metadata
         if let reason = registry.table.readOnlyReason { throw readOnlyError(registry, reason) }
@@ -377,16 +385,23 @@ extension Database {
             defer { statement.reset() }
             while try statement.step() {}
         } catch {
-            statementFailed(wasInTransaction: true)
-            if let error = error as? DatabaseError, error.code.isUniqueViolation || error.code == .constraintNotNull {
-                throw duplicateKeyError(error, object: object, registry: registry)
-            }
-            throw error
+            throw plainUpdateFailed(error, object: object, registry: registry)
         }
         guard sqlite3_changes64(connection.handle) > 0 else {
             throw rowGone(object, registry: registry, key: .integer(rowID))
         }
         updated(object, properties: changed, registry: registry)
+    }
+
+    /// The error a failed step of ``updatePlainWords(_:registry:changed:)`` throws, as ``update(_:registry:changed:)``
+    /// maps it (out of line: the save's hot path stays short).
+    @inline(never)
+    private func plainUpdateFailed(_ error: any Error, object: ModelObject, registry: TypeRegistry) -> any Error {
+        statementFailed(wasInTransaction: true)
+        if let error = error as? DatabaseError, error.code.isUniqueViolation || error.code == .constraintNotNull {
+            return duplicateKeyError(error, object: object, registry: registry)
+        }
+        return error
     }
 
     /// After an UPDATE that changed no row: the row is gone, so the instance is marked deleted (a save never
@@ -402,10 +417,13 @@ extension Database {
     @inline(__always)
     private func updated(_ object: ModelObject, properties changed: ColumnSet, registry: TypeRegistry) {
         registry.capture(object, properties: changed)
-        if !models.observers.isEmpty {
-            let metadata = registry.metadata
-            models.recordProperties(changed.indices.map { metadata.properties[$0].name }, table: metadata.tableName, rowID: object._rowID)
-        }
+        if !models.observers.isEmpty { recordUpdate(object, properties: changed, registry: registry) }
+    }
+
+    @inline(never)
+    private func recordUpdate(_ object: ModelObject, properties changed: ColumnSet, registry: TypeRegistry) {
+        let metadata = registry.metadata
+        models.recordProperties(changed.indices.map { metadata.properties[$0].name }, table: metadata.tableName, rowID: object._rowID)
     }
 
     /// Throws the conflict or stale error recorded for `object`; a conflicted instance first takes the
@@ -511,6 +529,7 @@ extension Database {
 
     /// Binds one property through its codec and its column's format; NaN is refused (SQLite would
     /// store NULL, which a non-optional property cannot read back).
+    @inline(never)   // the rare path of the binding loops
     private func bindConverting(_ object: ModelObject, property i: Int, to statement: Statement, at index: Int32, registry: TypeRegistry) throws {
         let metadata = registry.metadata
         do {

@@ -168,6 +168,12 @@ extension TypeRegistry {
             properties.forEach { words[$0] = loadPlainWord(object, start: start, index: $0) }
             return
         }
+        captureFields(object, slot: slot, properties: properties)
+    }
+
+    /// ``capture(_:properties:)`` for models that are not all plain numbers, out of line (see ``changes(of:)``).
+    @inline(never)
+    private func captureFields(_ object: ModelObject, slot: UInt32, properties: ColumnSet) {
         properties.forEach { snapshots.set(slot, $0, metadata.snapshotWord(of: object, at: $0)) }
     }
 
@@ -194,6 +200,14 @@ extension TypeRegistry {
         if let offsets = metadata.plainWordOffsets {
             return ColumnSet(low: offsets.withUnsafeBufferPointer { plainWordChanges(object, offsets: $0, words: words) })
         }
+        return fieldChanges(of: object, words: words)
+    }
+
+    /// ``changes(of:)`` for models that are not all plain numbers, out of line so that the plain path (a
+    /// save's) stays a few instructions long in the instruction cache.
+    @inline(never)
+    private func fieldChanges(of object: ModelObject, words: UnsafeMutablePointer<UInt64>) -> ColumnSet {
+        var result = ColumnSet()
         let count = snapshots.count
         var nulls = words[count]
         metadata.fastFields.withUnsafeBufferPointer { fields in

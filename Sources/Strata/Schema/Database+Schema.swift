@@ -73,7 +73,7 @@ extension Database {
         try checkTransactionIsOpen()
         if checkingCommits && !isInTransaction { try mergeForeignCommits() }
         let id = ObjectIdentifier(type)
-        if models.readRegion != nil { models.readRegion?.insert(type.tableName.lowercased()) }
+        if models.readRegion != nil { noteRead(of: type) }
         if !models.needsResync {
             if let last = models.lastRegistry, last.type == id { return last.registry }
             if let registry = models.registries[id] {
@@ -83,6 +83,12 @@ extension Database {
         }
         models.lastRegistry = nil
         return try resync(type)
+    }
+
+    /// Adds the table of `type` to the tables an observed read uses (out of line: rarely on).
+    @inline(never)
+    private func noteRead(of type: any Model.Type) {
+        models.readRegion?.insert(type.tableName.lowercased())
     }
 
     private func resync(_ type: any Model.Type) throws -> TypeRegistry {

@@ -274,6 +274,13 @@ final class TableMapping {
     /// per set of properties.
     func updateStatement(_ columns: ColumnSet, in connection: Connection) throws -> Statement {
         if let last = lastUpdate, last.columns == columns { return last.statement }
+        return try otherUpdateStatement(columns, in: connection)
+    }
+
+    /// ``updateStatement(_:in:)`` for another set than the last one (out of line: a run of saves of one
+    /// column keeps to the check above).
+    @inline(never)
+    private func otherUpdateStatement(_ columns: ColumnSet, in connection: Connection) throws -> Statement {
         let statement: Statement
         if let cached = updates[columns] {
             statement = cached
