@@ -175,8 +175,10 @@ struct TableInfo {
             return TableInfo(name: name, columns: columns, indices: [], withoutRowID: true, isView: true, isWritableView: writable)
         }
         var info = TableInfo(name: name, columns: columns, indices: indices, withoutRowID: withoutRowID, foreignKeys: foreignKeys)
-        // (SQLite stores the statement from its CREATE keyword on, as written.)
-        info.isVirtual = createSQL.prefix(64).split(whereSeparator: { $0.isWhitespace }).dropFirst().first?.uppercased() == "VIRTUAL"
+        // (SQLite stores the statement from its CREATE keyword on, as written; the word is looked for first,
+        // a cheap ASCII search, so that ordinary tables cost no split of their SQL.)
+        info.isVirtual = SQL.mentions(createSQL, "virtual")
+            && createSQL.prefix(64).split(whereSeparator: { $0.isWhitespace }).dropFirst().first?.uppercased() == "VIRTUAL"
         return info
     }
 }
