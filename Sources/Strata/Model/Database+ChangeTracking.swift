@@ -97,8 +97,8 @@ extension Database {
     /// a script may have succeeded, the failing one was undone), and if the failure rolled back a whole
     /// transaction, live instances are restored.
     @inline(__always)
-    func guardingChanges<T>(_ body: () throws -> T) throws -> T {
-        let wasInTransaction = isInTransaction
+    func guardingChanges<T>(inTransaction: Bool? = nil, _ body: () throws -> T) throws -> T {
+        let wasInTransaction = inTransaction ?? isInTransaction
         do {
             return try body()
         } catch {

@@ -376,14 +376,11 @@ extension Database {
         }
         let rowID = object._rowID
         sqlite3_bind_int64(handle, parameter, rowID)
-        models.ownWrite = true
-        models.ownRowID = rowID
-        models.ownAnyRow = false
-        models.ownTable = UnsafePointer(registry.tableNameCString)
-        defer { models.ownWrite = false }
         do {
-            defer { statement.reset() }
-            while try statement.step() {}
+            try ownWrite(registry: registry, rowID: rowID, inTransaction: true) {
+                defer { statement.reset() }
+                while try statement.step() {}
+            }
         } catch {
             throw plainUpdateFailed(error, object: object, registry: registry)
         }
@@ -397,7 +394,6 @@ extension Database {
     /// maps it (out of line: the save's hot path stays short).
     @inline(never)
     private func plainUpdateFailed(_ error: any Error, object: ModelObject, registry: TypeRegistry) -> any Error {
-        statementFailed(wasInTransaction: true)
         if let error = error as? DatabaseError, error.code.isUniqueViolation || error.code == .constraintNotNull {
             return duplicateKeyError(error, object: object, registry: registry)
         }
@@ -557,8 +553,11 @@ extension Database {
         }
     }
 
+    /// Runs `body`, the library's own write of one row (`rowID`; any row with `anyRow`), so that the update
+    /// hook knows it; `inTransaction` when the caller knows a transaction is open (spares asking SQLite).
     @inline(__always)
-    private func ownWrite(registry: TypeRegistry, rowID: Int64, anyRow: Bool = false, _ body: () throws -> Void) throws {
+    private func ownWrite(registry: TypeRegistry, rowID: Int64, anyRow: Bool = false, inTransaction: Bool? = nil,
+                          _ body: () throws -> Void) throws {
         models.ownWrite = true
         models.ownRowID = rowID
         models.ownAnyRow = anyRow
@@ -567,6 +566,6 @@ extension Database {
             models.ownWrite = false
             models.ownAnyRow = false
         }
-        try guardingChanges(body)
+        try guardingChanges(inTransaction: inTransaction, body)
     }
 }
