@@ -222,10 +222,9 @@ public struct Children<Child: Model>: TransientStorage {
         }
         for (index, owner) in live.enumerated() {
             let b = bucketOfOwner[index], start = starts[b], count = starts[b + 1] - start
-            let own = [ModelObject](unsafeUninitializedCapacity: count) { buffer, initialized in
-                for k in 0..<count { (buffer.baseAddress! + k).initialize(to: children[grouped[start + k]]) }
-                initialized = count
-            }
+            var own: [ModelObject] = []
+            own.reserveCapacity(count)
+            for k in start..<(start + count) { own.append(children[grouped[k]]) }
             // Each child's relationship resolves to its parent with no query, and holds it weakly.
             io?.attachResolved(owner, key: ownerKeys[index], to: own)
             // Every child came through the child type's registry: a `Child`.
