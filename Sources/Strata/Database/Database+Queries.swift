@@ -21,6 +21,9 @@ extension Database {
         defer { checkSchemaVersion() }
         models.changeCount &+= 1   // raw SQL may write rows the hook never reports (WITHOUT ROWID tables)
         if sql.range(of: "replace", options: .caseInsensitive) != nil { models.mayReplace = true }
+        // `ROLLBACK TO` a savepoint of the raw SQL's own: SQLite's rollback hook does not report it.
+        let mayRollBack = SQL.mentions(sql, "rollback")
+        defer { if mayRollBack && isInTransaction { restoreLiveInstancesAfterPartialRollback() } }
         try raw {
             if arguments.isEmpty {
                 try connection.execute(sql)

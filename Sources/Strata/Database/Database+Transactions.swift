@@ -33,7 +33,10 @@ extension Database {
         try connection.execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN \(kind.rawValue) TRANSACTION")
         let result: T
         do {
-            if !nested { try mergeForeignCommits() }
+            if !nested {
+                try mergeForeignCommits()
+                models.transactionMerged = true
+            }
             result = try body()
             try checkTransactionIsOpen()
         } catch {

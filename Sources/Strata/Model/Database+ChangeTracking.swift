@@ -23,23 +23,29 @@ extension Database {
         // Unretained: the context lives as long as the connection (both owned by this Database), and the
         // hooks are removed with the connection when it closes.
         let context = Unmanaged.passUnretained(models).toOpaque()
-        sqlite3_update_hook(connection.handle, { context, operation, _, table, rowID in
-            guard let context, let table else { return }
+        sqlite3_update_hook(connection.handle, { context, operation, database, table, rowID in
+            guard let context, let table, let database else { return }
+            // Models map tables of the main (or temp) database; a table of the same name in an attached
+            // database is another table.
+            guard isMainOrTemp(database) else { return }
             // No retain: the context outlives its connection's hooks (see above).
             Unmanaged<ModelContext>.fromOpaque(context)._withUnsafeGuaranteedRef { models in
                 models.changeCount &+= 1
-                // Only the very row the library is writing is "own" (its instance is already up to date);
-                // rows that cascades and triggers change through it are handled like any other write.
-                // The first change to that row only: a trigger writing the same row again is a foreign change.
+                // Only the very row the library is writing is "own" (its instance is already up to date),
+                // by the kind of change the library makes; rows that cascades and triggers change through it
+                // are handled like any other write. The first change to that row only: a trigger writing the
+                // same row again is a foreign change.
                 var own = false
-                if models.ownWrite && (operation == SQLITE_INSERT || models.ownAnyRow || rowID == models.ownRowID)
+                if models.ownWrite && (operation == SQLITE_INSERT) == models.ownInsert
+                    && (models.ownAnyRow || rowID == models.ownRowID)
                     && models.ownTable.map({ sameIdentifier($0, table) }) == true {
                     own = true
                     models.ownAnyRow = false
                     models.ownRowID = Int64.min
                 }
-                if own && models.observers.isEmpty { return }
-                models.pending.append(.init(operation: operation, table: String(cString: table), rowID: rowID, own: own))
+                if own && models.observers.isEmpty && !models.ownShared { return }
+                models.pending.append(.init(operation: operation, table: String(cString: table), rowID: rowID, own: own,
+                                            writer: own && models.ownShared ? models.ownRegistry : nil))
             }
         }, context)
         // `DELETE FROM t` without WHERE uses the truncate optimization, which skips the update hook.
@@ -70,12 +76,16 @@ extension Database {
         }, context)
         sqlite3_commit_hook(connection.handle, { context in
             guard let context else { return 0 }
-            Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue().committed = true
+            let models = Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue()
+            models.committed = true
+            models.transactionMerged = false
             return 0
         }, context)
         sqlite3_rollback_hook(connection.handle, { context in
             guard let context else { return }
-            Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue().rolledBack = true
+            let models = Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue()
+            models.rolledBack = true
+            models.transactionMerged = false
         }, context)
     }
 
@@ -159,12 +169,15 @@ extension Database {
                     continue
                 }
                 models.record(table: change.table, operation: change.operation, rowID: change.rowID, own: change.own)
-                guard !change.own else { continue }
+                // An own write is already in its instance; other model types over the same table still need it.
+                guard !change.own || change.writer != nil else { continue }
                 for registry in models.registries(forTable: change.table) {
-                    // Rows SQLite removes without telling: those an INSERT OR REPLACE replaced through a
-                    // UNIQUE index, and the old rowid of an UPDATE that changed it (the hook reports the new).
-                    if (change.operation == SQLITE_INSERT && models.mayReplace)
-                        || (change.operation == SQLITE_UPDATE && registry.table.keyIsRowID && registry.instance(rowID: change.rowID) == nil) {
+                    if change.own && ObjectIdentifier(registry) == change.writer { continue }
+                    // Rows SQLite removes without telling: those an INSERT OR REPLACE (or UPDATE OR REPLACE)
+                    // replaced through a UNIQUE index, and the old rowid of an UPDATE that changed it (the hook
+                    // reports the new).
+                    if !change.own && ((change.operation != SQLITE_DELETE && models.mayReplace)
+                        || (change.operation == SQLITE_UPDATE && registry.table.keyIsRowID && registry.instance(rowID: change.rowID) == nil)) {
                         suspects.insert(ObjectIdentifier(registry))
                     }
                     if change.operation == SQLITE_INSERT, registry.table.selectsRowID {
@@ -276,11 +289,71 @@ extension Database {
         }
     }
 
+    /// After raw SQL that may have rolled back to a savepoint of its own (`ROLLBACK TO x`), which SQLite's
+    /// rollback hook does not report, inside a transaction that goes on: instances inserted in the
+    /// transaction whose rows are gone become unsaved again (keys SQLite assigned go back to 0), and every
+    /// other live instance, and those deleted in the transaction, hold the database's values again.
+    func restoreLiveInstancesAfterPartialRollback() {
+        models.pending.removeAll()
+        checkSchemaVersion()
+        var kept: [(object: ModelObject, depth: Int, keyWasAssigned: Bool)] = []
+        for insert in models.insertedInTransaction {
+            guard let registry = insert.object._registry else { continue }
+            if rowExists(of: insert.object, registry: registry) {
+                kept.append(insert)
+            } else {
+                registry.detach(insert.object, deleted: false)
+                if insert.keyWasAssigned { try? registry.metadata.key.accessor.store(.integer(0), into: insert.object) }
+            }
+        }
+        models.insertedInTransaction = kept
+        var live: [(ModelObject, TypeRegistry)] = []
+        for registry in models.registries.values {
+            live += registry.liveInstances.map { ($0, registry) }
+        }
+        for object in models.deletedInTransaction.values {
+            if let registry = object._registry, object._isDeleted { live.append((object, registry)) }
+        }
+        for (object, registry) in live { refresh(object, registry: registry, .rollback) }
+    }
+
+    /// Whether the row of a live instance exists (true when it cannot tell).
+    private func rowExists(of object: ModelObject, registry: TypeRegistry) -> Bool {
+        let table = registry.table
+        do {
+            let statement: Statement
+            if table.keyIsRowID {
+                statement = try table.statement(.selectByRowID, in: connection)
+                try statement.bind(values: [.integer(object._rowID)])
+            } else {
+                statement = try table.statement(.selectByKey, in: connection)
+                try table.bindKey(registeredKeyValue(of: object, registry: registry), to: statement, at: 1)
+            }
+            defer { statement.reset() }
+            return try statement.step()
+        } catch {
+            return true
+        }
+    }
+
     /// SQLite's update hook is silent for WITHOUT ROWID tables, so after raw SQL that changed rows, live
     /// instances of models on such tables are all reloaded (or marked deleted).
     func refreshWithoutRowIDInstances() {
         for registry in models.registries.values where !registry.table.hasRowID {
             for object in registry.liveInstances { refresh(object, registry: registry) }
+        }
+    }
+
+    /// After the library's own write to the table of `writer`: the live instances of WITHOUT ROWID tables it
+    /// may have changed unreported are reloaded: those of other model types over the same table, those a
+    /// trigger of that table may write, and, for a delete, those whose foreign keys point at it (ON DELETE
+    /// CASCADE / SET NULL / SET DEFAULT). (The writer's own instances are its caller's to update.)
+    func refreshWithoutRowIDInstances(affectedBy writer: TypeRegistry, deleting: Bool) {
+        let parent = writer.metadata.tableName.lowercased()
+        for registry in models.registries.values where !registry.table.hasRowID && registry !== writer {
+            guard writer.hasTriggers || (deleting && registry.table.parentTables.contains(parent))
+                || registry.metadata.tableName.lowercased() == parent else { continue }
+            for object in registry.liveInstances where !object._isDeleted { refresh(object, registry: registry) }
         }
     }
 
@@ -435,6 +508,13 @@ enum RefreshMode {
     case rollback
     /// Every property takes the row's value (settling a conflict).
     case discard
+}
+
+/// Whether a database name the update hook reports is `main` or `temp` (not an attached database).
+@inline(__always)
+func isMainOrTemp(_ name: UnsafePointer<CChar>) -> Bool {
+    (name[0] == 0x6D && name[1] == 0x61 && name[2] == 0x69 && name[3] == 0x6E && name[4] == 0)       // "main"
+        || (name[0] == 0x74 && name[1] == 0x65 && name[2] == 0x6D && name[3] == 0x70 && name[4] == 0) // "temp"
 }
 
 /// Whether two table names are the same to SQLite, as `sqlite3_stricmp` decides: ASCII letters compare

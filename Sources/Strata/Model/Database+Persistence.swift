@@ -44,7 +44,9 @@ extension Database {
             try save(object, registry: registry)
             if !models.pending.isEmpty { reconcileLiveInstances() }
         } else {
-            try transaction(.immediate) { try save(object, registry: registry) }
+            try keepingUnsavedChanges(of: [object], registry: registry) {
+                try transaction(.immediate) { try save(object, registry: registry) }
+            }
         }
     }
 
@@ -55,8 +57,40 @@ extension Database {
     /// ```
     public func save<T: Model>(_ objects: [T]) throws {
         let registry = try registry(for: T.self, checkingCommits: false)
-        try transaction(.immediate) {
-            for object in objects { try save(object, registry: registry) }
+        try keepingUnsavedChanges(of: objects, registry: registry) {
+            try transaction(.immediate) {
+                for object in objects { try save(object, registry: registry) }
+            }
+        }
+    }
+
+    /// Runs `body`, a save of `objects` in a transaction of its own. When it fails, the rollback gave the
+    /// instances the database's values: each then takes back the unsaved changes it had before the call
+    /// (saved in the rolled-back transaction, they are unsaved again), but the instance whose conflict the
+    /// error reports, which holds the committed values so that its change can be applied again.
+    private func keepingUnsavedChanges(of objects: [ModelObject], registry: TypeRegistry, _ body: () throws -> Void) throws {
+        var edits: [(object: ModelObject, values: [(index: Int, value: SQLValue)])] = []
+        let properties = registry.metadata.properties
+        for object in objects where object._registry === registry && !object._isDeleted {
+            let changed = registry.changes(of: object)
+            if changed.isEmpty { continue }
+            var values: [(index: Int, value: SQLValue)] = []
+            changed.forEach { i in
+                if let value = try? properties[i].accessor.load(object) { values.append((i, value)) }
+            }
+            edits.append((object, values))
+        }
+        if edits.isEmpty { return try body() }
+        models.lastConflicted = nil
+        do {
+            try body()
+        } catch {
+            let conflicted = (error as? ModelError)?.kind == .conflict ? models.lastConflicted : nil
+            for (object, values) in edits where object._registry === registry && !object._isDeleted && ObjectIdentifier(object) != conflicted {
+                for (i, value) in values { try? properties[i].accessor.store(value, into: object) }
+                if let notify = registry.metadata.observationNotifier { notify(object) }
+            }
+            throw error
         }
     }
 
@@ -81,7 +115,7 @@ extension Database {
         let key = try registeredKey(of: object, registry: registry)
         let statement = try registry.table.statement(.delete, in: connection)
         try registry.table.bindKey(key, to: statement, at: 1)
-        try runOwnWrite(statement, registry: registry, rowID: object._rowID)
+        try runOwnWrite(statement, registry: registry, rowID: object._rowID, deleting: true)
         let deleted = changes > 0
         if isInTransaction { models.noteDeleted(object) }
         registry.detach(object, deleted: true)
@@ -177,7 +211,7 @@ extension Database {
                 let statement = try table.statement(.insertWithoutKey, in: connection)
                 try bind(object, properties: 1..<count, to: statement, registry: registry)
                 do {
-                    try runOwnWrite(statement, registry: registry, rowID: 0)
+                    try runOwnWrite(statement, registry: registry, rowID: 0, insert: true)
                 } catch let error as DatabaseError where (error.code.isUniqueViolation || error.code == .constraintNotNull) {
                     throw duplicateKeyError(error, object: object, registry: registry)
                 }
@@ -218,7 +252,7 @@ extension Database {
         do {
             try bind(object, properties: 0..<count, to: statement, registry: registry)
             // The rowid of a row keyed otherwise is not known before the insert: its first change is own.
-            try ownWrite(registry: registry, rowID: rowID, anyRow: !table.keyIsRowID) {
+            try ownWrite(registry: registry, rowID: rowID, insert: true, anyRow: !table.keyIsRowID) {
                 defer { statement.reset() }
                 while try statement.step() {
                     if table.selectsRowID { rowID = statement.int64(at: 0) }
@@ -253,7 +287,7 @@ extension Database {
         do {
             var count: Int32 = 0
             try bind(object, properties: included, to: statement, registry: registry, count: &count)
-            try ownWrite(registry: registry, rowID: 0, anyRow: true) {
+            try ownWrite(registry: registry, rowID: 0, insert: true, anyRow: true) {
                 defer { statement.reset() }
                 guard try statement.step() else { return }
                 try decodeRow(statement, into: object, registry: registry)
@@ -433,6 +467,7 @@ extension Database {
         }
         let columns = registry.conflicts.removeValue(forKey: ObjectIdentifier(object)) ?? []
         refresh(object, registry: registry, .discard)
+        models.lastConflicted = ObjectIdentifier(object)
         throw ModelError(.conflict, model: metadata.typeName, key: key, properties: columns,
                          "another connection or raw SQL changed \(columns.joined(separator: ", ")) after this instance read them, and this instance changed them too. Nothing was written; the instance now holds the committed values: apply the change again and save (Database.retryingOnConflict does this)")
     }
@@ -546,26 +581,39 @@ extension Database {
     /// Steps a write the library makes to one row itself (`rowID`; any row for an insert), so the update
     /// hook does not schedule a refresh for it; rows changed through it (cascades, triggers) still are.
     @inline(__always)
-    func runOwnWrite(_ statement: Statement, registry: TypeRegistry, rowID: Int64) throws {
-        try ownWrite(registry: registry, rowID: rowID) {
+    func runOwnWrite(_ statement: Statement, registry: TypeRegistry, rowID: Int64, insert: Bool = false, deleting: Bool = false) throws {
+        try ownWrite(registry: registry, rowID: rowID, insert: insert, deleting: deleting) {
             defer { statement.reset() }
             while try statement.step() {}
         }
     }
 
-    /// Runs `body`, the library's own write of one row (`rowID`; any row with `anyRow`), so that the update
-    /// hook knows it; `inTransaction` when the caller knows a transaction is open (spares asking SQLite).
+    /// Runs `body`, the library's own write of one row (`rowID`; for an insert, any row when `anyRow` or
+    /// `rowID` is 0), so that the update hook knows it; `inTransaction` when the caller knows a transaction
+    /// is open (spares asking SQLite).
     @inline(__always)
-    private func ownWrite(registry: TypeRegistry, rowID: Int64, anyRow: Bool = false, inTransaction: Bool? = nil,
+    private func ownWrite(registry: TypeRegistry, rowID: Int64, insert: Bool = false, anyRow: Bool = false, deleting: Bool = false,
+                          inTransaction: Bool? = nil,
                           _ body: () throws -> Void) throws {
         models.ownWrite = true
         models.ownRowID = rowID
-        models.ownAnyRow = anyRow
+        models.ownInsert = insert
+        models.ownAnyRow = insert && (anyRow || rowID == 0)
         models.ownTable = UnsafePointer(registry.tableNameCString)   // the registry's own string: no copy
-        defer {
-            models.ownWrite = false
-            models.ownAnyRow = false
+        models.ownShared = registry.sharesTable
+        models.ownRegistry = ObjectIdentifier(registry)
+        // A trigger's INSERT OR REPLACE elsewhere may delete rows without a report: check after.
+        if registry.hasTriggers { models.mayReplace = true }
+        do {
+            defer {
+                models.ownWrite = false
+                models.ownAnyRow = false
+            }
+            try guardingChanges(inTransaction: inTransaction, body)
         }
-        try guardingChanges(inTransaction: inTransaction, body)
+        // What triggers did before an insert (deleting a row whose rowid the new row then takes, say) reaches
+        // live instances before the new instance is registered.
+        if insert && !models.pending.isEmpty { reconcileLiveInstances() }
+        if models.withoutRowIDRegistries > 0 { refreshWithoutRowIDInstances(affectedBy: registry, deleting: deleting) }
     }
 }

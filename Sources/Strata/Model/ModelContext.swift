@@ -36,6 +36,9 @@ final class ModelContext {
         let rowID: Int64
         /// Made by the library's own save/delete, which already updated the instance.
         let own: Bool
+        /// For an own write to a table several model types share: the registry that made it (the others'
+        /// live instances of the row still need the change).
+        var writer: ObjectIdentifier? = nil
     }
     @exclusivity(unchecked) var pending: [PendingChange] = []
     /// Counts writes this handle saw (rows the update hook reported, its own inserts, raw SQL, other
@@ -46,8 +49,23 @@ final class ModelContext {
     /// the hook does not schedule a refresh for that row.
     @exclusivity(unchecked) var ownWrite = false
     @exclusivity(unchecked) var ownRowID: Int64 = 0
-    /// Set for an upsert, whose row is not known beforehand: the first change to the table is own.
+    /// Set for an insert whose rowid is not known beforehand: the first INSERT into the table is own.
     @exclusivity(unchecked) var ownAnyRow = false
+    /// Whether the own write is an INSERT (else an UPDATE or DELETE): only a change of that kind is own, so
+    /// a trigger's DELETE before the insert, or its INSERT during an update, is not mistaken for it.
+    @exclusivity(unchecked) var ownInsert = false
+    /// Set when the writing registry shares its table with other model types (``TypeRegistry/sharesTable``):
+    /// the own change is then still applied to their live instances.
+    @exclusivity(unchecked) var ownShared = false
+    @exclusivity(unchecked) var ownRegistry: ObjectIdentifier?
+    /// Whether the open transaction has merged other connections' commits into the live instances: set when
+    /// a transaction of the library's begins or when the first model call inside a transaction begun by raw
+    /// SQL merges; cleared by the commit and rollback hooks, whichever way the transaction ended.
+    @exclusivity(unchecked) var transactionMerged = false
+    /// The instance whose conflict a save last reported (it holds the committed values).
+    var lastConflicted: ObjectIdentifier?
+    /// How many registries map WITHOUT ROWID tables (whose writes the update hook never reports).
+    var withoutRowIDRegistries = 0
     /// Set after a statement failed: pending changes may have been undone and are checked, not trusted.
     var verifyPending = false
     /// The registry's table name; read only while `ownWrite` is set, when that registry is alive.
@@ -74,7 +92,12 @@ final class ModelContext {
 
     func add(_ registry: TypeRegistry, for type: ObjectIdentifier) {
         registries[type] = registry
-        registriesByTable[registry.metadata.tableName.lowercased(), default: []].append(registry)
+        let name = registry.metadata.tableName.lowercased()
+        registriesByTable[name, default: []].append(registry)
+        if let sharing = registriesByTable[name], sharing.count > 1 {
+            for other in sharing { other.sharesTable = true }
+        }
+        if !registry.table.hasRowID { withoutRowIDRegistries += 1 }
     }
 
     /// Records a change for observers (only while anyone observes). `own`: the library's own save, whose

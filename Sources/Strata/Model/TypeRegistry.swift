@@ -14,6 +14,7 @@ final class TypeRegistry {
     @exclusivity(unchecked) var table: TableMapping {
         didSet {
             keyIsRowID = table.keyIsRowID
+            hasTriggers = table.hasTriggers
             fields = table.fastFields
             readers = Self.readers(metadata, table: table)
             plainReals = Self.plainReals(metadata, fields: fields)
@@ -33,6 +34,11 @@ final class TypeRegistry {
     @exclusivity(unchecked) private(set) var updatesPlainWords: Bool
     /// Copied from `table` for the fetch loop.
     @usableFromInline private(set) var keyIsRowID: Bool
+    /// Copied from `table` for saves: triggers on the table may write other rows and tables.
+    @exclusivity(unchecked) private(set) var hasTriggers: Bool
+    /// Whether another model type of the same handle maps the same table (its live instances of a row this
+    /// registry writes must hear of the write).
+    @exclusivity(unchecked) var sharesTable = false
     /// Live instances by rowid (by key, when the key is the rowid).
     /// Unchecked exclusivity: only the library touches it, never re-entrantly (see ``ModelObject``).
     @exclusivity(unchecked) private var byRowID = RowIDMap()
@@ -80,6 +86,7 @@ final class TypeRegistry {
         tableNameCString = cString
         self.table = table
         self.keyIsRowID = table.keyIsRowID
+        self.hasTriggers = table.hasTriggers
         self.fields = table.fastFields
         self.readers = Self.readers(metadata, table: table)
         self.plainReals = Self.plainReals(metadata, fields: table.fastFields)

@@ -64,14 +64,24 @@ extension Database {
     /// changed underneath.
     ///
     /// Outside a transaction it first merges other connections' commits into the live instances
-    /// (`checkingCommits`; a transaction does so when it begins). A closed handle throws.
+    /// (`checkingCommits`; a transaction does so when it begins, and one begun by raw SQL on the first call
+    /// made inside it). A closed handle throws.
     @usableFromInline
     func registry(for type: any Model.Type, checkingCommits: Bool = true) throws -> TypeRegistry {
         if connection.isClosed { throw connection.closedError(sql: nil) }
         // Writes made through a bare `Statement` since the last call are applied to live instances first.
         applyPendingChanges()
         try checkTransactionIsOpen()
-        if checkingCommits && !isInTransaction { try mergeForeignCommits() }
+        if !models.transactionMerged {
+            if isInTransaction {
+                // A transaction begun by raw SQL (`BEGIN`, a bare `SAVEPOINT`): the library's own transactions
+                // merge when they begin, this one has not yet. A save must not overwrite what it has not seen.
+                try mergeForeignCommits()
+                models.transactionMerged = true
+            } else if checkingCommits {
+                try mergeForeignCommits()
+            }
+        }
         let id = ObjectIdentifier(type)
         if models.readRegion != nil { noteRead(of: type) }
         if !models.needsResync {
@@ -105,6 +115,7 @@ extension Database {
         guard models.needsResync else { return }
         models.needsResync = false
         let synced = Array(models.registries.values)
+        defer { models.withoutRowIDRegistries = models.registries.values.filter { !$0.table.hasRowID }.count }
         do {
             for registry in synced { registry.table = try sync(registry.metadata).mapping }
         } catch {

@@ -57,6 +57,11 @@ struct TableInfo {
     /// A virtual table (`CREATE VIRTUAL TABLE … USING module`): its module, not column affinity, decides
     /// what its columns hold and how they compare.
     var isVirtual = false
+    /// Whether a constraint of the table resolves conflicts by REPLACE (`UNIQUE ON CONFLICT REPLACE`, say):
+    /// a plain INSERT or UPDATE would then delete the other row instead of failing.
+    var replacesOnConflict = false
+    /// Whether triggers are defined on the table (they may write other rows and tables).
+    var hasTriggers = false
 
     /// Column positions by lowercased name (SQLite compares column names case-insensitively): planning
     /// and mapping look columns up many times per model, and a scan with Foundation's comparison was most
@@ -100,6 +105,15 @@ struct TableInfo {
     /// that name): the key of a model over a table without a primary key.
     func isImplicitRowID(_ column: String) -> Bool {
         !withoutRowID && !isView && ["rowid", "oid", "_rowid_"].contains(column.lowercased()) && self.column(named: column) == nil
+    }
+
+    /// Whether `ON CONFLICT REPLACE` appears in a `CREATE TABLE` statement (as keywords: not in a string
+    /// or a quoted name).
+    static func declaresReplace(_ createSQL: String) -> Bool {
+        let words = SQLTokenizer.tokens(createSQL).filter { $0.kind != .space }
+        return words.indices.dropFirst(2).contains {
+            words[$0].isKeyword("REPLACE") && words[$0 - 1].isKeyword("CONFLICT") && words[$0 - 2].isKeyword("ON")
+        }
     }
 
     /// Reads a table's columns and indices; nil when there is no such table. With `views`, a view of
@@ -179,6 +193,8 @@ struct TableInfo {
         // a cheap ASCII search, so that ordinary tables cost no split of their SQL.)
         info.isVirtual = SQL.mentions(createSQL, "virtual")
             && createSQL.prefix(64).split(whereSeparator: { $0.isWhitespace }).dropFirst().first?.uppercased() == "VIRTUAL"
+        info.replacesOnConflict = SQL.mentions(createSQL, "replace") && Self.declaresReplace(createSQL)
+        info.hasTriggers = catalog.tablesWithTriggers.contains(entry.lowercasedName)
         return info
     }
 }
@@ -192,7 +208,7 @@ extension TableInfo {
         func rename(_ column: String) -> String {
             renames.first { $0.key.caseInsensitiveCompare(column) == .orderedSame }?.value ?? column
         }
-        return TableInfo(
+        var info = TableInfo(
             name: table,
             columns: columns.map {
                 ColumnInfo(name: rename($0.name), declaredType: $0.declaredType, notNull: $0.notNull,
@@ -206,6 +222,10 @@ extension TableInfo {
             withoutRowID: withoutRowID,
             foreignKeys: foreignKeys.map { ForeignKeyInfo(from: rename($0.from), table: $0.table, onDelete: $0.onDelete) },
             isView: isView, isWritableView: isWritableView)
+        info.isVirtual = isVirtual
+        info.replacesOnConflict = replacesOnConflict
+        info.hasTriggers = hasTriggers
+        return info
     }
 }
 
@@ -259,6 +279,8 @@ final class SchemaCatalog {
     var indexSQL: [String: String] = [:]
     /// Lowercased names of the views with an INSTEAD OF trigger.
     var tablesWithInsteadOfTriggers: Set<String> = []
+    /// Lowercased names of the tables and views with any trigger.
+    var tablesWithTriggers: Set<String> = []
 
     init(version: Int64) {
         self.version = version
@@ -283,6 +305,7 @@ final class SchemaCatalog {
                 catalog.tablesWithIndices.insert(master.string(at: 2).lowercased())
                 if !master.isNull(at: 3) { catalog.indexSQL[name] = master.string(at: 3) }
             case "trigger":
+                catalog.tablesWithTriggers.insert(master.string(at: 2).lowercased())
                 let sql = master.string(at: 3).uppercased()
                 // (What `sql LIKE '%INSTEAD%OF%'` matched before.)
                 if let instead = sql.range(of: "INSTEAD"), sql[instead.upperBound...].contains("OF") {

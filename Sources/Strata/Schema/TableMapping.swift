@@ -44,6 +44,15 @@ final class TableMapping {
     let schemaDefaults: [Int]
     /// NOT NULL columns without a default that the model does not map: an insert cannot fill them.
     let requiredColumns: [String]
+    /// `INSERT` and `UPDATE` as the library writes them: `INSERT OR ABORT` / `UPDATE OR ABORT` over a table
+    /// whose constraints resolve conflicts by REPLACE, so that a save fails with a UNIQUE error instead of
+    /// deleting the row it collides with (a plain statement elsewhere: an `OR` clause would also override
+    /// the conflict clauses of the statements in the table's triggers).
+    let insertVerb: String, updateVerb: String
+    /// Whether triggers are defined on the table.
+    let hasTriggers: Bool
+    /// The tables the table's foreign keys point at (lowercased): a delete there may cascade here.
+    let parentTables: Set<String>
     /// Whether an insert takes the general path (``insertStatement(_:in:)``): some columns are generated or
     /// have schema defaults.
     var insertsReturningRow: Bool { !generated.isEmpty || !schemaDefaults.isEmpty }
@@ -67,6 +76,10 @@ final class TableMapping {
         columns = properties.map(\.column)
         keyCount = metadata.keyCount
         isView = info.isView
+        insertVerb = info.replacesOnConflict ? "INSERT OR ABORT" : "INSERT"
+        updateVerb = info.replacesOnConflict ? "UPDATE OR ABORT" : "UPDATE"
+        hasTriggers = info.hasTriggers
+        parentTables = Set(info.foreignKeys.map { $0.table.lowercased() })
         readOnlyReason = metadata.isReadOnly ? "the model is read-only (isReadOnly)"
             : info.isView && !info.isWritableView ? "its table \"\(info.name)\" is a view without INSTEAD OF triggers" : nil
         var generated = ColumnSet(), schemaDefaults: [Int] = []
@@ -183,11 +196,11 @@ final class TableMapping {
         case .insert:
             // Every declared column (plus `RETURNING rowid` when the key is not the rowid).
             let returning = hasRowID && !keyIsRowID ? " RETURNING rowid" : ""
-            return "INSERT INTO \(t) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count)))\(returning)"
+            return "\(insertVerb) INTO \(t) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count)))\(returning)"
         case .insertWithoutKey:
             // Every column but the key, for keys SQLite assigns.
-            return names.count == 1 ? "INSERT INTO \(t) DEFAULT VALUES"
-                : "INSERT INTO \(t) (\(names.dropFirst().joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count - 1)))"
+            return names.count == 1 ? "\(insertVerb) INTO \(t) DEFAULT VALUES"
+                : "\(insertVerb) INTO \(t) (\(names.dropFirst().joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count - 1)))"
         case .delete: return "DELETE FROM \(t) WHERE \(keyClause)"
         case .selectByKey: return "SELECT \(selectColumns) FROM \(t) WHERE \(keyClause)"
         case .selectByRowID: return "SELECT \(selectColumns) FROM \(t) WHERE rowid = ?"
@@ -201,8 +214,8 @@ final class TableMapping {
     func insertStatement(_ columns: ColumnSet, in connection: Connection) throws -> Statement {
         let names = columns.indices.map { quotedNames[$0] }
         let returning = quotedNames.joined(separator: ", ") + (selectsRowID ? ", rowid" : "")
-        let sql = names.isEmpty ? "INSERT INTO \(quotedTable) DEFAULT VALUES RETURNING \(returning)"
-            : "INSERT INTO \(quotedTable) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count))) RETURNING \(returning)"
+        let sql = names.isEmpty ? "\(insertVerb) INTO \(quotedTable) DEFAULT VALUES RETURNING \(returning)"
+            : "\(insertVerb) INTO \(quotedTable) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count))) RETURNING \(returning)"
         let statement = try connection.cachedStatement(sql)
         statement.reset()
         return statement
@@ -286,7 +299,7 @@ final class TableMapping {
             statement = cached
         } else {
             let assignments = columns.indices.map { "\(quotedNames[$0]) = ?" }.joined(separator: ", ")
-            statement = try connection.cachedStatement("UPDATE \(quotedTable) SET \(assignments) WHERE \(keyClause)")
+            statement = try connection.cachedStatement("\(updateVerb) \(quotedTable) SET \(assignments) WHERE \(keyClause)")
             updates[columns] = statement
         }
         lastUpdate = (columns, statement)
