@@ -30,6 +30,8 @@ extension Database {
         // those made after it must not be reported; a rollback left over from a bare statement is applied.
         reconcileLiveInstances()
         let changesBefore = models.transactionChanges
+        // (A read-only transaction ends without the commit hook, which clears the flag otherwise.)
+        defer { if !nested { models.transactionMerged = false } }
         try connection.execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN \(kind.rawValue) TRANSACTION")
         let result: T
         do {

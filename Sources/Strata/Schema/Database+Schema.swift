@@ -72,6 +72,9 @@ extension Database {
         // Writes made through a bare `Statement` since the last call are applied to live instances first.
         applyPendingChanges()
         try checkTransactionIsOpen()
+        // Inside a transaction of the library's, the flag stands (it merged when it began); otherwise it is
+        // checked against SQLite: a read-only transaction ends without the commit hook that clears it.
+        if models.transactionMerged && transactionDepth == 0 && !isInTransaction { models.transactionMerged = false }
         if !models.transactionMerged {
             if isInTransaction {
                 // A transaction begun by raw SQL (`BEGIN`, a bare `SAVEPOINT`): the library's own transactions

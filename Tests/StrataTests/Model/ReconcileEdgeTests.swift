@@ -95,6 +95,26 @@ private final class EdgeChild: Model {
         #expect(try a.value(Int.self, "SELECT count FROM edge_item") == 7)
     }
 
+    @Test(arguments: [false, true])
+    func aReadOnlyTransactionLeavesLaterCallsMergingCommits(raw: Bool) throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.save(EdgeItem())
+        let a = try Database(path: temp.path), b = try Database(path: temp.path)
+        let mine = try #require(try a.object(EdgeItem.self, forKey: 1))
+        if raw {
+            try a.execute("BEGIN")
+            _ = try a.object(EdgeItem.self, forKey: 1)
+            try a.execute("COMMIT")   // no write: SQLite calls no commit hook
+        } else {
+            try a.transaction(.deferred) { _ = try a.object(EdgeItem.self, forKey: 1) }
+        }
+        let theirs = try #require(try b.object(EdgeItem.self, forKey: 1))
+        theirs.count = 5
+        try b.save(theirs)
+        _ = try a.object(EdgeItem.self, forKey: 1)
+        #expect(mine.count == 5)
+    }
+
     // MARK: ON CONFLICT REPLACE in the schema
 
     @Test func anInsertIntoATableThatReplacesOnConflictFailsInsteadOfDeletingTheOtherRow() throws {
