@@ -364,5 +364,38 @@ enum WritingSafelyExamples {
             try db.save(counter)
         }
         precondition(counter.value == 2 && first.name == "Ada L.")
+        try failedSave()
+    }
+
+    final class Item: Model {
+        var id: Int64 = 0
+        var name = ""
+        var count = 0
+        required init() {}
+    }
+
+    /// A batch save that meets another connection's commit keeps the other instance's change.
+    static func failedSave() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-doc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("items.sqlite").path
+        let db = try Database(path: path), other = try Database(path: path)
+        try db.save([Item(), Item()])
+        guard let x = try db.object(Item.self, forKey: 1), let y = try db.object(Item.self, forKey: 2),
+              let theirs = try other.object(Item.self, forKey: 2) else { return }
+        theirs.count = 10
+        try other.save(theirs)
+        x.name = "edited"
+        y.count += 1
+        do {
+            try db.save([x, y])          // y conflicts with another connection's commit
+        } catch let error as ModelError where error.kind == .conflict {
+            y.count += 1                 // apply y's change to the committed value
+            try db.save([x, y])          // x's edit is still there, and is saved now
+        }
+        let name = try db.value(String.self, "SELECT name FROM Item WHERE id = 1")
+        let count = try db.value(Int.self, "SELECT count FROM Item WHERE id = 2")
+        precondition(name == "edited" && count == 11)
     }
 }
