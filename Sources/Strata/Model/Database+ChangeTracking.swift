@@ -431,6 +431,24 @@ extension Database {
         }
     }
 
+    /// The error reading or saving a stale instance throws (one whose row did not decode when it was last
+    /// refreshed); nil when it is not stale.
+    func staleError(_ object: ModelObject, registry: TypeRegistry, key: SQLValue?) -> ModelError? {
+        guard let stale = registry.staleInstances[ObjectIdentifier(object)] else { return nil }
+        return ModelError(.stale, model: registry.metadata.typeName, property: stale.property, key: key,
+                          "the instance could not be refreshed from its row (\(stale.reason)); it keeps its previous values and cannot be read through a fetch or saved. Fix the stored value, or map the column to a type that reads it (an optional for NULLs), and fetch the row again")
+    }
+
+    /// A fetch met a live instance that is stale: it reads its row again, and throws while the row still
+    /// does not decode (as a fetch of that row through another handle does). Out of line: rarely taken.
+    @usableFromInline @inline(never)
+    func refreshingStale(_ object: ModelObject, registry: TypeRegistry) throws {
+        guard registry.staleInstances[ObjectIdentifier(object)] != nil else { return }
+        refresh(object, registry: registry)
+        let key: SQLValue? = registry.keyIsRowID ? .integer(object._rowID) : try? registry.metadata.key.accessor.load(object)
+        if let error = staleError(object, registry: registry, key: key) { throw error }
+    }
+
     /// Merges what other connections (other handles, a pool's writer, other processes) committed since
     /// this handle last looked into its live instances. `PRAGMA data_version` tells whether anything was
     /// committed; which rows changed it does not say, so every live instance is re-read (merging).

@@ -461,10 +461,7 @@ extension Database {
     private func throwConflictOrStale(_ object: ModelObject, registry: TypeRegistry) throws {
         let metadata = registry.metadata
         let key = try? registeredKey(of: object, registry: registry)
-        if let stale = registry.staleInstances[ObjectIdentifier(object)] {
-            throw ModelError(.stale, model: metadata.typeName, property: stale.property, key: key,
-                             "the instance could not be refreshed from its row (\(stale.reason)); it keeps its previous values and cannot be saved. Fix the stored value, or map the column to a type that reads it (an optional for NULLs), and fetch the row again")
-        }
+        if let error = staleError(object, registry: registry, key: key) { throw error }
         let columns = registry.conflicts.removeValue(forKey: ObjectIdentifier(object)) ?? []
         refresh(object, registry: registry, .discard)
         models.lastConflicted = ObjectIdentifier(object)

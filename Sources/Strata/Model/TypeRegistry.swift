@@ -61,6 +61,9 @@ final class TypeRegistry {
     /// property and the reason. Saving them throws; a successful refresh or fetch clears the entry.
     @exclusivity(unchecked) var staleInstances: [ObjectIdentifier: (property: String?, reason: String)] = [:]
 
+    /// Whether some live instance is stale (a fetch that meets it checks it).
+    @usableFromInline var hasStaleInstances: Bool { !staleInstances.isEmpty }
+
     /// Whether `object` has a recorded conflict or is stale (its save must throw).
     @inline(__always)
     func needsAttention(_ object: ModelObject) -> Bool {

@@ -72,7 +72,10 @@ extension Database {
     func object<T: Model>(_ type: T.Type, forKey key: any ColumnValue, checkingCommits: Bool) throws -> T? {
         let registry = try registry(for: T.self, checkingCommits: checkingCommits)
         let keyValue = try key.sqlValue
-        if let live = registry.instance(key: keyValue), !live._isDeleted { return unsafeDowncast(live, to: T.self) }
+        if let live = registry.instance(key: keyValue), !live._isDeleted {
+            if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
+            return unsafeDowncast(live, to: T.self)
+        }
         let statement = try registry.table.statement(.selectByKey, in: connection)
         try registry.table.bindKey(keyValue, to: statement, at: 1)
         defer { statement.reset() }
@@ -319,7 +322,10 @@ extension Database {
     func anyObject(from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
         if registry.keyIsRowID, let rowID = statement.integer(at: 0) {
             let (live, slot) = registry.find(rowID: rowID)
-            if let live { return live }
+            if let live {
+                if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
+                return live
+            }
             let object: ModelObject = registry.metadata.type.init()
             try decodeRow(statement, into: object, registry: registry, capturing: true, rowID: rowID)
             registry.register(object, rowID: rowID, at: slot)
@@ -336,7 +342,10 @@ extension Database {
     func object<T: Model>(_ type: T.Type, from statement: Statement, registry: TypeRegistry) throws -> T {
         if registry.keyIsRowID, let rowID = statement.integer(at: 0) {
             let (live, slot) = registry.find(rowID: rowID)
-            if let live { return unsafeDowncast(live, to: T.self) }
+            if let live {
+                if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
+                return unsafeDowncast(live, to: T.self)
+            }
             let object = T()
             try decodeRow(statement, into: object, registry: registry, capturing: true, rowID: rowID)
             registry.register(object, rowID: rowID, at: slot)
@@ -356,7 +365,10 @@ extension Database {
             throw ModelError(.invalidPrimaryKey, model: registry.metadata.typeName, property: registry.metadata.key.name,
                              "a row of \(table.table) has a NULL primary key, which cannot identify an instance")
         }
-        if let live = registry.instance(key: key) { return live }
+        if let live = registry.instance(key: key) {
+            if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
+            return live
+        }
         let rowID: Int64
         if table.selectsRowID {
             rowID = statement.int64(at: Int32(registry.metadata.properties.count))

@@ -325,6 +325,22 @@ private func increment(_ counter: Counter, on db: Database, conflicts: inout Int
         #expect(try temp.db.value(String.self, "SELECT name FROM Counter") == "raw")
     }
 
+    @Test func aFetchThatMeetsAStaleInstanceThrowsUntilTheRowIsFixed() throws {
+        let temp = try TemporaryDatabase()
+        let item = Counter(); item.name = "a"; item.count = 1
+        try temp.db.save(item)
+        try temp.db.execute("UPDATE Counter SET count = 'not a number'")
+        let byKey = #expect(throws: ModelError.self) { try temp.db.object(Counter.self, forKey: item.id) }
+        #expect(byKey?.kind == .stale && byKey?.property == "count" && byKey?.key == .integer(item.id))
+        #expect(throws: ModelError.self) { try temp.db.objects(Counter.self) }
+        // Another connection fixes the row: the next fetch reads it, whole.
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE Counter SET count = 7, name = 'fixed'")
+        #expect(try temp.db.object(Counter.self, forKey: item.id) === item)
+        #expect(item.count == 7 && item.name == "fixed" && !item.hasChanges)
+        #expect(try temp.db.objects(Counter.self).first === item)
+    }
+
     // MARK: 7. Rollback
 
     @Test func aFailedScriptRolledBackLeavesInstancesMatchingTheRows() throws {
