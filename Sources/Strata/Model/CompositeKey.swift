@@ -74,43 +74,48 @@ public struct CompositeKey: ColumnValue, Hashable, Sendable, CustomStringConvert
     }
 
     /// The values of `(literal, literal, ...)` as ``SQL/literal(_:)`` writes them; nil when it is not one.
+    /// Walks UTF-8 bytes, not Characters: a text part beginning with a combining mark ("\u{0301}x")
+    /// would otherwise merge with its opening quote into one grapheme.
     static func parse(_ text: String) -> [SQLValue]? {
-        var rest = Substring(text)
-        guard rest.first == "(", rest.last == ")" else { return nil }
-        rest = rest.dropFirst().dropLast()
+        let bytes = Array(text.utf8)
+        let quote = UInt8(ascii: "'"), comma = UInt8(ascii: ",")
+        guard bytes.count >= 2, bytes[0] == UInt8(ascii: "("), bytes[bytes.count - 1] == UInt8(ascii: ")") else { return nil }
+        var index = 1
+        let end = bytes.count - 1
         var values: [SQLValue] = []
-        while !rest.isEmpty {
-            if rest.first == "'" {
+        while index < end {
+            if bytes[index] == quote {
                 // A string: up to the quote that is not doubled.
-                var body = "", index = rest.index(after: rest.startIndex), closed = false
-                while index < rest.endIndex {
-                    if rest[index] == "'" {
-                        let next = rest.index(after: index)
-                        if next < rest.endIndex, rest[next] == "'" { body.append("'"); index = rest.index(after: next); continue }
-                        index = next
+                var body: [UInt8] = [], closed = false
+                index += 1
+                while index < end {
+                    if bytes[index] == quote {
+                        if index + 1 < end, bytes[index + 1] == quote { body.append(quote); index += 2; continue }
+                        index += 1
                         closed = true
                         break
                     }
-                    body.append(rest[index])
-                    index = rest.index(after: index)
+                    body.append(bytes[index])
+                    index += 1
                 }
                 guard closed else { return nil }
-                values.append(.text(body))
-                rest = rest[index...]
+                values.append(.text(String(decoding: body, as: UTF8.self)))
             } else {
-                let literal = rest.prefix { $0 != "," }
-                rest = rest.dropFirst(literal.count)
+                var stop = index
+                while stop < end, bytes[stop] != comma { stop += 1 }
+                let literal = String(decoding: bytes[index..<stop], as: UTF8.self)
+                index = stop
                 if literal == "NULL" {
                     values.append(.null)
-                } else if literal.hasPrefix("X'"), literal.hasSuffix("'") {
-                    let hex = Array(literal.dropFirst(2).dropLast())
+                } else if literal.hasPrefix("X'"), literal.hasSuffix("'"), literal.utf8.count >= 3 {
+                    let hex = Array(literal.utf8.dropFirst(2).dropLast())
                     guard hex.count % 2 == 0 else { return nil }
-                    var bytes: [UInt8] = []
+                    var blob: [UInt8] = []
                     for i in stride(from: 0, to: hex.count, by: 2) {
-                        guard let byte = UInt8(String(hex[i...i + 1]), radix: 16) else { return nil }
-                        bytes.append(byte)
+                        guard let byte = UInt8(String(decoding: hex[i...i + 1], as: UTF8.self), radix: 16) else { return nil }
+                        blob.append(byte)
                     }
-                    values.append(.blob(Data(bytes)))
+                    values.append(.blob(Data(blob)))
                 } else if let integer = Int64(literal) {
                     values.append(.integer(integer))
                 } else if let real = Double(literal) {
@@ -119,7 +124,11 @@ public struct CompositeKey: ColumnValue, Hashable, Sendable, CustomStringConvert
                     return nil
                 }
             }
-            if rest.hasPrefix(", ") { rest = rest.dropFirst(2) } else if !rest.isEmpty { return nil }
+            if index + 1 < end, bytes[index] == comma, bytes[index + 1] == UInt8(ascii: " ") {
+                index += 2
+            } else if index < end {
+                return nil
+            }
         }
         return values
     }

@@ -43,7 +43,8 @@ enum DateText {
         var bytes = Array(text.utf8)[...]
         while bytes.first == 32 { bytes.removeFirst() }
         while bytes.last == 32 { bytes.removeLast() }
-        if let numeric = Double(String(decoding: bytes, as: UTF8.self)) { return numeric }
+        let whole = String(decoding: bytes, as: UTF8.self)
+        if NumericText.isNumeral(whole), let numeric = Double(whole) { return numeric }
         guard let year = number(&bytes, digits: 4), take(&bytes, "-"),
               let month = number(&bytes, digits: 2), take(&bytes, "-"),
               let day = number(&bytes, digits: 2),

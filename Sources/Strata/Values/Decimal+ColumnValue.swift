@@ -34,7 +34,7 @@ extension Decimal: ColumnValue {
         case .text(let s):
             let text = s.trimmingCharacters(in: .whitespaces)
             // Decimal(string:) reads a leading number and ignores the rest ("12abc" -> 12): check the whole.
-            guard Decimal.isNumeral(text), let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+            guard NumericText.isNumeral(text), let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
                 throw ValueConversionError(expected: Decimal.self, found: sqlValue, reason: "not a decimal number")
             }
             self = value
@@ -43,19 +43,5 @@ extension Decimal: ColumnValue {
         case .blob:
             throw ValueConversionError(expected: Decimal.self, found: sqlValue)
         }
-    }
-
-    /// `[+-]digits[.digits][e[+-]digits]`, with at least one digit before the exponent.
-    private static func isNumeral(_ text: String) -> Bool {
-        var rest = Substring(text)
-        if rest.first == "+" || rest.first == "-" { rest = rest.dropFirst() }
-        let mantissa = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
-        guard mantissa.contains(where: \.isNumber), mantissa.filter({ $0 == "." }).count <= 1 else { return false }
-        rest = rest.dropFirst(mantissa.count)
-        guard let e = rest.first else { return true }
-        guard e == "e" || e == "E" else { return false }
-        rest = rest.dropFirst()
-        if rest.first == "+" || rest.first == "-" { rest = rest.dropFirst() }
-        return !rest.isEmpty && rest.allSatisfy { $0.isASCII && $0.isNumber }
     }
 }

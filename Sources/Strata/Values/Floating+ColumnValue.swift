@@ -13,7 +13,8 @@ extension Double: ColumnValue {
     /// 1.5.sqlValue  // .real(1.5)
     /// ```
     public var sqlValue: SQLValue { .real(self) }
-    /// Reads REAL, INTEGER (when exactly representable) or numeric TEXT.
+    /// Reads REAL, INTEGER (when exactly representable) or numeric TEXT (a decimal numeral such as
+    /// `'1e3'`; not `'0x1p3'` nor `'nan'`).
     ///
     /// ```swift
     /// try Double(sqlValue: .integer(3))  // 3.0
@@ -28,7 +29,9 @@ extension Double: ColumnValue {
             }
             self = d
         case .text(let s):
-            guard let d = Double(s.trimmingCharacters(in: .whitespaces)) else {
+            let trimmed = s.trimmingCharacters(in: .whitespaces)
+            // Swift's parser also takes hex, `nan` and `inf`, which SQLite and Python read as no number.
+            guard NumericText.isNumeral(trimmed), let d = Double(trimmed) else {
                 throw ValueConversionError(expected: Double.self, found: sqlValue)
             }
             self = d

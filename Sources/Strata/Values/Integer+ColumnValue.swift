@@ -23,7 +23,8 @@ extension ColumnValue where Self: FixedWidthInteger {
         }
     }
 
-    /// Reads INTEGER, a REAL with no fraction, or numeric TEXT, when the value fits without loss.
+    /// Reads INTEGER, a REAL with no fraction, or numeric TEXT (a decimal numeral, as SQLite converts it:
+    /// `' 12 '`, `'1e3'`, `'12.0'`; not `'0x10'`), when the value fits without loss.
     ///
     /// ```swift
     /// try Int32(sqlValue: .real(7))      // 7
@@ -42,7 +43,7 @@ extension ColumnValue where Self: FixedWidthInteger {
                 result = Self(exactly: v)
             } else if let v = UInt64(trimmed) {
                 result = Self(exactly: v)
-            } else if let d = Double(trimmed), d.rounded(.towardZero) == d {
+            } else if NumericText.isNumeral(trimmed), let d = Double(trimmed), d.rounded(.towardZero) == d {
                 result = Self(exactly: d)
             } else {
                 result = nil

@@ -200,6 +200,22 @@ private func labelled() throws -> Database {
         #expect(try db.count(Slot.self) == 1)
     }
 
+    @Test func aTextPartBeginningWithACombiningMarkIsSavedAndDeleted() throws {
+        // "\u{0301}x" spelled in the key as '\u{0301}x': read by Characters, the quote and the accent
+        // were one grapheme and the key did not parse.
+        let db = try Database()
+        try db.execute("CREATE TABLE notelabel(note_id INTEGER NOT NULL, label_id TEXT NOT NULL, weight INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (note_id, label_id))")
+        try db.execute("INSERT INTO notelabel VALUES (1, ?, 1), (2, ?, 1)", "\u{0301}x", "y\u{0301}")
+        #expect(CompositeKey.parse("(1, '\u{0301}x', 'a''\u{0301}', 2.5, NULL)")
+            == [.integer(1), .text("\u{0301}x"), .text("a'\u{0301}"), .real(2.5), .null])
+        let link = try #require(try db.object(NoteLabel.self, forKey: CompositeKey(1, "\u{0301}x")))
+        link.weight = 2
+        try db.save(link)
+        #expect(try db.value(Int64.self, "SELECT weight FROM notelabel WHERE note_id = 1") == 2)
+        #expect(try db.delete(link))
+        #expect(try db.column(String.self, "SELECT label_id FROM notelabel") == ["y\u{0301}"])
+    }
+
     @Test func mismatchesAreClearErrors() throws {
         let db = try labelled()
         final class WrongKey: Model {

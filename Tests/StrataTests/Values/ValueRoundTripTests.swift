@@ -537,6 +537,30 @@ private func expectConversionFailure<T: ColumnValue>(_ type: T.Type, stored: SQL
 @Test func boolTwoThrows() throws { try expectConversionFailure(Bool.self, stored: .integer(2)) }
 @Test func nullIntoDateThrows() throws { try expectConversionFailure(Date.self, stored: .null) }
 @Test func textIntoDoubleThrows() throws { try expectConversionFailure(Double.self, stored: .text("1.5 kg")) }
+
+/// Texts Swift's `strtod` reads as numbers but SQLite and Python do not (`CAST('0x10' AS INTEGER)` is 0).
+@Test(arguments: ["0x10", "0X1F", "0x1p3", "nan", "NaN", "inf", "-infinity", "1e", ".", "+", "1.2.3", "12abc"])
+func nonDecimalTextIsNoNumber(_ text: String) throws {
+    #expect(throws: ValueConversionError.self) { try Int64(sqlValue: .text(text)) }
+    #expect(throws: ValueConversionError.self) { try Int(sqlValue: .text(text)) }
+    #expect(throws: ValueConversionError.self) { try Double(sqlValue: .text(text)) }
+    #expect(throws: ValueConversionError.self) { try Float(sqlValue: .text(text)) }
+    #expect(throws: ValueConversionError.self) { try Date(sqlValue: .text(text)) }
+    #expect(throws: ValueConversionError.self) { try Decimal(sqlValue: .text(text)) }
+}
+
+/// What SQLite itself converts stays a number.
+@Test func decimalNumeralTextIsANumber() throws {
+    #expect(try Int64(sqlValue: .text(" 12 ")) == 12)
+    #expect(try Int64(sqlValue: .text("1e3")) == 1000)
+    #expect(try Int64(sqlValue: .text("12.0")) == 12)
+    #expect(try Int64(sqlValue: .text("+7")) == 7)
+    #expect(try Double(sqlValue: .text(".5")) == 0.5)
+    #expect(try Double(sqlValue: .text("5.")) == 5)
+    #expect(try Double(sqlValue: .text("-1E-2")) == -0.01)
+    #expect(try Date(sqlValue: .text("1e3")).timeIntervalSince1970 == 1000)
+    #expect(try Date(sqlValue: .text(" 16 ")).timeIntervalSince1970 == 16)
+}
 @Test func blobIntoIntThrows() throws { try expectConversionFailure(Int.self, stored: .blob(Data([1]))) }
 @Test func wrongLengthBlobIntoUUIDThrows() throws { try expectConversionFailure(UUID.self, stored: .blob(Data(count: 15))) }
 @Test func textAboveInt64IntoIntThrows() throws {
