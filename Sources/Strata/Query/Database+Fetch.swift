@@ -132,14 +132,18 @@ extension Database {
             let column = SQL.quote(registry.table.columns[index])
             // Values in the column's stored format (a date in Django's text, a UUID as 32 hex digits).
             let format = registry.table.formats[index]
-            if let list = value as? [any ColumnValue] {
-                clauses.append(list.isEmpty ? "0" : "\(column) IN (\(SQL.placeholders(list.count)))")
-                arguments += format == .native ? list : try list.map { try format.stored($0.sqlValue) }
-            } else if try value.sqlValue.isNull {
-                clauses.append("\(column) IS NULL")
-            } else {
-                clauses.append("\(column) = ?")
-                arguments.append(format == .native ? value : try format.stored(value.sqlValue))
+            do {
+                if let list = value as? [any ColumnValue] {
+                    clauses.append(list.isEmpty ? "0" : "\(column) IN (\(SQL.placeholders(list.count)))")
+                    arguments += format == .native ? list : try list.map { try format.stored($0.sqlValue) }
+                } else if try value.sqlValue.isNull {
+                    clauses.append("\(column) IS NULL")
+                } else {
+                    clauses.append("\(column) = ?")
+                    arguments.append(format == .native ? value : try format.stored(value.sqlValue))
+                }
+            } catch let error as ValueConversionError {
+                throw error.located(column: registry.table.columns[index], model: metadata.typeName, property: name)
             }
         }
         var clause = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")

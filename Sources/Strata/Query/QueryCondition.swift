@@ -30,14 +30,16 @@ public struct QueryCondition<Root: Model> {
             case .compare(let term, let op, let value):
                 let (column, format) = try term.column(registry)
                 // As one value (an array compares as its JSON text, never expands), in the stored format.
-                arguments.append(format == .native ? try value.sqlValue : try format.stored(value.sqlValue))
+                arguments.append(try term.locating(registry) { format == .native ? try value.sqlValue : try format.stored(value.sqlValue) })
                 return "\(column) \(op) ?"
             case .isNull(let term, let isNull):
                 return "\(try term.column(registry).0) IS \(isNull ? "" : "NOT ")NULL"
             case .list(let term, let values):
                 let (column, format) = try term.column(registry)
                 guard !values.isEmpty else { return "0" }
-                arguments += try values.map { format == .native ? try $0.sqlValue : try format.stored($0.sqlValue) }
+                arguments += try term.locating(registry) {
+                    try values.map { format == .native ? try $0.sqlValue : try format.stored($0.sqlValue) }
+                }
                 return "\(column) IN (\(SQL.placeholders(values.count)))"
             case .and(let a, let b): return "(\(try render(a)) AND \(try render(b)))"
             case .or(let a, let b): return "(\(try render(a)) OR \(try render(b)))"
@@ -62,6 +64,16 @@ struct KeyPathTerm {
     func column(_ registry: TypeRegistry) throws -> (String, ColumnFormat) {
         let index = try resolve(registry.metadata)
         return (SQL.quote(registry.table.columns[index]), registry.table.formats[index])
+    }
+
+    /// `body`'s result; a value that cannot be bound (a date its column cannot hold) throws naming the
+    /// property.
+    func locating<T>(_ registry: TypeRegistry, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as ValueConversionError {
+            let index = try resolve(registry.metadata)
+            let name = registry.metadata.properties[index].name
+            throw error.located(column: registry.table.columns[index], model: registry.metadata.typeName, property: name)
+        }
     }
 }
 

@@ -164,11 +164,19 @@ extension Database {
     }
 
     /// The stored format of each property's column: the model's declaration, else for dates, UUIDs and
-    /// booleans what the column's declared type and its first non-NULL value show (``ColumnFormat``).
+    /// booleans what the column's declared type and its first non-NULL value show (``ColumnFormat``);
+    /// for dates, what its first 100 non-NULL values show (``ColumnSample``), in one statement.
     private func columnFormats(_ metadata: ModelMetadata, _ properties: [PropertyMetadata], _ info: TableInfo) throws -> [ColumnFormat] {
         try properties.map { property in
             if let declared = metadata.columnFormats[property.name] { return declared }
             guard let kind = property.formatKind, kind != .decimal, let column = info.column(named: property.column) else { return .native }
+            if kind == .date {
+                let statement = try connection.prepare(ColumnSample.statementSQL(column: column.name, table: info.name))
+                defer { statement.finalize() }
+                guard try statement.step() else { return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: nil) }
+                let sample = ColumnSample(row: (0..<5).map { statement.value(at: Int32($0)) })
+                return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample)
+            }
             let name = SQL.quote(column.name)
             let statement = try connection.prepare("SELECT \(name) FROM \(SQL.quote(info.name)) WHERE \(name) IS NOT NULL LIMIT 1")
             defer { statement.finalize() }

@@ -38,14 +38,24 @@ public enum ColumnFormat: Hashable, Sendable {
     /// try ColumnFormat.unixMilliseconds.stored(.real(1.5))     // .integer(1500)
     /// ```
     case unixMilliseconds
-    /// Dates as text in UTC, `YYYY-MM-DD HH:MM:SS[.ffffff]` or a variant (Django, SQLAlchemy, ISO 8601).
+    /// Dates as INTEGER microseconds since 1970 (peewee's `TimestampField(resolution=10**6)`); a column of
+    /// integers of 10^14 and more is taken for microseconds.
+    ///
+    /// ```swift
+    /// try ColumnFormat.unixMicroseconds.stored(.real(1.25))    // .integer(1_250_000)
+    /// ```
+    case unixMicroseconds
+    /// Dates as text in UTC, `YYYY-MM-DD HH:MM:SS[.ffffff]` or a variant (Django, SQLAlchemy, ISO 8601),
+    /// years 0001 to 9999 only: a date outside them throws on save, since no tool reads it back (a value
+    /// Double's precision rounds to 10000-01-01, Python's `datetime.max`, is written as
+    /// `9999-12-31 23:59:59.999999`).
     ///
     /// ```swift
     /// try ColumnFormat.dateTimeText(DateTimeTextStyle()).stored(.real(0.5))
     /// // .text("1970-01-01 00:00:00.500000")
     /// ```
     case dateTimeText(DateTimeTextStyle)
-    /// Dates as `YYYY-MM-DD` text: the UTC day (Django's and SQLAlchemy's `date`).
+    /// Dates as `YYYY-MM-DD` text: the UTC day (Django's and SQLAlchemy's `date`); years 0001 to 9999.
     ///
     /// ```swift
     /// try ColumnFormat.dateText.stored(.real(86_400 * 365))    // .text("1971-01-01")
@@ -95,8 +105,8 @@ public struct DateTimeTextStyle: Hashable, Sendable {
     /// style.separator  // " "
     /// ```
     public var separator: String
-    /// Digits after the seconds: 6 or 3 always, or nil for none on whole seconds and 6 otherwise
-    /// (Django's own rule).
+    /// Digits after the seconds: 6 or 3 always (SQLAlchemy writes 6), or nil for Python's `str()` of a
+    /// datetime, which Django and peewee write: none on whole seconds, 6 otherwise (``python``).
     ///
     /// ```swift
     /// style.fractionDigits  // 6
@@ -119,6 +129,16 @@ public struct DateTimeTextStyle: Hashable, Sendable {
         self.fractionDigits = fractionDigits
         self.zoneSuffix = zoneSuffix
     }
+
+    /// Python's `str()` of a naive datetime, as Django and peewee store it: no fraction on whole seconds,
+    /// 6 digits otherwise (`fractionDigits` nil). Strata writes it into an empty `datetime` column, and
+    /// Django's, peewee's and SQLAlchemy's readers all take it.
+    ///
+    /// ```swift
+    /// try ColumnFormat.dateTimeText(.python).stored(.real(1_704_164_645))     // .text("2024-01-02 03:04:05")
+    /// try ColumnFormat.dateTimeText(.python).stored(.real(1_704_164_645.25))  // .text("2024-01-02 03:04:05.250000")
+    /// ```
+    public static let python = DateTimeTextStyle(fractionDigits: nil)
 }
 
 extension ColumnFormat {
@@ -132,7 +152,7 @@ extension ColumnFormat {
         switch self {
         case .native:
             return native
-        case .unixSecondsInteger, .unixMilliseconds, .dateTimeText, .dateText:
+        case .unixSecondsInteger, .unixMilliseconds, .unixMicroseconds, .dateTimeText, .dateText:
             let seconds: Double
             switch native {
             case .real(let d): seconds = d
@@ -145,8 +165,16 @@ extension ColumnFormat {
             switch self {
             case .unixSecondsInteger: return .integer(Int64(seconds.rounded()))
             case .unixMilliseconds: return .integer(Int64((seconds * 1000).rounded()))
-            case .dateText: return .text(DateText.format(microseconds: Self.microseconds(seconds), style: nil))
-            case .dateTimeText(let style): return .text(DateText.format(microseconds: Self.microseconds(seconds), style: style))
+            case .unixMicroseconds:
+                let scaled = (seconds * 1_000_000).rounded()
+                guard abs(scaled) < 9.2e18 else {
+                    throw ValueConversionError(expected: Date.self, found: native,
+                                               reason: "beyond what INTEGER microseconds since 1970 can hold")
+                }
+                return .integer(Int64(scaled))
+            case .dateText: return .text(DateText.format(microseconds: try Self.textMicroseconds(seconds, native), style: nil))
+            case .dateTimeText(let style):
+                return .text(DateText.format(microseconds: try Self.textMicroseconds(seconds, native), style: style))
             default: return native
             }
         case .uuidHex, .uuidDashed, .uuidBlob:
@@ -175,6 +203,7 @@ extension ColumnFormat {
         switch (self, stored) {
         case (.unixSecondsInteger, .integer(let v)): return .real(Double(v))
         case (.unixMilliseconds, .integer(let v)): return .real(Double(v) / 1000)
+        case (.unixMicroseconds, .integer(let v)): return .real(Double(v) / 1_000_000)
         case (.dateTimeText, .text(let s)), (.dateText, .text(let s)):
             return DateText.secondsSince1970(s).map { .real($0) } ?? stored
         case (.boolText(let yes, let no), .text(let s)):
@@ -186,31 +215,86 @@ extension ColumnFormat {
         }
     }
 
-    /// Microseconds since 1970, rounded to the nearest.
-    private static func microseconds(_ seconds: Double) -> Int64 {
-        Int64((seconds * 1_000_000).rounded())
+    /// What reading back the stored form of a value gives, in Strata's native encoding: for dates, the
+    /// seconds the format keeps (whole seconds, the UTC day, 3 or 6 fraction digits); every other format
+    /// stores losslessly and gives the value itself. Snapshots remember this (see `Snapshot.swift`), so
+    /// a rounded write is no change, and no conflict when the row is read again.
+    ///
+    /// ```swift
+    /// try ColumnFormat.unixSecondsInteger.quantized(.real(1.6))   // .real(2)
+    /// ```
+    func quantized(_ native: SQLValue) throws -> SQLValue {
+        switch self {
+        case .unixSecondsInteger, .unixMilliseconds, .unixMicroseconds, .dateTimeText, .dateText:
+            return try self.native(stored(native))
+        default:
+            return native
+        }
+    }
+
+    /// Whether a value comes back from its column as it was bound (``quantized(_:)`` is the identity).
+    var isLossless: Bool {
+        switch self {
+        case .unixSecondsInteger, .unixMilliseconds, .unixMicroseconds, .dateTimeText, .dateText: false
+        default: true
+        }
+    }
+
+    /// 0001-01-01 00:00:00 UTC and 10000-01-01 00:00:00 UTC, in seconds since 1970: the years date text
+    /// holds (Python's `datetime.min` and just past `datetime.max`).
+    static let firstTextSecond: Double = -62_135_596_800, endTextSecond: Double = 253_402_300_800
+
+    /// Microseconds since 1970, rounded to the nearest, of a date that date text can hold (years 0001 to
+    /// 9999), else a ``ValueConversionError``. Checked in seconds first: beyond about 9.2e12 s the
+    /// microseconds overflow Int64. `endTextSecond` itself is the Double nearest to Python's
+    /// `datetime.max` (9999-12-31 23:59:59.999999, which Django uses for "never"): it is written as that.
+    private static func textMicroseconds(_ seconds: Double, _ native: SQLValue) throws -> Int64 {
+        guard seconds >= firstTextSecond, seconds <= endTextSecond else {
+            let year = seconds < firstTextSecond ? "before year 1" : "after year 9999"
+            throw ValueConversionError(expected: Date.self, found: native,
+                                       reason: "\(year): date text holds years 0001 to 9999 only, and no tool reads other years back")
+        }
+        let last: Int64 = 253_402_300_799_999_999   // 9999-12-31 23:59:59.999999
+        return min(Int64((seconds * 1_000_000).rounded()), last)
     }
 
     /// The format of an existing column, from its declared type and one stored non-NULL value (nil when
     /// the column has none).
     static func detect(_ kind: Kind, declaredType: String, sample: SQLValue?) -> ColumnFormat {
+        detect(kind, declaredType: declaredType, sample: ColumnSample(sample))
+    }
+
+    /// The format of an existing column, from its declared type and what its first non-NULL values show
+    /// (``ColumnSample``).
+    static func detect(_ kind: Kind, declaredType: String, sample column: ColumnSample) -> ColumnFormat {
         let declared = declaredType.uppercased().filter { !$0.isWhitespace }
+        let sample = column.first
         switch kind {
         case .decimal:
             return .native   // written as text; the column's affinity stores it as the column does
         case .date:
             switch sample {
             case .real?: return .native
-            case .integer(let v)?: return abs(v) >= 100_000_000_000 ? .unixMilliseconds : .unixSecondsInteger
-            case .text(let s)?: return DateText.style(of: s) ?? .native
+            case .integer(let v)?:
+                // The scale from the largest magnitude sampled: after 1973, microseconds are 10^14 and more,
+                // milliseconds 10^11 and more (a millisecond column whose first rows are before 1973 is still
+                // found by its later ones).
+                let largest = max(column.integerMagnitude ?? 0, v.magnitude)
+                return largest >= 100_000_000_000_000 ? .unixMicroseconds
+                    : largest >= 100_000_000_000 ? .unixMilliseconds : .unixSecondsInteger
+            case .text(let s)?:
+                guard case .dateTimeText(var style)? = DateText.style(of: s) else { return DateText.style(of: s) ?? .native }
+                style.fractionDigits = column.fractionDigits(default: style.fractionDigits)
+                return .dateTimeText(style)
             case .blob?: return .native
             case .null?, nil: break
             }
+            // Empty: Python's layout (Django, peewee; SQLAlchemy reads it too) for datetime text.
             if declared == "DATE" { return .dateText }
-            if declared.contains("DATETIME") || declared.contains("TIMESTAMP") { return .dateTimeText(DateTimeTextStyle()) }
+            if declared.contains("DATETIME") || declared.contains("TIMESTAMP") { return .dateTimeText(.python) }
             switch Affinity(declaredType: declaredType) {
             case .integer: return .unixSecondsInteger
-            case .text: return .dateTimeText(DateTimeTextStyle())
+            case .text: return .dateTimeText(.python)
             default: return .native
             }
         case .uuid:
@@ -237,6 +321,60 @@ extension ColumnFormat {
             }
             return .native
         }
+    }
+}
+
+/// What the first non-NULL values of a column show, for ``ColumnFormat/detect(_:declaredType:sample:)``:
+/// read by one statement over at most ``limit`` rows on a model's first use (``statementSQL(column:table:)``).
+struct ColumnSample {
+    /// The first non-NULL value.
+    var first: SQLValue?
+    /// The largest magnitude of the INTEGER values sampled.
+    var integerMagnitude: UInt64?
+    /// A sampled date-and-time text with a fraction (`…:SS.fff…`), and one without (`…:SS`, `…:SSZ`).
+    var withFraction: String?
+    var withoutFraction: String?
+
+    /// How many non-NULL rows the statement looks at.
+    static let limit = 100
+
+    init(_ first: SQLValue?, integerMagnitude: UInt64? = nil, withFraction: String? = nil, withoutFraction: String? = nil) {
+        self.first = first
+        self.integerMagnitude = integerMagnitude
+        self.withFraction = withFraction
+        self.withoutFraction = withoutFraction
+    }
+
+    /// The sample of a date column: its first non-NULL value, the extremes of its INTEGER values and a
+    /// date-time text with and without a fraction, over its first ``limit`` non-NULL rows, in one statement.
+    static func statementSQL(column: String, table: String) -> String {
+        let c = SQL.quote(column), t = SQL.quote(table)
+        return """
+            SELECT (SELECT \(c) FROM \(t) WHERE \(c) IS NOT NULL LIMIT 1),
+            max(CASE WHEN typeof(v) = 'integer' THEN v END), min(CASE WHEN typeof(v) = 'integer' THEN v END),
+            max(CASE WHEN typeof(v) = 'text' AND substr(v, 20, 1) = '.' THEN v END),
+            max(CASE WHEN typeof(v) = 'text' AND length(v) >= 19 AND substr(v, 20, 1) <> '.' THEN v END)
+            FROM (SELECT \(c) AS v FROM \(t) WHERE \(c) IS NOT NULL LIMIT \(limit))
+            """
+    }
+
+    /// The sample from the row of ``statementSQL(column:table:)``.
+    init(row values: [SQLValue]) {
+        func text(_ value: SQLValue) -> String? { if case .text(let s) = value { s } else { nil } }
+        func magnitude(_ value: SQLValue) -> UInt64? { if case .integer(let v) = value { v.magnitude } else { nil } }
+        let largest = [magnitude(values[1]), magnitude(values[2])].compactMap { $0 }.max()
+        self.init(values[0].isNull ? nil : values[0], integerMagnitude: largest,
+                  withFraction: text(values[3]), withoutFraction: text(values[4]))
+    }
+
+    /// The fraction layout of a date-time text column: always 3 or 6 digits when every sampled text has
+    /// them; Python's (``DateTimeTextStyle/python``: none on whole seconds, else 6) when sampled texts
+    /// have 6 digits and none, or all have none. `detected` is what the first text alone shows.
+    func fractionDigits(default detected: Int?) -> Int? {
+        var digits: Int?
+        if let withFraction, case .dateTimeText(let style)? = DateText.style(of: withFraction) { digits = style.fractionDigits }
+        guard let digits else { return withoutFraction == nil ? detected : nil }
+        return digits == 3 || withoutFraction == nil ? digits : nil
     }
 }
 

@@ -15,6 +15,7 @@ import Testing
         ("date", .text("1999-12-31"), .dateText),
         ("INTEGER", .integer(1_577_934_245), .unixSecondsInteger),
         ("INTEGER", .integer(1_577_934_245_123), .unixMilliseconds),
+        ("INTEGER", .integer(1_704_164_645_250_000), .unixMicroseconds),   // peewee TimestampField(resolution=10**6)
         ("REAL", .real(1.5), .native),
         ("DATETIME", .real(981_173_106.789), .native),    // GYDataCenter/FCModel seconds in a DATETIME column
     ])
@@ -24,8 +25,10 @@ import Testing
 
     @Test func emptyColumnsTakeTheirFormatFromTheDeclaredType() {
         #expect(ColumnFormat.detect(.date, declaredType: "date", sample: nil) == .dateText)
-        #expect(ColumnFormat.detect(.date, declaredType: "DATETIME", sample: nil) == .dateTimeText(DateTimeTextStyle()))
-        #expect(ColumnFormat.detect(.date, declaredType: "timestamp", sample: nil) == .dateTimeText(DateTimeTextStyle()))
+        // Python's str() layout, as Django and peewee write an empty column (SQLAlchemy reads it too).
+        #expect(ColumnFormat.detect(.date, declaredType: "DATETIME", sample: nil) == .dateTimeText(.python))
+        #expect(ColumnFormat.detect(.date, declaredType: "timestamp", sample: nil) == .dateTimeText(.python))
+        #expect(ColumnFormat.detect(.date, declaredType: "TEXT", sample: nil) == .dateTimeText(.python))
         #expect(ColumnFormat.detect(.date, declaredType: "INTEGER", sample: nil) == .unixSecondsInteger)
         #expect(ColumnFormat.detect(.date, declaredType: "REAL", sample: nil) == .native)   // Strata's own columns
         #expect(ColumnFormat.detect(.date, declaredType: "", sample: nil) == .native)
@@ -70,7 +73,7 @@ import Testing
         ColumnFormat.dateTimeText(DateTimeTextStyle(fractionDigits: nil)), .dateTimeText(DateTimeTextStyle()),
         .dateTimeText(DateTimeTextStyle(separator: "T", fractionDigits: 3, zoneSuffix: "Z")),
         .dateTimeText(DateTimeTextStyle(separator: "T", fractionDigits: 6, zoneSuffix: "+00:00")),
-        .dateText, .unixSecondsInteger, .unixMilliseconds,
+        .dateText, .unixSecondsInteger, .unixMilliseconds, .unixMicroseconds,
     ])
     func datesRoundTripAndFormattingIsIdempotent(format: ColumnFormat) throws {
         for seconds in [0, 981_173_106.789, 1_276_000_150, -86_400.25, 1_709_251_199.000001, 4_102_444_800.5] {
@@ -86,6 +89,66 @@ import Testing
             }
             #expect(abs(read - seconds) <= tolerance)
         }
+    }
+
+    /// The column sampled as a model's first use samples it: the first 100 non-NULL rows, one statement.
+    private func detected(_ declared: String, _ values: [SQLValue]) throws -> ColumnFormat {
+        let db = try Database()
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, at \(declared))")
+        for value in values { try db.execute("INSERT INTO t(at) VALUES (?)", value) }
+        let row = try db.rows(ColumnSample.statementSQL(column: "at", table: "t"))[0]
+        return ColumnFormat.detect(.date, declaredType: declared, sample: ColumnSample(row: (0..<5).map { row[$0] }))
+    }
+
+    @Test func theFractionLayoutComesFromTheColumnsRowsNotTheFirstOne() throws {
+        // Django and peewee (Python's str()): 6 digits, none on whole seconds, in one column.
+        #expect(try detected("datetime", [.text("2024-01-02 03:04:05.123456"), .text("2024-01-03 03:04:05")]) == .dateTimeText(.python))
+        #expect(try detected("datetime", [.text("2024-01-03 03:04:05"), .text("2024-01-02 03:04:05.123456")]) == .dateTimeText(.python))
+        #expect(try detected("datetime", [.null, .text("2024-01-03 03:04:05")]) == .dateTimeText(.python))
+        // SQLAlchemy: always 6, whole seconds too.
+        #expect(try detected("DATETIME", [.text("2024-01-02 03:04:05.123456"), .text("2024-01-03 03:04:05.000000")])
+            == .dateTimeText(DateTimeTextStyle()))
+        // Always 3 stays 3, with the zone and separator of the rows.
+        #expect(try detected("TEXT", [.text("2024-01-02T03:04:05.123Z"), .text("2024-01-03T03:04:05.000Z")])
+            == .dateTimeText(DateTimeTextStyle(separator: "T", fractionDigits: 3, zoneSuffix: "Z")))
+        #expect(try detected("date", [.text("2024-01-02")]) == .dateText)
+        #expect(try detected("DATETIME", []) == .dateTimeText(.python))
+    }
+
+    @Test func theIntegerScaleComesFromTheLargestSampledValue() throws {
+        // Milliseconds whose first rows are before 1973 (1971-05-29 as ms looks like seconds in 3382).
+        #expect(try detected("INTEGER", [.integer(44_582_400_000), .integer(1_704_164_645_250)]) == .unixMilliseconds)
+        #expect(try detected("INTEGER", [.integer(-44_582_400_000), .integer(-1_704_164_645_250)]) == .unixMilliseconds)
+        #expect(try detected("INTEGER", [.integer(1_704_164_645_250_000)]) == .unixMicroseconds)
+        #expect(try detected("INTEGER", [.integer(86_400), .integer(1_704_164_645)]) == .unixSecondsInteger)
+        #expect(try detected("INTEGER", [.integer(Int64.min)]) == .unixMicroseconds)   // no overflow in the sampling
+        #expect(try ColumnFormat.unixMicroseconds.stored(.real(1_704_250_000.5)) == .integer(1_704_250_000_500_000))
+        #expect(try ColumnFormat.unixMicroseconds.native(.integer(1_704_164_645_250_000)) == .real(1_704_164_645.25))
+    }
+
+    @Test func dateTextHoldsYears1To9999AndFarDatesThrowInsteadOfTrapping() throws {
+        let formats: [ColumnFormat] = [.dateTimeText(.python), .dateTimeText(DateTimeTextStyle()), .dateText,
+                                       .dateTimeText(DateTimeTextStyle(separator: "T", fractionDigits: 3, zoneSuffix: "Z"))]
+        for format in formats {
+            // Year 11476, year 0, and seconds whose microseconds overflow Int64 (up to 1e15 trapped).
+            for seconds in [300_000_000_000, 253_402_300_800.000_1, -62_135_596_800.5, 1e13, -9.3e12, 9.99e14] {
+                #expect(throws: ValueConversionError.self, "\(format) \(seconds)") { try format.stored(.real(seconds)) }
+            }
+            #expect(try format.stored(.real(-62_135_596_800)) == (format == .dateText ? .text("0001-01-01")
+                : format == .dateTimeText(.python) ? .text("0001-01-01 00:00:00")
+                : format == .dateTimeText(DateTimeTextStyle()) ? .text("0001-01-01 00:00:00.000000") : .text("0001-01-01T00:00:00.000Z")))
+        }
+        #expect(throws: ValueConversionError.self) { try ColumnFormat.unixMicroseconds.stored(.real(1e13)) }
+        // Python's datetime.max, Django's "never", reads as the Double 253402300800: written back as itself,
+        // at the column's precision, never as year 10000.
+        let never = try #require(DateText.secondsSince1970("9999-12-31 23:59:59.999999"))
+        #expect(never == 253_402_300_800)
+        #expect(try ColumnFormat.dateTimeText(.python).stored(.real(never)) == .text("9999-12-31 23:59:59.999999"))
+        #expect(try ColumnFormat.dateTimeText(DateTimeTextStyle()).stored(.real(never)) == .text("9999-12-31 23:59:59.999999"))
+        #expect(try ColumnFormat.dateTimeText(DateTimeTextStyle(separator: "T", fractionDigits: 3, zoneSuffix: "Z")).stored(.real(never))
+            == .text("9999-12-31T23:59:59.999Z"))
+        #expect(try ColumnFormat.dateText.stored(.real(never)) == .text("9999-12-31"))
+        #expect(try ColumnFormat.dateTimeText(.python).stored(.real(253_402_300_799.5)) == .text("9999-12-31 23:59:59.500000"))
     }
 
     @Test func uuidsAndBoolsAreWrittenInTheColumnsForm() throws {
