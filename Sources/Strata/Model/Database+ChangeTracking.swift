@@ -394,9 +394,9 @@ extension Database {
             var words: [(index: Int, word: SnapshotWord)] = []
             var conflicting: [String] = []
             for i in 0..<metadata.properties.count {
-                let stored = metadata.snapshotWord(of: fresh, at: i)
-                let current = metadata.snapshotWord(of: object, at: i)
-                if mode != .discard, slot != 0, let remembered = registry.snapshotWord(of: object, at: i), !current.matches(remembered) {
+                let stored = registry.refreshWord(of: fresh, at: i)
+                let current = registry.refreshWord(of: object, at: i)
+                if mode != .discard, slot != 0, let remembered = registry.rememberedWord(of: object, at: i), !current.matches(remembered) {
                     // Changed here and not saved: kept while the row holds what it was read with.
                     if stored.matches(remembered) { continue }
                     if mode == .merge {

@@ -125,6 +125,45 @@ extension ModelMetadata {
 }
 
 extension TypeRegistry {
+    /// The snapshot word of property `index` as its column would give it back: for a column that keeps
+    /// less than the value (``ReadBack``: a date in whole seconds or as its day, a `Decimal` in a `decimal`
+    /// column), the word of the value reading back gives, so that a rounded write is no change and the
+    /// row read again is no conflict; else the property's own word. Captures after a read, insert or
+    /// update, ``changes(of:)`` and the refresh all take it. (Models of plain numbers never read back
+    /// otherwise: their fast paths do not come here.)
+    @inline(__always)
+    func storedWord(of object: ModelObject, at index: Int) -> SnapshotWord {
+        readingBack.contains(index) ? readBackWord(of: object, at: index) : metadata.snapshotWord(of: object, at: index)
+    }
+
+    /// ``storedWord(of:at:)`` for a property that reads back rounded, out of line.
+    @inline(never)
+    private func readBackWord(of object: ModelObject, at index: Int) -> SnapshotWord {
+        guard let readBack = table.readBacks[index], let value = try? metadata.properties[index].accessor.load(object) else {
+            return metadata.snapshotWord(of: object, at: index)
+        }
+        // A value the column cannot hold is a word equal to nothing: the save reports the error.
+        guard let back = try? readBack.value(value) else { return .unknown }
+        return SnapshotWord(back)
+    }
+
+    /// The word a refresh compares the row with for property `index` (``storedWord(of:at:)``; for a
+    /// `Double` over a column that stores -0.0 as 0, -0.0 as 0.0). The plain-number paths remember a
+    /// saved -0.0 as it is, and only the refresh, a rare path, tells it from the 0 the row holds.
+    func refreshWord(of object: ModelObject, at index: Int) -> SnapshotWord {
+        foldingNegativeZero(storedWord(of: object, at: index), at: index)
+    }
+
+    /// The remembered word of property `index` as a refresh compares it (see ``refreshWord(of:at:)``).
+    func rememberedWord(of object: ModelObject, at index: Int) -> SnapshotWord? {
+        snapshotWord(of: object, at: index).map { foldingNegativeZero($0, at: index) }
+    }
+
+    private func foldingNegativeZero(_ word: SnapshotWord, at index: Int) -> SnapshotWord {
+        guard !word.isNull, word.bits == (-0.0).bitPattern, table.foldsNegativeZero.contains(index) else { return word }
+        return SnapshotWord(real: 0)
+    }
+
     /// Remembers every property of `object` as its row holds it now (after a fetch, insert or refresh),
     /// or as `row` (an instance decoded from the row) holds them.
     @usableFromInline
@@ -139,9 +178,11 @@ extension TypeRegistry {
             copyPlainWords(source, offset: start, count: count, into: words)
             return
         }
+        let readingBack = readingBack
         metadata.fastFields.withUnsafeBufferPointer { fields in
             for i in 0..<count {
-                let word = fields[i]?.snapshotWord(source) ?? metadata.snapshotWord(of: source, at: i)
+                let word = readingBack.contains(i) ? readBackWord(of: source, at: i)
+                    : fields[i]?.snapshotWord(source) ?? metadata.snapshotWord(of: source, at: i)
                 words[i] = word.bits
                 if word.isNull { words[count + (i >> 6)] |= 1 << UInt64(i & 63) }
             }
@@ -174,7 +215,7 @@ extension TypeRegistry {
     /// ``capture(_:properties:)`` for models that are not all plain numbers, out of line (see ``changes(of:)``).
     @inline(never)
     private func captureFields(_ object: ModelObject, slot: UInt32, properties: ColumnSet) {
-        properties.forEach { snapshots.set(slot, $0, metadata.snapshotWord(of: object, at: $0)) }
+        properties.forEach { snapshots.set(slot, $0, storedWord(of: object, at: $0)) }
     }
 
     /// Remembers the given words for the given properties.
@@ -210,10 +251,12 @@ extension TypeRegistry {
         var result = ColumnSet()
         let count = snapshots.count
         var nulls = words[count]
+        let readingBack = readingBack
         metadata.fastFields.withUnsafeBufferPointer { fields in
             for i in 0..<count {
                 if i & 63 == 0 && i > 0 { nulls = words[count + (i >> 6)] }
-                let word = fields[i]?.snapshotWord(object) ?? metadata.snapshotWord(of: object, at: i)
+                let word = readingBack.contains(i) ? readBackWord(of: object, at: i)
+                    : fields[i]?.snapshotWord(object) ?? metadata.snapshotWord(of: object, at: i)
                 if word.bits != words[i] || word.isNull != ((nulls >> UInt64(i & 63)) & 1 != 0) || word.isUnknown {
                     result.insert(i)
                 }

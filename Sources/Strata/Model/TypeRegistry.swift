@@ -19,8 +19,12 @@ final class TypeRegistry {
             readers = Self.readers(metadata, table: table)
             plainReals = Self.plainReals(metadata, fields: fields)
             updatesPlainWords = Self.updatesPlainWords(metadata, table: table, plainReals: plainReals)
+            readingBack = table.readingBack
         }
     }
+    /// Copied from `table` (``TableMapping/readingBack``): the properties whose snapshot word is that of
+    /// the value read back (``storedWord(of:at:)``).
+    @exclusivity(unchecked) private(set) var readingBack: ColumnSet
     /// The fast accessors of the current mapping (nil for columns that convert), for the per-row loops.
     @exclusivity(unchecked) private(set) var fields: [FastField?]
     /// Where `fields` has no entry, the accessor that reads the column in Strata's format (see `readers`).
@@ -94,6 +98,7 @@ final class TypeRegistry {
         self.readers = Self.readers(metadata, table: table)
         self.plainReals = Self.plainReals(metadata, fields: table.fastFields)
         self.updatesPlainWords = Self.updatesPlainWords(metadata, table: table, plainReals: plainReals)
+        self.readingBack = table.readingBack
         self.context = context
         self.snapshots = SnapshotStore(count: metadata.properties.count)
     }

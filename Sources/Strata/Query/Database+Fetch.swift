@@ -482,7 +482,7 @@ extension Database {
     func decodeCapturing(_ statement: Statement, column i: Int, into object: ModelObject, registry: TypeRegistry) throws -> SnapshotWord {
         guard let reader = registry.readers[i] else {
             try decodeConverting(statement, column: i, into: object, registry: registry)
-            return registry.metadata.snapshotWord(of: object, at: i)
+            return registry.storedWord(of: object, at: i)
         }
         do {
             return try reader.readCapturing(statement, column: Int32(i), into: object)

@@ -16,6 +16,14 @@ final class TableMapping {
     private var inStatements: [InStatementKey: Statement] = [:]
     /// The stored format of each property's column (``ColumnFormat/native`` for Strata's own).
     let formats: [ColumnFormat]
+    /// What each property's value reads back as from its column, where not exactly as bound (a date in
+    /// whole seconds, a `Decimal` in a `decimal` column): dirty tracking remembers that (``ReadBack``).
+    let readBacks: [ReadBack?]
+    /// The properties that have a ``readBacks`` entry.
+    let readingBack: ColumnSet
+    /// `Double` properties over a column of REAL, INTEGER or NUMERIC affinity, which stores -0.0 as the
+    /// integer 0: a refresh compares their -0.0 as 0.0 (see ``TypeRegistry/refreshWord(of:at:)``).
+    let foldsNegativeZero: ColumnSet
     /// The metadata's fast accessors, with nil where the column has a format of its own: what the
     /// per-row loops use, so such columns take the converting path.
     let fastFields: [FastField?]
@@ -73,6 +81,21 @@ final class TableMapping {
         hasRowID = !info.withoutRowID
         self.formats = formats
         fastFields = zip(metadata.fastFields, formats).map { $1 == .native ? $0 : nil }
+        var readingBack = ColumnSet(), foldsNegativeZero = ColumnSet()
+        readBacks = properties.indices.map { i in
+            guard let column = info.column(named: properties[i].column) else { return nil }
+            let affinity = column.affinity
+            switch metadata.fastFields[i] {
+            case .double?, .optionalDouble?:
+                if affinity == .real || affinity == .integer || affinity == .numeric { foldsNegativeZero.insert(i) }
+            default: break
+            }
+            let readBack = ReadBack.of(properties[i].formatKind, format: formats[i], affinity: affinity)
+            if readBack != nil { readingBack.insert(i) }
+            return readBack
+        }
+        self.readingBack = readingBack
+        self.foldsNegativeZero = foldsNegativeZero
         columns = properties.map(\.column)
         keyCount = metadata.keyCount
         isView = info.isView

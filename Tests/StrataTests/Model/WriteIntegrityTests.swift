@@ -693,6 +693,94 @@ private final class RaceItem: Model {
         #expect(try db.count(Event.self) == 4)
     }
 
+    final class Rounded: Model {
+        static let tableName = "rounded"
+        var id: Int64 = 0
+        var at = Date(timeIntervalSince1970: 0)
+        var day: Date?
+        var iso = Date(timeIntervalSince1970: 0)
+        var amount = Decimal(0)
+        var ratio = 0.0
+        var native = Date(timeIntervalSince1970: 0)
+        var note = ""
+        required init() {}
+    }
+
+    final class PlainRatio: Model {
+        static let tableName = "rounded"
+        static let columnNames = ["other": "id2"]
+        var id: Int64 = 0
+        var ratio = 0.0
+        var other: Int64 = 0
+        required init() {}
+    }
+
+    /// Integer seconds, a date-only column, 3 fraction digits, a Django `decimal`, a REAL holding -0.0 and
+    /// Strata's own REAL dates: each keeps less than the Swift value.
+    static let roundingColumns = """
+        CREATE TABLE rounded (id INTEGER PRIMARY KEY, at INTEGER NOT NULL, day date, iso TEXT NOT NULL,
+            amount decimal NOT NULL, ratio REAL NOT NULL, native REAL NOT NULL, note TEXT NOT NULL, id2 INTEGER NOT NULL DEFAULT 0);
+        INSERT INTO rounded VALUES (1, 1700000000, '2024-01-02', '2024-01-02T03:04:05.123Z', 1.5, 1.0, 1.0, 'x', 0);
+        """
+
+    @Test func aRoundedWriteIsNoChangeAndAnotherConnectionsCommitIsNoConflict() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(Self.roundingColumns)
+        let db = try Database(path: temp.path), other = try Database(path: temp.path)
+        let row = try #require(try db.object(Rounded.self, forKey: 1))
+        #expect(!row.hasChanges)
+        let at = Date(timeIntervalSince1970: 1_700_000_100.25), day = Date(timeIntervalSince1970: 1_704_337_445)
+        let iso = Date(timeIntervalSince1970: 1_704_164_645.123_456), amount = try #require(Decimal(string: "12345678901234567890.123456789"))
+        row.at = at; row.day = day; row.iso = iso; row.amount = amount; row.ratio = -0.0; row.native = Date(timeIntervalSince1970: -0.0)
+        try db.save(row)
+        #expect(try db.rows("SELECT at, day, iso, amount FROM rounded")[0].values
+            == [.integer(1_700_000_100), .text("2024-01-04"), .text("2024-01-02T03:04:05.123Z"), .real(12_345_678_901_234_567_890.123456789)])
+        // A REAL column stores -0.0 as the integer 0: it reads back as 0.0.
+        #expect(try db.value(Double.self, "SELECT ratio FROM rounded")?.sign == .plus)
+        #expect(try db.value(Double.self, "SELECT native FROM rounded")?.sign == .plus)
+        // The fields keep what the user set; the save wrote what the columns hold, and that is no change.
+        #expect(row.at == at && row.day == day && row.iso == iso && row.amount == amount && row.ratio.sign == .minus)
+        #expect(row.changedProperties == [])
+        // Another connection changes only `note`; this one changes every rounded property again.
+        try other.execute("UPDATE rounded SET note = 'y' WHERE id = 1")
+        row.at = Date(timeIntervalSince1970: 1_700_000_200); row.day = Date(timeIntervalSince1970: 1_704_423_845)
+        row.iso = Date(timeIntervalSince1970: 1_704_164_646.5); row.amount = 7; row.ratio = 2; row.native = Date(timeIntervalSince1970: 3)
+        try db.save(row)   // was ModelError(.conflict) naming every rounded property
+        #expect(try db.rows("SELECT at, day, iso, amount, ratio, native, note FROM rounded")[0].values
+            == [.integer(1_700_000_200), .text("2024-01-05"), .text("2024-01-02T03:04:06.500Z"), .integer(7), .real(2), .real(3), .text("y")])
+    }
+
+    @Test func aPlainNumberModelsSavedNegativeZeroIsNoConflict() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(Self.roundingColumns)
+        let db = try Database(path: temp.path), other = try Database(path: temp.path)
+        let row = try #require(try db.object(PlainRatio.self, forKey: 1))
+        row.ratio = -0.0
+        try db.save(row)
+        #expect(try db.value(Double.self, "SELECT ratio FROM rounded")?.sign == .plus)   // stored as the integer 0
+        #expect(!row.hasChanges)
+        try other.execute("UPDATE rounded SET id2 = 5 WHERE id = 1")
+        row.ratio = 2
+        try db.save(row)
+        #expect(try db.rows("SELECT ratio, id2 FROM rounded")[0].values == [.real(2), .integer(5)])
+        #expect(row.other == 5)
+    }
+
+    @Test func aValueReadInMoreDigitsThanTheColumnsLayoutIsNoChange() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(Self.roundingColumns)
+        // Seven fraction digits, another zone: the column's layout (3 digits, Z) would write it otherwise.
+        try temp.db.execute("UPDATE rounded SET iso = '2024-01-02T04:04:05.1234567+01:00', amount = '0.1'")
+        let db = try temp.reopen()
+        let row = try #require(try db.object(Rounded.self, forKey: 1))
+        #expect(row.changedProperties == [])
+        var statements: [String] = []
+        let trace = db.traceStatements { statements.append($0) }
+        try db.save(row)
+        trace.cancel()
+        #expect(statements.isEmpty)
+    }
+
     @Test func columnsStrataCreatesKeepItsFormats() throws {
         let temp = try TemporaryDatabase()
         let row = Legacy(); row.flag = true; row.stamp = Date(timeIntervalSince1970: 1.5)
