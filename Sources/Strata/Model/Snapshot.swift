@@ -33,8 +33,10 @@ struct SnapshotWord {
         case .text(let s): self.init(text: s)
         case .real(let d):
             // Hashed, unlike the fast path's doubles: a property of raw `SQLValue` type may switch between
-            // INTEGER and REAL, and the same bits must not read as "unchanged".
-            let bits = withUnsafeBytes(of: d.bitPattern.littleEndian) { SnapshotHash.hash($0, kind: 2) }
+            // INTEGER and REAL, and the same bits must not read as "unchanged". -0.0 has the word of 0.0
+            // (they are equal, and a REAL, INTEGER or NUMERIC column gives 0.0 back for either): a date
+            // saved as -0.0 is no conflict when the row is read again.
+            let bits = withUnsafeBytes(of: (d == 0 ? 0.0 : d).bitPattern.littleEndian) { SnapshotHash.hash($0, kind: 2) }
             self.init(bits: bits, isNull: false)
         case .blob(let data):
             self.init(bits: data.withUnsafeBytes { SnapshotHash.hash($0, kind: 4) }, isNull: false)

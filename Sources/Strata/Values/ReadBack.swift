@@ -12,9 +12,6 @@ import Foundation
 enum ReadBack: Equatable {
     /// A date format that keeps less than a Double (whole seconds, the day, 3 or 6 fraction digits).
     case format(ColumnFormat)
-    /// A date in Strata's REAL seconds, in a column of REAL, INTEGER or NUMERIC affinity: SQLite stores
-    /// -0.0 as the integer 0, which reads back as 0.0.
-    case positiveZero
     /// A `Decimal` (bound as text) in a column of numeric affinity, which stores the text as a number:
     /// an INTEGER, or a REAL of about 17 digits.
     case number(Affinity)
@@ -24,9 +21,8 @@ enum ReadBack: Equatable {
     static func of(_ kind: ColumnFormat.Kind?, format: ColumnFormat, affinity: Affinity) -> ReadBack? {
         switch kind {
         case .date?:
-            if !format.isLossless { return .format(format) }
-            if format == .native, affinity == .real || affinity == .integer || affinity == .numeric { return .positiveZero }
-            return nil
+            // (A native date's -0.0, which such a column stores as 0, has the word of 0.0: see SnapshotWord.)
+            return format.isLossless ? nil : .format(format)
         case .decimal?:
             return affinity == .numeric || affinity == .integer || affinity == .real ? .number(affinity) : nil
         default:
@@ -40,9 +36,6 @@ enum ReadBack: Equatable {
         switch self {
         case .format(let format):
             return try format.quantized(native)
-        case .positiveZero:
-            if case .real(let d) = native, d == 0 { return .real(0) }
-            return native
         case .number(let affinity):
             // SQLite's numeric affinity: an integer literal that fits 64 bits becomes INTEGER (but REAL in a
             // REAL column), any other decimal numeral a REAL, an integral REAL that fits an INTEGER (but
