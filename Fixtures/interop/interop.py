@@ -30,6 +30,11 @@ SEED = [
 NEW = dict(name="strata-new", created_at=dt.datetime(2024, 5, 6, 7, 8, 9, 123456, UTC), released_on=dt.date(2024, 5, 6),
            uid=uuid.UUID("12345678-1234-5678-1234-567812345678"), active=True, counter=7, weight=2.5,
            notes="from strata", seen_at=dt.datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC))
+# Events (InteropTests.events): a whole second, the same plus 0.25 s, and Python's datetime.max.
+EVENT_WHOLE = dt.datetime(2024, 1, 4, 3, 4, 5, tzinfo=UTC)
+EVENT_FRACTION = dt.datetime(2024, 1, 4, 3, 4, 5, 250000, tzinfo=UTC)
+EVENT_STAMP = dt.datetime(2024, 1, 2, 3, 4, 5, 250000)      # peewee's seed, naive UTC
+EVENT_NEW_STAMP = dt.datetime(2024, 1, 4, 3, 4, 5, 500000)   # what Strata writes
 FIELDS = ["name", "created_at", "released_on", "uid", "active", "counter", "weight", "notes"]
 TABLES = {"django": "interop_item", "sqlalchemy": "items", "peewee": "item"}
 
@@ -58,7 +63,9 @@ def django_setup(path):
                 "    notes = models.TextField(null=True)\n"
                 "class Price(models.Model):\n"
                 "    item = models.ForeignKey(Item, on_delete=models.CASCADE)\n"
-                "    amount = models.DecimalField(max_digits=12, decimal_places=2)\n")
+                "    amount = models.DecimalField(max_digits=12, decimal_places=2)\n"
+                "class Event(models.Model):\n"
+                "    at = models.DateTimeField()\n")
         sys.path.insert(0, app)
         settings.configure(
             DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": path}},
@@ -75,6 +82,15 @@ def django_prices(path):
     django_setup(path)
     from interop.models import Price
     return sorted((p.item.name, str(p.amount)) for p in Price.objects.select_related("item"))
+
+
+def django_events(path):
+    """The Event rows Strata inserted into the table Django left empty, and the one Django's equality
+    filter finds for the whole second."""
+    django_setup(path)
+    from interop.models import Event
+    found = [e.id for e in Event.objects.filter(at=EVENT_WHOLE)]
+    return [(e.id, normal(e.at)) for e in Event.objects.order_by("id")], found
 
 
 def django_prepare(path):
@@ -118,6 +134,12 @@ def sqlalchemy_model():
         weight: Mapped[float] = mapped_column(Float)
         notes: Mapped[str | None] = mapped_column(Text, nullable=True)
 
+    class Event(Base):
+        __tablename__ = "events"
+        id: Mapped[int] = mapped_column(Integer, primary_key=True)
+        at: Mapped[dt.datetime] = mapped_column(DateTime)
+
+    Item.Event = Event
     return Base, Item
 
 
@@ -130,7 +152,20 @@ def sqlalchemy_prepare(path):
     with Session(engine) as session:
         for row in SEED:   # naive UTC datetimes: SQLAlchemy's DateTime on SQLite has no zone
             session.add(Item(**{k: row[k] for k in FIELDS} | {"created_at": row["created_at"].replace(tzinfo=None)}))
+        session.add(Item.Event(at=dt.datetime.max))   # "never": Strata copies it, and adds a whole second
         session.commit()
+
+
+def sqlalchemy_events(path):
+    from sqlalchemy import create_engine, select
+    from sqlalchemy.orm import Session
+    _, Item = sqlalchemy_model()
+    Event = Item.Event
+    with Session(create_engine(f"sqlite:///{path}")) as session:
+        rows = [(e.id, e.at) for e in session.scalars(select(Event).order_by(Event.id))]
+        never = [e.id for e in session.scalars(select(Event).where(Event.at == dt.datetime.max))]
+        whole = [e.id for e in session.scalars(select(Event).where(Event.at == EVENT_WHOLE.replace(tzinfo=None)))]
+        return rows, never, whole
 
 
 def sqlalchemy_rows(path):
@@ -164,6 +199,15 @@ def peewee_model(path):
             database = db
             table_name = "item"
 
+    class Event(pw.Model):
+        at = pw.DateTimeField(null=True)
+        stamp_us = pw.TimestampField(resolution=10**6, utc=True)
+
+        class Meta:
+            database = db
+            table_name = "event"
+
+    Item.Event = Event
     return db, Item
 
 
@@ -174,7 +218,19 @@ def peewee_prepare(path):
         values = {k: row[k] for k in FIELDS} | {"created_at": row["created_at"].replace(tzinfo=None),
                                                  "seen_at": row["seen_at"].replace(tzinfo=None)}
         Item.create(**values)
+    db.create_tables([Item.Event])
+    Item.Event.create(at=None, stamp_us=EVENT_STAMP)   # `at` stays empty: Strata takes Python's layout
     db.close()
+
+
+def peewee_events(path):
+    db, Item = peewee_model(path)
+    Event = Item.Event
+    rows = [(e.id, e.at, e.stamp_us) for e in Event.select().order_by(Event.id)]
+    whole = [e.id for e in Event.select().where(Event.at == EVENT_WHOLE.replace(tzinfo=None))]
+    stamp = [e.id for e in Event.select().where(Event.stamp_us == EVENT_NEW_STAMP)]
+    db.close()
+    return rows, whole, stamp
 
 
 def peewee_rows(path):
@@ -295,8 +351,53 @@ def verify(folder):
         print(f"django prices: FAIL\n  - Django reads {prices}, expected {want}")
     else:
         print("django prices: ok")
-    print(f"interop: {len(TOOLS) + 1 - failed} passed, {failed} failed")
+    failed += verify_events(folder)
+    print(f"interop: {len(TOOLS) + 2 - failed} passed, {failed} failed")
     return failed
+
+
+def verify_events(folder):
+    """Dates Strata wrote into an empty Django and peewee datetime column (Python's layout: no fraction on
+    a whole second), beside SQLAlchemy's datetime.max (copied as itself) and into a microsecond
+    TimestampField: each tool reads them back and its equality lookups find them."""
+    problems = []
+    whole, fraction = EVENT_WHOLE.replace(tzinfo=None), EVENT_FRACTION.replace(tzinfo=None)
+
+    def stored(tool, table):
+        con = sqlite3.connect(os.path.join(folder, f"{tool}.sqlite3"))
+        rows = con.execute(f'SELECT * FROM "{table}" ORDER BY id').fetchall()
+        con.close()
+        return rows
+
+    try:
+        rows, found = django_events(os.path.join(folder, "django.sqlite3"))
+        if [at for _, at in rows] != [whole, fraction] or found != [rows[0][0]]:
+            problems.append(f"django events read {rows}, filter(at=whole) found {found}")
+        if [r[1] for r in stored("django", "interop_event")] != ["2024-01-04 03:04:05", "2024-01-04 03:04:05.250000"]:
+            problems.append(f"django events stored {stored('django', 'interop_event')}")
+    except Exception as error:
+        problems.append(f"django events: {type(error).__name__}: {error}")
+    try:
+        rows, never, found = sqlalchemy_events(os.path.join(folder, "sqlalchemy.sqlite3"))
+        if [at for _, at in rows] != [dt.datetime.max, dt.datetime.max, whole] or never != [1, 2] or found != [3]:
+            problems.append(f"sqlalchemy events read {rows}, at == max found {never}, at == whole found {found}")
+    except Exception as error:
+        problems.append(f"sqlalchemy events: {type(error).__name__}: {error}")
+    try:
+        rows, found, stamp = peewee_events(os.path.join(folder, "peewee.sqlite3"))
+        if rows != [(1, None, EVENT_STAMP), (2, whole, EVENT_NEW_STAMP)] or found != [2] or stamp != [2]:
+            problems.append(f"peewee events read {rows}, at == whole found {found}, stamp_us == new found {stamp}")
+        if stored("peewee", "event") != [(1, None, 1704164645250000), (2, "2024-01-04 03:04:05", 1704337445500000)]:
+            problems.append(f"peewee events stored {stored('peewee', 'event')}")
+    except Exception as error:
+        problems.append(f"peewee events: {type(error).__name__}: {error}")
+    if problems:
+        print("events: FAIL")
+        for problem in problems:
+            print(f"  - {problem}")
+        return 1
+    print("events: ok")
+    return 0
 
 
 if __name__ == "__main__":

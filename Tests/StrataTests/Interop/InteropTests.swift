@@ -76,6 +76,30 @@ private final class DjangoPrice: Model {
     required init() {}
 }
 
+/// Django's `Event` (empty), SQLAlchemy's `events` (Python's datetime.max), peewee's `event` (`at` NULL,
+/// `stamp_us` a `TimestampField(resolution=10**6)`).
+private final class DjangoEvent: Model {
+    static let tableName = "interop_event"
+    var id: Int64 = 0
+    var at = Date(timeIntervalSince1970: 0)
+    required init() {}
+}
+
+private final class SQLAlchemyEvent: Model {
+    static let tableName = "events"
+    var id: Int64 = 0
+    var at = Date(timeIntervalSince1970: 0)
+    required init() {}
+}
+
+private final class PeeweeEvent: Model {
+    static let tableName = "event"
+    var id: Int64 = 0
+    var at: Date?
+    var stamp_us = Date(timeIntervalSince1970: 0)
+    required init() {}
+}
+
 @Suite(.enabled(if: interopFolder != nil, "run by Fixtures/interop/run.sh"))
 struct InteropTests {
     private func exercise<T: InteropItem>(_ type: T.Type, file: String, extra: (T) -> Void = { _ in }) throws {
@@ -131,6 +155,34 @@ struct InteropTests {
         second.amount = try #require(Decimal(string: "5.5"))
         try db.save(second)
         #expect(try db.value(Int64.self, "SELECT item_id FROM interop_price WHERE id = ?", second.id) == 1)
+    }
+
+    /// Whole seconds into an empty datetime column and beside datetime.max; a microsecond timestamp.
+    @Test func events() throws {
+        let folder = try #require(interopFolder)
+        func open(_ file: String) throws -> Database {
+            try Database(path: URL(fileURLWithPath: folder).appendingPathComponent(file).path)
+        }
+        let whole = Date(timeIntervalSince1970: 1_704_337_445)   // 2024-01-04 03:04:05 UTC
+        let django = try open("django.sqlite3")
+        defer { try? django.close() }
+        for at in [whole, whole.addingTimeInterval(0.25)] {
+            let event = DjangoEvent(); event.at = at
+            try django.save(event)
+        }
+        let sqlalchemy = try open("sqlalchemy.sqlite3")
+        defer { try? sqlalchemy.close() }
+        let never = try #require(try sqlalchemy.object(SQLAlchemyEvent.self, forKey: 1))
+        for at in [never.at, whole] {
+            let event = SQLAlchemyEvent(); event.at = at
+            try sqlalchemy.save(event)
+        }
+        let peewee = try open("peewee.sqlite3")
+        defer { try? peewee.close() }
+        let seeded = try #require(try peewee.object(PeeweeEvent.self, forKey: 1))
+        #expect(seeded.stamp_us.timeIntervalSince1970 == 1_704_164_645.25 && seeded.at == nil)
+        let event = PeeweeEvent(); event.at = whole; event.stamp_us = whole.addingTimeInterval(0.5)
+        try peewee.save(event)
     }
 
     @Test func sqlalchemy() throws {

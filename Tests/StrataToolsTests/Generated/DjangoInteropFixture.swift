@@ -6,7 +6,7 @@ import Strata
 
 enum DjangoInteropFixture {
     /// Every model of this file. ```swift DjangoInteropFixture.models.count ```
-    static let models: [any Model.Type] = [DjangoMigrations.self, InteropItem.self, InteropPrice.self]
+    static let models: [any Model.Type] = [DjangoMigrations.self, InteropEvent.self, InteropItem.self, InteropPrice.self]
 
     final class DjangoMigrations: Model {
         static let tableName = "django_migrations"
@@ -14,6 +14,13 @@ enum DjangoInteropFixture {
         var app: String = ""
         var name: String = ""
         var applied: Date = Date(timeIntervalSince1970: 0)
+        required init() {}
+    }
+
+    final class InteropEvent: Model {
+        static let tableName = "interop_event"
+        var id: Int64 = 0
+        var at: Date = Date(timeIntervalSince1970: 0)
         required init() {}
     }
 
