@@ -30,7 +30,10 @@ protocol TransientStorage {
 /// `ASC` or `DESC`; the child key breaks ties. The array is a snapshot: saving a child does not change
 /// it, `reload()` or `invalidate()` does. It is never stored in a column of its own, and an owner not
 /// attached to a database has no children. The parent holds its children strongly; the children's
-/// references to the parent are weak, so dropping the parent frees both sides.
+/// references to the parent (the `by` one and any other) are weak, so dropping the parent frees both
+/// sides. When a child holds the parent through other objects still (its former department, whose
+/// employees include one that holds this department), the array is not kept, so that no cycle forms:
+/// then each read queries.
 @propertyWrapper
 public struct Children<Child: Model>: TransientStorage {
     let column: String
@@ -118,13 +121,16 @@ public struct Children<Child: Model>: TransientStorage {
         }
         let parentKey = try registry.metadata.key.accessor.load(owner)
         let columns = try database.registry(for: Child.self, checkingCommits: false).table.columns
-        let (column, order, property, _) = try storage.query(owner: Owner.self, columns: columns)
+        let (column, order, property, index) = try storage.query(owner: Owner.self, columns: columns)
         let children = try database.objects(Child.self, where: "WHERE \(column) = ? ORDER BY \(order)", arguments: [parentKey])
+        var holdsOther = false
         if property.related != nil, case .generic(let io) = property.accessor {
             // The children's relationship resolves to this parent with no query, and holds it weakly.
-            io.attachResolved(owner, key: parentKey, to: children.asModelObjects)
+            holdsOther = io.attachResolved(owner, key: parentKey, to: children.asModelObjects)
         }
-        owner[keyPath: path].cache = children
+        let rule = try StrongHolds.ChildrenRule(parent: Owner.self, child: ModelMetadata.of(Child.self), by: index)
+        // Kept unless a child holds the parent through others (a cycle): then each read queries.
+        owner[keyPath: path].cache = rule.parentMayHold(children.asModelObjects, of: owner, holdsOther: holdsOther) ? children : nil
         return children
     }
 
@@ -220,13 +226,16 @@ public struct Children<Child: Model>: TransientStorage {
             grouped[next[b]] = i
             next[b] += 1
         }
+        let rule = StrongHolds.ChildrenRule(parent: ownerMetadata.type, child: childRegistry.metadata, by: propertyIndex)
         for (index, owner) in live.enumerated() {
             let b = bucketOfOwner[index], start = starts[b], count = starts[b + 1] - start
             var own: [ModelObject] = []
             own.reserveCapacity(count)
             for k in start..<(start + count) { own.append(children[grouped[k]]) }
             // Each child's relationship resolves to its parent with no query, and holds it weakly.
-            io?.attachResolved(owner, key: ownerKeys[index], to: own)
+            let holdsOther = io?.attachResolved(owner, key: ownerKeys[index], to: own) ?? false
+            // Kept unless a child holds the parent through others (a cycle): then each read queries.
+            guard rule.parentMayHold(own, of: owner, holdsOther: holdsOther) else { continue }
             // Every child came through the child type's registry: a `Child`.
             storage(owner).pointee.cache = own.unsafelyDowncast(to: Child.self)
         }

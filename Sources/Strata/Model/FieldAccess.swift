@@ -398,8 +398,13 @@ class AnyFieldIO {
     func attachPrefetched(_ pending: PrefetchKeys, of owners: [ModelObject], from registry: TypeRegistry,
                           checkingHoldBack: Bool, generation: Int) {}
     /// Points the relationship field of each of `objects` weakly at `target` when it stores `key` (see
-    /// ``Children``).
-    func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) {}
+    /// ``Children``). Returns whether the field of some of them holds another object strongly (an
+    /// unsaved reassignment: the caller must then check for cycles).
+    @discardableResult
+    func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) -> Bool { false }
+    /// Turns a relationship field's strong hold on `target` into a weak one, in each of `objects` (a
+    /// parent that loaded its children is held weakly by them, through any of their references).
+    func weakenHold(on target: ModelObject, in objects: [ModelObject]) {}
 }
 
 /// Access to a property of type `Value` at a fixed offset, converted by its codec.
@@ -554,22 +559,40 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
     /// Points the field of each of `objects` weakly at `target` when it stores `key` and `target` is a
     /// `Related` (the parent that just loaded its children); a strong hold on that same object is dropped,
     /// so parent and child form no cycle.
-    override func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) {
-        guard target is Related else { return }
+    override func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) -> Bool {
+        guard target is Related else { return false }
         let integer: Int64? = if case .integer(let value) = key { value } else { nil }
+        var holdsOther = false
         for object in objects {
             let state = state(object)
             if let integer {
-                guard case .integer(let stored) = state.pointee.key, stored == integer else { continue }
+                guard case .integer(let stored) = state.pointee.key, stored == integer else {
+                    if state.pointee.strongTarget != nil { holdsOther = true }
+                    continue
+                }
             } else if state.pointee.key != key {
+                if state.pointee.strongTarget != nil { holdsOther = true }
                 continue
             }
             if let strong = state.pointee.strongTarget {
-                guard strong === target else { continue }
+                guard strong === target else {
+                    holdsOther = true
+                    continue
+                }
                 state.pointee.strongTarget = nil
             }
             state.pointee.target = target
             state.pointee.missingAt = -1
+        }
+        return holdsOther
+    }
+
+    override func weakenHold(on target: ModelObject, in objects: [ModelObject]) {
+        for object in objects {
+            let state = state(object)
+            guard let strong = state.pointee.strongTarget, strong === target else { continue }
+            state.pointee.target = strong
+            state.pointee.strongTarget = nil
         }
     }
 }

@@ -1,9 +1,10 @@
 /// The cycle check behind relationship holds. A relationship holds its target strongly (so reading it
 /// again costs nothing for as long as the owner lives) unless the target already holds the owner —
 /// directly, or through other relationships and loaded ``Children`` arrays. Every strong hold between
-/// models is made through this check (or, for ``Children``, turns the children's hold on the parent into a
-/// weak one), so no cycle of strong holds can form: objects that refer to each other are freed when the
-/// user lets go of them.
+/// models is made through this check (for ``Children``, the children's holds on the parent are made weak,
+/// and the array is kept only when no child holds the parent through others: ``ChildrenRule``), so no
+/// cycle of strong holds can form: objects that refer to each other are freed when the user lets go of
+/// them.
 enum StrongHolds {
     /// How many objects the walk visits before it gives up and answers "reaches" (a weak hold: safe,
     /// at worst one more query later).
@@ -34,6 +35,55 @@ enum StrongHolds {
             }
         }
         return false
+    }
+
+    /// Whether objects of one of `starts` could hold an object of `goal` strongly, directly or through
+    /// others, as the types declare it (their relationships and loaded arrays): when not, no object of
+    /// those types needs the walk of ``reaches(from:to:)``.
+    static func typesMayReach(_ goal: any Model.Type, from starts: [any Model.Type]) -> Bool {
+        var seen: Set<ObjectIdentifier> = []
+        var queue = starts
+        while let type = queue.popLast() {
+            if type == goal { return true }
+            guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
+            // A type that cannot be reflected holds nothing Strata knows of; answer "may" to stay safe.
+            guard let metadata = try? ModelMetadata.of(type) else { return true }
+            queue += metadata.properties.compactMap(\.related)
+            queue += metadata.heldArrays.compactMap(\.relatedType)
+        }
+        return false
+    }
+
+    /// What a parent that loads its ``Children`` (property `index` of the child model, `by:`) must do so
+    /// that its array of children forms no cycle of strong holds: decided once per query, from the types.
+    struct ChildrenRule {
+        /// The children's other references to the parent's type: their strong hold on this parent is
+        /// made weak, as the `by:` reference's is.
+        let parentFields: [AnyFieldIO]
+        /// Whether a child could still hold the parent through others (the types allow it): each child
+        /// is then checked before the array is kept.
+        let checksEachChild: Bool
+
+        init(parent: any Model.Type, child: ModelMetadata, by index: Int) {
+            var parentFields: [AnyFieldIO] = [], others: [any Model.Type] = []
+            for (i, property) in child.properties.enumerated() where i != index {
+                guard let related = property.related, case .generic(let io) = property.accessor else { continue }
+                if related == parent { parentFields.append(io) }
+                others.append(related)
+            }
+            others += child.heldArrays.compactMap(\.relatedType)
+            self.parentFields = parentFields
+            checksEachChild = StrongHolds.typesMayReach(parent, from: others)
+        }
+
+        /// Whether `parent` may hold `children` (just loaded: their `by:` reference already points weakly
+        /// at it; `holdsOther`: some child's `by:` reference holds another object strongly) without a
+        /// cycle, after turning their other strong holds on it into weak ones.
+        func parentMayHold(_ children: [ModelObject], of parent: ModelObject, holdsOther: Bool) -> Bool {
+            for field in parentFields { field.weakenHold(on: parent, in: children) }
+            guard checksEachChild || holdsOther else { return true }
+            return !children.contains { StrongHolds.reaches(from: $0, to: parent) }
+        }
     }
 
     private static func metadata(of object: ModelObject) -> ModelMetadata? {

@@ -261,3 +261,74 @@ extension FaultHoldTests {
 private func isDepartmentQuery(_ sql: String) -> Bool {
     sql.contains(#"FROM "HDepartment""#) || sql.contains(#"JOIN "HDepartment""#)
 }
+
+/// A department whose employees refer to it twice: as their department (the `by:` of its children) and as
+/// their former one.
+private final class HTDepartment: Model {
+    static let persistentProperties = ["id", "name"]
+    var id: Int64 = 0
+    var name = ""
+    @Children(by: "department") var employees: [HTEmployee]
+    var counter: DeinitCounter?
+    required init() {}
+    deinit { counter?.count += 1 }
+}
+
+private final class HTEmployee: Model {
+    static let persistentProperties = ["id", "department", "formerDepartment"]
+    var id: Int64 = 0
+    @Reference var department: HTDepartment?
+    @Reference var formerDepartment: HTDepartment?
+    var counter: DeinitCounter?
+    required init() {}
+    deinit { counter?.count += 1 }
+}
+
+/// Employees `(department, formerDepartment)` of two departments, in a file database reopened with none live.
+private func departmentsWithFormerOnes(_ employees: [(Int, Int)]) throws -> TemporaryDatabase {
+    let temp = try TemporaryDatabase()
+    let departments = [HTDepartment(), HTDepartment()]
+    try temp.db.save(departments)
+    for (department, former) in employees {
+        let employee = HTEmployee()
+        employee.department = departments[department]; employee.formerDepartment = departments[former]
+        try temp.db.save(employee)
+    }
+    return temp
+}
+
+extension FaultHoldTests {
+    @Test func childrenThatHoldTheirParentThroughAnotherReferenceAreFreed() throws {
+        let temp = try departmentsWithFormerOnes([(0, 0)])
+        let db = try temp.reopen()
+        try db.syncSchema(HTDepartment.self)
+        let counter = DeinitCounter()
+        do {
+            let employee = try #require(try db.object(HTEmployee.self, forKey: 1))
+            let department = try #require(employee.formerDepartment)   // held strongly: it holds nothing yet
+            let log = StatementLog(db)
+            #expect(department.employees.first === employee)           // the department now holds the employee
+            #expect(department.employees.count == 1)
+            #expect(log.count == 1)                                    // loaded once: still cached
+            #expect(employee.formerDepartment === department && employee.department === department)
+            employee.counter = counter; department.counter = counter
+        }
+        #expect(counter.count == 2)
+    }
+
+    @Test func prefetchedChildrenThatHoldAnotherParentHoldingThemAreFreed() throws {
+        // Each employee's former department is the other one: D1 -> e1 -> D2 -> e2 -> D1 if both arrays were kept.
+        let temp = try departmentsWithFormerOnes([(0, 1), (1, 0)])
+        let db = try temp.reopen()
+        let counter = DeinitCounter()
+        do {
+            let employees = try db.objects(HTEmployee.self, where: "ORDER BY id", prefetching: ["formerDepartment"])
+            let departments = try db.objects(HTDepartment.self, where: "ORDER BY id", prefetching: ["employees"])
+            #expect(departments.map { $0.employees.map(\.id) } == [[1], [2]])
+            #expect(employees.map { $0.formerDepartment?.id } == [2, 1])
+            for employee in employees { employee.counter = counter }
+            for department in departments { department.counter = counter }
+        }
+        #expect(counter.count == 4)
+    }
+}
