@@ -197,6 +197,7 @@ public struct Children<Child: Model>: TransientStorage {
         // Integer keys over a column no index starts with (SQLite would scan anyway), or of owners that are
         // a large share of their table (most children are wanted): one scan, membership tested here.
         let table = childRegistry.table
+        let registeredBefore = childRegistry.registrations
         let scan = try buckets.allIntegers && table.integerColumns.contains(propertyIndex)
             && (!table.indexedColumns.contains(propertyIndex) || database.areMany(keys.count, of: ownerRegistry))
         let children = scan
@@ -208,9 +209,17 @@ public struct Children<Child: Model>: TransientStorage {
         // kept within each).
         var bucketOfChild = [Int](repeating: -1, count: children.count)
         var starts = [Int](repeating: 0, count: keys.count + 1)
+        // Each child goes with the owner its row names, as the lazy load's WHERE has it. Children this query
+        // made hold their row (one test for the whole query); a child live before may hold an unsaved
+        // change of the column, and goes by its snapshot of the row then.
+        let allNew = childRegistry.registrations &- registeredBefore == children.count
+        var bucketOfWord: [UInt64: Int]?
         for (i, child) in children.enumerated() {
             let found: Int?
-            if let io, let value = io.storedIntegerKey(of: child) {
+            if !allNew {
+                found = bucket(ofRow: child, property: property, index: propertyIndex, registry: childRegistry,
+                               buckets: buckets, bucketOfWord: &bucketOfWord)
+            } else if let io, let value = io.storedIntegerKey(of: child) {
                 found = buckets.bucket(of: value)
             } else {
                 found = buckets.bucket(of: try property.accessor.load(child))
@@ -240,6 +249,30 @@ public struct Children<Child: Model>: TransientStorage {
             storage(owner).pointee.cache = own.unsafelyDowncast(to: Child.self)
         }
         return loaded.isEmpty ? children : loaded + children
+    }
+}
+
+extension Children {
+    /// The bucket of the owner whose key the row of a live `child` holds (nil: none): its column's value
+    /// when the child has not changed it, else the value its snapshot remembers (the row as this handle
+    /// last read or wrote it), never an unsaved reassignment.
+    private static func bucket(ofRow child: ModelObject, property: PropertyMetadata, index: Int, registry: TypeRegistry,
+                               buckets: KeyBuckets, bucketOfWord: inout [UInt64: Int]?) -> Int? {
+        let current = registry.metadata.snapshotWord(of: child, at: index)   // unknown for an unsaved object
+        guard let remembered = registry.snapshotWord(of: child, at: index), !current.matches(remembered) else {
+            return (try? property.accessor.load(child)).flatMap { buckets.bucket(of: $0) }
+        }
+        if remembered.isNull { return nil }
+        if bucketOfWord == nil {
+            var words: [UInt64: Int] = [:]
+            for (bucket, key) in buckets.keys.enumerated() {
+                words[SnapshotWord(key).bits] = bucket
+                // (A key SQLite stored as a REAL equal to the integer, as `=` matches it.)
+                if case .integer(let value) = key { words[SnapshotWord(.real(Double(value))).bits] = bucket }
+            }
+            bucketOfWord = words
+        }
+        return bucketOfWord?[remembered.bits]
     }
 }
 

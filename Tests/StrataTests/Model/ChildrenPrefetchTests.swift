@@ -208,3 +208,21 @@ private final class CPBox: Model {
         #expect(!KeyBuckets().allIntegers)
     }
 }
+
+extension ChildrenPrefetchTests {
+    @Test func prefetchGroupsLiveChildrenByTheirRowNotTheirUnsavedChanges() throws {
+        let db = try Database()
+        let t = CPTeam(), u = CPTeam()
+        try db.save([t, u])
+        let members = (0..<4).map { i in let m = CPMember(); m.name = "m\(i)"; m.team = t; return m }
+        try db.save(members)
+        members[0].team = u                          // not saved
+        members[1].team = CPTeam()                   // an unsaved new team
+        members[2].team = nil                        // not saved
+        let teams = try db.objects(CPTeam.self, where: "ORDER BY id", prefetching: ["members"])
+        let prefetched = teams.map { $0.members.map(\.name) }
+        #expect(prefetched == [["m0", "m1", "m2", "m3"], []])
+        #expect(try teams.map { try $0.$members.reload().map(\.name) } == prefetched)   // as the lazy load
+        #expect(members[0].team === u && members[2].team == nil)   // the unsaved changes stay
+    }
+}
