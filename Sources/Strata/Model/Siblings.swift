@@ -132,8 +132,16 @@ public struct Siblings<Target: Model>: TransientStorage {
                 }
             }
             if var cached = owner[keyPath: path].cache, !cached.contains(where: { $0 === target }) {
-                cached.append(target)
-                owner[keyPath: path].cache = cached
+                // At its place in the declared order when that is known exactly here (the default order,
+                // by integer key) and the owner may hold it (it does not hold the owner: no cycle); else
+                // the array is dropped and the next read loads it in order.
+                if storage.order == nil, case .integer(let key) = targetKey, !StrongHolds.reaches(from: target, to: owner),
+                   let keys = try? cached.map({ try Int64(sqlValue: targetRegistry.metadata.key.accessor.load($0)) }) {
+                    cached.insert(target, at: keys.firstIndex { $0 > key } ?? keys.count)
+                    owner[keyPath: path].cache = cached
+                } else {
+                    owner[keyPath: path].cache = nil
+                }
             }
         } else {
             try database.execute("DELETE FROM \(join) WHERE \(from) = ? AND \(to) = ?", arguments: [ownerKey, targetKey])
@@ -232,7 +240,9 @@ public struct SiblingsHandle<Target: Model> {
     @discardableResult
     public func reload() throws -> [Target] { try loader(true) }
 
-    /// Pairs `target` with the owner in the join table (nothing when the pair is there already).
+    /// Pairs `target` with the owner in the join table (nothing when the pair is there already). A
+    /// loaded array in the default order (by integer key) gets the target in its place; one declared
+    /// with `orderBy` is dropped, and the next read loads it in that order.
     /// ```swift
     /// try post.$tags.add(urgent)
     /// ```

@@ -109,3 +109,38 @@ private func blog() throws -> Database {
         #expect(counter.count == 3)
     }
 }
+
+/// A post whose tags come in the default order (their key).
+private final class MKeyOrderedPost: Model {
+    static let tableName = "blog_post"
+    static let persistentProperties = ["id", "title"]
+    var id: Int64 = 0
+    var title = ""
+    @Siblings(through: "blog_post_tags", from: "post_id", to: "tag_id") var tags: [MTag]
+    required init() {}
+}
+
+extension SiblingsTests {
+    @Test func anAddedTargetTakesItsPlaceInTheDeclaredOrder() throws {
+        let db = try blog()
+        let post = try #require(try db.object(MPost.self, forKey: 1))
+        #expect(post.tags.map(\.name) == ["sqlite", "swift"])
+        let orm = try #require(try db.object(MTag.self, forKey: 2))
+        try post.$tags.add(orm)
+        let log = StatementLog(db)
+        #expect(post.tags.map(\.name) == ["orm", "sqlite", "swift"])     // by name: read again, once
+        #expect(post.tags.count == 3)
+        #expect(log.statements.filter { $0.contains("JOIN") }.count == 1)
+    }
+
+    @Test func anAddedTargetIsInsertedByKeyInTheDefaultOrder() throws {
+        let db = try blog()
+        let post = try #require(try db.object(MKeyOrderedPost.self, forKey: 1))
+        #expect(post.tags.map(\.id) == [1, 3])
+        let orm = try #require(try db.object(MTag.self, forKey: 2))
+        let log = StatementLog(db)
+        try post.$tags.add(orm)
+        #expect(post.tags.map(\.id) == [1, 2, 3])                        // in place: no query to read it
+        #expect(!log.statements.contains { $0.contains("JOIN") })
+    }
+}
