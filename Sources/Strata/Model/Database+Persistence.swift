@@ -160,7 +160,15 @@ extension Database {
             }
             try update(object, registry: registry)
         } else {
-            try insert(object, registry: registry)
+            // A new object that refers to itself: inserted with those references unset (it has no key
+            // yet), then updated with its own key, in the same transaction.
+            let selfReferences = metadata.fieldsHoldingItself(object)
+            for field in selfReferences { field.setHoldsItself(object, false) }
+            do {
+                defer { for field in selfReferences { field.setHoldsItself(object, true) } }
+                try insert(object, registry: registry)
+            }
+            if !selfReferences.isEmpty { try update(object, registry: registry) }
         }
     }
 

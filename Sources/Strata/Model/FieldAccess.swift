@@ -405,6 +405,11 @@ class AnyFieldIO {
     /// Turns a relationship field's strong hold on `target` into a weak one, in each of `objects` (a
     /// parent that loaded its children is held weakly by them, through any of their references).
     func weakenHold(on target: ModelObject, in objects: [ModelObject]) {}
+    /// Whether a relationship field of `object` holds `object` itself.
+    func holdsItself(_ object: ModelObject) -> Bool { false }
+    /// Makes a relationship field of `object` hold `object` itself (with its key once it has one), or
+    /// nothing (around the INSERT of a new object that refers to itself).
+    func setHoldsItself(_ object: ModelObject, _ holds: Bool) {}
 }
 
 /// Access to a property of type `Value` at a fixed offset, converted by its codec.
@@ -450,14 +455,22 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
     /// owner back); throws when the held object was never saved.
     override func load(_ object: ModelObject) throws -> SQLValue {
         let state = state(object)
-        guard let held = ReferenceState.held(at: state) else { return state.pointee.key }
+        guard let held = ReferenceState.held(at: state) else {
+            if state.pointee.missingAt == ReferenceState.unsavedHeldWeakly {
+                let name = String(describing: Related.self)
+                throw ModelError(.unsavedRelated, model: name,
+                                 "the related \(name) was never saved and has been freed (it referred back to this object, so it was held weakly): keep it until it is saved, or set the relationship again")
+            }
+            return state.pointee.key
+        }
         // A held object whose row was deleted: the column still holds its key (until a refresh says else).
         if held._isDeleted { return state.pointee.key }
         guard let heldKey = try ModelMetadata.persistedKey(of: held) else {
             let name = String(describing: Related.self)
             throw ModelError(.unsavedRelated, model: name,
-                             "the related \(name) has not been saved, so there is no key to store; save it first")
+                             "the related \(name) has not been saved, so there is no key to store; save it first (new objects that refer to each other: save one with the relationship unset, then set it and save it again)")
         }
+        state.pointee.missingAt = -1
         state.pointee.key = heldKey
         // Saved on both sides now: held strongly as a resolved reference is, unless the object holds the
         // owner (objects assigned to each other before either was saved must not keep each other alive).
@@ -593,6 +606,26 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
             guard let strong = state.pointee.strongTarget, strong === target else { continue }
             state.pointee.target = strong
             state.pointee.strongTarget = nil
+        }
+    }
+
+    override func holdsItself(_ object: ModelObject) -> Bool { ReferenceState.held(at: state(object)) === object }
+
+    override func setHoldsItself(_ object: ModelObject, _ holds: Bool) {
+        let state = state(object)
+        guard holds else {
+            (state.pointee.key, state.pointee.target, state.pointee.strongTarget) = (.null, nil, nil)
+            state.pointee.missingAt = -1
+            return
+        }
+        // Weakly: an object never holds itself strongly.
+        (state.pointee.target, state.pointee.strongTarget) = (object, nil)
+        if let key = try? ModelMetadata.persistedKey(of: object) {
+            state.pointee.key = key
+            state.pointee.missingAt = -1
+        } else {
+            state.pointee.key = .null
+            state.pointee.missingAt = ReferenceState.unsavedHeldWeakly
         }
     }
 }

@@ -20,7 +20,13 @@ struct ReferenceState {
     @usableFromInline var strongTarget: ModelObject?
     /// The handle's change count when the key was found to have no row (-1: not known missing). The mark
     /// holds only while nothing was written since: a row inserted with the key is found again.
+    /// (``unsavedHeldWeakly``: an object never saved is assigned and held weakly.)
     @usableFromInline var missingAt = -1
+
+    /// `missingAt` of a reference assigned an object never saved that holds the owner back (or is the
+    /// owner): held weakly, so that no cycle forms; saving the owner after it was freed throws rather
+    /// than storing NULL.
+    static let unsavedHeldWeakly = -2
 
     @usableFromInline init() {}
 
@@ -99,12 +105,13 @@ struct ReferenceState {
 /// try employee.$department.load()    // throws when the key has no row
 /// ```
 ///
-/// A resolved relationship holds its target weakly (the identity map keeps one instance per row), so
-/// objects that refer to each other are freed when you drop them. Two exceptions hold strongly: an
-/// object assigned to an owner that is not saved yet (until the owner is saved: reading it back must
-/// not depend on who else keeps it), and prefetched objects (until the owner is saved or dropped,
-/// which is what makes a prefetch worth it). A ``Children`` load turns its children's strong hold on the parent
-/// into a weak one, so prefetch plus to-many never forms a cycle between a parent and its children.
+/// A resolved relationship holds its target strongly (the identity map keeps one instance per row)
+/// unless the target already holds the owner, directly or through others: then weakly, so objects that
+/// refer to each other are freed when you drop them. New objects follow the same rule (an object
+/// assigned to a new object that holds it back, or to itself, is held weakly; saving the owner after
+/// it was freed throws rather than storing NULL), and a new object that refers to itself is inserted,
+/// then updated with its own key. A ``Children`` load turns its children's strong holds on the parent
+/// into weak ones, so prefetch plus to-many never forms a cycle between a parent and its children.
 @propertyWrapper
 public struct Reference<Related: Model>: ReferenceStorage {
     /// The key and the held object (always a `Related`).
@@ -210,7 +217,9 @@ public struct Reference<Related: Model>: ReferenceStorage {
     @usableFromInline
     static func assign<Owner: ModelObject>(_ object: Related?, to owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Reference<Related>>) {
         var storage = owner[keyPath: path]
-        storage.assign(object, attached: owner.isPersisted)
+        // Held strongly only when the object does not hold the owner already (nor is it): no cycle forms.
+        let holdsOwner = object.map { StrongHolds.reaches(from: $0, to: owner) } ?? false
+        storage.assign(object, attached: owner.isPersisted, holdsOwner: holdsOwner)
         owner[keyPath: path] = storage
     }
 
@@ -267,7 +276,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
         return state.key
     }
 
-    private mutating func assign(_ object: Related?, attached: Bool) {
+    private mutating func assign(_ object: Related?, attached: Bool, holdsOwner: Bool) {
         state.missingAt = -1
         guard let object else {
             (state.key, state.target, state.strongTarget) = (.null, nil, nil)
@@ -276,11 +285,12 @@ public struct Reference<Related: Model>: ReferenceStorage {
         if let objectKey = try? ModelMetadata.persistedKey(of: object) {
             state.key = objectKey
             state.target = object
-            state.strongTarget = attached ? nil : object
+            state.strongTarget = attached || holdsOwner ? nil : object
         } else {
             state.key = .null
             state.target = object
-            state.strongTarget = object
+            state.strongTarget = holdsOwner ? nil : object
+            if holdsOwner { state.missingAt = ReferenceState.unsavedHeldWeakly }
         }
     }
 

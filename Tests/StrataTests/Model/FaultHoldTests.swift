@@ -332,3 +332,43 @@ extension FaultHoldTests {
         #expect(counter.count == 4)
     }
 }
+
+extension FaultHoldTests {
+    @Test func newObjectsReferringToEachOtherAreFreed() throws {
+        let counter = DeinitCounter()
+        do {
+            let a = HEmployee(), b = HEmployee(), c = HEmployee()
+            a.counter = counter; b.counter = counter; c.counter = counter
+            a.manager = b; b.manager = a          // neither saved
+            c.manager = c                         // itself
+            #expect(a.manager === b && b.manager === a && c.manager === c)
+        }
+        #expect(counter.count == 3)
+    }
+
+    @Test func aNewObjectReferringToItselfIsSaved() throws {
+        let temp = try TemporaryDatabase()
+        let boss = HEmployee(); boss.name = "Boss"; boss.manager = boss
+        try temp.db.save(boss)
+        #expect(boss.manager === boss && boss.$manager.key == .integer(boss.id))
+        #expect(try temp.db.value(Int64.self, "SELECT manager FROM HEmployee WHERE id = ?", boss.id) == boss.id)
+        try temp.db.save(boss)                   // nothing left to write
+        let db = try temp.reopen()
+        let again = try #require(try db.object(HEmployee.self, forKey: boss.id))
+        #expect(again.manager === again)
+    }
+
+    @Test func aNewObjectFreedBeforeTheOneReferringToItIsSavedIsAnError() throws {
+        let db = try Database()
+        let b = HEmployee()
+        do {
+            let a = HEmployee()
+            a.manager = b; b.manager = a          // b holds a weakly (a holds b): no cycle
+        }
+        #expect(b.manager == nil)                 // a is gone
+        let error = try #require(throws: ModelError.self) { try db.save(b) }   // not a silent NULL
+        #expect(error.kind == .unsavedRelated)
+        b.manager = nil
+        try db.save(b)
+    }
+}
