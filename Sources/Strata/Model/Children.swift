@@ -5,6 +5,8 @@ protocol TransientStorage {
     var heldObjects: [ModelObject] { get }
     /// The type of those objects.
     static var relatedType: any Model.Type { get }
+    /// Drops the loaded array (the next read queries again).
+    mutating func invalidate()
     /// Loads the objects of every owner (`storage` gives each owner's wrapper) in one query per chunk of
     /// owners; returns them all.
     static func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database,
@@ -43,6 +45,8 @@ public struct Children<Child: Model>: TransientStorage {
     var heldObjects: [ModelObject] { cache ?? [] }
 
     static var relatedType: any Model.Type { Child.self }
+
+    mutating func invalidate() { cache = nil }
 
     /// Declares the children whose property `column` points at the owner, in `orderBy` order.
     ///

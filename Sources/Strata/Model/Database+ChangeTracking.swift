@@ -281,6 +281,7 @@ extension Database {
         for object in models.deletedInTransaction.values {
             if let registry = object._registry, object._isDeleted { live.append((object, registry)) }
         }
+        if !undone.isEmpty { releaseUndoneInserts(undone.map(\.object), heldBy: live) }
         for (object, registry) in live { refresh(object, registry: registry, .rollback) }
         if !isInTransaction {
             models.deletedInTransaction.removeAll()

@@ -405,6 +405,14 @@ class AnyFieldIO {
     /// Turns a relationship field's strong hold on `target` into a weak one, in each of `objects` (a
     /// parent that loaded its children is held weakly by them, through any of their references).
     func weakenHold(on target: ModelObject, in objects: [ModelObject]) {}
+    /// A relationship field's stored key as it is now (`.null` for other fields).
+    func storedKey(of object: ModelObject) -> SQLValue { .null }
+    /// Lets a relationship field drop its held object and keep its stored key, which the next read
+    /// resolves again (after a rollback undid the held object's insert).
+    func dropHeld(of object: ModelObject) {}
+    /// Makes a relationship field hold `target` as an object assigned before it was saved: no key, held
+    /// strongly unless `target` holds the owner (after a rollback undid the insert of an assigned object).
+    func holdUnsaved(_ target: ModelObject, in object: ModelObject) {}
     /// Whether a relationship field of `object` holds `object` itself.
     func holdsItself(_ object: ModelObject) -> Bool { false }
     /// Makes a relationship field of `object` hold `object` itself (with its key once it has one), or
@@ -609,6 +617,14 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
         }
     }
 
+    override func storedKey(of object: ModelObject) -> SQLValue { state(object).pointee.key }
+
+    override func dropHeld(of object: ModelObject) {
+        let state = state(object)
+        (state.pointee.target, state.pointee.strongTarget) = (nil, nil)
+        state.pointee.missingAt = -1
+    }
+
     override func holdsItself(_ object: ModelObject) -> Bool { ReferenceState.held(at: state(object)) === object }
 
     override func setHoldsItself(_ object: ModelObject, _ holds: Bool) {
@@ -628,6 +644,16 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
             state.pointee.missingAt = ReferenceState.unsavedHeldWeakly
         }
     }
+
+    override func holdUnsaved(_ target: ModelObject, in object: ModelObject) {
+        guard target is Related else { return }
+        let state = state(object)
+        state.pointee.key = .null
+        state.pointee.target = target
+        let weakly = StrongHolds.reaches(from: target, to: object)
+        state.pointee.strongTarget = weakly ? nil : target
+        state.pointee.missingAt = weakly ? ReferenceState.unsavedHeldWeakly : -1
+    }
 }
 
 /// A wrapper that is never a column (``Children``) at a fixed offset: the objects it holds strongly
@@ -635,6 +661,8 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
 class AnyHeldObjects {
     var relatedType: (any Model.Type)? { nil }
     func objects(of object: ModelObject) -> [ModelObject] { [] }
+    /// Drops the loaded array of `object` (the next read queries again).
+    func invalidate(of object: ModelObject) {}
     /// Loads the wrapper's objects for every owner at once; returns them all.
     func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database) throws -> [ModelObject] { [] }
 }
@@ -647,6 +675,8 @@ final class HeldObjects<Storage: TransientStorage>: AnyHeldObjects {
     override var relatedType: (any Model.Type)? { Storage.relatedType }
 
     override func objects(of object: ModelObject) -> [ModelObject] { field(object, offset, Storage.self).pointee.heldObjects }
+
+    override func invalidate(of object: ModelObject) { field(object, offset, Storage.self).pointee.invalidate() }
 
     override func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database) throws -> [ModelObject] {
         try Storage.prefetch(owners, registry: registry, database: database) { field($0, self.offset, Storage.self) }

@@ -92,6 +92,8 @@ public struct Siblings<Target: Model>: TransientStorage {
 
     static var relatedType: any Model.Type { Target.self }
 
+    mutating func invalidate() { cache = nil }
+
     /// The cached targets, or one query through the owner's database.
     private static func load<Owner: Model>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Siblings<Target>>,
                                            reload: Bool) throws -> [Target] {

@@ -93,6 +93,35 @@ enum StrongHolds {
     }
 }
 
+extension Database {
+    /// After a rollback undid the inserts of `undone` (now unsaved again): the live instances of `live`
+    /// stop holding them. A reference that resolved its stored key to one lets go of it and keeps the key,
+    /// which the next read looks up again (nil, or `notFound`, when no row has it); one that was assigned
+    /// it and not saved since keeps it as an object still to be saved. A loaded array that holds one is
+    /// dropped, and read again next time.
+    func releaseUndoneInserts(_ undone: [ModelObject], heldBy live: [(ModelObject, TypeRegistry)]) {
+        let ids = Set(undone.map(ObjectIdentifier.init))
+        for (object, registry) in live {
+            let metadata = registry.metadata
+            for (index, property) in metadata.properties.enumerated() where property.related != nil {
+                guard case .generic(let io) = property.accessor, let held = io.heldTarget(of: object),
+                      ids.contains(ObjectIdentifier(held)) else { continue }
+                // The key it holds is the row's (a resolved or saved reference): let go and keep the key.
+                // (A saved reassignment is undone by the refresh that follows, which reads the row.)
+                let stored = io.storedKey(of: object)
+                if let remembered = registry.snapshotWord(of: object, at: index), !SnapshotWord(stored).matches(remembered) {
+                    io.holdUnsaved(held, in: object)
+                } else {
+                    io.dropHeld(of: object)
+                }
+            }
+            for array in metadata.heldArrays where array.objects(of: object).contains(where: { ids.contains(ObjectIdentifier($0)) }) {
+                array.invalidate(of: object)
+            }
+        }
+    }
+}
+
 extension ModelMetadata {
     /// The reference fields of `object` that hold `object` itself (only a self-referencing type has any):
     /// a new object that refers to itself is inserted with them unset, then updated with its own key.

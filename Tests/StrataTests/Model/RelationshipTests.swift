@@ -506,3 +506,77 @@ private func mentions(_ statements: [String], _ table: String) -> Int {
         #expect(log.count == 3)
     }
 }
+
+// MARK: Rollbacks
+
+private struct Undo: Error {}
+
+extension RelationshipTests {
+    @Test func aTargetWhoseInsertIsRolledBackIsLetGoAndLookedUpAgain() throws {
+        let db = try Database()
+        try db.syncSchema(RTeam.self)
+        try db.syncSchema(RMember.self)
+        try db.execute("INSERT INTO RMember (name, team) VALUES ('Ada', 1)")   // no team 1 yet
+        let member = try #require(try db.first(RMember.self))
+        #expect(member.team == nil)
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                let team = RTeam(); team.name = "Gone"
+                try db.save(team)                                            // takes key 1
+                #expect(member.team === team)
+                throw Undo()
+            }
+        }
+        #expect(member.team == nil)                                          // not the unsaved instance
+        #expect(member.$team.key == .integer(1))
+        let error = try #require(throws: ModelError.self) { try member.$team.load() }
+        #expect(error.kind == .notFound)
+        member.name = "Ada L."
+        try db.save(member)
+        let again = RTeam(); again.name = "Again"
+        try db.save(again)
+        #expect(again.id == 1 && member.team === again)
+    }
+
+    @Test func anAssignedTargetWhoseInsertIsRolledBackIsUnsavedAgain() throws {
+        let db = try Database()
+        let member = RMember(); member.name = "Ada"
+        let saved = RMember(); saved.name = "Grace"
+        try db.save([member, saved])
+        let team = RTeam(), other = RTeam()
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                try db.save([team, other])
+                member.team = team                                           // not saved
+                saved.team = other
+                try db.save(saved)                                           // saved, then undone
+                throw Undo()
+            }
+        }
+        #expect(saved.team == nil && saved.$team.key == .null)
+        #expect(member.team === team)                                        // still assigned, as a new object
+        #expect(member.$team.key == .null)
+        let error = try #require(throws: ModelError.self) { try db.save(member) }
+        #expect(error.kind == .unsavedRelated)
+        try db.save(team)
+        try db.save(member)
+        #expect(try db.value(Int64.self, "SELECT team FROM RMember WHERE id = ?", member.id) == team.id)
+    }
+
+    @Test func aLoadedArrayHoldingAnObjectWhoseInsertIsRolledBackIsReadAgain() throws {
+        let db = try Database()
+        let team = RTeam(); team.name = "T"
+        try db.save(team)
+        #expect(team.members.isEmpty)
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                let member = RMember(); member.team = team
+                try db.save(member)
+                #expect(try team.$members.reload().count == 1)
+                throw Undo()
+            }
+        }
+        #expect(!team.$members.isLoaded)
+        #expect(team.members.isEmpty)
+    }
+}
