@@ -217,8 +217,10 @@ public struct Reference<Related: Model>: ReferenceStorage {
     @usableFromInline
     static func assign<Owner: ModelObject>(_ object: Related?, to owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Reference<Related>>) {
         var storage = owner[keyPath: path]
-        // Held strongly only when the object does not hold the owner already (nor is it): no cycle forms.
-        let holdsOwner = object.map { StrongHolds.reaches(from: $0, to: owner) } ?? false
+        // An object never saved is held strongly only when it does not hold the owner already (nor is it):
+        // no cycle forms. (A saved one is held weakly by a saved owner, and strongly by a new owner until
+        // it is saved, with no walk: a new object is held strongly only by references assigned it.)
+        let holdsOwner = object.map { !$0.isPersisted && StrongHolds.reaches(from: $0, to: owner) } ?? false
         storage.assign(object, attached: owner.isPersisted, holdsOwner: holdsOwner)
         owner[keyPath: path] = storage
     }

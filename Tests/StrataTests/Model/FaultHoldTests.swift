@@ -372,3 +372,19 @@ extension FaultHoldTests {
         try db.save(b)
     }
 }
+
+extension FaultHoldTests {
+    @Test func aNewOwnerHoldsASavedObjectUntilItIsSavedHoweverLargeItsGraph() throws {
+        let db = try Database()
+        try company(db, departments: 1, employeesEach: 300)   // more than the cycle walk visits
+        let employee = HEmployee(); employee.name = "new"
+        do {
+            let department = try #require(try db.object(HDepartment.self, forKey: 1))
+            #expect(department.employees.count == 300)
+            employee.department = department
+        }
+        #expect(employee.department?.name == "D1")            // held strongly: not saved yet
+        try db.save(employee)
+        #expect(try db.value(Int64.self, "SELECT department FROM HEmployee WHERE id = ?", employee.id) == 1)
+    }
+}
