@@ -124,9 +124,10 @@ public struct Children<Child: Model>: TransientStorage {
                              "@Children needs a single-column key on \(registry.metadata.typeName); it has a composite key")
         }
         let parentKey = try registry.metadata.key.accessor.load(owner)
-        let columns = try database.registry(for: Child.self, checkingCommits: false).table.columns
-        let (column, order, property, index) = try storage.query(owner: Owner.self, columns: columns)
-        let children = try database.objects(Child.self, where: "WHERE \(column) = ? ORDER BY \(order)", arguments: [parentKey])
+        let table = try database.registry(for: Child.self, checkingCommits: false).table
+        let (column, order, property, index) = try storage.query(owner: Owner.self, columns: table.columns)
+        let children = try database.objects(Child.self, where: "WHERE \(column) = ? ORDER BY \(order)",
+                                            arguments: [table.formats[index].storedKey(parentKey)])
         var holdsOther = false
         if property.related != nil, case .generic(let io) = property.accessor {
             // The children's relationship resolves to this parent with no query, and holds it weakly.
@@ -206,7 +207,9 @@ public struct Children<Child: Model>: TransientStorage {
             && (!table.indexedColumns.contains(propertyIndex) || database.areMany(keys.count, of: ownerRegistry))
         let children = scan
             ? try database.modelObjects(registry: childRegistry, scanning: propertyIndex, for: buckets, orderBy: order)
-            : try database.modelObjects(registry: childRegistry, quotedColumn: column, in: keys, orderBy: order)
+            : try database.modelObjects(registry: childRegistry, quotedColumn: column,
+                                        in: table.formats[propertyIndex] == .native ? keys : keys.map(table.formats[propertyIndex].storedKey),
+                                        orderBy: order)
         let io: AnyFieldIO? = if property.related != nil, case .generic(let io) = property.accessor { io } else { nil }
         // Grouped by a counting sort, with no array per bucket grown child by child: each child's bucket,
         // then where each bucket starts, then the children's positions bucket after bucket (query order

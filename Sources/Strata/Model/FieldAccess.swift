@@ -443,25 +443,32 @@ final class FieldIO<Value>: AnyFieldIO {
 /// Access to a `@Reference` property at a fixed offset (see Reference.swift). Everything but the declared
 /// foreign-key action and a type check works on the wrapper's non-generic ``ReferenceState``, so it runs
 /// specialized code whatever `Related` is.
-final class ReferenceIO<Related: Model>: AnyFieldIO {
-    override var fieldOffset: Int { offset }
+///
+/// The state holds the key in its canonical form (``KeyForm``): a key stored in another format (32 hex
+/// digits, an integer as text) is converted when read, and the column's ``ColumnFormat`` writes it back.
+/// Integer keys read as INTEGER take a fast path; ``ConvertingReferenceIO`` serves the other keys.
+class ReferenceIO<Related: Model>: AnyFieldIO {
+    final override var fieldOffset: Int { offset }
     /// The wrapper's offset in the owner.
-    let offset: Int
+    final let offset: Int
     /// The offset of the wrapper's ``ReferenceState`` in the owner.
-    let stateOffset: Int
+    final let stateOffset: Int
+    /// How a stored key becomes `Related`'s key as its instances hold it.
+    final let keyForm: KeyForm
 
-    init(offset: Int) {
+    init(offset: Int, keyForm: KeyForm) {
         self.offset = offset
+        self.keyForm = keyForm
         // The state's place in the wrapper (0 today: it is the first stored property; asked, not assumed).
         stateOffset = offset + (MemoryLayout<Reference<Related>>.offset(of: \Reference<Related>.state) ?? 0)
     }
 
     @inline(__always)
-    func state(_ object: ModelObject) -> UnsafeMutablePointer<ReferenceState> { field(object, stateOffset, ReferenceState.self) }
+    final func state(_ object: ModelObject) -> UnsafeMutablePointer<ReferenceState> { field(object, stateOffset, ReferenceState.self) }
 
     /// The key to store: the held object's once it is saved (then held strongly, unless it holds the
     /// owner back); throws when the held object was never saved.
-    override func load(_ object: ModelObject) throws -> SQLValue {
+    final override func load(_ object: ModelObject) throws -> SQLValue {
         let state = state(object)
         guard let held = ReferenceState.held(at: state) else {
             if state.pointee.missingAt == ReferenceState.unsavedHeldWeakly {
@@ -487,8 +494,9 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
         return heldKey
     }
 
-    override func store(_ value: SQLValue, into object: ModelObject) throws {
-        state(object).pointee.setStoredKey(value)
+    /// Keeps the key in its canonical form (`'1'` is the integer 1, 32 hex digits the UUID's text).
+    final override func store(_ value: SQLValue, into object: ModelObject) throws {
+        state(object).pointee.setStoredKey(keyForm.canonical(value))
     }
 
     /// Integer keys (the common case) are read without building an ``SQLValue`` from the statement.
@@ -516,19 +524,19 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
         return (try? load(object)).map(SnapshotWord.init) ?? .unknown
     }
 
-    override func strongTarget(of object: ModelObject) -> ModelObject? { state(object).pointee.strongTarget }
+    final override func strongTarget(of object: ModelObject) -> ModelObject? { state(object).pointee.strongTarget }
 
-    override func heldTarget(of object: ModelObject) -> ModelObject? { ReferenceState.held(at: state(object)) }
+    final override func heldTarget(of object: ModelObject) -> ModelObject? { ReferenceState.held(at: state(object)) }
 
-    override func declaredOnDelete(of object: ModelObject) -> ForeignKeyAction? {
+    final override func declaredOnDelete(of object: ModelObject) -> ForeignKeyAction? {
         field(object, offset, Reference<Related>.self).pointee.onDelete
     }
 
-    override func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? {
+    final override func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? {
         ReferenceState.unresolvedKey(at: state(object), generation: generation)
     }
 
-    override func storedIntegerKey(of object: ModelObject) -> Int64? {
+    final override func storedIntegerKey(of object: ModelObject) -> Int64? {
         let state = state(object)
         guard ReferenceState.held(at: state) == nil, case .integer(let value) = state.pointee.key else { return nil }
         return value
@@ -536,7 +544,7 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
 
     /// One pass over the owners' states in place: no call and no ``SQLValue`` per owner for integer keys,
     /// which are deduplicated through a rowid map used as a set.
-    override func unresolvedKeys(of owners: [ModelObject], generation: Int) -> PrefetchKeys {
+    final override func unresolvedKeys(of owners: [ModelObject], generation: Int) -> PrefetchKeys {
         var result = PrefetchKeys()
         var seenIntegers = RowIDMap(), seenOthers = Set<SQLValue>()
         for index in owners.indices {
@@ -561,7 +569,7 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
         return result
     }
 
-    override func attachPrefetched(_ pending: PrefetchKeys, of owners: [ModelObject], from registry: TypeRegistry,
+    final override func attachPrefetched(_ pending: PrefetchKeys, of owners: [ModelObject], from registry: TypeRegistry,
                                    checkingHoldBack: Bool, generation: Int) {
         func attach(_ found: ModelObject?, to owner: ModelObject) {
             let target = found?._isDeleted == false ? found : nil
@@ -580,7 +588,7 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
     /// Points the field of each of `objects` weakly at `target` when it stores `key` and `target` is a
     /// `Related` (the parent that just loaded its children); a strong hold on that same object is dropped,
     /// so parent and child form no cycle.
-    override func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) -> Bool {
+    final override func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) -> Bool {
         guard target is Related else { return false }
         let integer: Int64? = if case .integer(let value) = key { value } else { nil }
         var holdsOther = false
@@ -653,6 +661,19 @@ final class ReferenceIO<Related: Model>: AnyFieldIO {
         let weakly = StrongHolds.reaches(from: target, to: object)
         state.pointee.strongTarget = weakly ? nil : target
         state.pointee.missingAt = weakly ? ReferenceState.unsavedHeldWeakly : -1
+    }
+}
+
+/// A `@Reference` to a model whose key is not an integer (text, a UUID): every stored value is converted
+/// to the key's canonical form (an INTEGER one too: a String key's `5` is `"5"`).
+final class ConvertingReferenceIO<Related: Model>: ReferenceIO<Related> {
+    override func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
+        try store(statement.value(at: column), into: object)
+    }
+
+    override func readCapturing(_ statement: Statement, column: Int32, into object: ModelObject) throws -> SnapshotWord {
+        try store(statement.value(at: column), into: object)
+        return (try? load(object)).map(SnapshotWord.init) ?? .unknown
     }
 }
 

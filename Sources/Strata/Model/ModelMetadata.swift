@@ -18,7 +18,8 @@ struct PropertyMetadata {
     /// For a relationship: the foreign key its column carries in tables Strata creates.
     var onDelete: ForeignKeyAction? = nil
     /// Set for dates, UUIDs, booleans and decimals, whose columns may use another tool's format
-    /// (``ColumnFormat``).
+    /// (``ColumnFormat``); for a relationship, the related key's (a UUID key's column may hold 32 hex
+    /// digits).
     let formatKind: ColumnFormat.Kind?
 
     static func formatKind(of type: Any.Type) -> ColumnFormat.Kind? {
@@ -69,6 +70,9 @@ final class ModelMetadata: @unchecked Sendable {
     /// accessor loads and stores every part as a ``CompositeKey``.
     let key: PropertyMetadata
     let keyIsInteger: Bool
+    /// How a key read from another table's column (a relationship's, a join table's) becomes the key as
+    /// instances hold it.
+    let keyForm: KeyForm
     let randomKeys: Bool
     /// Tells Observation an instance changed (``ObservableModel``); nil for other models.
     let observationNotifier: ((ModelObject) -> Void)?
@@ -157,6 +161,7 @@ final class ModelMetadata: @unchecked Sendable {
             }
             let accessor: FieldAccessor, columnType: ColumnType, nullable: Bool
             var related: (any Model.Type)?
+            var formatKind = PropertyMetadata.formatKind(of: field.type)
             if let reference = field.type as? any ReferenceStorage.Type {
                 guard reference.relatedType.compositeKey.isEmpty else {
                     throw ModelError(.unsupportedType, model: typeName, property: name,
@@ -164,6 +169,7 @@ final class ModelMetadata: @unchecked Sendable {
                 }
                 (accessor, columnType, nullable) = (.generic(reference.makeIO(offset: field.offset)), reference.keyColumnType, true)
                 related = reference.relatedType
+                formatKind = reference.keyFormatKind
             } else if let made = FieldAccessor.make(type: field.type, offset: field.offset) {
                 (accessor, columnType, nullable) = made
             } else {
@@ -173,7 +179,7 @@ final class ModelMetadata: @unchecked Sendable {
             let defaultValue = (try? accessor.load(fresh)) ?? .null
             var property = PropertyMetadata(name: name, column: type.columnNames[name] ?? name, accessor: accessor, columnType: columnType,
                                             isNullable: nullable, defaultValue: defaultValue, related: related,
-                                            formatKind: related == nil ? PropertyMetadata.formatKind(of: field.type) : nil)
+                                            formatKind: formatKind)
             if related != nil, case .generic(let io) = accessor { property.onDelete = io.declaredOnDelete(of: fresh) }
             properties.append(property)
         }
@@ -196,6 +202,7 @@ final class ModelMetadata: @unchecked Sendable {
                              "a primary key must be an integer, a String or a UUID, not \(part.columnType.rawValue)")
         }
         keyIsInteger = keyCount == 1 && properties[0].columnType == .integer
+        keyForm = KeyForm.of(type)
         if keyCount == 1 {
             key = properties[0]
         } else {
@@ -279,9 +286,13 @@ final class ModelMetadata: @unchecked Sendable {
     /// The column type of a model's key, found from the key field alone (relationships ask for it while
     /// their owner is being reflected, so this must not reflect the whole related type).
     static func keyColumnType(of type: any Model.Type) -> ColumnType {
-        guard let key = FieldReflection.persistentFields(of: type).first(where: { $0.name == type.primaryKey }),
-              let made = FieldAccessor.make(type: key.type, offset: key.offset) else { return .integer }
+        guard let key = keyField(of: type), let made = FieldAccessor.make(type: key.type, offset: key.offset) else { return .integer }
         return made.1
+    }
+
+    /// The key field of a model with a single-property key, found without reflecting the whole type.
+    static func keyField(of type: any Model.Type) -> ReflectedField? {
+        FieldReflection.persistentFields(of: type).first { $0.name == type.primaryKey }
     }
 
     /// A new, unattached instance holding the declaration's default values.

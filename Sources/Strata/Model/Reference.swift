@@ -2,6 +2,9 @@
 protocol ReferenceStorage {
     /// The column type of the related model's key.
     static var keyColumnType: ColumnType { get }
+    /// The format kind of the related model's key (`.uuid` for a UUID key), which decides the column's
+    /// format as it does for a property of the key's type.
+    static var keyFormatKind: ColumnFormat.Kind? { get }
     static var relatedType: any Model.Type { get }
     static func makeIO(offset: Int) -> AnyFieldIO
 }
@@ -299,8 +302,15 @@ public struct Reference<Related: Model>: ReferenceStorage {
     // MARK: ReferenceStorage
 
     static var keyColumnType: ColumnType { ModelMetadata.keyColumnType(of: Related.self) }
+    static var keyFormatKind: ColumnFormat.Kind? {
+        ModelMetadata.keyField(of: Related.self).flatMap { PropertyMetadata.formatKind(of: $0.type) }
+    }
     static var relatedType: any Model.Type { Related.self }
-    static func makeIO(offset: Int) -> AnyFieldIO { ReferenceIO<Related>(offset: offset) }
+    static func makeIO(offset: Int) -> AnyFieldIO {
+        // Integer keys (the common case) read INTEGER values as they are; others always convert.
+        let form = KeyForm.of(Related.self)
+        return form.isInteger ? ReferenceIO<Related>(offset: offset, keyForm: form) : ConvertingReferenceIO<Related>(offset: offset, keyForm: form)
+    }
 }
 
 extension ModelMetadata {

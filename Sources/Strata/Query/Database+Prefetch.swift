@@ -137,7 +137,9 @@ extension Database {
                                io: AnyFieldIO, ownerType: any Model.Type) throws {
         func load<R: Model>(_ type: R.Type) throws {
             let registry = try registry(for: R.self, checkingCommits: false)
-            let missing = pending.distinct.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true }
+            var missing = pending.distinct.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true }
+            // The keys are canonical; bound as the key column stores them (a UUID as 32 hex digits, say).
+            if registry.table.formats[0] != .native { missing = missing.map(registry.table.formats[0].storedKey) }
             let loaded = try modelObjects(registry: registry, quotedColumn: SQL.quote(registry.table.columns[0]), in: missing,
                                           orderBy: nil, distinct: true)
             // Owners hold their targets strongly (so a later read costs no query). Where the targets' type

@@ -210,8 +210,11 @@ extension ColumnFormat {
             if s.caseInsensitiveCompare(yes) == .orderedSame { return .integer(1) }
             if s.caseInsensitiveCompare(no) == .orderedSame { return .integer(0) }
             return stored
+        case (.uuidHex, .text), (.uuidDashed, .text), (.uuidBlob, .blob):
+            // Strata's own text, in which keys meet the identity map; what is no UUID passes through.
+            return (try? UUID(sqlValue: stored))?.sqlValue ?? stored
         default:
-            return stored   // UUID text and blobs: UUID's own reader takes every form
+            return stored   // UUID's own reader takes the other forms
         }
     }
 

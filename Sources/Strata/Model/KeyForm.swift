@@ -1,0 +1,97 @@
+/// How a key read from a column becomes the key as a model's instances hold it: the canonical form, what
+/// the key property encodes to (a `UUID` as lowercase dashed text, an integer as an integer), whatever
+/// format the column stores it in (32 hex digits, 16 bytes, `'1'` or `2.0` for an integer). Keys meet the
+/// identity map, groupings and comparisons in this form; a relationship column keeps its own format, which
+/// its ``ColumnFormat`` writes back.
+enum KeyForm {
+    /// Integer keys: a REAL or a TEXT stands for the integer SQLite's `=` against an INTEGER PRIMARY KEY
+    /// finds for it (`2.0`, `'1'`, `' 1e1 '`), when it is a whole number that fits.
+    case integer
+    /// Other keys (text, UUIDs): decoded by the key type's codec and encoded again.
+    case decoded((SQLValue) throws -> SQLValue)
+    /// Keys taken as they are stored (a key Strata cannot read alone: a composite one).
+    case asStored
+
+    /// The form of `type`'s key, found from its key field alone (a relationship asks while its owner is
+    /// being reflected, which must not reflect the whole related type).
+    static func of(_ type: any Model.Type) -> KeyForm {
+        guard type.compositeKey.isEmpty, let field = ModelMetadata.keyField(of: type),
+              let made = FieldAccessor.make(type: field.type, offset: field.offset) else { return .asStored }
+        if made.1 == .integer { return .integer }
+        func open<V>(_ type: V.Type) -> KeyForm {
+            guard let codec = ValueCodecs.codec(for: V.self) else { return .asStored }
+            return .decoded { try codec.encode(codec.decode($0)) }
+        }
+        return open(field.type)
+    }
+
+    /// Whether keys are integers (a reference then reads INTEGER values as they are, on its fast path).
+    var isInteger: Bool {
+        if case .integer = self { true } else { false }
+    }
+
+    /// The canonical form of a stored key; a value that is no key of this form (a dangling `'x'`) stays as
+    /// it is, and finds no row.
+    func canonical(_ stored: SQLValue) -> SQLValue {
+        switch self {
+        case .integer:
+            switch stored {
+            case .real(let value): return Int64(exactly: value).map(SQLValue.integer) ?? stored
+            case .text(let text): return Self.integer(numericText: text).map(SQLValue.integer) ?? stored
+            default: return stored
+            }
+        case .decoded(let convert):
+            if stored.isNull { return stored }
+            return (try? convert(stored)) ?? stored
+        case .asStored:
+            return stored
+        }
+    }
+
+    /// The integer a text stands for when SQLite compares it with an INTEGER column: a decimal number
+    /// (spaces around it, an optional sign, fraction and exponent; no hex) that is whole and fits in 64
+    /// bits; nil otherwise.
+    ///
+    /// ```swift
+    /// KeyForm.integer(numericText: " 1e1 ")   // 10
+    /// KeyForm.integer(numericText: "0x10")    // nil
+    /// ```
+    static func integer(numericText text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0d).contains(byte) }
+        func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
+        var start = 0, end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        var i = start, digits = 0, whole = true
+        if i < end, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+        while i < end, isDigit(bytes[i]) { i += 1; digits += 1 }
+        if i < end, bytes[i] == UInt8(ascii: ".") {
+            whole = false
+            i += 1
+            while i < end, isDigit(bytes[i]) { i += 1; digits += 1 }
+        }
+        guard digits > 0 else { return nil }
+        if i < end, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+            whole = false
+            i += 1
+            if i < end, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+            let exponent = i
+            while i < end, isDigit(bytes[i]) { i += 1 }
+            guard i > exponent else { return nil }
+        }
+        guard i == end else { return nil }
+        let number = String(decoding: bytes[start..<end], as: UTF8.self)
+        if whole, let value = Int64(number) { return value }
+        return Double(number).flatMap { Int64(exactly: $0) }
+    }
+}
+
+extension ColumnFormat {
+    /// A canonical key as a column of this format stores it (a UUID as 32 hex digits, say), for binding
+    /// into a relationship's or a join table's column; a value the format cannot take is given as it is
+    /// (it then matches nothing).
+    func storedKey(_ key: SQLValue) -> SQLValue {
+        self == .native ? key : (try? stored(key)) ?? key
+    }
+}
