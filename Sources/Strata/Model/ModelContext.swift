@@ -19,6 +19,9 @@ final class ModelContext {
     /// `PRAGMA schema_version` when the registries were last synced.
     var schemaVersion: Int64 = -1
     var needsResync = false
+    /// The formats of join-table columns holding keys (``Database/joinColumnFormat(table:column:holding:)``),
+    /// by lowercased table and column; emptied when the schema changes.
+    var joinColumnFormats: [String: ColumnFormat] = [:]
     /// While a value observation fetches: the lowercased names of the tables its statements read.
     @exclusivity(unchecked) var readRegion: Set<String>?
     /// Set on a pool reader when the writer changed the schema after the reader's snapshot began.

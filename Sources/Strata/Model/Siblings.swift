@@ -124,13 +124,16 @@ public struct Siblings<Target: Model>: TransientStorage {
         let ownerKey = try registry.metadata.key.accessor.load(owner)
         let targetRegistry = try database.registry(for: Target.self, checkingCommits: false)
         let targetKey = try targetRegistry.metadata.key.accessor.load(target)
+        // Each key as its join column stores it (Django's char(32) holds a UUID as 32 hex digits).
+        let pair = [try database.joinColumnFormat(table: storage.joinTable, column: storage.fromColumn, holding: registry.metadata).storedKey(ownerKey),
+                    try database.joinColumnFormat(table: storage.joinTable, column: storage.toColumn, holding: targetRegistry.metadata).storedKey(targetKey)]
         let (join, from, to) = (SQL.quote(storage.joinTable), SQL.quote(storage.fromColumn), SQL.quote(storage.toColumn))
         if adding {
             try database.transaction {
                 let present = try database.value(Int.self, "SELECT count(*) FROM \(join) WHERE \(from) = ? AND \(to) = ?",
-                                                 arguments: [ownerKey, targetKey]) ?? 0
+                                                 arguments: pair) ?? 0
                 if present == 0 {
-                    try database.execute("INSERT INTO \(join) (\(from), \(to)) VALUES (?, ?)", arguments: [ownerKey, targetKey])
+                    try database.execute("INSERT INTO \(join) (\(from), \(to)) VALUES (?, ?)", arguments: pair)
                 }
             }
             if var cached = owner[keyPath: path].cache, !cached.contains(where: { $0 === target }) {
@@ -146,7 +149,7 @@ public struct Siblings<Target: Model>: TransientStorage {
                 }
             }
         } else {
-            try database.execute("DELETE FROM \(join) WHERE \(from) = ? AND \(to) = ?", arguments: [ownerKey, targetKey])
+            try database.execute("DELETE FROM \(join) WHERE \(from) = ? AND \(to) = ?", arguments: pair)
             if let cached = owner[keyPath: path].cache {
                 owner[keyPath: path].cache = cached.filter { $0 !== target }
             }
@@ -190,6 +193,9 @@ public struct Siblings<Target: Model>: TransientStorage {
         let from = "\(j).\(SQL.quote(fromColumn))"
         let ownerColumn = Int32(targetRegistry.metadata.properties.count + (table.selectsRowID ? 1 : 0))
         let ordering = order ?? "\(t).\(SQL.quote(table.columns[0]))"
+        // Owner keys bound as the join column stores them, and read back in their canonical form.
+        let fromFormat = try database.joinColumnFormat(table: joinTable, column: fromColumn, holding: ownerMetadata)
+        let ownerKeyForm = ownerMetadata.keyForm
         var all: [Target] = []
         var start = 0
         while start < keys.count {
@@ -198,11 +204,11 @@ public struct Siblings<Target: Model>: TransientStorage {
             let sql = "SELECT \(table.selectColumns), \(from) FROM \(t) JOIN \(j) ON \(j).\(SQL.quote(toColumn)) = \(t).\(SQL.quote(table.columns[0]))"
                 + " WHERE \(from) IN (\(SQL.placeholders(chunk.count))) ORDER BY \(ordering)"
             let statement = try database.connection.cachedStatement(sql)
-            try statement.bind(values: chunk)
+            try statement.bind(values: fromFormat == .native ? chunk : chunk.map(fromFormat.storedKey))
             defer { statement.reset() }
             while try statement.step() {
                 let target = try database.object(Target.self, from: statement, registry: targetRegistry)
-                groups[statement.value(at: ownerColumn)]?.append(target)
+                groups[ownerKeyForm.canonical(statement.value(at: ownerColumn))]?.append(target)
                 all.append(target)
             }
         }

@@ -117,6 +117,7 @@ extension Database {
     func resyncAll() throws {
         guard models.needsResync else { return }
         models.needsResync = false
+        models.joinColumnFormats.removeAll()
         let synced = Array(models.registries.values)
         defer { models.withoutRowIDRegistries = models.registries.values.filter { !$0.table.hasRowID }.count }
         do {
@@ -170,19 +171,48 @@ extension Database {
         try properties.map { property in
             if let declared = metadata.columnFormats[property.name] { return declared }
             guard let kind = property.formatKind, kind != .decimal, let column = info.column(named: property.column) else { return .native }
-            if kind == .date {
-                let statement = try connection.prepare(ColumnSample.statementSQL(column: column.name, table: info.name))
-                defer { statement.finalize() }
-                guard try statement.step() else { return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: nil) }
-                let sample = ColumnSample(row: (0..<5).map { statement.value(at: Int32($0)) })
-                return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample)
-            }
-            let name = SQL.quote(column.name)
-            let statement = try connection.prepare("SELECT \(name) FROM \(SQL.quote(info.name)) WHERE \(name) IS NOT NULL LIMIT 1")
+            return try detectedFormat(kind, table: info.name, column: column)
+        }
+    }
+
+    /// The format of values of `kind` in an existing column, from its declared type and its first non-NULL
+    /// value (``ColumnFormat/detect(_:declaredType:sample:)``).
+    private func detectedFormat(_ kind: ColumnFormat.Kind, table: String, column: ColumnInfo) throws -> ColumnFormat {
+        if kind == .date {
+            let statement = try connection.prepare(ColumnSample.statementSQL(column: column.name, table: table))
             defer { statement.finalize() }
-            let sample = try statement.step() ? statement.value(at: 0) : nil
+            guard try statement.step() else { return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: nil) }
+            let sample = ColumnSample(row: (0..<5).map { statement.value(at: Int32($0)) })
             return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample)
         }
+        let name = SQL.quote(column.name)
+        let statement = try connection.prepare("SELECT \(name) FROM \(SQL.quote(table)) WHERE \(name) IS NOT NULL LIMIT 1")
+        defer { statement.finalize() }
+        let sample = try statement.step() ? statement.value(at: 0) : nil
+        return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample)
+    }
+
+    /// The format of a join table's column that holds the keys of `metadata`'s model (``Siblings``): the
+    /// format a model of this handle that maps the column has for it (its ``ModelDeclaration/columnFormats``
+    /// included), else, as for any column of the key's type, what the column's declared type and first
+    /// non-NULL value show (a UUID key as 32 hex digits in Django's `char(32)`). Native for keys no other
+    /// tool stores otherwise (integers, text). Found once per handle and schema.
+    func joinColumnFormat(table: String, column: String, holding metadata: ModelMetadata) throws -> ColumnFormat {
+        guard metadata.keyCount == 1, let kind = metadata.key.formatKind, kind != .decimal else { return .native }
+        let cacheKey = table.lowercased() + "\u{0}" + column.lowercased()
+        if let known = models.joinColumnFormats[cacheKey] { return known }
+        var format = ColumnFormat.native
+        if let mapped = models.registries(forTable: table).lazy.compactMap({ registry -> ColumnFormat? in
+            guard let index = registry.table.columns.firstIndex(where: { $0.caseInsensitiveCompare(column) == .orderedSame }),
+                  registry.metadata.properties[index].formatKind == kind else { return nil }
+            return registry.table.formats[index]
+        }).first {
+            format = mapped
+        } else if let info = try TableInfo.read(table, in: connection), let found = info.column(named: column) {
+            format = try detectedFormat(kind, table: info.name, column: found)
+        }
+        models.joinColumnFormats[cacheKey] = format
+        return format
     }
 
     /// Runs the plan in a transaction. A rebuild also needs foreign keys off for the whole transaction

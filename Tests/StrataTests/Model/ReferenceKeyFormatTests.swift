@@ -265,6 +265,37 @@ private func stored(_ db: Database, _ sql: String) throws -> String? {
     }
 
     @Test(arguments: StoredUUIDForm.allCases)
+    func siblingsReadAndWriteTheJoinTableInItsFormat(_ form: StoredUUIDForm) throws {
+        let temp = try petsDatabase(form)
+        let db = temp.db
+        let first = try #require(try db.object(KPost.self, forKey: annID))
+        let second = try #require(try db.object(KPost.self, forKey: bobID))
+        let a = try #require(try db.object(KTag.self, forKey: catID))
+        let b = try #require(try db.object(KTag.self, forKey: bobID))
+        #expect(try first.$tags.load().map(\.name) == ["a"])
+        #expect(try a.$posts.load().map(\.title) == ["first"])
+
+        try first.$tags.add(a)     // there already: nothing is written
+        #expect(try db.value(Int.self, "SELECT count(*) FROM k_post_tags") == 1)
+        try first.$tags.add(b)
+        #expect(try stored(db, "SELECT quote(tag_id) FROM k_post_tags WHERE id = 2") == form.literal(bobID))
+        #expect(try stored(db, "SELECT quote(post_id) FROM k_post_tags WHERE id = 2") == form.literal(annID))
+        try second.$tags.add(b)
+        #expect(try first.$tags.reload().map(\.name) == ["a", "b"])
+
+        try first.$tags.remove(a)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM k_post_tags WHERE tag_id = \(form.literal(catID))") == 0)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM k_post_tags") == 2)
+
+        let other = try freshHandle(temp, syncing: [KPost.self, KTag.self])
+        let posts = try other.objects(KPost.self, where: "ORDER BY title", prefetching: ["tags"])
+        #expect(posts.map { $0.tags.map(\.name) } == [["b"], ["b"]])
+        let tags = try other.objects(KTag.self, where: "ORDER BY name", prefetching: ["posts"])
+        #expect(tags.map { $0.posts.map(\.title) } == [[], ["first", "second"]])
+        #expect(posts[0].tags[0] === tags[1])
+    }
+
+    @Test(arguments: StoredUUIDForm.allCases)
     func aCompositeKeyWithAReferencePartUsesTheColumnsFormat(_ form: StoredUUIDForm) throws {
         let temp = try petsDatabase(form)
         let db = temp.db
