@@ -13,14 +13,16 @@ import Foundation
 /// let json = try JSONEncoder().encode(employee)   // {"id":1,"department":3}
 /// ```
 extension Reference: Codable {
-    /// Decodes the stored key.
+    /// Decodes the stored key, in the related key's canonical form (`"3"` for an integer key is 3; a UUID
+    /// in any spelling is its lowercase dashed text), as a key read from a row is.
     ///
     /// ```swift
     /// try JSONDecoder().decode(Employee.self, from: json)
     /// ```
     public init(from decoder: any Decoder) throws {
         self.init()
-        state.key = try SQLValue(from: decoder)
+        let key = try SQLValue(from: decoder)
+        state.key = (try? ModelMetadata.of(Related.self))?.keyForm.canonical(key) ?? key
     }
 
     /// Encodes the stored key (null while the related object was never saved).

@@ -74,6 +74,21 @@ private final class KPlainPet: Model {
     required init() {}
 }
 
+private final class KCodablePet: Model, Codable {
+    static let tableName = "k_pet"
+    var id: Int64 = 0
+    var name = ""
+    @Reference var owner: KOwner?
+    required init() {}
+}
+
+private final class KCodableHolder: Model, Codable {
+    static let tableName = "KIHolder"
+    var id: Int64 = 0
+    @Reference var target: KITarget?
+    required init() {}
+}
+
 private final class KITarget: Model {
     var id: Int64 = 0
     var name = ""
@@ -337,6 +352,21 @@ private func stored(_ db: Database, _ sql: String) throws -> String? {
         #expect(pets[0].changedProperties == [])
         let plains = try other.objects(KPlainPet.self, prefetching: ["owner"])
         #expect(plains[0].owner === pets[0].owner)
+    }
+
+    @Test func aDecodedReferenceHoldsTheCanonicalKey() throws {
+        let temp = try petsDatabase(.hexUppercase)
+        let db = temp.db
+        let ann = try #require(try db.object(KOwner.self, forKey: annID))
+        let json = #"{"id":0,"name":"kit","owner":"0F8FAD5BD9CB469FA16570867728950E"}"#
+        let pet = try JSONDecoder().decode(KCodablePet.self, from: Data(json.utf8))
+        #expect(pet.$owner.key == annID.sqlValue)
+        try db.save(pet)
+        #expect(pet.owner === ann)
+        #expect(try stored(db, "SELECT owner_id FROM k_pet WHERE name = 'kit'") == "0F8FAD5BD9CB469FA16570867728950E")
+
+        let holder = try JSONDecoder().decode(KCodableHolder.self, from: Data(#"{"id":0,"target":"2"}"#.utf8))
+        #expect(holder.$target.key == .integer(2))
     }
 
     // MARK: Integer keys stored as TEXT or REAL
