@@ -328,7 +328,8 @@ extension ModelMetadata {
 /// let department = try employee.$department.load()   // throws ModelError(.notFound) then
 /// ```
 public struct ReferenceHandle<Related: Model> {
-    /// The stored key (`.null` when unset).
+    /// The stored key (`.null` when unset), as the related model holds its key whatever the column's
+    /// format: a UUID as its lowercase dashed text, an integer stored as `'1'` as the integer 1.
     ///
     /// ```swift
     /// employee.$department.key
