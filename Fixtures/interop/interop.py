@@ -65,7 +65,17 @@ def django_setup(path):
                 "    item = models.ForeignKey(Item, on_delete=models.CASCADE)\n"
                 "    amount = models.DecimalField(max_digits=12, decimal_places=2)\n"
                 "class Event(models.Model):\n"
-                "    at = models.DateTimeField()\n")
+                "    at = models.DateTimeField()\n"
+                "class Tag(models.Model):\n"
+                "    id = models.UUIDField(primary_key=True)\n"
+                "    name = models.CharField(max_length=50)\n"
+                "class Owner(models.Model):\n"
+                "    id = models.UUIDField(primary_key=True)\n"
+                "    name = models.CharField(max_length=50)\n"
+                "    tags = models.ManyToManyField(Tag)\n"
+                "class Pet(models.Model):\n"
+                "    name = models.CharField(max_length=50)\n"
+                "    owner = models.ForeignKey(Owner, on_delete=models.CASCADE)\n")
         sys.path.insert(0, app)
         settings.configure(
             DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": path}},
@@ -93,6 +103,35 @@ def django_events(path):
     return [(e.id, normal(e.at)) for e in Event.objects.order_by("id")], found
 
 
+# UUID primary keys (char(32), 32 hex digits): a ForeignKey and a ManyToManyField to them.
+OWNERS = {"ann": uuid.UUID("0f8fad5b-d9cb-469f-a165-70867728950e"), "bob": uuid.UUID("7c9e6679-7425-40de-944b-e07fc1f90ae7")}
+TAGS = {"red": uuid.UUID("16fd2706-8baf-433b-82eb-8c7f5044235d"), "blue": uuid.UUID("6ba7b810-9dad-11d1-80b4-00c04fd430c8")}
+
+
+def django_uuid_prepare():
+    from interop.models import Owner, Pet, Tag
+    owners = {name: Owner.objects.create(id=key, name=name) for name, key in OWNERS.items()}
+    tags = {name: Tag.objects.create(id=key, name=name) for name, key in TAGS.items()}
+    Pet.objects.create(name="rex", owner=owners["ann"])
+    Pet.objects.create(name="tom", owner=owners["bob"])
+    owners["ann"].tags.add(tags["red"])
+
+
+def django_uuid_relations(path):
+    """Pets with their owner's name, and each owner's pets and tags, through Django's own joins (which
+    find only keys stored as Django stores them); and whether any key column holds a dash."""
+    django_setup(path)
+    from interop.models import Owner, Pet
+    pets = sorted((p.name, p.owner.name) for p in Pet.objects.select_related("owner"))
+    owners = sorted((o.name, sorted(p.name for p in o.pet_set.all()), sorted(t.name for t in o.tags.all()))
+                    for o in Owner.objects.all())
+    con = sqlite3.connect(path)
+    dashed = con.execute("SELECT (SELECT count(*) FROM interop_pet WHERE owner_id LIKE '%-%')"
+                         " + (SELECT count(*) FROM interop_owner_tags WHERE owner_id LIKE '%-%' OR tag_id LIKE '%-%')").fetchone()[0]
+    con.close()
+    return pets, owners, dashed
+
+
 def django_prepare(path):
     from django.core.management import call_command
     Item = django_setup(path)
@@ -104,6 +143,7 @@ def django_prepare(path):
         item = Item.objects.create(**{k: row[k] for k in FIELDS})
         if row["name"] in ("alpha", "gamma"):
             Price.objects.create(item=item, amount=Decimal("19.99") if row["name"] == "alpha" else Decimal("0.10"))
+    django_uuid_prepare()
 
 
 def django_rows(path):
@@ -352,7 +392,18 @@ def verify(folder):
     else:
         print("django prices: ok")
     failed += verify_events(folder)
-    print(f"interop: {len(TOOLS) + 2 - failed} passed, {failed} failed")
+    # Strata moved tom to ann, added kit for bob, tagged ann blue and bob red, untagged ann red.
+    try:
+        relations = django_uuid_relations(path)
+    except Exception as error:
+        relations = f"{type(error).__name__}: {error}"
+    want = ([("kit", "bob"), ("rex", "ann"), ("tom", "ann")], [("ann", ["rex", "tom"], ["blue"]), ("bob", ["kit"], ["red"])], 0)
+    if relations != want:
+        failed += 1
+        print(f"django uuid keys: FAIL\n  - Django reads {relations}, expected {want}")
+    else:
+        print("django uuid keys: ok")
+    print(f"interop: {len(TOOLS) + 3 - failed} passed, {failed} failed")
     return failed
 
 

@@ -100,6 +100,33 @@ private final class PeeweeEvent: Model {
     required init() {}
 }
 
+/// Django's `UUIDField(primary_key=True)` models (keys stored as 32 hex digits in `char(32)`): pets with a
+/// `ForeignKey` to their owner, owners with a `ManyToManyField` to tags (the auto table
+/// `interop_owner_tags`).
+private final class DjangoOwner: Model {
+    static let tableName = "interop_owner"
+    var id = UUID()
+    var name = ""
+    @Children(by: "owner", orderBy: "name") var pets: [DjangoPet]
+    @Siblings(through: "interop_owner_tags", from: "owner_id", to: "tag_id", orderBy: "name") var tags: [DjangoTag]
+    required init() {}
+}
+
+private final class DjangoTag: Model {
+    static let tableName = "interop_tag"
+    var id = UUID()
+    var name = ""
+    required init() {}
+}
+
+private final class DjangoPet: Model {
+    static let tableName = "interop_pet"
+    var id: Int64 = 0
+    var name = ""
+    @Reference var owner: DjangoOwner?
+    required init() {}
+}
+
 @Suite(.enabled(if: interopFolder != nil, "run by Fixtures/interop/run.sh"))
 struct InteropTests {
     private func exercise<T: InteropItem>(_ type: T.Type, file: String, extra: (T) -> Void = { _ in }) throws {
@@ -155,6 +182,29 @@ struct InteropTests {
         second.amount = try #require(Decimal(string: "5.5"))
         try db.save(second)
         #expect(try db.value(Int64.self, "SELECT item_id FROM interop_price WHERE id = ?", second.id) == 1)
+
+        // UUID keys: Django reads back what Strata wrote (interop.py checks through its joins).
+        let pets = try db.objects(DjangoPet.self, where: "ORDER BY id", prefetching: ["owner"])
+        #expect(pets.map { $0.owner?.name } == ["ann", "bob"])
+        var statements: [String] = []
+        let trace = db.traceStatements { statements.append($0) }
+        for pet in pets { try db.save(pet) }   // unchanged: no SQL
+        trace.cancel()
+        #expect(statements.isEmpty)
+        let ann = try #require(pets[0].owner), bob = try #require(pets[1].owner)
+        pets[1].owner = ann
+        try db.save(pets[1])
+        let kit = DjangoPet(); kit.name = "kit"; kit.owner = bob
+        try db.save(kit)
+        #expect(ann.pets.map(\.name) == ["rex", "tom"])
+        let red = try #require(try db.first(DjangoTag.self, where: "WHERE name = 'red'"))
+        let blue = try #require(try db.first(DjangoTag.self, where: "WHERE name = 'blue'"))
+        #expect(ann.tags.map(\.name) == ["red"])
+        try ann.$tags.add(red)     // there already: nothing
+        try ann.$tags.add(blue)
+        try bob.$tags.add(red)
+        try ann.$tags.remove(red)
+        #expect(try ann.$tags.reload().map(\.name) == ["blue"])
     }
 
     /// Whole seconds into an empty datetime column and beside datetime.max; a microsecond timestamp.

@@ -6,7 +6,7 @@ import Strata
 
 enum DjangoInteropFixture {
     /// Every model of this file. ```swift DjangoInteropFixture.models.count ```
-    static let models: [any Model.Type] = [DjangoMigrations.self, InteropEvent.self, InteropItem.self, InteropPrice.self]
+    static let models: [any Model.Type] = [DjangoMigrations.self, InteropEvent.self, InteropItem.self, InteropOwner.self, InteropOwnerTags.self, InteropPet.self, InteropPrice.self, InteropTag.self]
 
     final class DjangoMigrations: Model {
         static let tableName = "django_migrations"
@@ -38,12 +38,45 @@ enum DjangoInteropFixture {
         required init() {}
     }
 
+    final class InteropOwner: Model {
+        static let tableName = "interop_owner"
+        var id: String = ""
+        var name: String = ""
+        required init() {}
+    }
+
+    final class InteropOwnerTags: Model {
+        static let tableName = "interop_owner_tags"
+        static let indices = [["owner"], ["tag"]]
+        static let uniqueIndices = [["owner", "tag"]]
+        var id: Int64 = 0
+        @Reference var owner: InteropOwner?  // NOT NULL: saving without one throws
+        @Reference var tag: InteropTag?  // NOT NULL: saving without one throws
+        required init() {}
+    }
+
+    final class InteropPet: Model {
+        static let tableName = "interop_pet"
+        static let indices = [["owner"]]
+        var id: Int64 = 0
+        var name: String = ""
+        @Reference var owner: InteropOwner?  // NOT NULL: saving without one throws
+        required init() {}
+    }
+
     final class InteropPrice: Model {
         static let tableName = "interop_price"
         static let indices = [["item"]]
         var id: Int64 = 0
         var amount: Decimal = 0
         @Reference var item: InteropItem?  // NOT NULL: saving without one throws
+        required init() {}
+    }
+
+    final class InteropTag: Model {
+        static let tableName = "interop_tag"
+        var id: String = ""
+        var name: String = ""
         required init() {}
     }
 }
