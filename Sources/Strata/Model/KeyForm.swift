@@ -12,17 +12,14 @@ enum KeyForm {
     /// Keys taken as they are stored (a key Strata cannot read alone: a composite one).
     case asStored
 
-    /// The form of `type`'s key, found from its key field alone (a relationship asks while its owner is
-    /// being reflected, which must not reflect the whole related type).
-    static func of(_ type: any Model.Type) -> KeyForm {
-        guard type.compositeKey.isEmpty, let field = ModelMetadata.keyField(of: type),
-              let made = FieldAccessor.make(type: field.type, offset: field.offset) else { return .asStored }
-        if made.1 == .integer { return .integer }
+    /// The form of keys of type `keyType` (a key property's type), whose column type is `columnType`.
+    static func of(keyType: Any.Type, columnType: ColumnType) -> KeyForm {
+        if columnType == .integer { return .integer }
         func open<V>(_ type: V.Type) -> KeyForm {
             guard let codec = ValueCodecs.codec(for: V.self) else { return .asStored }
             return .decoded { try codec.encode(codec.decode($0)) }
         }
-        return open(field.type)
+        return open(keyType)
     }
 
     /// Whether keys are integers (a reference then reads INTEGER values as they are, on its fast path).
@@ -84,6 +81,35 @@ enum KeyForm {
         let number = String(decoding: bytes[start..<end], as: UTF8.self)
         if whole, let value = Int64(number) { return value }
         return Double(number).flatMap { Int64(exactly: $0) }
+    }
+}
+
+/// What a relationship needs to know of the related model's key, found from its key field alone (a
+/// relationship asks while its owner is being reflected, which must not reflect the whole related type;
+/// one look at the related type's fields serves all three).
+struct RelatedKey {
+    /// The key column's type (INTEGER when the key is not a single storable property).
+    let columnType: ColumnType
+    /// The key's format kind (`.uuid` for a UUID key), which decides a relationship column's format as it
+    /// does for a property of the key's type.
+    let formatKind: ColumnFormat.Kind?
+    /// How a stored key becomes the key as the related instances hold it.
+    let form: KeyForm
+
+    /// The key of `type`.
+    init(of type: any Model.Type) {
+        self.init(keyType: type.compositeKey.isEmpty ? ModelMetadata.keyField(of: type)?.type : nil)
+    }
+
+    /// A key property of type `keyType` (nil: none that one column holds).
+    init(keyType: Any.Type?) {
+        guard let keyType, let made = FieldAccessor.make(type: keyType, offset: 0) else {
+            (columnType, formatKind, form) = (.integer, nil, .asStored)
+            return
+        }
+        columnType = made.1
+        formatKind = PropertyMetadata.formatKind(of: keyType)
+        form = KeyForm.of(keyType: keyType, columnType: made.1)
     }
 }
 

@@ -167,9 +167,10 @@ final class ModelMetadata: @unchecked Sendable {
                     throw ModelError(.unsupportedType, model: typeName, property: name,
                                      "\(reference.relatedType) has a composite primary key, which one column cannot hold: store its parts in properties of their own")
                 }
-                (accessor, columnType, nullable) = (.generic(reference.makeIO(offset: field.offset)), reference.keyColumnType, true)
+                let key = reference.relatedKey
+                (accessor, columnType, nullable) = (.generic(reference.makeIO(offset: field.offset, keyForm: key.form)), key.columnType, true)
                 related = reference.relatedType
-                formatKind = reference.keyFormatKind
+                formatKind = key.formatKind
             } else if let made = FieldAccessor.make(type: field.type, offset: field.offset) {
                 (accessor, columnType, nullable) = made
             } else {
@@ -202,7 +203,7 @@ final class ModelMetadata: @unchecked Sendable {
                              "a primary key must be an integer, a String or a UUID, not \(part.columnType.rawValue)")
         }
         keyIsInteger = keyCount == 1 && properties[0].columnType == .integer
-        keyForm = KeyForm.of(type)
+        keyForm = RelatedKey(keyType: keyCount == 1 ? property(named: keyNames[0])?.type : nil).form
         if keyCount == 1 {
             key = properties[0]
         } else {
@@ -283,14 +284,8 @@ final class ModelMetadata: @unchecked Sendable {
         }
     }
 
-    /// The column type of a model's key, found from the key field alone (relationships ask for it while
-    /// their owner is being reflected, so this must not reflect the whole related type).
-    static func keyColumnType(of type: any Model.Type) -> ColumnType {
-        guard let key = keyField(of: type), let made = FieldAccessor.make(type: key.type, offset: key.offset) else { return .integer }
-        return made.1
-    }
-
-    /// The key field of a model with a single-property key, found without reflecting the whole type.
+    /// The key field of a model, found from its fields alone (relationships ask for it while their owner
+    /// is being reflected, so this must not reflect the whole related type: see ``RelatedKey``).
     static func keyField(of type: any Model.Type) -> ReflectedField? {
         FieldReflection.persistentFields(of: type).first { $0.name == type.primaryKey }
     }

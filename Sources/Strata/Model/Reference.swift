@@ -1,12 +1,9 @@
 /// What reflection needs of a relationship wrapper's type.
 protocol ReferenceStorage {
-    /// The column type of the related model's key.
-    static var keyColumnType: ColumnType { get }
-    /// The format kind of the related model's key (`.uuid` for a UUID key), which decides the column's
-    /// format as it does for a property of the key's type.
-    static var keyFormatKind: ColumnFormat.Kind? { get }
+    /// The related model's key: its column type, format kind and form.
+    static var relatedKey: RelatedKey { get }
     static var relatedType: any Model.Type { get }
-    static func makeIO(offset: Int) -> AnyFieldIO
+    static func makeIO(offset: Int, keyForm: KeyForm) -> AnyFieldIO
 }
 
 /// What a ``Reference`` holds, whatever its related type: the stored key and the related object, held
@@ -301,15 +298,12 @@ public struct Reference<Related: Model>: ReferenceStorage {
 
     // MARK: ReferenceStorage
 
-    static var keyColumnType: ColumnType { ModelMetadata.keyColumnType(of: Related.self) }
-    static var keyFormatKind: ColumnFormat.Kind? {
-        ModelMetadata.keyField(of: Related.self).flatMap { PropertyMetadata.formatKind(of: $0.type) }
-    }
+    static var relatedKey: RelatedKey { RelatedKey(of: Related.self) }
     static var relatedType: any Model.Type { Related.self }
-    static func makeIO(offset: Int) -> AnyFieldIO {
+    static func makeIO(offset: Int, keyForm: KeyForm) -> AnyFieldIO {
         // Integer keys (the common case) read INTEGER values as they are; others always convert.
-        let form = KeyForm.of(Related.self)
-        return form.isInteger ? ReferenceIO<Related>(offset: offset, keyForm: form) : ConvertingReferenceIO<Related>(offset: offset, keyForm: form)
+        keyForm.isInteger ? ReferenceIO<Related>(offset: offset, keyForm: keyForm)
+            : ConvertingReferenceIO<Related>(offset: offset, keyForm: keyForm)
     }
 }
 
