@@ -332,6 +332,20 @@ private func stored(_ db: Database, _ sql: String) throws -> String? {
         #expect(try reopened.value(Int.self, "SELECT count(*) FROM k_membership") == 0)
     }
 
+    @Test(arguments: StoredUUIDForm.allCases)
+    func aRowReplacedByRawSQLKeepsItsLiveInstance(_ form: StoredUUIDForm) throws {
+        let temp = try petsDatabase(form)
+        let db = temp.db
+        try db.execute("PRAGMA foreign_keys = OFF")
+        let ann = try #require(try db.object(KOwner.self, forKey: annID))
+        // A new rowid for the same key, with no DELETE reported: the live instance is found by its key
+        // as the column stores it, and follows its row.
+        try db.execute("INSERT OR REPLACE INTO k_owner (id, name) VALUES (\(form.literal(annID)), 'ann2')")
+        #expect(!ann.isDeleted)
+        #expect(ann.name == "ann2")
+        #expect(try db.object(KOwner.self, forKey: annID) === ann)
+    }
+
     @Test func aDeclaredColumnFormatOnAReferenceWins() throws {
         let temp = try TemporaryDatabase()
         let db = temp.db
