@@ -89,6 +89,19 @@ private final class KCodableHolder: Model, Codable {
     required init() {}
 }
 
+private final class KSParent: Model {
+    static let primaryKey = "code"
+    var code = ""
+    var name = ""
+    required init() {}
+}
+
+private final class KSChild: Model {
+    var id: Int64 = 0
+    @Reference var parent: KSParent?
+    required init() {}
+}
+
 private final class KITarget: Model {
     var id: Int64 = 0
     var name = ""
@@ -417,6 +430,25 @@ private func stored(_ db: Database, _ sql: String) throws -> String? {
         holders[0].target = holders[3].target
         try db.save(holders[0])
         #expect(try db.value(Int64.self, "SELECT target FROM KIHolder WHERE id = 1") == 10)
+    }
+
+    @Test func aTextKeyStoredAsAnIntegerIsTheTextKey() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE KSParent(code TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE KSChild(id INTEGER PRIMARY KEY, parent REFERENCES KSParent(code));
+            INSERT INTO KSParent VALUES ('5', 'five'), ('7', 'seven');
+            INSERT INTO KSChild VALUES (1, 5), (2, '7'), (3, 5);
+            """)
+        let db = try freshHandle(temp, syncing: [KSChild.self, KSParent.self])
+        let children = try db.objects(KSChild.self, where: "ORDER BY id", prefetching: ["parent"])
+        #expect(children.map(\.$parent.key) == [.text("5"), .text("7"), .text("5")])
+        #expect(children.map { $0.parent?.name } == ["five", "seven", "five"])
+        #expect(children.allSatisfy { $0.changedProperties.isEmpty })
+        let log = StatementLog(db)
+        for child in children { try db.save(child) }
+        #expect(log.statements.isEmpty)
+        #expect(try db.value(String.self, "SELECT typeof(parent) FROM KSChild WHERE id = 1") == "integer")
     }
 
     @Test func integerKeysStoredAsTextOrRealPrefetch() throws {
