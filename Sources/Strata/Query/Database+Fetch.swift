@@ -369,6 +369,7 @@ extension Database {
             throw ModelError(.invalidPrimaryKey, model: registry.metadata.typeName, property: registry.metadata.key.name,
                              "a row of \(table.table) has a NULL primary key, which cannot identify an instance")
         }
+        if case .text(let text) = key, text.unicodeScalars.contains("\u{FFFD}") { try checkKeyIsUTF8(statement, registry: registry) }
         if let live = registry.instance(key: key) {
             if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
             return live
@@ -384,6 +385,18 @@ extension Database {
         registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(key))
         registry.capture(object)
         return object
+    }
+
+    /// A text key read with a replacement character: throws when the stored bytes are not valid UTF-8 (a
+    /// Swift string repairs them, so two such keys could read alike and name another row, or none).
+    @inline(never)
+    private func checkKeyIsUTF8(_ statement: Statement, registry: TypeRegistry) throws {
+        guard registry.table.keyCount == 1, let text = sqlite3_column_text(statement.handle, 0) else { return }
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement.handle, 0)))
+        guard String(validating: bytes, as: UTF8.self) == nil else { return }
+        let hex = bytes.prefix(32).map { String($0, radix: 16) }.joined(separator: " ")
+        throw ModelError(.invalidPrimaryKey, model: registry.metadata.typeName, property: registry.metadata.key.name,
+                         "a row of \(registry.table.table) has a text key that is not valid UTF-8 (bytes \(hex)): a Swift string cannot hold it, so it cannot identify an instance. Store the key as valid UTF-8 text")
     }
 
     /// Sets every persistent property of `object` from the current row (columns in property order),

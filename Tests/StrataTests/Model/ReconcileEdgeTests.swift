@@ -327,6 +327,27 @@ private final class EdgeChild: Model {
         #expect(code.label == "renamed")
     }
 
+    // MARK: Text keys another tool stored as invalid UTF-8
+
+    @Test func aTextKeyThatIsNotValidUTF8IsAnErrorNotAnotherRow() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE edge_code(code TEXT PRIMARY KEY, label TEXT NOT NULL DEFAULT '');
+            INSERT INTO edge_code VALUES (CAST(x'61ff62' AS TEXT), 'x'), (CAST(x'61fe62' AS TEXT), 'y');
+            """)
+        let error = #expect(throws: ModelError.self) { try db.objects(EdgeCode.self) }
+        #expect(error?.kind == .invalidPrimaryKey)
+        #expect(error?.message.contains("61 ff 62") == true)
+        // A key that really holds U+FFFD is valid text, and its own row.
+        try db.execute("DELETE FROM edge_code")
+        try db.execute("INSERT INTO edge_code VALUES (?, 'z'), ('c', 'w')", "a\u{FFFD}b")
+        #expect(try db.objects(EdgeCode.self, where: "ORDER BY code").map(\.label) == ["z", "w"])
+        let replacement = try #require(try db.object(EdgeCode.self, forKey: "a\u{FFFD}b"))
+        replacement.label = "z2"
+        try db.save(replacement)
+        #expect(try db.value(String.self, "SELECT label FROM edge_code WHERE code = ?", "a\u{FFFD}b") == "z2")
+    }
+
     // MARK: A failed save keeps unsaved changes
 
     @Test func aBatchSaveThatFailsOnAConflictKeepsTheOtherInstancesChanges() throws {
