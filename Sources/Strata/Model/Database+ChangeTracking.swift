@@ -274,13 +274,7 @@ extension Database {
             registry.detach(insert.object, deleted: false)
             if insert.keyWasAssigned { try? registry.metadata.key.accessor.store(.integer(0), into: insert.object) }
         }
-        var live: [(ModelObject, TypeRegistry)] = []
-        for registry in models.registries.values {
-            live += registry.liveInstances.map { ($0, registry) }
-        }
-        for object in models.deletedInTransaction.values {
-            if let registry = object._registry, object._isDeleted { live.append((object, registry)) }
-        }
+        let live = liveAndDeletedInstances()
         if !undone.isEmpty { releaseUndoneInserts(undone.map(\.object), heldBy: live) }
         for (object, registry) in live { refresh(object, registry: registry, .rollback) }
         if !isInTransaction {
@@ -288,6 +282,18 @@ extension Database {
             models.insertedInTransaction.removeAll()
             models.transactionChanges.removeAll()
         }
+    }
+
+    /// Every live instance, and those deleted in the open transaction (which a rollback may bring back).
+    private func liveAndDeletedInstances() -> [(ModelObject, TypeRegistry)] {
+        var live: [(ModelObject, TypeRegistry)] = []
+        for registry in models.registries.values {
+            live += registry.liveInstances.map { ($0, registry) }
+        }
+        for object in models.deletedInTransaction.values {
+            if let registry = object._registry, object._isDeleted { live.append((object, registry)) }
+        }
+        return live
     }
 
     /// After raw SQL that may have rolled back to a savepoint of its own (`ROLLBACK TO x`), which SQLite's
@@ -298,6 +304,7 @@ extension Database {
         models.pending.removeAll()
         checkSchemaVersion()
         var kept: [(object: ModelObject, depth: Int, keyWasAssigned: Bool)] = []
+        var undone: [ModelObject] = []
         for insert in models.insertedInTransaction {
             guard let registry = insert.object._registry else { continue }
             if rowExists(of: insert.object, registry: registry) {
@@ -305,31 +312,34 @@ extension Database {
             } else {
                 registry.detach(insert.object, deleted: false)
                 if insert.keyWasAssigned { try? registry.metadata.key.accessor.store(.integer(0), into: insert.object) }
+                undone.append(insert.object)
             }
         }
         models.insertedInTransaction = kept
-        var live: [(ModelObject, TypeRegistry)] = []
-        for registry in models.registries.values {
-            live += registry.liveInstances.map { ($0, registry) }
-        }
-        for object in models.deletedInTransaction.values {
-            if let registry = object._registry, object._isDeleted { live.append((object, registry)) }
-        }
+        let live = liveAndDeletedInstances()
+        if !undone.isEmpty { releaseUndoneInserts(undone, heldBy: live) }
         for (object, registry) in live { refresh(object, registry: registry, .rollback) }
+    }
+
+    /// The statement that selects the row of a live instance, bound (the caller steps and resets it): by
+    /// rowid when the key is the rowid, else by the key the instance was registered under (its rowid may
+    /// have changed, e.g. through INSERT OR REPLACE).
+    private func selectRow(of object: ModelObject, registry: TypeRegistry) throws -> Statement {
+        let table = registry.table
+        if table.keyIsRowID {
+            let statement = try table.statement(.selectByRowID, in: connection)
+            try statement.bind(values: [.integer(object._rowID)])
+            return statement
+        }
+        let statement = try table.statement(.selectByKey, in: connection)
+        try table.bindKey(registeredKeyValue(of: object, registry: registry), to: statement, at: 1)
+        return statement
     }
 
     /// Whether the row of a live instance exists (true when it cannot tell).
     private func rowExists(of object: ModelObject, registry: TypeRegistry) -> Bool {
-        let table = registry.table
         do {
-            let statement: Statement
-            if table.keyIsRowID {
-                statement = try table.statement(.selectByRowID, in: connection)
-                try statement.bind(values: [.integer(object._rowID)])
-            } else {
-                statement = try table.statement(.selectByKey, in: connection)
-                try table.bindKey(registeredKeyValue(of: object, registry: registry), to: statement, at: 1)
-            }
+            let statement = try selectRow(of: object, registry: registry)
             defer { statement.reset() }
             return try statement.step()
         } catch {
@@ -371,14 +381,7 @@ extension Database {
         let table = registry.table, metadata = registry.metadata
         let id = ObjectIdentifier(object)
         do {
-            let statement: Statement
-            if table.keyIsRowID {
-                statement = try table.statement(.selectByRowID, in: connection)
-                try statement.bind(values: [.integer(object._rowID)])
-            } else {
-                statement = try table.statement(.selectByKey, in: connection)
-                try table.bindKey(registeredKeyValue(of: object, registry: registry), to: statement, at: 1)
-            }
+            let statement = try selectRow(of: object, registry: registry)
             defer { statement.reset() }
             guard try statement.step() else {
                 if isInTransaction && !object._isDeleted { models.noteDeleted(object) }

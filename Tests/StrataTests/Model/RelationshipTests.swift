@@ -512,6 +512,28 @@ private func mentions(_ statements: [String], _ table: String) -> Int {
 private struct Undo: Error {}
 
 extension RelationshipTests {
+    @Test func aTargetWhoseInsertARawRollbackToUndidIsLetGo() throws {
+        let db = try Database()
+        try db.syncSchema(RTeam.self)
+        try db.syncSchema(RMember.self)
+        try db.execute("INSERT INTO RMember (name, team) VALUES ('Ada', 1)")
+        let member = try #require(try db.first(RMember.self))
+        #expect(member.team == nil)
+        try db.transaction {
+            try db.execute("SAVEPOINT raw")
+            let team = RTeam(); team.name = "Gone"
+            try db.save(team)
+            #expect(member.team === team)
+            try db.execute("ROLLBACK TO raw")
+            try db.execute("RELEASE raw")
+            #expect(team.id == 0 && !team.isPersisted)
+        }
+        #expect(member.team == nil)
+        member.name = "Ada L."
+        try db.save(member)
+        #expect(try db.value(String.self, "SELECT name FROM RMember") == "Ada L.")
+    }
+
     @Test func aTargetWhoseInsertIsRolledBackIsLetGoAndLookedUpAgain() throws {
         let db = try Database()
         try db.syncSchema(RTeam.self)
