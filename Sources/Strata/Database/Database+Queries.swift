@@ -42,6 +42,8 @@ extension Database {
         defer {
             if totalChanges != changesBefore { refreshWithoutRowIDInstances() }
             reconcileLiveInstances()
+            // Raw SQL may have ended a transaction it began (a read-only one calls no commit hook).
+            if models.transactionMerged && transactionDepth == 0 && !isInTransaction { models.transactionMerged = false }
         }
         return try guardingChanges(body)
     }

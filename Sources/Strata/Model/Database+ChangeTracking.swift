@@ -360,10 +360,10 @@ extension Database {
     /// trigger of that table may write, and, for a delete, those whose foreign keys point at it (ON DELETE
     /// CASCADE / SET NULL / SET DEFAULT). (The writer's own instances are its caller's to update.)
     func refreshWithoutRowIDInstances(affectedBy writer: TypeRegistry, deleting: Bool) {
-        let parent = writer.metadata.tableName.lowercased()
+        let parent = writer.table.lowercasedName
         for registry in models.registries.values where !registry.table.hasRowID && registry !== writer {
-            guard writer.hasTriggers || (deleting && registry.table.parentTables.contains(parent))
-                || registry.metadata.tableName.lowercased() == parent else { continue }
+            guard registry.table.lowercasedName == parent || (deleting && registry.table.parentTables.contains(parent))
+                || (!writer.table.triggerSQL.isEmpty && writer.table.triggersMayWrite(registry.table.table)) else { continue }
             for object in registry.liveInstances where !object._isDeleted { refresh(object, registry: registry) }
         }
     }

@@ -57,6 +57,9 @@ extension Database {
     /// ```
     public func save<T: Model>(_ objects: [T]) throws {
         let registry = try registry(for: T.self, checkingCommits: false)
+        // Inside a transaction, a failure is the enclosing block's to handle: its rollback gives instances
+        // the database's values, so that a retried block applies its changes once.
+        if isInTransaction { return try transaction(.immediate) { for object in objects { try save(object, registry: registry) } } }
         try keepingUnsavedChanges(of: objects, registry: registry) {
             try transaction(.immediate) {
                 for object in objects { try save(object, registry: registry) }
@@ -69,16 +72,23 @@ extension Database {
     /// (saved in the rolled-back transaction, they are unsaved again), but the instance whose conflict the
     /// error reports, which holds the committed values so that its change can be applied again.
     private func keepingUnsavedChanges(of objects: [ModelObject], registry: TypeRegistry, _ body: () throws -> Void) throws {
-        var edits: [(object: ModelObject, values: [(index: Int, value: SQLValue)])] = []
+        /// A change to put back: a value, or a reference's assignment of an object never saved (which has no
+        /// key to load; the rollback made it unsaved again if the transaction had inserted it).
+        enum Edit { case value(SQLValue), unsavedTarget(AnyFieldIO, ModelObject) }
+        var edits: [(object: ModelObject, changes: [(index: Int, edit: Edit)])] = []
         let properties = registry.metadata.properties
         for object in objects where object._registry === registry && !object._isDeleted {
             let changed = registry.changes(of: object)
             if changed.isEmpty { continue }
-            var values: [(index: Int, value: SQLValue)] = []
+            var changes: [(index: Int, edit: Edit)] = []
             changed.forEach { i in
-                if let value = try? properties[i].accessor.load(object) { values.append((i, value)) }
+                if let value = try? properties[i].accessor.load(object) {
+                    changes.append((i, .value(value)))
+                } else if case .generic(let io) = properties[i].accessor, let target = io.heldTarget(of: object), target._registry == nil {
+                    changes.append((i, .unsavedTarget(io, target)))
+                }
             }
-            edits.append((object, values))
+            edits.append((object, changes))
         }
         if edits.isEmpty { return try body() }
         models.lastConflicted = nil
@@ -86,8 +96,13 @@ extension Database {
             try body()
         } catch {
             let conflicted = (error as? ModelError)?.kind == .conflict ? models.lastConflicted : nil
-            for (object, values) in edits where object._registry === registry && !object._isDeleted && ObjectIdentifier(object) != conflicted {
-                for (i, value) in values { try? properties[i].accessor.store(value, into: object) }
+            for (object, changes) in edits where object._registry === registry && !object._isDeleted && ObjectIdentifier(object) != conflicted {
+                for (i, edit) in changes {
+                    switch edit {
+                    case .value(let value): try? properties[i].accessor.store(value, into: object)
+                    case .unsavedTarget(let io, let target): io.holdUnsaved(target, in: object)
+                    }
+                }
                 if let notify = registry.metadata.observationNotifier { notify(object) }
             }
             throw error
@@ -608,7 +623,8 @@ extension Database {
         models.ownShared = registry.sharesTable
         models.ownRegistry = ObjectIdentifier(registry)
         // A trigger's INSERT OR REPLACE elsewhere may delete rows without a report: check after.
-        if registry.hasTriggers { models.mayReplace = true }
+        let mayReplace = registry.triggersMayReplace
+        if mayReplace { models.mayReplace = true }
         do {
             defer {
                 models.ownWrite = false
@@ -619,6 +635,7 @@ extension Database {
         // What triggers did before an insert (deleting a row whose rowid the new row then takes, say) reaches
         // live instances before the new instance is registered.
         if insert && !models.pending.isEmpty { reconcileLiveInstances() }
+        if mayReplace && models.pending.isEmpty { models.mayReplace = false }   // the triggers wrote nothing
         if models.withoutRowIDRegistries > 0 { refreshWithoutRowIDInstances(affectedBy: registry, deleting: deleting) }
     }
 }

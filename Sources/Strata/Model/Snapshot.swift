@@ -144,8 +144,9 @@ extension TypeRegistry {
         guard let readBack = table.readBacks[index], let value = try? metadata.properties[index].accessor.load(object) else {
             return metadata.snapshotWord(of: object, at: index)
         }
-        // A value the column cannot hold is a word equal to nothing: the save reports the error.
-        guard let back = try? readBack.value(value) else { return .unknown }
+        // A value the column cannot hold again (a far sentinel another tool wrote, say) keeps the word of the
+        // value itself: unchanged, it is no change; changed, the save reports why the column cannot hold it.
+        guard let back = try? readBack.value(value) else { return metadata.snapshotWord(of: object, at: index) }
         return SnapshotWord(back)
     }
 

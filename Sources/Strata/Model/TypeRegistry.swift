@@ -14,7 +14,7 @@ final class TypeRegistry {
     @exclusivity(unchecked) var table: TableMapping {
         didSet {
             keyIsRowID = table.keyIsRowID
-            hasTriggers = table.hasTriggers
+            triggersMayReplace = table.triggersMayReplace
             fields = table.fastFields
             readers = Self.readers(metadata, table: table)
             plainReals = Self.plainReals(metadata, fields: fields)
@@ -38,8 +38,8 @@ final class TypeRegistry {
     @exclusivity(unchecked) private(set) var updatesPlainWords: Bool
     /// Copied from `table` for the fetch loop.
     @usableFromInline private(set) var keyIsRowID: Bool
-    /// Copied from `table` for saves: triggers on the table may write other rows and tables.
-    @exclusivity(unchecked) private(set) var hasTriggers: Bool
+    /// Copied from `table` for saves: a trigger of the table may REPLACE rows elsewhere.
+    @exclusivity(unchecked) private(set) var triggersMayReplace: Bool
     /// Whether another model type of the same handle maps the same table (its live instances of a row this
     /// registry writes must hear of the write).
     @exclusivity(unchecked) var sharesTable = false
@@ -93,7 +93,7 @@ final class TypeRegistry {
         tableNameCString = cString
         self.table = table
         self.keyIsRowID = table.keyIsRowID
-        self.hasTriggers = table.hasTriggers
+        self.triggersMayReplace = table.triggersMayReplace
         self.fields = table.fastFields
         self.readers = Self.readers(metadata, table: table)
         self.plainReals = Self.plainReals(metadata, fields: table.fastFields)

@@ -182,7 +182,7 @@ extension Database {
             let statement = try connection.prepare(ColumnSample.statementSQL(column: column.name, table: table))
             defer { statement.finalize() }
             guard try statement.step() else { return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: nil) }
-            let sample = ColumnSample(row: (0..<5).map { statement.value(at: Int32($0)) })
+            let sample = ColumnSample(row: (0..<ColumnSample.columnCount).map { statement.value(at: Int32($0)) })
             return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample)
         }
         let name = SQL.quote(column.name)

@@ -60,8 +60,8 @@ struct TableInfo {
     /// Whether a constraint of the table resolves conflicts by REPLACE (`UNIQUE ON CONFLICT REPLACE`, say):
     /// a plain INSERT or UPDATE would then delete the other row instead of failing.
     var replacesOnConflict = false
-    /// Whether triggers are defined on the table (they may write other rows and tables).
-    var hasTriggers = false
+    /// The `CREATE TRIGGER` statements of the table's triggers (they may write other rows and tables).
+    var triggerSQL: [String] = []
 
     /// Column positions by lowercased name (SQLite compares column names case-insensitively): planning
     /// and mapping look columns up many times per model, and a scan with Foundation's comparison was most
@@ -107,12 +107,14 @@ struct TableInfo {
         !withoutRowID && !isView && ["rowid", "oid", "_rowid_"].contains(column.lowercased()) && self.column(named: column) == nil
     }
 
-    /// Whether `ON CONFLICT REPLACE` appears in a `CREATE TABLE` statement (as keywords: not in a string
-    /// or a quoted name).
+    /// Whether a PRIMARY KEY or UNIQUE constraint of a `CREATE TABLE` statement says `ON CONFLICT REPLACE`
+    /// (as keywords: not in a string or a quoted name). `NOT NULL ON CONFLICT REPLACE` does not count: it
+    /// puts the default in place of a NULL and deletes no row.
     static func declaresReplace(_ createSQL: String) -> Bool {
         let words = SQLTokenizer.tokens(createSQL).filter { $0.kind != .space }
-        return words.indices.dropFirst(2).contains {
+        return words.indices.dropFirst(3).contains {
             words[$0].isKeyword("REPLACE") && words[$0 - 1].isKeyword("CONFLICT") && words[$0 - 2].isKeyword("ON")
+                && !words[$0 - 3].isKeyword("NULL")
         }
     }
 
@@ -194,7 +196,7 @@ struct TableInfo {
         info.isVirtual = SQL.mentions(createSQL, "virtual")
             && createSQL.prefix(64).split(whereSeparator: { $0.isWhitespace }).dropFirst().first?.uppercased() == "VIRTUAL"
         info.replacesOnConflict = SQL.mentions(createSQL, "replace") && Self.declaresReplace(createSQL)
-        info.hasTriggers = catalog.tablesWithTriggers.contains(entry.lowercasedName)
+        info.triggerSQL = catalog.triggerSQL[entry.lowercasedName] ?? []
         return info
     }
 }
@@ -224,7 +226,7 @@ extension TableInfo {
             isView: isView, isWritableView: isWritableView)
         info.isVirtual = isVirtual
         info.replacesOnConflict = replacesOnConflict
-        info.hasTriggers = hasTriggers
+        info.triggerSQL = triggerSQL
         return info
     }
 }
@@ -279,8 +281,8 @@ final class SchemaCatalog {
     var indexSQL: [String: String] = [:]
     /// Lowercased names of the views with an INSTEAD OF trigger.
     var tablesWithInsteadOfTriggers: Set<String> = []
-    /// Lowercased names of the tables and views with any trigger.
-    var tablesWithTriggers: Set<String> = []
+    /// The `CREATE TRIGGER` statements by the lowercased name of their table or view.
+    var triggerSQL: [String: [String]] = [:]
 
     init(version: Int64) {
         self.version = version
@@ -305,7 +307,7 @@ final class SchemaCatalog {
                 catalog.tablesWithIndices.insert(master.string(at: 2).lowercased())
                 if !master.isNull(at: 3) { catalog.indexSQL[name] = master.string(at: 3) }
             case "trigger":
-                catalog.tablesWithTriggers.insert(master.string(at: 2).lowercased())
+                catalog.triggerSQL[master.string(at: 2).lowercased(), default: []].append(master.string(at: 3))
                 let sql = master.string(at: 3).uppercased()
                 // (What `sql LIKE '%INSTEAD%OF%'` matched before.)
                 if let instead = sql.range(of: "INSTEAD"), sql[instead.upperBound...].contains("OF") {

@@ -57,10 +57,21 @@ final class TableMapping {
     /// deleting the row it collides with (a plain statement elsewhere: an `OR` clause would also override
     /// the conflict clauses of the statements in the table's triggers).
     let insertVerb: String, updateVerb: String
-    /// Whether triggers are defined on the table.
-    let hasTriggers: Bool
+    /// The `CREATE TRIGGER` statements of the table's triggers.
+    let triggerSQL: [String]
+    /// Whether a trigger of the table may REPLACE rows (its SQL says the word): a write here may then remove
+    /// rows elsewhere without an update-hook report.
+    let triggersMayReplace: Bool
+    /// The table's name, lowercased (as SQLite compares names, for ASCII).
+    let lowercasedName: String
     /// The tables the table's foreign keys point at (lowercased): a delete there may cascade here.
     let parentTables: Set<String>
+    /// Whether a trigger of the table may write `table` (its SQL mentions the name, in any case).
+    func triggersMayWrite(_ table: String) -> Bool {
+        let name = table.lowercased()
+        return triggerSQL.contains { $0.lowercased().contains(name) }
+    }
+
     /// Whether an insert takes the general path (``insertStatement(_:in:)``): some columns are generated or
     /// have schema defaults.
     var insertsReturningRow: Bool { !generated.isEmpty || !schemaDefaults.isEmpty }
@@ -101,7 +112,9 @@ final class TableMapping {
         isView = info.isView
         insertVerb = info.replacesOnConflict ? "INSERT OR ABORT" : "INSERT"
         updateVerb = info.replacesOnConflict ? "UPDATE OR ABORT" : "UPDATE"
-        hasTriggers = info.hasTriggers
+        triggerSQL = info.triggerSQL
+        triggersMayReplace = info.triggerSQL.contains { SQL.mentions($0, "replace") }
+        lowercasedName = metadata.tableName.lowercased()
         parentTables = Set(info.foreignKeys.map { $0.table.lowercased() })
         readOnlyReason = metadata.isReadOnly ? "the model is read-only (isReadOnly)"
             : info.isView && !info.isWritableView ? "its table \"\(info.name)\" is a view without INSTEAD OF triggers" : nil

@@ -279,12 +279,14 @@ extension ColumnFormat {
             switch sample {
             case .real?: return .native
             case .integer(let v)?:
-                // The scale from the largest magnitude sampled: after 1973, microseconds are 10^14 and more,
-                // milliseconds 10^11 and more (a millisecond column whose first rows are before 1973 is still
-                // found by its later ones).
-                let largest = max(column.integerMagnitude ?? 0, v.magnitude)
-                return largest >= 100_000_000_000_000 ? .unixMicroseconds
-                    : largest >= 100_000_000_000 ? .unixMilliseconds : .unixSecondsInteger
+                // The scale most sampled values have: after 1973, microseconds are 10^14 and more, milliseconds
+                // 10^11 and more. By majority, so that a few sentinels (year 9999 in seconds, Long.MAX) do not
+                // decide a column, nor a few millisecond dates before 1973.
+                guard let scale = column.integerScale else {
+                    return v.magnitude >= 100_000_000_000_000 ? .unixMicroseconds
+                        : v.magnitude >= 100_000_000_000 ? .unixMilliseconds : .unixSecondsInteger
+                }
+                return scale
             case .text(let s)?:
                 guard case .dateTimeText(var style)? = DateText.style(of: s) else { return DateText.style(of: s) ?? .native }
                 style.fractionDigits = column.fractionDigits(default: style.fractionDigits)
@@ -332,8 +334,8 @@ extension ColumnFormat {
 struct ColumnSample {
     /// The first non-NULL value.
     var first: SQLValue?
-    /// The largest magnitude of the INTEGER values sampled.
-    var integerMagnitude: UInt64?
+    /// How many INTEGER values were sampled, and how many of them are at least 10^14 and 10^11 in magnitude.
+    var integers = 0, microsecondSized = 0, millisecondSized = 0
     /// A sampled date-and-time text with a fraction (`…:SS.fff…`), and one without (`…:SS`, `…:SSZ`).
     var withFraction: String?
     var withoutFraction: String?
@@ -341,20 +343,34 @@ struct ColumnSample {
     /// How many non-NULL rows the statement looks at.
     static let limit = 100
 
-    init(_ first: SQLValue?, integerMagnitude: UInt64? = nil, withFraction: String? = nil, withoutFraction: String? = nil) {
+    init(_ first: SQLValue?, integers: (count: Int, microsecondSized: Int, millisecondSized: Int) = (0, 0, 0),
+         withFraction: String? = nil, withoutFraction: String? = nil) {
         self.first = first
-        self.integerMagnitude = integerMagnitude
+        (self.integers, self.microsecondSized, self.millisecondSized) = integers
         self.withFraction = withFraction
         self.withoutFraction = withoutFraction
     }
 
-    /// The sample of a date column: its first non-NULL value, the extremes of its INTEGER values and a
-    /// date-time text with and without a fraction, over its first ``limit`` non-NULL rows, in one statement.
+    /// The scale of a column of integer dates, by majority of the sampled values (nil when none).
+    var integerScale: ColumnFormat? {
+        guard integers > 0 else { return nil }
+        if microsecondSized * 2 > integers { return .unixMicroseconds }
+        return millisecondSized * 2 > integers ? .unixMilliseconds : .unixSecondsInteger
+    }
+
+    /// The columns of ``statementSQL(column:table:)``.
+    static let columnCount = 6
+
+    /// The sample of a date column: its first non-NULL value, how many of its INTEGER values are of each
+    /// scale, and a date-time text with and without a fraction, over its first ``limit`` non-NULL rows, in
+    /// one statement.
     static func statementSQL(column: String, table: String) -> String {
         let c = SQL.quote(column), t = SQL.quote(table)
         return """
             SELECT (SELECT \(c) FROM \(t) WHERE \(c) IS NOT NULL LIMIT 1),
-            max(CASE WHEN typeof(v) = 'integer' THEN v END), min(CASE WHEN typeof(v) = 'integer' THEN v END),
+            count(CASE WHEN typeof(v) = 'integer' THEN 1 END),
+            count(CASE WHEN typeof(v) = 'integer' AND (v >= 100000000000000 OR v <= -100000000000000) THEN 1 END),
+            count(CASE WHEN typeof(v) = 'integer' AND (v >= 100000000000 OR v <= -100000000000) THEN 1 END),
             max(CASE WHEN typeof(v) = 'text' AND substr(v, 20, 1) = '.' THEN v END),
             max(CASE WHEN typeof(v) = 'text' AND length(v) >= 19 AND substr(v, 20, 1) <> '.' THEN v END)
             FROM (SELECT \(c) AS v FROM \(t) WHERE \(c) IS NOT NULL LIMIT \(limit))
@@ -364,10 +380,9 @@ struct ColumnSample {
     /// The sample from the row of ``statementSQL(column:table:)``.
     init(row values: [SQLValue]) {
         func text(_ value: SQLValue) -> String? { if case .text(let s) = value { s } else { nil } }
-        func magnitude(_ value: SQLValue) -> UInt64? { if case .integer(let v) = value { v.magnitude } else { nil } }
-        let largest = [magnitude(values[1]), magnitude(values[2])].compactMap { $0 }.max()
-        self.init(values[0].isNull ? nil : values[0], integerMagnitude: largest,
-                  withFraction: text(values[3]), withoutFraction: text(values[4]))
+        func count(_ value: SQLValue) -> Int { if case .integer(let v) = value { Int(v) } else { 0 } }
+        self.init(values[0].isNull ? nil : values[0], integers: (count(values[1]), count(values[2]), count(values[3])),
+                  withFraction: text(values[4]), withoutFraction: text(values[5]))
     }
 
     /// The fraction layout of a date-time text column: always 3 or 6 digits when every sampled text has

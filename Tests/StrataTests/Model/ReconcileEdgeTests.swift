@@ -53,6 +53,14 @@ private final class EdgeChild: Model {
     required init() {}
 }
 
+private final class EdgeNode: Model {
+    static let tableName = "edge_node"
+    var id: Int64 = 0
+    var name = ""
+    @Reference var parent: EdgeNode?
+    required init() {}
+}
+
 @Suite struct ReconcileEdgeTests {
     // MARK: Transactions begun by raw SQL
 
@@ -346,6 +354,105 @@ private final class EdgeChild: Model {
         replacement.label = "z2"
         try db.save(replacement)
         #expect(try db.value(String.self, "SELECT label FROM edge_code WHERE code = ?", "a\u{FFFD}b") == "z2")
+    }
+
+    // MARK: Found by the second reader of this change
+
+    @Test func aRawTransactionAfterAReadOnlyRawTransactionStillMerges() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.save(EdgeItem())
+        let a = try Database(path: temp.path), b = try Database(path: temp.path)
+        try a.execute("BEGIN")
+        let mine = try #require(try a.object(EdgeItem.self, forKey: 1))
+        try a.execute("COMMIT")   // read-only: SQLite calls no commit hook
+        let theirs = try #require(try b.object(EdgeItem.self, forKey: 1))
+        theirs.count = 5
+        try b.save(theirs)
+        try a.execute("BEGIN")
+        mine.count += 1
+        let error = #expect(throws: ModelError.self) { try a.save(mine) }
+        #expect(error?.kind == .conflict)
+        try a.execute("COMMIT")
+        #expect(try a.value(Int.self, "SELECT count FROM edge_item WHERE id = 1") == 5)
+    }
+
+    @Test func retryingABatchSaveAppliesTheOtherObjectsChangeOnce() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.save([EdgeItem(), EdgeItem()])
+        let a = try Database(path: temp.path), b = try Database(path: temp.path)
+        let first = try #require(try a.object(EdgeItem.self, forKey: 1))
+        let second = try #require(try a.object(EdgeItem.self, forKey: 2))
+        let theirs = try #require(try b.object(EdgeItem.self, forKey: 1))
+        theirs.count = 10
+        try b.save(theirs)
+        first.count += 1   // conflicts with b's commit when the retry's transaction merges
+        try a.retryingOnConflict {
+            first.count += 1
+            second.count += 1
+            try a.save([second, first])   // second saved in the savepoint, then first conflicts
+        }
+        #expect(try a.value(Int.self, "SELECT count FROM edge_item WHERE id = 2") == 1)
+        #expect(second.count == 1 && first.count == 11)
+    }
+
+    @Test func notNullOnConflictReplaceLeavesTriggerConflictClausesAlone() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE edge_user(id INTEGER PRIMARY KEY, email TEXT NOT NULL ON CONFLICT REPLACE DEFAULT '');
+            CREATE TABLE edge_seen(tag TEXT PRIMARY KEY);
+            CREATE TRIGGER edge_user_seen AFTER INSERT ON edge_user BEGIN
+                INSERT OR IGNORE INTO edge_seen(tag) VALUES (NEW.email);
+            END;
+            """)
+        let a = EdgeUser(); a.email = "x"
+        try db.save(a)
+        let b = EdgeUser(); b.email = "x"
+        try db.save(b)
+        #expect(try db.count(EdgeUser.self) == 2)
+    }
+
+    @Test func aFailedBatchSaveKeepsAnAssignmentOfANewObject() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE edge_node(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent INTEGER REFERENCES edge_node(id))")
+        try db.execute("INSERT INTO edge_node(id, name) VALUES (1, 'o'), (2, 'x'), (3, 'y')")
+        let o = try #require(try db.object(EdgeNode.self, forKey: 1))
+        let y = try #require(try db.object(EdgeNode.self, forKey: 3))
+        let p = EdgeNode(); p.name = "p"
+        o.parent = p
+        o.name = "o2"
+        y.name = "x"   // collides with row 2: the batch fails after p and o were written
+        #expect(throws: ModelError.self) { try db.save([p, o, y]) }
+        #expect(p.id == 0 && o.name == "o2" && o.parent === p)
+        y.name = "y2"
+        try db.save([p, o, y])
+        #expect(try db.value(Int64.self, "SELECT parent FROM edge_node WHERE name = 'o2'") == p.id)
+    }
+
+    @Test func aSaveOnATableWithTriggersReadsOnlyWhatTheTriggersMayWrite() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE edge_item(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', count INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE edge_code(code TEXT PRIMARY KEY, label TEXT NOT NULL DEFAULT '') WITHOUT ROWID;
+            CREATE TABLE edge_user(id INTEGER PRIMARY KEY, email TEXT NOT NULL DEFAULT '');
+            CREATE TRIGGER edge_item_total AFTER UPDATE ON edge_item BEGIN UPDATE edge_user SET email = email || '.' WHERE id = 1; END;
+            INSERT INTO edge_item(id) VALUES (1); INSERT INTO edge_code VALUES ('a', ''), ('b', '');
+            INSERT INTO edge_user(id) VALUES (1), (2), (3);
+            """)
+        let codes = try db.objects(EdgeCode.self), users = try db.objects(EdgeUser.self)
+        let item = try #require(try db.object(EdgeItem.self, forKey: 1))
+        var statements: [String] = []
+        let trace = db.traceStatements { statements.append($0) }
+        try db.transaction {
+            for _ in 0..<3 { item.count += 1; try db.save(item) }
+        }
+        trace.cancel()
+        #expect(users[0].email == "...")
+        // Each save: its UPDATE and the reload of the one user row the trigger changed; no WITHOUT ROWID
+        // table the trigger never names is re-read, and no check for replaced rows (the trigger says no REPLACE).
+        #expect(statements.filter { $0.hasPrefix("UPDATE") }.count == 3)
+        #expect(statements.filter { $0.contains("edge_code") }.isEmpty)
+        #expect(statements.filter { $0.contains("IN (") }.isEmpty)
+        withExtendedLifetime((codes, users)) {}
     }
 
     // MARK: A failed save keeps unsaved changes

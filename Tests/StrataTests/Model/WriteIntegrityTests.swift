@@ -1009,3 +1009,43 @@ private final class Wide: Model {
         #expect(!third.hasChanges)
     }
 }
+
+/// Found by the second reader of the stored-formats change.
+@Suite struct SentinelDateTests {
+    private final class Stamp: Model {
+        static let tableName = "sentinel_stamp"
+        static let columnFormats: [String: ColumnFormat] = ["at": .unixMilliseconds]
+        var id: Int64 = 0
+        var name = ""
+        var at = Date()
+        required init() {}
+    }
+
+    private final class Event: Model {
+        static let tableName = "sentinel_event"
+        var id: Int64 = 0
+        var name = ""
+        var at = Date()
+        required init() {}
+    }
+
+    @Test func anUnchangedDateTheColumnCannotHoldAgainIsNoChange() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE sentinel_stamp(id INTEGER PRIMARY KEY, name TEXT NOT NULL, at INTEGER NOT NULL)")
+        try db.execute("INSERT INTO sentinel_stamp VALUES (1, 'a', 1700000000000), (2, 'b', 9223372036854775807)")
+        let stamp = try #require(try db.object(Stamp.self, forKey: 2))
+        #expect(!stamp.hasChanges)
+        stamp.name = "c"
+        try db.save(stamp)
+        #expect(try db.rows("SELECT name, at FROM sentinel_stamp WHERE id = 2").first?["at"] == .integer(Int64.max))
+        #expect(try db.value(String.self, "SELECT name FROM sentinel_stamp WHERE id = 2") == "c")
+    }
+
+    @Test func aSecondsColumnWithAYear9999SentinelStaysSeconds() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE sentinel_event(id INTEGER PRIMARY KEY, name TEXT NOT NULL, at INTEGER NOT NULL)")
+        try db.execute("INSERT INTO sentinel_event VALUES (1, 'a', 1700000000), (2, 'never', 253402300799)")
+        let event = try #require(try db.object(Event.self, forKey: 1))
+        #expect(event.at == Date(timeIntervalSince1970: 1_700_000_000))
+    }
+}

@@ -97,7 +97,7 @@ import Testing
         try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, at \(declared))")
         for value in values { try db.execute("INSERT INTO t(at) VALUES (?)", value) }
         let row = try db.rows(ColumnSample.statementSQL(column: "at", table: "t"))[0]
-        return ColumnFormat.detect(.date, declaredType: declared, sample: ColumnSample(row: (0..<5).map { row[$0] }))
+        return ColumnFormat.detect(.date, declaredType: declared, sample: ColumnSample(row: (0..<ColumnSample.columnCount).map { row[$0] }))
     }
 
     @Test func theFractionLayoutComesFromTheColumnsRowsNotTheFirstOne() throws {
@@ -115,10 +115,14 @@ import Testing
         #expect(try detected("DATETIME", []) == .dateTimeText(.python))
     }
 
-    @Test func theIntegerScaleComesFromTheLargestSampledValue() throws {
+    @Test func theIntegerScaleIsWhatMostSampledValuesShow() throws {
         // Milliseconds whose first rows are before 1973 (1971-05-29 as ms looks like seconds in 3382).
-        #expect(try detected("INTEGER", [.integer(44_582_400_000), .integer(1_704_164_645_250)]) == .unixMilliseconds)
-        #expect(try detected("INTEGER", [.integer(-44_582_400_000), .integer(-1_704_164_645_250)]) == .unixMilliseconds)
+        #expect(try detected("INTEGER", [.integer(44_582_400_000), .integer(1_704_164_645_250), .integer(1_704_164_645_999)]) == .unixMilliseconds)
+        #expect(try detected("INTEGER", [.integer(-44_582_400_000), .integer(-1_704_164_645_250), .integer(-1_604_164_645_250)]) == .unixMilliseconds)
+        // Sentinels do not decide a column: year 9999 in seconds, Long.MAX among milliseconds.
+        #expect(try detected("INTEGER", [.integer(1_700_000_000), .integer(253_402_300_799)]) == .unixSecondsInteger)
+        #expect(try detected("INTEGER", [.integer(1_700_000_000), .integer(1_700_000_001), .integer(253_402_300_799)]) == .unixSecondsInteger)
+        #expect(try detected("INTEGER", [.integer(1_700_000_000_000), .integer(Int64.max)]) == .unixMilliseconds)
         #expect(try detected("INTEGER", [.integer(1_704_164_645_250_000)]) == .unixMicroseconds)
         #expect(try detected("INTEGER", [.integer(86_400), .integer(1_704_164_645)]) == .unixSecondsInteger)
         #expect(try detected("INTEGER", [.integer(Int64.min)]) == .unixMicroseconds)   // no overflow in the sampling
