@@ -90,6 +90,8 @@ final class ModelMetadata: @unchecked Sendable {
     /// The relationship fields (what may hold another model strongly) and the ``Children`` arrays: what
     /// the cycle check walks (``StrongHolds``).
     let relationshipFields: [AnyFieldIO]
+    /// The relationship fields whose related type is this model's own (a new instance may refer to itself).
+    let ownTypeFields: [AnyFieldIO]
     let heldArrays: [AnyHeldObjects]
     /// The ``Children`` properties by name (what `prefetch` takes besides references).
     let childrenByName: [String: AnyHeldObjects]
@@ -265,6 +267,10 @@ final class ModelMetadata: @unchecked Sendable {
         isReadOnly = type.isReadOnly
         relationshipFields = properties.compactMap { property in
             guard property.related != nil, case .generic(let io) = property.accessor else { return nil }
+            return io
+        }
+        ownTypeFields = properties.compactMap { property in
+            guard property.related == type, case .generic(let io) = property.accessor else { return nil }
             return io
         }
         var childrenByName: [String: AnyHeldObjects] = [:]

@@ -126,10 +126,6 @@ extension ModelMetadata {
     /// The reference fields of `object` that hold `object` itself (only a self-referencing type has any):
     /// a new object that refers to itself is inserted with them unset, then updated with its own key.
     func fieldsHoldingItself(_ object: ModelObject) -> [AnyFieldIO] {
-        var fields: [AnyFieldIO] = []
-        for property in properties where property.related == type {
-            if case .generic(let io) = property.accessor, io.holdsItself(object) { fields.append(io) }
-        }
-        return fields
+        ownTypeFields.isEmpty ? [] : ownTypeFields.filter { $0.holdsItself(object) }
     }
 }
