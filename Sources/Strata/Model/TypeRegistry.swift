@@ -164,6 +164,17 @@ final class TypeRegistry {
         return (value?.takeUnretainedValue(), slot)
     }
 
+    /// ``find(rowID:)`` for a fetch: a live instance that is stale reads its row again first, and the fetch
+    /// throws while it stays stale (the check lives here, out of the callers' inlined row loops).
+    @usableFromInline
+    func findLive(rowID: Int64, for database: Database) throws -> (object: ModelObject?, slot: RowIDMap.Slot) {
+        let (value, slot) = byRowID.find(rowID)
+        guard let value else { return (nil, slot) }
+        let object = value.takeUnretainedValue()
+        if !staleInstances.isEmpty { try database.refreshingStale(object, registry: self) }
+        return (object, slot)
+    }
+
     /// Registers a new instance of a rowid-keyed row at the slot ``find(rowID:)`` returned; nothing may
     /// have changed the map in between.
     @usableFromInline

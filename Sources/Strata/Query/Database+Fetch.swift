@@ -325,11 +325,8 @@ extension Database {
     /// and registered: ``object(_:from:registry:)`` for code that is not generic over the model.
     func anyObject(from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
         if registry.keyIsRowID, let rowID = statement.integer(at: 0) {
-            let (live, slot) = registry.find(rowID: rowID)
-            if let live {
-                if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
-                return live
-            }
+            let (live, slot) = try registry.findLive(rowID: rowID, for: self)
+            if let live { return live }
             let object: ModelObject = registry.metadata.type.init()
             try decodeRow(statement, into: object, registry: registry, capturing: true, rowID: rowID)
             registry.register(object, rowID: rowID, at: slot)
@@ -345,11 +342,8 @@ extension Database {
     @inlinable
     func object<T: Model>(_ type: T.Type, from statement: Statement, registry: TypeRegistry) throws -> T {
         if registry.keyIsRowID, let rowID = statement.integer(at: 0) {
-            let (live, slot) = registry.find(rowID: rowID)
-            if let live {
-                if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
-                return unsafeDowncast(live, to: T.self)
-            }
+            let (live, slot) = try registry.findLive(rowID: rowID, for: self)
+            if let live { return unsafeDowncast(live, to: T.self) }
             let object = T()
             try decodeRow(statement, into: object, registry: registry, capturing: true, rowID: rowID)
             registry.register(object, rowID: rowID, at: slot)
