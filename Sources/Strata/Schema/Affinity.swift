@@ -66,6 +66,9 @@ public enum Affinity: String, Sendable {
             if type.contains("DATE") || type.contains("TIME") { return "Date" }
             if type.contains("BOOL") { return "Bool" }
             if type.contains("DEC") || type.contains("NUMERIC(") || type.contains("NUMERIC (") { return "Decimal" }
+            // SQLAlchemy's JSON and UUID: text that looks like a number would turn into one (an all-digit hex
+            // UUID into a REAL), so only SQLValue reads such a column as it is.
+            if type.contains("JSON") || type.contains("UUID") { return "SQLValue" }
             return "Double or Decimal"
         }
     }

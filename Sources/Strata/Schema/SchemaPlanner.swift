@@ -449,9 +449,13 @@ struct SchemaPlanner {
         var needed = false
         if !property.fits(column.affinity) {
             guard rebuild else {
+                let types = Affinity.swiftTypes(declaredType: column.declaredType), several = types.contains(" or ")
+                let declare = types == "SQLValue"
+                    ? "Declare the property as SQLValue\(column.notNull ? "" : " (optional)"), which takes values as SQLite stores them (this column's affinity turns text that looks like a number into a number)"
+                    : "Declare the property as \(types) (\(column.notNull ? "" : "optional, ")the type\(several ? "s" : "") that read\(several ? "" : "s") this column), or as SQLValue to take values as SQLite stores them"
                 throw error(column.name, found: "\(column.affinity.rawValue) affinity (declared \"\(column.declaredType)\")",
                             expected: "a column that stores \(property.columnType.rawValue) values without conversion",
-                            "Declare the property as \(Affinity.swiftTypes(declaredType: column.declaredType)) (\(column.notNull ? "" : "optional, ")the type\(Affinity.swiftTypes(declaredType: column.declaredType).contains(" or ") ? "s" : "") that read\(Affinity.swiftTypes(declaredType: column.declaredType).contains(" or ") ? "" : "s") this column), or as SQLValue to take values as SQLite stores them; or migrate the column with raw SQL (a rebuild: https://www.sqlite.org/lang_altertable.html#otheralter)" + (rebuildable ? ", \(Self.rebuildHint)." : "."))
+                            declare + "; or migrate the column with raw SQL (a rebuild: https://www.sqlite.org/lang_altertable.html#otheralter)" + (rebuildable ? ", \(Self.rebuildHint)." : "."))
             }
             needed = true
         }

@@ -726,3 +726,31 @@ extension ExistingSchemaTests {
                                .real, .numeric, .numeric, .integer, .integer, .numeric])
     }
 }
+
+/// A column SQLAlchemy declares `JSON` or `UUID` (NUMERIC affinity): the remedy names the type that reads it.
+@Suite struct NumericAffinityRemedyTests {
+    private struct Prefs: Codable, Equatable { var theme = "" }
+
+    private final class UserPrefs: Model {
+        static let tableName = "users"
+        var id: Int64 = 0
+        var prefs = Prefs()
+        required init() {}
+    }
+
+    private final class UserPrefsAsStored: Model {
+        static let tableName = "users"
+        var id: Int64 = 0
+        var prefs: SQLValue = .null
+        required init() {}
+    }
+
+    @Test func aJSONColumnsRemedyIsSQLValueAndItReadsTheColumn() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(#"CREATE TABLE users(id INTEGER PRIMARY KEY, prefs JSON NOT NULL); INSERT INTO users VALUES (1, '{"theme": "dark"}')"#)
+        let error = try #require(throws: SchemaError.self) { try db.objects(UserPrefs.self) }
+        #expect(error.remedy.contains("Declare the property as SQLValue"))
+        #expect(!error.remedy.contains("Double or Decimal"))
+        #expect(try db.object(UserPrefsAsStored.self, forKey: 1)?.prefs == .text(#"{"theme": "dark"}"#))
+    }
+}
