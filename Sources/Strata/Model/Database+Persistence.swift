@@ -57,14 +57,11 @@ extension Database {
     /// ```
     public func save<T: Model>(_ objects: [T]) throws {
         let registry = try registry(for: T.self, checkingCommits: false)
+        let saveAll = { try self.transaction(.immediate) { for object in objects { try self.save(object, registry: registry) } } }
         // Inside a transaction, a failure is the enclosing block's to handle: its rollback gives instances
         // the database's values, so that a retried block applies its changes once.
-        if isInTransaction { return try transaction(.immediate) { for object in objects { try save(object, registry: registry) } } }
-        try keepingUnsavedChanges(of: objects, registry: registry) {
-            try transaction(.immediate) {
-                for object in objects { try save(object, registry: registry) }
-            }
-        }
+        if isInTransaction { return try saveAll() }
+        try keepingUnsavedChanges(of: objects, registry: registry, saveAll)
     }
 
     /// Runs `body`, a save of `objects` in a transaction of its own. When it fails, the rollback gave the
