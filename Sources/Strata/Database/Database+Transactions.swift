@@ -78,8 +78,14 @@ extension Database {
     /// Throws when SQLite ended the transaction this block opened (a statement with `OR ROLLBACK`, or a
     /// rollback after SQLITE_FULL or SQLITE_IOERR): what the block wrote is gone, and writes that followed
     /// would commit one by one outside any transaction.
+    @inline(__always)
     func checkTransactionIsOpen() throws {
-        guard transactionDepth > 0, !isInTransaction else { return }
+        if transactionDepth > 0 { try checkOpenTransactionIsOpen() }
+    }
+
+    @inline(never)
+    private func checkOpenTransactionIsOpen() throws {
+        guard !isInTransaction else { return }
         if models.rolledBack { restoreLiveInstancesAfterRollback(toDepth: 0) }
         throw DatabaseError(code: .abort, message: "the transaction was rolled back by SQLite; nothing written in it was kept")
     }

@@ -19,13 +19,23 @@ extension Database {
     public func save<T: Model>(_ object: T) throws {
         let registry = try registry(for: T.self, checkingCommits: false)
         if object._registry === registry, !object._isDeleted, !registry.needsAttention(object) {
+            if registry.updatesPlainWords, let start = registry.metadata.plainWordsStart, object._snapshotSlot != 0 {
+                let changed = registry.contiguousWordChanges(of: object, start: start)
+                if changed == 0 { return }
+                if isInTransaction {
+                    // The transaction merged other connections' commits when it began (see below).
+                    try updatePlainWords(object, registry: registry, start: start, changed: changed)
+                    if !models.pending.isEmpty { reconcileLiveInstances() }
+                    return
+                }
+            }
             let changed = registry.changes(of: object)
             if changed.isEmpty { return }
             if isInTransaction {
                 // The transaction merged other connections' commits when it began: `changed` stands.
                 // (`registry(for:)` checked that it is still open.)
-                if registry.updatesPlainWords {
-                    try updatePlainWords(object, registry: registry, changed: changed)
+                if registry.updatesPlainWords, let start = registry.metadata.plainWordsStart {
+                    try updatePlainWords(object, registry: registry, start: start, changed: changed.lowBits)
                 } else {
                     try update(object, registry: registry, changed: changed)
                 }
@@ -409,24 +419,24 @@ extension Database {
     /// (``TypeRegistry/updatesPlainWords``): the key and each changed field read and bound in place, with no
     /// ``SQLValue`` and no lookup per save, and the statement stepped here. The same checks, in the same
     /// order; a key property changed since the instance was registered takes the general path, which refuses it.
-    private func updatePlainWords(_ object: ModelObject, registry: TypeRegistry, changed known: ColumnSet) throws {
-        guard let start = registry.metadata.plainWordsStart, let reals = registry.plainReals,
-              Int64(bitPattern: loadPlainWord(object, start: start, index: 0)) == object._rowID else {
-            return try update(object, registry: registry, changed: known)
+    private func updatePlainWords(_ object: ModelObject, registry: TypeRegistry, start: Int, changed known: UInt64) throws {
+        guard Int64(bitPattern: loadPlainWord(object, start: start, index: 0)) == object._rowID else {
+            return try update(object, registry: registry, changed: ColumnSet(low: known))
         }
-        var changed = known
-        changed.remove(0)
-        guard !changed.isEmpty else { return }
-        let statement = try registry.table.updateStatement(changed, in: connection)
+        let changed = known & ~1
+        guard changed != 0 else { return }
+        let statement = try registry.table.updateStatement(ColumnSet(low: changed), in: connection)
         let handle = statement.handle
+        let reals = registry.plainRealMask
         var parameter: Int32 = 1
-        try reals.withUnsafeBufferPointer { reals in
-            try changed.forEach { i in
-                if !bindPlainWord(object, start: start, index: i, isReal: reals[i], to: handle, at: parameter) {
-                    try bindConverting(object, property: i, to: statement, at: parameter, registry: registry)
-                }
-                parameter += 1
+        var bits = changed
+        while bits != 0 {
+            let i = bits.trailingZeroBitCount
+            if !bindPlainWord(object, start: start, index: i, isReal: reals & (1 << UInt64(i)) != 0, to: handle, at: parameter) {
+                try bindConverting(object, property: i, to: statement, at: parameter, registry: registry)
             }
+            parameter += 1
+            bits &= bits - 1
         }
         let rowID = object._rowID
         sqlite3_bind_int64(handle, parameter, rowID)
@@ -441,7 +451,12 @@ extension Database {
         guard sqlite3_changes64(connection.handle) > 0 else {
             throw rowGone(object, registry: registry, key: .integer(rowID))
         }
-        updated(object, properties: changed, registry: registry)
+        if object._snapshotSlot != 0 {
+            registry.capturePlainWords(object, start: start, properties: changed)
+        } else {
+            registry.capture(object, properties: ColumnSet(low: changed))
+        }
+        if !models.observers.isEmpty { recordUpdate(object, properties: ColumnSet(low: changed), registry: registry) }
     }
 
     /// The error a failed step of ``updatePlainWords(_:registry:changed:)`` throws, as ``update(_:registry:changed:)``

@@ -55,6 +55,8 @@ struct SnapshotWord {
 /// models of more than 64 properties, so the common case allocates nothing.
 struct ColumnSet: Hashable {
     private var low: UInt64 = 0
+    /// Bits 0 to 63.
+    var lowBits: UInt64 { low }
     /// Bits 64 and up; nil (no allocation, no reference counting) for the first 64.
     private var high: [UInt64]?
 
@@ -230,6 +232,31 @@ extension TypeRegistry {
     /// The snapshot word of property `index`, if the instance has a snapshot.
     func snapshotWord(of object: ModelObject, at index: Int) -> SnapshotWord? {
         object._snapshotSlot == 0 ? nil : snapshots.word(object._snapshotSlot, index)
+    }
+
+    /// ``changes(of:)`` for a model whose properties are all 8-byte numbers side by side from byte
+    /// `start` (``ModelMetadata/plainWordsStart``), of an instance that has a snapshot: one bit per property.
+    @inline(__always)
+    func contiguousWordChanges(of object: ModelObject, start: Int) -> UInt64 {
+        let words = snapshots.words(object._snapshotSlot)
+        let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + start
+        var mask: UInt64 = 0
+        for i in 0..<snapshots.count where base.load(fromByteOffset: 8 * i, as: UInt64.self) != words[i] {
+            mask |= 1 << UInt64(i)
+        }
+        return mask
+    }
+
+    /// ``capture(_:properties:)`` for such a model (see ``contiguousWordChanges(of:start:)``).
+    @inline(__always)
+    func capturePlainWords(_ object: ModelObject, start: Int, properties: UInt64) {
+        let words = snapshots.words(object._snapshotSlot)
+        var bits = properties
+        while bits != 0 {
+            let i = bits.trailingZeroBitCount
+            words[i] = loadPlainWord(object, start: start, index: i)
+            bits &= bits - 1
+        }
     }
 
     /// The properties whose value differs from the snapshot (every property when there is none).

@@ -19,6 +19,7 @@ final class TypeRegistry {
             readers = Self.readers(metadata, table: table)
             plainReals = Self.plainReals(metadata, fields: fields)
             updatesPlainWords = Self.updatesPlainWords(metadata, table: table, plainReals: plainReals)
+            plainRealMask = Self.realMask(plainReals)
             readingBack = table.readingBack
         }
     }
@@ -36,6 +37,8 @@ final class TypeRegistry {
     /// Whether a save takes ``Database`` `updatePlainWords`: the fields are 8-byte numbers read natively
     /// (`plainReals`), the one key is the rowid, and the table is writable with no generated column.
     @exclusivity(unchecked) private(set) var updatesPlainWords: Bool
+    /// `plainReals` as a bit mask (bit i: property i is a `Double`), for the save's bind loop.
+    @exclusivity(unchecked) private(set) var plainRealMask: UInt64 = 0
     /// Copied from `table` for the fetch loop.
     @usableFromInline private(set) var keyIsRowID: Bool
     /// Copied from `table` for saves: a trigger of the table may REPLACE rows elsewhere.
@@ -98,6 +101,7 @@ final class TypeRegistry {
         self.readers = Self.readers(metadata, table: table)
         self.plainReals = Self.plainReals(metadata, fields: table.fastFields)
         self.updatesPlainWords = Self.updatesPlainWords(metadata, table: table, plainReals: plainReals)
+        self.plainRealMask = Self.realMask(plainReals)
         self.readingBack = table.readingBack
         self.context = context
         self.snapshots = SnapshotStore(count: metadata.properties.count)
@@ -124,6 +128,12 @@ final class TypeRegistry {
             }
         }
         return reals
+    }
+
+    private static func realMask(_ reals: [Bool]?) -> UInt64 {
+        var mask: UInt64 = 0
+        for (i, isReal) in (reals ?? []).enumerated() where isReal && i < 64 { mask |= 1 << UInt64(i) }
+        return mask
     }
 
     private static func updatesPlainWords(_ metadata: ModelMetadata, table: TableMapping, plainReals: [Bool]?) -> Bool {
