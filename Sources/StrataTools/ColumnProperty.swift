@@ -23,7 +23,7 @@ struct ColumnProperty {
         switch column.affinity {
         case .integer: type = "Int64"
         case .real: type = "Double"
-        case .text: type = declared.filter { !$0.isWhitespace } == "CHAR(32)" ? "UUID" : "String"   // Django's UUIDField
+        case .text: type = Self.isUUIDText(column) ? "UUID" : "String"
         case .blob: type = declared.trimmingCharacters(in: .whitespaces).isEmpty ? "SQLValue" : "Data"
         case .numeric:
             if declared.contains("DECIMAL") || declared.contains("NUMERIC(") || declared.contains("NUMERIC (") { type = "Decimal" }
@@ -38,6 +38,11 @@ struct ColumnProperty {
         optional = !column.notNull && type != "SQLValue"
         let literal = ColumnProperty.literal(column.defaultSQL, as: type)
         initialValue = literal ?? (optional ? nil : ColumnProperty.zero(type))
+    }
+
+    /// Whether the column is declared as Django's `UUIDField` declares it, `char(32)` (32 hex digits).
+    static func isUUIDText(_ column: ColumnSchema) -> Bool {
+        column.declaredType.uppercased().filter { !$0.isWhitespace } == "CHAR(32)"
     }
 
     /// `Int64? = 1`, `String = ""`, `Date?`: what follows `var name: `.

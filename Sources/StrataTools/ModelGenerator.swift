@@ -151,6 +151,8 @@ public struct ModelGenerator: Sendable {
             var comment = ""
             if isKey(column), keyColumns.count == 1 || reference(for: column, in: table, references) == nil {
                 switch column.affinity {
+                case .text where keyColumns.count <= 1 && ColumnProperty.isUUIDText(column):
+                    declaration = "UUID = UUID()"   // Django's UUIDField key: a new object gets a fresh key, as there
                 case .text: declaration = "String = \"\""
                 case .integer, .numeric, .blob: declaration = "Int64 = 0"
                 case .real:

@@ -338,6 +338,51 @@ import Strata
             """)
     }
 
+    /// Django's `UUIDField(primary_key=True)` is a `char(32)` key holding 32 hex digits: the generated
+    /// model keys it by `UUID` (as a non-key `char(32)` column already was), and a reference to it is a
+    /// `@Reference`. The model below is the generated one, word for word; it reads and writes Django's rows.
+    @Test func aDjangoUUIDKeyBecomesAUUIDKey() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE "shop_order" ("id" char(32) NOT NULL PRIMARY KEY, "note" varchar(20) NOT NULL);
+            CREATE TABLE "shop_line" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT,
+                "order_id" char(32) NOT NULL REFERENCES "shop_order" ("id") DEFERRABLE INITIALLY DEFERRED);
+            INSERT INTO shop_order VALUES ('0a1b2c3d4e5f40718293a4b5c6d7e8f9', 'first');
+            INSERT INTO shop_line (order_id) VALUES ('0a1b2c3d4e5f40718293a4b5c6d7e8f9');
+            """)
+        let source = generator.source(for: try DatabaseSchema(reading: db))
+        #expect(source.contains("""
+            final class ShopOrder: Model {
+                static let tableName = "shop_order"
+                var id: UUID = UUID()
+                var note: String = ""
+                required init() {}
+            }
+            """))
+        #expect(source.contains("""
+            final class ShopLine: Model {
+                static let tableName = "shop_line"
+                var id: Int64 = 0
+                @Reference var order: ShopOrder?  // NOT NULL: saving without one throws
+                required init() {}
+            }
+            """))
+
+        let key = try #require(UUID(uuidString: "0A1B2C3D-4E5F-4071-8293-A4B5C6D7E8F9"))
+        let line = try #require(try db.objects(GeneratedShopLine.self).first)
+        #expect(line.order?.id == key)
+        #expect(line.order?.note == "first")
+        let order = GeneratedShopOrder(); order.note = "second"
+        try db.save(order)   // a new key of its own (as Django's uuid4 default gives), saved before the line refers to it
+        let another = GeneratedShopLine(); another.order = order
+        try db.save(another)
+        #expect(try db.object(GeneratedShopOrder.self, forKey: order.id)?.note == "second")
+        // Stored as Django stores it: 32 lowercase hex digits, in both tables.
+        let hex = order.id.uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        #expect(try db.rows("SELECT id FROM shop_order ORDER BY note").map { $0[0] } == [.text("0a1b2c3d4e5f40718293a4b5c6d7e8f9"), .text(hex)])
+        #expect(try db.rows("SELECT order_id FROM shop_line ORDER BY id").map { $0[0] } == [.text("0a1b2c3d4e5f40718293a4b5c6d7e8f9"), .text(hex)])
+    }
+
     @Test func selectingTables() throws {
         let id = ColumnSchema(name: "id", declaredType: "INTEGER", primaryKeyPosition: 1)
         let schema = DatabaseSchema(tables: [TableSchema(name: "a", columns: [id]), TableSchema(name: "B", columns: [id])])
@@ -345,4 +390,19 @@ import Strata
         #expect(try schema.selecting([]).tables.count == 2)
         #expect(throws: ToolError.self) { try schema.selecting(["c"]) }
     }
+}
+
+/// What `strata generate` writes for the tables of ``ModelGeneratorTests/aDjangoUUIDKeyBecomesAUUIDKey()``.
+final class GeneratedShopOrder: Model {
+    static let tableName = "shop_order"
+    var id: UUID = UUID()
+    var note: String = ""
+    required init() {}
+}
+
+final class GeneratedShopLine: Model {
+    static let tableName = "shop_line"
+    var id: Int64 = 0
+    @Reference var order: GeneratedShopOrder?  // NOT NULL: saving without one throws
+    required init() {}
 }
