@@ -84,9 +84,17 @@ extension Database {
         enum Edit { case value(SQLValue), unsavedTarget(AnyFieldIO, ModelObject) }
         var edits: [(object: ModelObject, changes: [(index: Int, edit: Edit)])] = []
         let properties = registry.metadata.properties
-        for object in objects where object._registry === registry && !object._isDeleted {
+        // Whether every object is a live instance that a save would leave alone (as `save(_:)` does one).
+        var nothingToSave = true
+        for object in objects {
+            guard object._registry === registry && !object._isDeleted else {
+                nothingToSave = false
+                continue
+            }
+            if registry.needsAttention(object) { nothingToSave = false }
             let changed = registry.changes(of: object)
             if changed.isEmpty { continue }
+            nothingToSave = false
             var changes: [(index: Int, edit: Edit)] = []
             changed.forEach { i in
                 if let value = try? properties[i].accessor.load(object) {
@@ -97,6 +105,8 @@ extension Database {
             }
             edits.append((object, changes))
         }
+        // No transaction (and no write lock) for a batch that changed nothing.
+        if nothingToSave { return }
         if edits.isEmpty { return try body() }
         models.lastConflicted = nil
         do {

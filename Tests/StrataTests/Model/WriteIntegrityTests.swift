@@ -101,6 +101,34 @@ private func increment(_ counter: Counter, on db: Database, conflicts: inout Int
         #expect(notified == 0)
     }
 
+    /// A batch save of instances that changed nothing runs no SQL either: no BEGIN IMMEDIATE (which would
+    /// take the write lock, and wait for it under contention) and no COMMIT. One change, one new object
+    /// or an empty batch behave as they should.
+    @Test func anUnchangedBatchSaveRunsNoSQLNotEvenATransaction() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(djangoDDL)
+        let products = try temp.db.objects(DjangoProduct.self)
+        #expect(products.count == 2)
+        var sql: [String] = []
+        let trace = temp.db.traceStatements { sql.append($0) }
+        try temp.db.save(products)
+        try temp.db.save([DjangoProduct]())
+        #expect(sql.isEmpty)
+
+        products[1].name = "Gadget 2"
+        try temp.db.save(products)
+        #expect(sql.map { $0.components(separatedBy: " ").first ?? "" } == ["BEGIN", "UPDATE", "COMMIT"])
+
+        sql = []
+        let fresh = DjangoProduct(); fresh.name = "New"
+        try temp.db.save(products + [fresh])
+        trace.cancel()
+        #expect(sql.first?.hasPrefix("BEGIN") == true && sql.last?.hasPrefix("COMMIT") == true, "\(sql)")
+        #expect(sql.contains { $0.hasPrefix("INSERT") })
+        #expect(try temp.db.rows("SELECT name FROM inventory_product ORDER BY id").map { $0[0] }
+                == [.text("Widget"), .text("Gadget 2"), .text("New")])
+    }
+
     @Test func changedDatesAndUUIDsAreWrittenInTheColumnsFormat() throws {
         let temp = try TemporaryDatabase()
         try temp.db.execute(djangoDDL)
