@@ -60,10 +60,13 @@ extension Database {
         }
     }
 
-    /// Saves many objects in one IMMEDIATE transaction: all of them, or none.
+    /// Saves many objects in one IMMEDIATE transaction: all of them, or none. As with ``save(_:)-(T)``,
+    /// instances that changed nothing write nothing: a batch with nothing to save runs no SQL at all (no
+    /// transaction, so no write lock).
     ///
     /// ```swift
-    /// try db.save([ada, grace])
+    /// try db.save([ada, grace])   // BEGIN IMMEDIATE, one INSERT or UPDATE each (changed columns only), COMMIT
+    /// try db.save([ada, grace])   // nothing changed since: no SQL
     /// ```
     public func save<T: Model>(_ objects: [T]) throws {
         let registry = try registry(for: T.self, checkingCommits: false)
