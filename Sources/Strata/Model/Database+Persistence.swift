@@ -236,8 +236,14 @@ extension Database {
     /// (A model's declared upsert keys are the one exception, and they match by those properties only.)
     private func insert(_ object: ModelObject, registry: TypeRegistry) throws {
         let metadata = registry.metadata, table = registry.table
-        if !metadata.upsertKeys.isEmpty, try adoptRowMatchingUpsertKeys(object, registry: registry) {
-            return try update(object, registry: registry)
+        if !metadata.upsertKeys.isEmpty {
+            let keyWasUnset = metadata.keyIsInteger && (metadata.key.accessor.int64Key(object) ?? 0) == 0
+            if try adoptRowMatchingUpsertKeys(object, registry: registry) {
+                // Noted as an insert: a rollback (of this save, or of a batch or savepoint around it) makes the
+                // instance unsaved again with its values, instead of the live instance of a row it never wrote.
+                noteInserted(object, keyWasAssigned: keyWasUnset)
+                return try update(object, registry: registry)
+            }
         }
         if !table.requiredColumns.isEmpty {
             throw ModelError(.missingColumns, model: metadata.typeName, properties: table.requiredColumns,
