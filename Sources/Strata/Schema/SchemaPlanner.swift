@@ -363,13 +363,14 @@ struct SchemaPlanner {
         var names: Set<String> = []
         for index in indices where names.insert(indexName(index)).inserted {
             let name = indexName(index)
-            let statement = try connection.cachedStatement("SELECT tbl_name, sql FROM sqlite_master WHERE type = 'index' AND name = ?")
+            // SQLite compares identifiers case-insensitively (ASCII), as NOCASE does: `STRATA_…` is the same name.
+            let statement = try connection.cachedStatement("SELECT tbl_name, sql, name FROM sqlite_master WHERE type = 'index' AND name = ? COLLATE NOCASE")
             try statement.bind(values: [.text(name)])
             defer { statement.reset() }
             if try statement.step() {
                 let owner = statement.string(at: 0), sql = statement.isNull(at: 1) ? "(an automatic index)" : statement.string(at: 1)
                 throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil,
-                                  found: "index \"\(name)\" on table \"\(owner)\": \(sql)",
+                                  found: "index \"\(statement.string(at: 2))\" on table \"\(owner)\": \(sql)",
                                   expected: "\(index.unique ? "a UNIQUE" : "an") index on \"\(metadata.tableName)\" (\(index.columns.joined(separator: ", ")))",
                                   remedy: "An index Strata did not make uses the name Strata gives this declaration; rename or drop that index.")
             }

@@ -225,4 +225,266 @@ private final class TextKeyed: Model {
         await #expect(throws: (any Error).self) { try await pool.read { try $0.rows("SELECT 1").count } }
         await #expect(throws: (any Error).self) { try await pool.syncSchema(Department.self) }
     }
+
+    // MARK: Round 2 probes
+
+    @Test func nanInADateOrAFloatIsRefused() throws {
+        let temp = try TemporaryDatabase()
+        let m = Measured(); m.stamp = Date(timeIntervalSince1970: .nan)
+        let error = #expect(throws: ValueConversionError.self) { try temp.db.save(m) }
+        #expect(error?.property == "stamp")
+        let saved = Measured()
+        try temp.db.save(saved)
+        saved.stamp = Date(timeIntervalSince1970: .nan)
+        let again = #expect(throws: ValueConversionError.self) { try temp.db.save(saved) }
+        #expect(again?.property == "stamp")
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM Measured WHERE stamp IS NULL") == 0)
+    }
+
+    @Test func rowsWithANullTextKeyAreAnErrorNotACrash() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE TextKeyed (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT ''); INSERT INTO TextKeyed VALUES (NULL, 'a'), (NULL, 'b'), ('k', 'c')")
+        var thrown: (any Error)?
+        do { _ = try temp.db.objects(TextKeyed.self) } catch { thrown = error }
+        #expect(thrown != nil)
+        #expect("\(thrown.map { "\($0)" } ?? "")".contains("id"))
+        #expect(try temp.db.object(TextKeyed.self, forKey: "k")?.name == "c")
+    }
+
+    @Test func textKeysDifferingInCaseAreTwoRows() throws {
+        let temp = try TemporaryDatabase()
+        let lower = TextKeyed(); lower.id = "k"; lower.name = "lower"
+        let upper = TextKeyed(); upper.id = "K"; upper.name = "upper"
+        try temp.db.save(lower)
+        try temp.db.save(upper)
+        #expect(try temp.db.object(TextKeyed.self, forKey: "K") === upper)
+        #expect(try temp.db.object(TextKeyed.self, forKey: "k") === lower)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM TextKeyed") == 2)
+    }
+
+    @Test func aNoCaseKeyCollisionNamesTheStoredKey() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE TextKeyed (id TEXT PRIMARY KEY COLLATE NOCASE NOT NULL, name TEXT NOT NULL DEFAULT ''); INSERT INTO TextKeyed VALUES ('k', 'c')")
+        let upper = TextKeyed(); upper.id = "K"; upper.name = "upper"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(upper) }
+        #expect(error?.kind == .duplicateKey)
+        #expect(error?.key == .text("k"))
+        #expect(!upper.isPersisted)
+    }
+
+    @Test func aBatchMixingInsertsUpdatesAndAFailureWritesNothingAndKeepsEveryChange() throws {
+        let temp = try TemporaryDatabase()
+        let a = SyncedNote(); a.slug = "a"; a.text = "a0"
+        let b = SyncedNote(); b.slug = "b"; b.text = "b0"
+        try temp.db.save([a, b])
+        a.text = "a1"
+        let fresh = SyncedNote(); fresh.slug = "fresh"; fresh.text = "f"
+        b.slug = "a"   // duplicates a's slug: fails
+        let error = #expect(throws: ModelError.self) { try temp.db.save([a, fresh, b]) }
+        #expect(error?.kind == .duplicateKey)
+        #expect(error?.key == .integer(1))
+        #expect(a.text == "a1" && a.hasChanges)
+        #expect(!fresh.isPersisted && fresh.id == 0 && fresh.text == "f")
+        #expect(b.slug == "a" && b.hasChanges)
+        #expect(try temp.db.rows("SELECT id, slug, text FROM SyncedNote ORDER BY id").map { "\($0["slug"]!)/\($0["text"]!)" }
+                == ["text 'a'/text 'a0'", "text 'b'/text 'b0'"])
+        b.slug = "b2"
+        try temp.db.save([a, fresh, b])
+        #expect(fresh.id == 3)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM SyncedNote") == 3)
+    }
+
+    @Test func savingAnInstanceWhoseRowAnotherHandleDeletedNeverRecreatesIt() throws {
+        let temp = try TemporaryDatabase()
+        let a = SyncedNote(); a.slug = "a"; a.text = "a0"
+        try temp.db.save(a)
+        let other = try Database(path: temp.path)
+        try other.execute("DELETE FROM SyncedNote")
+        a.text = "a1"
+        #expect(throws: ModelError.self) { try temp.db.save(a) }
+        #expect(a.isDeleted)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM SyncedNote") == 0)
+        // Inside a transaction too.
+        let b = SyncedNote(); b.slug = "b"
+        try temp.db.save(b)
+        try other.execute("DELETE FROM SyncedNote")
+        b.text = "b1"
+        #expect(throws: (any Error).self) { try temp.db.transaction { try temp.db.save(b) } }
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM SyncedNote") == 0)
+    }
+
+    @Test func deferredTransactionsNeverLoseAnIncrementSilently() throws {
+        let temp = try TemporaryDatabase()
+        let seed = SyncedNote(); seed.slug = "c"; seed.text = "0"
+        try temp.db.save(seed)
+        let path = temp.path
+        let committed = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            guard let db = try? Database(path: path), let note = try? db.object(SyncedNote.self, forKey: 1) else { return }
+            for _ in 0..<50 {
+                do {
+                    try db.transaction(.deferred) {
+                        note.text = String((Int(note.text) ?? 0) + 1)
+                        try db.save(note)
+                    }
+                    committed.withLock { $0 += 1 }
+                } catch {}
+            }
+        }
+        let final = try temp.db.value(String.self, "SELECT text FROM SyncedNote WHERE id = 1")
+        #expect(final == String(committed.withLock { $0 }))
+    }
+}
+
+private final class AuditPost: Model {
+    static let tableName = "blog_post"
+    static let persistentProperties = ["id", "title"]
+    var id: Int64 = 0
+    var title = ""
+    @Siblings(through: "blog_post_tags", from: "post_id", to: "tag_id", orderBy: "name") var tags: [AuditTag]
+    required init() {}
+}
+
+private final class AuditTag: Model {
+    static let tableName = "blog_tag"
+    static let persistentProperties = ["id", "name"]
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class AuditGrant: Model {
+    static let compositeKey = ["user", "permission"]
+    var user: Int64 = 0
+    var permission = ""
+    var level = 1
+    required init() {}
+}
+
+@Suite struct AuditWriteRound3Tests {
+    @Test func siblingsAndChildrenOfAClosedHandleThrow() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE "blog_post" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "title" varchar(100) NOT NULL);
+            CREATE TABLE "blog_tag" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "name" varchar(30) NOT NULL);
+            CREATE TABLE "blog_post_tags" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "post_id" integer NOT NULL, "tag_id" integer NOT NULL);
+            INSERT INTO blog_post (title) VALUES ('one'); INSERT INTO blog_tag (name) VALUES ('swift'), ('orm');
+            INSERT INTO blog_post_tags (post_id, tag_id) VALUES (1, 1);
+            """)
+        let post = try #require(try temp.db.object(AuditPost.self, forKey: 1))
+        let orm = try #require(try temp.db.object(AuditTag.self, forKey: 2))
+        let team = RTeam(); team.name = "t"
+        try temp.db.save(team)
+        try temp.db.close()
+        #expect(throws: (any Error).self) { try post.$tags.load() }
+        #expect(throws: (any Error).self) { try post.$tags.reload() }
+        #expect(throws: (any Error).self) { try post.$tags.add(orm) }
+        #expect(throws: (any Error).self) { try post.$tags.remove(orm) }
+        #expect(throws: (any Error).self) { try team.$members.load() }
+        #expect(throws: (any Error).self) { try team.$members.reload() }
+    }
+
+    @Test func aCompositeKeyCollisionNamesTheKey() throws {
+        let temp = try TemporaryDatabase()
+        let first = AuditGrant(); first.user = 1; first.permission = "read"; first.level = 1
+        try temp.db.save(first)
+        let db = try temp.reopen()
+        let second = AuditGrant(); second.user = 1; second.permission = "read"; second.level = 2
+        let error = #expect(throws: ModelError.self) { try db.save(second) }
+        #expect(error?.kind == .duplicateKey)
+        #expect(error?.model == "AuditGrant")
+        #expect(error?.key != nil)
+        #expect(error?.properties == ["user", "permission"])
+        #expect(!second.isPersisted)
+    }
+
+    @Test func aDeleteRolledBackWithItsSavepointBringsTheInstanceBack() throws {
+        let temp = try TemporaryDatabase()
+        let a = SyncedNote(); a.slug = "a"
+        try temp.db.save(a)
+        try temp.db.transaction {
+            struct Undo: Error {}
+            _ = try? temp.db.transaction {
+                try temp.db.delete(a)
+                #expect(a.isDeleted)
+                throw Undo()
+            }
+            #expect(!a.isDeleted)
+            #expect(try temp.db.object(SyncedNote.self, forKey: 1) === a)
+            a.text = "kept"
+            try temp.db.save(a)
+        }
+        #expect(try temp.db.value(String.self, "SELECT text FROM SyncedNote WHERE id = 1") == "kept")
+    }
+
+    @Test func aNullWrittenByAnotherHandleMakesTheInstanceStaleNamingTheColumn() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE Measured (id INTEGER PRIMARY KEY, reading REAL, payload TEXT, count INTEGER, flag INTEGER,
+                stamp REAL, token TEXT, label TEXT, mood TEXT)
+            """)
+        let m = Measured(); m.count = 3
+        try temp.db.save(m)
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE Measured SET count = NULL, flag = 1")
+        m.label = "mine"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(m) }
+        #expect(error?.kind == .stale)
+        #expect(error?.property == "count")
+        #expect(m.count == 3 && m.label == "mine" && !m.flag)
+        #expect(try temp.db.value(String.self, "SELECT label FROM Measured") == "")
+        try other.execute("UPDATE Measured SET count = 4")
+        try temp.db.save(m)
+        #expect(m.count == 4 && m.flag)
+        #expect(try temp.db.value(String.self, "SELECT label FROM Measured") == "mine")
+    }
+}
+
+private final class SharedA: Model {
+    static let tableName = "shared"
+    static let uniqueIndices = [["code"]]
+    var id: Int64 = 0
+    var code = ""
+    required init() {}
+}
+
+private final class SharedB: Model {
+    static let tableName = "shared"
+    var id: Int64 = 0
+    var code = ""
+    required init() {}
+}
+
+private final class Tagged: Model {
+    static let indices = [["label"]]
+    var id: Int64 = 0
+    var label = ""
+    var other = ""
+    required init() {}
+}
+
+@Suite struct AuditIndexTests {
+    @Test func aUniqueIndexAnotherModelDeclaresIsNotDroppedByAFreshHandle() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.syncSchema(SharedA.self)
+        let db = try temp.reopen()
+        try db.syncSchema(SharedB.self)
+        // Not fixed (reported): a handle knows only the models it has synced, so SharedB's sync drops the
+        // UNIQUE index SharedA declared; SharedA's next sync re-creates it (or fails over duplicates).
+        let indices = try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'shared'")
+        withKnownIssue("a fresh handle's sync of one model over a table drops owned indices another model declares") {
+            #expect(indices == 1)
+        }
+    }
+
+    @Test func anIndexWhoseNameDiffersOnlyInCaseIsASchemaError() throws {
+        let temp = try TemporaryDatabase()
+        let name = try #require(try Database().schemaPlan(for: Tagged.self).steps.compactMap { step -> String? in
+            if case .createIndex(let n) = step.kind { return n } else { return nil }
+        }.first)
+        try temp.db.execute("CREATE TABLE Tagged (id INTEGER PRIMARY KEY AUTOINCREMENT, label TEXT NOT NULL DEFAULT '', other TEXT NOT NULL DEFAULT '')")
+        try temp.db.execute("CREATE INDEX \"\(name.uppercased())\" ON Tagged (other)")
+        #expect(throws: SchemaError.self) { try temp.db.syncSchema(Tagged.self) }
+        #expect(try temp.db.value(String.self, "SELECT sql FROM sqlite_master WHERE type = 'index'")?.contains("other") == true)
+    }
 }
