@@ -620,6 +620,13 @@ extension Database {
                 throw ValueConversionError(expected: Double.self, found: value,
                                            reason: "NaN cannot be stored: SQLite would store NULL; store nil in an optional, or a number")
             }
+            // A Decimal NaN's text ("NaN") is no number any fetch could read back.
+            if metadata.properties[i].formatKind == .decimal, case .text("NaN") = value {
+                var error = ValueConversionError(expected: Double.self, found: value,
+                                                 reason: "NaN cannot be stored: no fetch could read it back; store nil in an optional, or a number")
+                error.expected = "Decimal"
+                throw error
+            }
             let format = registry.table.formats[i]
             if format != .native { value = try format.stored(value) }
             try statement.bind(value, at: index)

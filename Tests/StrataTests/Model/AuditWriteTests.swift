@@ -488,3 +488,61 @@ private final class Tagged: Model {
         #expect(try temp.db.value(String.self, "SELECT sql FROM sqlite_master WHERE type = 'index'")?.contains("other") == true)
     }
 }
+
+private final class RemoteItem: Model {
+    static let tableName = "remote_item"
+    static let upsertKeys = ["source", "remoteID"]
+    var id: Int64 = 0
+    var source: String?
+    var remoteID = UUID()
+    var title = ""
+    required init() {}
+}
+
+@Suite struct AuditUpsertFormatTests {
+    @Test func aCompositeUpsertKeyMatchesInTheColumnsFormatAndANilPartMatchesNothing() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE remote_item (id integer NOT NULL PRIMARY KEY AUTOINCREMENT, source varchar(10) NULL, remoteID char(32) NOT NULL, title varchar(20) NOT NULL);
+            INSERT INTO remote_item VALUES (5, 'web', '0f8fad5bd9cb469fa16570867728950e', 'old');
+            INSERT INTO remote_item VALUES (6, NULL, '7c9e6679742540de944be07fc1f90ae7', 'orphan');
+            """)
+        let incoming = RemoteItem(); incoming.source = "web"
+        incoming.remoteID = try #require(UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E"))
+        incoming.title = "new"
+        try temp.db.save(incoming)
+        #expect(incoming.id == 5)
+        #expect(try temp.db.value(String.self, "SELECT title FROM remote_item WHERE id = 5") == "new")
+        let orphan = RemoteItem()
+        orphan.remoteID = try #require(UUID(uuidString: "7C9E6679-7425-40DE-944B-E07FC1F90AE7"))
+        orphan.title = "second orphan"
+        try temp.db.save(orphan)
+        #expect(orphan.id == 7)
+        #expect(try temp.db.value(String.self, "SELECT remoteID FROM remote_item WHERE id = 7") == "7c9e6679742540de944be07fc1f90ae7")
+    }
+}
+
+private final class Priced: Model {
+    var id: Int64 = 0
+    var price = Decimal(0)
+    var discount: Decimal?
+    required init() {}
+}
+
+@Suite struct AuditDecimalNaNTests {
+    /// A Decimal NaN would be stored as the text "NaN", which no fetch can read back: refused on save,
+    /// naming the property, as a Double NaN is.
+    @Test func aDecimalNaNIsRefusedOnSaveNamingTheProperty() throws {
+        let temp = try TemporaryDatabase()
+        let p = Priced(); p.price = .nan
+        let error = #expect(throws: ValueConversionError.self) { try temp.db.save(p) }
+        #expect(error?.property == "price")
+        #expect(!p.isPersisted)
+        let q = Priced()
+        try temp.db.save(q)
+        q.discount = .nan
+        let again = #expect(throws: ValueConversionError.self) { try temp.db.save(q) }
+        #expect(again?.property == "discount")
+        #expect(try temp.reopen().objects(Priced.self).count == 1)
+    }
+}
