@@ -120,14 +120,16 @@ struct SchemaPlanner {
         let declared = metadata.indices.map { columnIndex($0, properties) }
         steps += try createIndices(metadata.indices.filter { index in !current.indices.contains { covers($0, columnIndex(index, properties)) } },
                                    properties: properties, in: connection)
-        // Owned indices that serve no declaration are dropped; one that still serves one (made under an older
-        // name scheme, or before its columns were renamed) is kept: dropping it would lose, say, a UNIQUE
-        // guarantee with nothing to replace it. A model that maps only some of the table's columns (a
-        // summary beside a full model) never drops one, nor is one dropped that another model of this handle
-        // over the table declares: two models over one table keep each other's indices.
+        // Owned plain indices that serve no declaration are dropped; one that still serves one (made under an
+        // older name scheme, or before its columns were renamed) is kept. A UNIQUE index is never dropped here:
+        // another model over the table, which this handle has not seen, may declare it, and a lost UNIQUE
+        // constraint lets duplicates in. Dropping one is the user's explicit step (`DROP INDEX`, in a
+        // migration). A model that maps only some of the table's columns (a summary beside a full model)
+        // drops none, nor is one dropped that another model of this handle over the table declares.
         let mapped = Set(properties.map { $0.column.lowercased() })
         let mapsEveryColumn = current.columns.allSatisfy { $0.hidden != 0 || mapped.contains($0.name.lowercased()) }
-        for index in current.indices where mapsEveryColumn && index.isOwned && !(declared + otherIndices).contains(where: { covers(index, $0) }) {
+        for index in current.indices where mapsEveryColumn && index.isOwned && !index.unique
+            && !(declared + otherIndices).contains(where: { covers(index, $0) }) {
             steps.append(SchemaStep(kind: .dropIndex(index.name), sql: "DROP INDEX \(SQL.quote(index.name))"))
         }
         return SchemaPlan(model: metadata.typeName, table: table, steps: steps, columns: columns)
