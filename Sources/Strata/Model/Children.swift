@@ -118,7 +118,8 @@ public struct Children<Child: Model>: TransientStorage {
                                            reload: Bool) throws -> [Child] {
         let storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
         if !reload, let cached = storage.cache { return cached }
-        guard let registry = owner._registry, !owner._isDeleted, let database = registry.database else { return [] }
+        guard let registry = owner._registry, !owner._isDeleted else { return [] }
+        let database = try registry.openDatabase()
         guard registry.metadata.keyCount == 1 else {
             throw ModelError(.unsupportedType, model: registry.metadata.typeName,
                              "@Children needs a single-column key on \(registry.metadata.typeName); it has a composite key")

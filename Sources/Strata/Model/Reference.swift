@@ -244,13 +244,14 @@ public struct Reference<Related: Model>: ReferenceStorage {
             (storage.target, storage.strongTarget) = (nil, nil)
             owner[keyPath: path].state = storage
         }
-        guard !storage.key.isNull, let database = owner._registry?.database else { return nil }
+        // An owner never saved has no database to read through; one whose handle is gone cannot read.
+        guard !storage.key.isNull, let registry = owner._registry else { return nil }
+        let database = try registry.openDatabase()
         let metadata = try ModelMetadata.of(Related.self)
         if storage.missingAt >= 0 && storage.missingAt == database.models.changeCount {
             throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
         }
-        if let registry = owner._registry,
-           database.batchFaults(of: owner, registry: registry, relatedType: Related.self, key: storage.key) {
+        if database.batchFaults(of: owner, registry: registry, relatedType: Related.self, key: storage.key) {
             let now = owner[keyPath: path].state
             if now.key == storage.key, let held = now.held, !held._isDeleted { return unsafeDowncast(held, to: Related.self) }
             if now.missingAt >= 0 && now.missingAt == database.models.changeCount {

@@ -99,7 +99,8 @@ public struct Siblings<Target: Model>: TransientStorage {
                                            reload: Bool) throws -> [Target] {
         let storage = owner[keyPath: path]
         if !reload, let cached = storage.cache { return cached }
-        guard let registry = owner._registry, !owner._isDeleted, let database = registry.database else { return [] }
+        guard let registry = owner._registry, !owner._isDeleted else { return [] }
+        let database = try registry.openDatabase()
         let (groups, _) = try storage.query([owner], ownerMetadata: registry.metadata, database: database)
         let targets = groups[try registry.metadata.key.accessor.load(owner)] ?? []
         owner[keyPath: path].cache = cacheable(targets, for: owner)

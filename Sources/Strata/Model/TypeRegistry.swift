@@ -148,6 +148,16 @@ final class TypeRegistry {
 
     var database: Database? { context?.database }
 
+    /// The database, for a load through an instance of this registry: throws when its handle was closed,
+    /// or released while the instance lived on (a load then has nowhere to read, which is no empty answer).
+    func openDatabase() throws -> Database {
+        guard let database else {
+            throw DatabaseError(code: .misuse, message: "the database is closed: the handle that read this \(metadata.typeName) was released", sql: nil)
+        }
+        if database.connection.isClosed { throw database.connection.closedError(sql: nil) }
+        return database
+    }
+
     // MARK: Identity map
 
     /// The live instance for a rowid, if any.

@@ -384,6 +384,30 @@ private final class AuditGrant: Model {
         #expect(throws: (any Error).self) { try team.$members.reload() }
     }
 
+    /// A handle released (not closed) while its instances live on: the throwing loads of @Siblings and
+    /// @Children say so, as after `close()`, instead of reading as empty (a relationship load that fails
+    /// throws). The plain reads stay [] (a getter cannot throw).
+    @Test func siblingsAndChildrenOfAReleasedHandleThrow() throws {
+        let temp = try TemporaryDatabase()
+        var db: Database? = try Database(path: temp.path)   // a handle of its own, released below
+        try db!.execute("""
+            CREATE TABLE "blog_post" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "title" varchar(100) NOT NULL);
+            CREATE TABLE "blog_tag" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "name" varchar(30) NOT NULL);
+            CREATE TABLE "blog_post_tags" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "post_id" integer NOT NULL, "tag_id" integer NOT NULL);
+            INSERT INTO blog_post (title) VALUES ('one'); INSERT INTO blog_tag (name) VALUES ('swift');
+            INSERT INTO blog_post_tags (post_id, tag_id) VALUES (1, 1);
+            """)
+        let post = try #require(try db!.object(AuditPost.self, forKey: 1))
+        let team = RTeam(); team.name = "t"
+        try db!.save(team)
+        db = nil
+        #expect(throws: DatabaseError.self) { try post.$tags.load() }
+        #expect(throws: DatabaseError.self) { try team.$members.load() }
+        #expect(post.tags.isEmpty)
+        #expect(team.members.isEmpty)
+        #expect(post.title == "one")
+    }
+
     @Test func aCompositeKeyCollisionNamesTheKey() throws {
         let temp = try TemporaryDatabase()
         let first = AuditGrant(); first.user = 1; first.permission = "read"; first.level = 1
