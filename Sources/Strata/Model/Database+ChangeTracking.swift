@@ -358,13 +358,33 @@ extension Database {
     /// After the library's own write to the table of `writer`: the live instances of WITHOUT ROWID tables it
     /// may have changed unreported are reloaded: those of other model types over the same table, those a
     /// trigger of that table may write, and, for a delete, those whose foreign keys point at it (ON DELETE
-    /// CASCADE / SET NULL / SET DEFAULT). (The writer's own instances are its caller's to update.)
+    /// CASCADE / SET NULL / SET DEFAULT), at any depth: through the rows the cascade deleted in other tables
+    /// (the update hook reported them) and through the tables of those instances in turn. (The writer's
+    /// own instances are its caller's to update.)
     func refreshWithoutRowIDInstances(affectedBy writer: TypeRegistry, deleting: Bool) {
         let parent = writer.table.lowercasedName
-        for registry in models.registries.values where !registry.table.hasRowID && registry !== writer {
-            guard registry.table.lowercasedName == parent || (deleting && registry.table.parentTables.contains(parent))
-                || (!writer.table.triggerSQL.isEmpty && writer.table.triggersMayWrite(registry.table.table)) else { continue }
-            for object in registry.liveInstances where !object._isDeleted { refresh(object, registry: registry) }
+        // The tables whose rows a delete removed, directly or by cascade: their children may cascade too.
+        var deleted: Set<String> = [parent]
+        if deleting {
+            var last = ""
+            for change in models.pending where change.operation == SQLITE_DELETE && change.table != last {
+                last = change.table
+                deleted.insert(last.lowercased())
+            }
+        }
+        var waiting = models.registries.values.filter { !$0.table.hasRowID && $0 !== writer }
+        var found = true
+        while found {
+            found = false
+            for (index, registry) in waiting.enumerated().reversed() {
+                guard registry.table.lowercasedName == parent || (deleting && !registry.table.parentTables.isDisjoint(with: deleted))
+                    || (!writer.table.triggerSQL.isEmpty && writer.table.triggersMayWrite(registry.table.table)) else { continue }
+                waiting.remove(at: index)
+                found = true
+                for object in registry.liveInstances where !object._isDeleted { refresh(object, registry: registry) }
+                // The cascade may have deleted rows of this table (unreported): its own children may have gone too.
+                if deleting { deleted.insert(registry.table.lowercasedName) }
+            }
         }
     }
 
