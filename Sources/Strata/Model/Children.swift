@@ -7,6 +7,9 @@ protocol TransientStorage {
     static var relatedType: any Model.Type { get }
     /// Drops the loaded array (the next read queries again).
     mutating func invalidate()
+    /// Whether a rollback drops the loaded arrays (their rows are no model's live instances, which the
+    /// rollback restores).
+    static var droppedOnRollback: Bool { get }
     /// Loads the objects of every owner (`storage` gives each owner's wrapper) in one query per chunk of
     /// owners; returns them all.
     static func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database,
@@ -47,6 +50,8 @@ public struct Children<Child: Model>: TransientStorage {
     static var relatedType: any Model.Type { Child.self }
 
     mutating func invalidate() { cache = nil }
+
+    static var droppedOnRollback: Bool { false }
 
     /// Declares the children whose property `column` points at the owner, in `orderBy` order.
     ///

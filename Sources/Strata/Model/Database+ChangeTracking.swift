@@ -277,6 +277,7 @@ extension Database {
         let live = liveAndDeletedInstances()
         if !undone.isEmpty { releaseUndoneInserts(undone.map(\.object), heldBy: live) }
         for (object, registry) in live { refresh(object, registry: registry, .rollback) }
+        dropJoinTableArrays(of: live)
         if !isInTransaction {
             models.deletedInTransaction.removeAll()
             models.insertedInTransaction.removeAll()
@@ -319,6 +320,16 @@ extension Database {
         let live = liveAndDeletedInstances()
         if !undone.isEmpty { releaseUndoneInserts(undone, heldBy: live) }
         for (object, registry) in live { refresh(object, registry: registry, .rollback) }
+        dropJoinTableArrays(of: live)
+    }
+
+    /// After a rollback: the loaded many-to-many arrays (``Siblings``) of `live` are dropped, and read
+    /// again next time, since what the rollback undid in their join tables (an `add` or `remove`) no
+    /// live instance shows.
+    private func dropJoinTableArrays(of live: [(ModelObject, TypeRegistry)]) {
+        for (object, registry) in live {
+            for array in registry.metadata.heldArrays where array.droppedOnRollback { array.invalidate(of: object) }
+        }
     }
 
     /// The statement that selects the row of a live instance, bound (the caller steps and resets it): by

@@ -684,6 +684,8 @@ class AnyHeldObjects {
     func objects(of object: ModelObject) -> [ModelObject] { [] }
     /// Drops the loaded array of `object` (the next read queries again).
     func invalidate(of object: ModelObject) {}
+    /// Whether a rollback drops the loaded arrays (``TransientStorage/droppedOnRollback``).
+    var droppedOnRollback: Bool { false }
     /// Loads the wrapper's objects for every owner at once; returns them all.
     func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database) throws -> [ModelObject] { [] }
 }
@@ -698,6 +700,8 @@ final class HeldObjects<Storage: TransientStorage>: AnyHeldObjects {
     override func objects(of object: ModelObject) -> [ModelObject] { field(object, offset, Storage.self).pointee.heldObjects }
 
     override func invalidate(of object: ModelObject) { field(object, offset, Storage.self).pointee.invalidate() }
+
+    override var droppedOnRollback: Bool { Storage.droppedOnRollback }
 
     override func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database) throws -> [ModelObject] {
         try Storage.prefetch(owners, registry: registry, database: database) { field($0, self.offset, Storage.self) }

@@ -21,7 +21,8 @@
 /// violated); the join table may be one Strata never maps, or the table of a model with a
 /// ``ModelDeclaration/compositeKey`` (whose live instances then see the writes). The array is cached
 /// strongly unless a target already holds this object (its own `@Siblings` back to it, say), so no cycle
-/// forms; then each read queries.
+/// forms; then each read queries. A rollback (of a transaction or a savepoint) drops loaded arrays, so an
+/// `add` or `remove` it undid is not shown; the next read queries again.
 @propertyWrapper
 public struct Siblings<Target: Model>: TransientStorage {
     let joinTable: String
@@ -93,6 +94,10 @@ public struct Siblings<Target: Model>: TransientStorage {
     static var relatedType: any Model.Type { Target.self }
 
     mutating func invalidate() { cache = nil }
+
+    /// A rolled-back `add` or `remove` (or other write to the join table) is undone in the join table,
+    /// which no live instance follows: the array is read again.
+    static var droppedOnRollback: Bool { true }
 
     /// The cached targets, or one query through the owner's database.
     private static func load<Owner: Model>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Siblings<Target>>,

@@ -313,6 +313,37 @@ private func blog(_ db: Database) throws {
 }
 
 extension AuditFKTests {
+    @Test func anAddRolledBackLeavesNoTargetInTheLoadedArray() throws {
+        let db = try Database()
+        try blog(db)
+        let post = try #require(try db.object(AXPost.self, forKey: 1))
+        let orm = try #require(try db.object(AXTag.self, forKey: 2))
+        let swift = try #require(try db.object(AXTag.self, forKey: 1))
+        #expect(post.tags.map(\.name) == ["swift", "sqlite"])
+        struct Undo: Error {}
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                try post.$tags.add(orm)
+                try post.$tags.remove(swift)
+                throw Undo()
+            }
+        }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM blog_post_tags WHERE post_id = 1") == 2)
+        #expect(post.tags.map(\.name) == ["swift", "sqlite"])
+        // A savepoint rolled back inside a transaction that commits.
+        try db.transaction {
+            try? db.transaction {
+                try post.$tags.add(orm)
+                #expect(post.tags.map(\.name) == ["swift", "orm", "sqlite"])
+                throw Undo()
+            }
+            #expect(post.tags.map(\.name) == ["swift", "sqlite"])
+            try post.$tags.remove(swift)
+        }
+        #expect(post.tags.map(\.name) == ["sqlite"])
+        #expect(try post.$tags.reload().map(\.name) == ["sqlite"])
+    }
+
     @Test func removingATargetNotLinkedChangesNothing() throws {
         let db = try Database()
         try blog(db)
