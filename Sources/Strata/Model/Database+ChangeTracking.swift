@@ -276,8 +276,7 @@ extension Database {
         }
         let live = liveAndDeletedInstances()
         if !undone.isEmpty { releaseUndoneInserts(undone.map(\.object), heldBy: live) }
-        for (object, registry) in live { refresh(object, registry: registry, .rollback) }
-        dropJoinTableArrays(of: live)
+        refreshAfterRollback(live)
         if !isInTransaction {
             models.deletedInTransaction.removeAll()
             models.insertedInTransaction.removeAll()
@@ -319,7 +318,20 @@ extension Database {
         models.insertedInTransaction = kept
         let live = liveAndDeletedInstances()
         if !undone.isEmpty { releaseUndoneInserts(undone, heldBy: live) }
-        for (object, registry) in live { refresh(object, registry: registry, .rollback) }
+        refreshAfterRollback(live)
+    }
+
+    /// Every instance of `live` reads its row again after a rollback; one the rollback brought back from
+    /// deleted drops the loaded arrays of its parents (loaded without it meanwhile), and the loaded
+    /// many-to-many arrays are dropped.
+    private func refreshAfterRollback(_ live: [(ModelObject, TypeRegistry)]) {
+        for (object, registry) in live {
+            let wasDeleted = object._isDeleted
+            refresh(object, registry: registry, .rollback)
+            if wasDeleted && !object._isDeleted && !registry.metadata.relationshipFields.isEmpty {
+                registry.dropParentsArrays(of: object, holdingIt: false)
+            }
+        }
         dropJoinTableArrays(of: live)
     }
 

@@ -103,7 +103,13 @@ public struct Siblings<Target: Model>: TransientStorage {
     private static func load<Owner: Model>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Siblings<Target>>,
                                            reload: Bool) throws -> [Target] {
         let storage = owner[keyPath: path]
-        if !reload, let cached = storage.cache { return cached }
+        if !reload, let cached = storage.cache {
+            // A target deleted since (by the handle, a cascade, raw SQL) has no row to pair with: it leaves.
+            guard cached.contains(where: { $0._isDeleted }) else { return cached }
+            let kept = cached.filter { !$0._isDeleted }
+            owner[keyPath: path].cache = kept
+            return kept
+        }
         guard let registry = owner._registry, !owner._isDeleted else { return [] }
         let database = try registry.openDatabase()
         let (groups, _) = try storage.query([owner], ownerMetadata: registry.metadata, database: database)

@@ -245,7 +245,25 @@ final class TypeRegistry {
         let wasDeleted = object._isDeleted
         object._isDeleted = deleted
         if !deleted { object._registry = nil }
-        if deleted && !wasDeleted, let notify = metadata.observationNotifier { notify(object) }
+        if deleted && !wasDeleted {
+            if !metadata.relationshipFields.isEmpty { dropParentsArrays(of: object, holdingIt: true) }
+            if let notify = metadata.observationNotifier { notify(object) }
+        }
+    }
+
+    /// Drops the loaded arrays of `object`'s type in the objects its references hold — a parent's
+    /// ``Children`` — (with `holdingIt`, only those that hold `object`); they are read again next time. So a
+    /// deleted instance (by the handle, a cascade or raw SQL) does not linger in its parent's array, and one
+    /// a rollback brings back is not missing from an array loaded meanwhile.
+    func dropParentsArrays(of object: ModelObject, holdingIt: Bool) {
+        let type = ObjectIdentifier(metadata.type)
+        for io in metadata.relationshipFields {
+            guard let parent = io.heldTarget(of: object), let arrays = parent._registry?.metadata.heldArrays else { continue }
+            for array in arrays where array.relatedType.map(ObjectIdentifier.init) == type
+                && (!holdingIt || array.objects(of: parent).contains(where: { $0 === object })) {
+                array.invalidate(of: parent)
+            }
+        }
     }
 
     /// Every live instance (for refreshes after a rollback).

@@ -392,3 +392,198 @@ extension AuditFKTests {
         #expect(throws: (any Error).self) { try db.prefetch("featured", of: [track]) }
     }
 }
+
+// MARK: Prefetch probes
+
+extension AuditFKTests {
+    @Test func prefetchMixedDepthIsOneQueryPerLevel() throws {
+        let db = try Database()
+        let (ada, bob, album, track) = try library(db)
+        _ = (ada, bob, album, track)
+        let lonely = AXArtist(); lonely.name = "Lonely"
+        try db.save(lonely)
+        let db2 = try Database()   // unused
+        _ = db2
+        let fresh = try Database()
+        _ = fresh
+        // read in a new handle of the same memory? use a file instead
+        let temp = try TemporaryDatabase()
+        _ = try library(temp.db)
+        let l2 = AXArtist(); l2.name = "Lonely"; try temp.db.save(l2)
+        let db3 = try temp.reopen()
+        let log = StatementLog(db3)
+        let artists = try db3.objects(AXArtist.self, where: "ORDER BY id", prefetching: ["albums", "albums.tracks", "albums.tracks.featured", "albums.artist"])
+        let n = log.count
+        #expect(artists.map { $0.albums.count } == [1, 0, 0])
+        #expect(artists[0].albums[0].tracks.first?.featured?.name == "Bob")
+        #expect(artists[0].albums[0].artist === artists[0])
+        #expect(log.count == n)
+    }
+
+    @Test func prefetchOfMoreTextKeysThanTheVariableLimit() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE RCountry (code TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE RCity (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', country TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000)
+            INSERT INTO RCountry SELECT 'c' || i, 'n' || i FROM n;
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000)
+            INSERT INTO RCity SELECT i, 'x', CASE WHEN i % 10 = 0 THEN 'none' || i ELSE 'c' || i END FROM n;
+            """)
+        let log = StatementLog(db)
+        let cities = try db.objects(RCity.self, where: "ORDER BY id", prefetching: ["country"])
+        let n = log.count
+        #expect(cities.filter { $0.country != nil }.count == 36000)
+        #expect(cities[0].country?.name == "n1")
+        #expect(log.count == n)
+    }
+
+}
+
+private final class APArtist: Model {
+    var id: Int64 = 0
+    var name = ""
+    @Children(by: "artist", orderBy: "title") var albums: [APAlbum]
+    required init() {}
+}
+
+private final class APAlbum: Model {
+    var id: Int64 = 0
+    var title = ""
+    @Reference var artist: APArtist?
+    @Children(by: "album") var tracks: [APTrack]
+    required init() {}
+}
+
+private final class APTrack: Model {
+    var id: Int64 = 0
+    var name = ""
+    @Reference var album: APAlbum?
+    @Reference var featured: APArtist?
+    required init() {}
+}
+
+private func plainMusic(_ db: Database, titles: String = "TEXT NOT NULL DEFAULT ''") throws {
+    try db.execute("""
+        CREATE TABLE APArtist (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+        CREATE TABLE APAlbum (id INTEGER PRIMARY KEY, title \(titles), artist INTEGER);
+        CREATE TABLE APTrack (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', album INTEGER, featured INTEGER);
+        INSERT INTO APArtist VALUES (1, 'Ada'), (2, 'Bob');
+        INSERT INTO APAlbum VALUES (1, 'A', 99), (2, 'B', 1);
+        INSERT INTO APTrack VALUES (1, 't', 1, 77), (2, 'u', 5, NULL), (3, 'v', 2, 2);
+        """)
+}
+
+extension AuditFKTests {
+    @Test func prefetchOfEmptyResultsAndKeysWithNoRow() throws {
+        let db = try Database()
+        try plainMusic(db)
+        let none = try db.objects(APArtist.self, where: "WHERE id > 5", prefetching: ["albums.tracks.featured"])
+        #expect(none.isEmpty)
+        let log = StatementLog(db)
+        let tracks = try db.objects(APTrack.self, where: "ORDER BY id", prefetching: ["album.artist", "featured"])
+        let n = log.count
+        #expect(tracks[0].album?.title == "A" && tracks[0].album?.artist == nil && tracks[0].featured == nil)
+        #expect(tracks[1].album == nil)
+        #expect(tracks[2].album?.artist?.name == "Ada" && tracks[2].featured?.name == "Bob")
+        #expect(log.count == n)
+        #expect(throws: ModelError.self) { try tracks[0].$featured.load() }
+    }
+
+    @Test func relationshipLoadsOfAWrongTypeThrow() throws {
+        let db = try Database()
+        try plainMusic(db, titles: "TEXT")
+        try db.execute("UPDATE APAlbum SET title = NULL WHERE id = 2")
+        let artist = try #require(try db.object(APArtist.self, forKey: 1))
+        #expect(throws: (any Error).self) { try artist.$albums.load() }
+        #expect(throws: (any Error).self) { try db.prefetch("albums", of: [artist]) }
+        let track = try #require(try db.object(APTrack.self, forKey: 3))
+        #expect(throws: (any Error).self) { try track.$album.load() }
+        #expect(throws: (any Error).self) { try db.prefetch("album", of: [track]) }
+        let tracks = try db.objects(APTrack.self)
+        #expect(throws: (any Error).self) { try db.prefetch("album", of: tracks) }
+    }
+
+    @Test func relationshipLoadsOfARecreatedTableOrAClosedHandleThrow() throws {
+        let db = try Database()
+        try plainMusic(db)
+        let tracks = try db.objects(APTrack.self)
+        let artists = try db.objects(APArtist.self)
+        try db.execute("DROP TABLE APAlbum; CREATE TABLE APAlbum (id INTEGER PRIMARY KEY, title BLOB, artist REAL); INSERT INTO APAlbum VALUES (1, x'00', 1.5)")
+        #expect(throws: (any Error).self) { try db.prefetch("album", of: tracks) }
+        #expect(throws: (any Error).self) { try tracks[2].$album.load() }
+        #expect(throws: (any Error).self) { try db.prefetch("albums", of: artists) }
+        #expect(throws: (any Error).self) { try artists[0].$albums.load() }
+        try db.close()
+        #expect(throws: (any Error).self) { try db.prefetch("featured", of: tracks) }
+        #expect(throws: (any Error).self) { try artists[0].$albums.load() }
+        #expect(throws: (any Error).self) { try db.prefetch("albums", of: artists) }
+    }
+}
+
+
+// MARK: Deleted objects in loaded to-many arrays
+
+private final class AXLinkPost: Model {
+    static let tableName = "post"
+    var id: Int64 = 0
+    @Siblings(through: "post_tag", from: "post_id", to: "tag_id") var tags: [AXLinkTag]
+    required init() {}
+}
+
+private final class AXLinkTag: Model {
+    static let tableName = "tag"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+extension AuditFKTests {
+    @Test func aCascadedChildLeavesItsParentsLoadedArray() throws {
+        let db = try Database()
+        let (ada, _, album, track) = try library(db)
+        #expect(ada.albums.map(\.title) == ["A"] && album.tracks.map(\.name) == ["t"])
+        try db.delete(ada)
+        #expect(album.isDeleted && track.isDeleted)
+        #expect(ada.albums.isEmpty && album.tracks.isEmpty)
+    }
+
+    @Test func aDeletedChildLeavesItsParentsLoadedArrayAndARollbackBringsItBack() throws {
+        let db = try Database()
+        let (ada, _, album, _) = try library(db)
+        let second = AXAlbum(); second.title = "B"; second.artist = ada
+        try db.save(second)
+        #expect(try ada.$albums.reload().map(\.title) == ["A", "B"])
+        struct Undo: Error {}
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                try db.delete(album)
+                #expect(ada.albums.map(\.title) == ["B"])
+                throw Undo()
+            }
+        }
+        #expect(ada.albums.map(\.title) == ["A", "B"] && ada.albums.first === album)
+        try db.execute("DELETE FROM AXAlbum WHERE title = 'B'")
+        #expect(ada.albums.map(\.title) == ["A"])
+    }
+
+    @Test func aDeletedTargetLeavesALoadedSiblingsArray() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE post (id INTEGER PRIMARY KEY);
+            CREATE TABLE tag (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            CREATE TABLE post_tag (post_id INTEGER NOT NULL REFERENCES post (id) ON DELETE CASCADE,
+                tag_id INTEGER NOT NULL REFERENCES tag (id) ON DELETE CASCADE, PRIMARY KEY (post_id, tag_id));
+            INSERT INTO post VALUES (1); INSERT INTO tag VALUES (1, 'swift'), (2, 'orm');
+            INSERT INTO post_tag VALUES (1, 1), (1, 2);
+            """)
+        let post = try #require(try db.object(AXLinkPost.self, forKey: 1))
+        #expect(post.tags.map(\.name) == ["swift", "orm"])
+        let orm = post.tags[1]
+        try db.delete(orm)
+        #expect(post.tags.map(\.name) == ["swift"])
+        try db.execute("DELETE FROM tag WHERE id = 1")
+        #expect(post.tags.isEmpty)
+        #expect(try post.$tags.reload().isEmpty)
+    }
+}
