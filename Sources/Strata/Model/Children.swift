@@ -40,18 +40,36 @@ protocol TransientStorage {
 /// references to the parent (the `by` one and any other) are weak, so dropping the parent frees both
 /// sides. When a child holds the parent through other objects still (its former department, whose
 /// employees include one that holds this department), the array is not kept, so that no cycle forms:
-/// then each read queries.
+/// then each read queries. Children that held the parent before the load (tracks that read their album,
+/// then the album's tracks) keep holding it, and the array holds them weakly, the others strongly.
 @propertyWrapper
 public struct Children<Child: Model>: TransientStorage {
     let column: String
     let order: String?
     @usableFromInline var cache: [Child]?
+    /// The array loaded for a parent that some of its children hold strongly already (they were reached
+    /// from it: tracks prefetching `album.tracks`): those children are held weakly, the others strongly, so
+    /// no cycle forms and the parent lives as long as its children do. Read while each child still stands
+    /// for its row; otherwise the next read queries again.
+    var partlyWeak: [HeldChild]?
 
-    var heldObjects: [ModelObject] { cache ?? [] }
+    var heldObjects: [ModelObject] { cache ?? partlyWeak?.compactMap(\.strong) ?? [] }
 
     static var relatedType: any Model.Type { Child.self }
 
-    mutating func invalidate() { cache = nil }
+    mutating func invalidate() { (cache, partlyWeak) = (nil, nil) }
+
+    /// The children of a ``partlyWeak`` array, when none was freed, deleted or detached since.
+    func livingChildren() -> [Child]? {
+        guard let partlyWeak else { return nil }
+        var children: [Child] = []
+        children.reserveCapacity(partlyWeak.count)
+        for held in partlyWeak {
+            guard let child = held.strong ?? held.weak, !child._isDeleted, child._registry != nil else { return nil }
+            children.append(unsafeDowncast(child, to: Child.self))   // every child came through Child's registry
+        }
+        return children
+    }
 
     static var droppedOnRollback: Bool { false }
 
@@ -115,8 +133,8 @@ public struct Children<Child: Model>: TransientStorage {
     ) -> ChildrenHandle<Child> {
         ChildrenHandle(
             load: { reload in try load(owner, storageKeyPath, reload: reload) },
-            invalidate: { owner[keyPath: storageKeyPath].cache = nil },
-            isLoaded: { owner[keyPath: storageKeyPath].cache != nil })
+            invalidate: { owner[keyPath: storageKeyPath].invalidate() },
+            isLoaded: { owner[keyPath: storageKeyPath].cache != nil || owner[keyPath: storageKeyPath].livingChildren() != nil })
     }
 
     /// The cached children, or one query for them through the owner's database.
@@ -124,7 +142,10 @@ public struct Children<Child: Model>: TransientStorage {
     static func load<Owner: Model>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Children<Child>>,
                                            reload: Bool) throws -> [Child] {
         let storage = owner[keyPath: path]   // a copy: no access to the owner is held while loading
-        if !reload, let cached = storage.cache { return cached }
+        if !reload {
+            if let cached = storage.cache { return cached }
+            if let living = storage.livingChildren() { return living }
+        }
         guard let registry = owner._registry, !owner._isDeleted else { return [] }
         let database = try registry.openDatabase()
         guard registry.metadata.keyCount == 1 else {
@@ -136,15 +157,35 @@ public struct Children<Child: Model>: TransientStorage {
         let (column, order, property, index) = try storage.query(owner: Owner.self, columns: table.columns)
         let children = try database.objects(Child.self, where: "WHERE \(column) = ? ORDER BY \(order)",
                                             arguments: [table.formats[index].storedKey(parentKey)])
-        var holdsOther = false
-        if property.related != nil, case .generic(let io) = property.accessor {
-            // The children's relationship resolves to this parent with no query, and holds it weakly.
-            holdsOther = io.attachResolved(owner, key: parentKey, to: children.asModelObjects)
-        }
+        let io: AnyFieldIO? = if property.related != nil, case .generic(let io) = property.accessor { io } else { nil }
         let rule = try StrongHolds.ChildrenRule(parent: Owner.self, child: ModelMetadata.of(Child.self), by: index)
-        // Kept unless a child holds the parent through others (a cycle): then each read queries.
-        owner[keyPath: path].cache = rule.parentMayHold(children.asModelObjects, of: owner, holdsOther: holdsOther) ? children : nil
+        let kept = keep(children.asModelObjects, for: owner, key: parentKey, by: io, rule: rule)
+        owner[keyPath: path].cache = kept.strongly
+        owner[keyPath: path].partlyWeak = kept.partlyWeak
         return children
+    }
+
+    /// How `parent` keeps `children`, just loaded for it (each child's relationship then resolves to it with
+    /// no query). Usually strongly, the children holding the parent weakly; not at all when a child holds
+    /// the parent through others (a cycle: each read queries). But when children hold the parent strongly
+    /// already (they were reached from it, as tracks prefetching `album.tracks` are), they keep holding it
+    /// (so it lives as long as they do, and a read through them costs no query) and the array holds them
+    /// weakly, the others strongly: ``partlyWeak``.
+    static func keep(_ children: [ModelObject], for parent: ModelObject, key: SQLValue, by io: AnyFieldIO?,
+                     rule: StrongHolds.ChildrenRule) -> (strongly: [Child]?, partlyWeak: [HeldChild]?) {
+        guard let holding = rule.childrenHolding(parent, in: children, by: io) else {
+            // The children's relationship resolves to this parent with no query, and holds it weakly.
+            let holdsOther = io?.attachResolved(parent, key: key, to: children) ?? false
+            // Kept unless a child holds the parent through others (a cycle): then each read queries.
+            return (rule.parentMayHold(children, of: parent, holdsOther: holdsOther) ? children.unsafelyDowncast(to: Child.self) : nil, nil)
+        }
+        let others = zip(children, holding).filter { !$0.1 }.map(\.0)
+        _ = io?.attachResolved(parent, key: key, to: others)
+        rule.weakenHolds(on: parent, in: others)
+        let held = zip(children, holding).map { child, holdsParent in
+            holdsParent || StrongHolds.reaches(from: child, to: parent) ? HeldChild(strong: nil, weak: child) : HeldChild(strong: child, weak: nil)
+        }
+        return (nil, held)
     }
 
     /// The children's quoted filter column, the ORDER BY terms and the child property it filters on,
@@ -186,7 +227,11 @@ public struct Children<Child: Model>: TransientStorage {
         // Owners whose array is loaded already keep it (and pass it on to the next step of a path).
         var loaded: [ModelObject] = [], live: [ModelObject] = []
         for owner in owners where !owner._isDeleted {
-            if let cache = storage(owner).pointee.cache { loaded += cache.asModelObjects } else { live.append(owner) }
+            if let cache = storage(owner).pointee.cache ?? storage(owner).pointee.livingChildren() {
+                loaded += cache.asModelObjects
+            } else {
+                live.append(owner)
+            }
         }
         guard let first = live.first else { return loaded }
         guard ownerMetadata.keyCount == 1 else {
@@ -256,15 +301,18 @@ public struct Children<Child: Model>: TransientStorage {
             var own: [ModelObject] = []
             own.reserveCapacity(count)
             for k in start..<(start + count) { own.append(children[grouped[k]]) }
-            // Each child's relationship resolves to its parent with no query, and holds it weakly.
-            let holdsOther = io?.attachResolved(owner, key: ownerKeys[index], to: own) ?? false
-            // Kept unless a child holds the parent through others (a cycle): then each read queries.
-            guard rule.parentMayHold(own, of: owner, holdsOther: holdsOther) else { continue }
-            // Every child came through the child type's registry: a `Child`.
-            storage(owner).pointee.cache = own.unsafelyDowncast(to: Child.self)
+            let kept = keep(own, for: owner, key: ownerKeys[index], by: io, rule: rule)
+            storage(owner).pointee.cache = kept.strongly
+            storage(owner).pointee.partlyWeak = kept.partlyWeak
         }
         return loaded.isEmpty ? children : loaded + children
     }
+}
+
+/// A child in a ``Children/partlyWeak`` array: held strongly, or weakly (it holds the parent).
+struct HeldChild {
+    var strong: ModelObject?
+    weak var weak: ModelObject?
 }
 
 extension Children {

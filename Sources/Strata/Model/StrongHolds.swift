@@ -79,8 +79,27 @@ enum StrongHolds {
         /// Whether `parent` may hold `children` (just loaded: their `by:` reference already points weakly
         /// at it; `holdsOther`: some child's `by:` reference holds another object strongly) without a
         /// cycle, after turning their other strong holds on it into weak ones.
-        func parentMayHold(_ children: [ModelObject], of parent: ModelObject, holdsOther: Bool) -> Bool {
+        /// Turns the children's strong holds on `parent` through their other references into weak ones.
+        func weakenHolds(on parent: ModelObject, in children: [ModelObject]) {
             for field in parentFields { field.weakenHold(on: parent, in: children) }
+        }
+
+        /// Per child, whether it holds `parent` strongly already (through `by`, its `by:` reference, or
+        /// another reference to the parent's type); nil when none does (the usual case: the parent was
+        /// fetched first).
+        func childrenHolding(_ parent: ModelObject, in children: [ModelObject], by: AnyFieldIO?) -> [Bool]? {
+            var holding: [Bool]?
+            for (i, child) in children.enumerated() {
+                let holds = by?.strongTarget(of: child) === parent || parentFields.contains { $0.strongTarget(of: child) === parent }
+                guard holds else { continue }
+                if holding == nil { holding = [Bool](repeating: false, count: children.count) }
+                holding?[i] = true
+            }
+            return holding
+        }
+
+        func parentMayHold(_ children: [ModelObject], of parent: ModelObject, holdsOther: Bool) -> Bool {
+            weakenHolds(on: parent, in: children)
             guard checksEachChild || holdsOther else { return true }
             return !children.contains { StrongHolds.reaches(from: $0, to: parent) }
         }
