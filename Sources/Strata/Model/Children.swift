@@ -159,8 +159,9 @@ public struct Children<Child: Model>: TransientStorage {
                                             arguments: [table.formats[index].storedKey(parentKey)])
         let io: AnyFieldIO? = if property.related != nil, case .generic(let io) = property.accessor { io } else { nil }
         let rule = try StrongHolds.ChildrenRule(parent: Owner.self, child: ModelMetadata.of(Child.self), by: index)
-        let kept = keep(children.asModelObjects, for: owner, key: parentKey, by: io, rule: rule)
-        owner[keyPath: path].cache = kept.strongly
+        var kept = storage
+        keep(children.asModelObjects, for: owner, key: parentKey, by: io, rule: rule, in: &kept)
+        owner[keyPath: path].cache = kept.cache
         owner[keyPath: path].partlyWeak = kept.partlyWeak
         return children
     }
@@ -171,21 +172,32 @@ public struct Children<Child: Model>: TransientStorage {
     /// already (they were reached from it, as tracks prefetching `album.tracks` are), they keep holding it
     /// (so it lives as long as they do, and a read through them costs no query) and the array holds them
     /// weakly, the others strongly: ``partlyWeak``.
+    /// (Written into `storage`: the prefetch runs unspecialized, where returning a generic tuple would
+    /// look its type up at run time for every owner.)
     static func keep(_ children: [ModelObject], for parent: ModelObject, key: SQLValue, by io: AnyFieldIO?,
-                     rule: StrongHolds.ChildrenRule) -> (strongly: [Child]?, partlyWeak: [HeldChild]?) {
-        guard let holding = rule.childrenHolding(parent, in: children, by: io) else {
-            // The children's relationship resolves to this parent with no query, and holds it weakly.
-            let holdsOther = io?.attachResolved(parent, key: key, to: children) ?? false
+                     rule: StrongHolds.ChildrenRule, in storage: UnsafeMutablePointer<Children<Child>>) {
+        // The children's relationship resolves to this parent with no query, and holds it weakly, unless
+        // it holds it strongly already.
+        let (holdsOther, byHolding) = io?.attachResolved(parent, key: key, to: children) ?? (false, nil)
+        guard let holding = rule.childrenHolding(parent, in: children, byHolding: byHolding) else {
             // Kept unless a child holds the parent through others (a cycle): then each read queries.
-            return (rule.parentMayHold(children, of: parent, holdsOther: holdsOther) ? children.unsafelyDowncast(to: Child.self) : nil, nil)
+            storage.pointee.cache = rule.parentMayHold(children, of: parent, holdsOther: holdsOther) ? children.unsafelyDowncast(to: Child.self) : nil
+            if storage.pointee.partlyWeak != nil { storage.pointee.partlyWeak = nil }
+            return
         }
-        let others = zip(children, holding).filter { !$0.1 }.map(\.0)
-        _ = io?.attachResolved(parent, key: key, to: others)
-        rule.weakenHolds(on: parent, in: others)
-        let held = zip(children, holding).map { child, holdsParent in
-            holdsParent || StrongHolds.reaches(from: child, to: parent) ? HeldChild(strong: nil, weak: child) : HeldChild(strong: child, weak: nil)
+        var held: [HeldChild] = []
+        held.reserveCapacity(children.count)
+        for (child, holdsParent) in zip(children, holding) {
+            if holdsParent {
+                held.append(HeldChild(strong: nil, weak: child))
+            } else {
+                rule.weakenHolds(on: parent, in: [child])
+                let cycle = StrongHolds.reaches(from: child, to: parent)
+                held.append(cycle ? HeldChild(strong: nil, weak: child) : HeldChild(strong: child, weak: nil))
+            }
         }
-        return (nil, held)
+        storage.pointee.cache = nil
+        storage.pointee.partlyWeak = held
     }
 
     /// The children's quoted filter column, the ORDER BY terms and the child property it filters on,
@@ -227,8 +239,11 @@ public struct Children<Child: Model>: TransientStorage {
         // Owners whose array is loaded already keep it (and pass it on to the next step of a path).
         var loaded: [ModelObject] = [], live: [ModelObject] = []
         for owner in owners where !owner._isDeleted {
-            if let cache = storage(owner).pointee.cache ?? storage(owner).pointee.livingChildren() {
+            let pointer = storage(owner)
+            if let cache = pointer.pointee.cache {
                 loaded += cache.asModelObjects
+            } else if pointer.pointee.partlyWeak != nil, let living = pointer.pointee.livingChildren() {
+                loaded += living.asModelObjects
             } else {
                 live.append(owner)
             }
@@ -301,9 +316,7 @@ public struct Children<Child: Model>: TransientStorage {
             var own: [ModelObject] = []
             own.reserveCapacity(count)
             for k in start..<(start + count) { own.append(children[grouped[k]]) }
-            let kept = keep(own, for: owner, key: ownerKeys[index], by: io, rule: rule)
-            storage(owner).pointee.cache = kept.strongly
-            storage(owner).pointee.partlyWeak = kept.partlyWeak
+            keep(own, for: owner, key: ownerKeys[index], by: io, rule: rule, in: storage(owner))
         }
         return loaded.isEmpty ? children : loaded + children
     }

@@ -398,10 +398,12 @@ class AnyFieldIO {
     func attachPrefetched(_ pending: PrefetchKeys, of owners: [ModelObject], from registry: TypeRegistry,
                           checkingHoldBack: Bool, generation: Int) {}
     /// Points the relationship field of each of `objects` weakly at `target` when it stores `key` (see
-    /// ``Children``). Returns whether the field of some of them holds another object strongly (an
-    /// unsaved reassignment: the caller must then check for cycles).
-    @discardableResult
-    func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) -> Bool { false }
+    /// ``Children``), but leaves a strong hold on `target` as it is. Returns whether the field of some of
+    /// them holds another object strongly (an unsaved reassignment: the caller must then check for cycles),
+    /// and which hold `target` strongly (nil: none).
+    func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) -> (holdsOther: Bool, holding: [Bool]?) {
+        (false, nil)
+    }
     /// Turns a relationship field's strong hold on `target` into a weak one, in each of `objects` (a
     /// parent that loaded its children is held weakly by them, through any of their references).
     func weakenHold(on target: ModelObject, in objects: [ModelObject]) {}
@@ -519,7 +521,9 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
         }
         let key = sqlite3_value_int64(value)
         let state = state(object)
-        state.pointee.setStoredInteger(key)
+        // A new key lets go of any held object (the usual case: a new instance); only the same key may
+        // still hold one, whose key is the word then.
+        if state.pointee.setStoredInteger(key) { return SnapshotWord(integer: key) }
         guard ReferenceState.held(at: state) != nil else { return SnapshotWord(integer: key) }
         return (try? load(object)).map(SnapshotWord.init) ?? .unknown
     }
@@ -588,11 +592,12 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
     /// Points the field of each of `objects` weakly at `target` when it stores `key` and `target` is a
     /// `Related` (the parent that just loaded its children); a strong hold on that same object is dropped,
     /// so parent and child form no cycle.
-    final override func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) -> Bool {
-        guard target is Related else { return false }
+    final override func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) -> (holdsOther: Bool, holding: [Bool]?) {
+        guard target is Related else { return (false, nil) }
         let integer: Int64? = if case .integer(let value) = key { value } else { nil }
         var holdsOther = false
-        for object in objects {
+        var holding: [Bool]?
+        for (i, object) in objects.enumerated() {
             let state = state(object)
             if let integer {
                 guard case .integer(let stored) = state.pointee.key, stored == integer else {
@@ -604,16 +609,19 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
                 continue
             }
             if let strong = state.pointee.strongTarget {
-                guard strong === target else {
+                if strong === target {
+                    // Held strongly already (the child was reached from the parent): it stays so.
+                    if holding == nil { holding = [Bool](repeating: false, count: objects.count) }
+                    holding?[i] = true
+                } else {
                     holdsOther = true
-                    continue
                 }
-                state.pointee.strongTarget = nil
+                continue
             }
             state.pointee.target = target
             state.pointee.missingAt = -1
         }
-        return holdsOther
+        return (holdsOther, holding)
     }
 
     override func weakenHold(on target: ModelObject, in objects: [ModelObject]) {

@@ -43,15 +43,17 @@ struct ReferenceState {
         key = value
     }
 
-    /// Sets an integer key read from a row, without building a value to compare first.
-    @inline(__always)
-    mutating func setStoredInteger(_ value: Int64) {
-        if case .integer(let old) = key, old == value { return }
+    /// Sets an integer key read from a row, without building a value to compare first. Returns whether
+    /// the key changed (then no object is held any more).
+    @inline(__always) @discardableResult
+    mutating func setStoredInteger(_ value: Int64) -> Bool {
+        if case .integer(let old) = key, old == value { return false }
         // As `setStoredKey` with a different key, without comparing values or storing nil over nil.
         if strongTarget != nil { strongTarget = nil }
         if target != nil { target = nil }
         missingAt = -1
         key = .integer(value)
+        return true
     }
 
     /// The related object held by the state at `state`, read in place: a call on `pointee` would copy the

@@ -84,14 +84,13 @@ enum StrongHolds {
             for field in parentFields { field.weakenHold(on: parent, in: children) }
         }
 
-        /// Per child, whether it holds `parent` strongly already (through `by`, its `by:` reference, or
-        /// another reference to the parent's type); nil when none does (the usual case: the parent was
-        /// fetched first).
-        func childrenHolding(_ parent: ModelObject, in children: [ModelObject], by: AnyFieldIO?) -> [Bool]? {
-            var holding: [Bool]?
-            for (i, child) in children.enumerated() {
-                let holds = by?.strongTarget(of: child) === parent || parentFields.contains { $0.strongTarget(of: child) === parent }
-                guard holds else { continue }
+        /// Per child, whether it holds `parent` strongly already: through its `by:` reference (`byHolding`,
+        /// from ``AnyFieldIO/attachResolved(_:key:to:)``) or another reference to the parent's type; nil
+        /// when none does (the usual case: the parent was fetched first).
+        func childrenHolding(_ parent: ModelObject, in children: [ModelObject], byHolding: [Bool]?) -> [Bool]? {
+            guard !parentFields.isEmpty else { return byHolding }
+            var holding = byHolding
+            for (i, child) in children.enumerated() where parentFields.contains(where: { $0.strongTarget(of: child) === parent }) {
                 if holding == nil { holding = [Bool](repeating: false, count: children.count) }
                 holding?[i] = true
             }
