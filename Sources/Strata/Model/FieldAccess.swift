@@ -260,6 +260,19 @@ func plainWordChanges(_ object: ModelObject, offsets: UnsafeBufferPointer<Int>, 
     return mask
 }
 
+/// ``plainWordChanges(_:offsets:words:)`` for fields side by side: `count` 8-byte numbers from byte `start`
+/// (``ModelMetadata/plainWordsStart``, at most 64 of them), one load each. Sound for the same reason.
+@inline(__always)
+func plainWordChanges(_ object: ModelObject, start: Int, count: Int, words: UnsafeMutablePointer<UInt64>) -> UInt64 {
+    let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + start
+    var mask: UInt64 = 0
+    for i in 0..<count where base.load(fromByteOffset: 8 * i, as: UInt64.self) != words[i] {
+        mask |= 1 << UInt64(i)
+    }
+    return mask
+}
+
+
 /// Reads columns `first...` of the current row into a model whose fields are 8-byte numbers side by side
 /// from byte `start` (``ModelMetadata/plainWordsStart``), each also into its snapshot word: an integer
 /// column into an `Int64` or `Int` field, a real one into a `Double` (`reals`). Stops at the first column

@@ -238,13 +238,7 @@ extension TypeRegistry {
     /// `start` (``ModelMetadata/plainWordsStart``), of an instance that has a snapshot: one bit per property.
     @inline(__always)
     func contiguousWordChanges(of object: ModelObject, start: Int) -> UInt64 {
-        let words = snapshots.words(object._snapshotSlot)
-        let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()) + start
-        var mask: UInt64 = 0
-        for i in 0..<snapshots.count where base.load(fromByteOffset: 8 * i, as: UInt64.self) != words[i] {
-            mask |= 1 << UInt64(i)
-        }
-        return mask
+        plainWordChanges(object, start: start, count: snapshots.count, words: snapshots.words(object._snapshotSlot))
     }
 
     /// ``capture(_:properties:)`` for such a model (see ``contiguousWordChanges(of:start:)``).
