@@ -129,7 +129,10 @@ public struct Siblings<Target: Model>: TransientStorage {
         guard let registry = owner._registry, !owner._isDeleted, let database = registry.database else {
             throw ModelError(.detached, model: String(describing: Owner.self), "save the object before changing its @Siblings")
         }
-        guard target._registry != nil, !target._isDeleted else {
+        if target._isDeleted {
+            throw ModelError(.deleted, model: String(describing: Target.self), "the related object was deleted: it has no row to \(adding ? "link to" : "unlink")")
+        }
+        guard target._registry != nil else {
             throw ModelError(.unsavedRelated, model: String(describing: Target.self), "save the related object before adding or removing it")
         }
         let storage = owner[keyPath: path]

@@ -582,6 +582,10 @@ extension AuditFKTests {
         let orm = post.tags[1]
         try db.delete(orm)
         #expect(post.tags.map(\.name) == ["swift"])
+        // Linking a deleted object says so (not "save it first").
+        let error = #expect(throws: ModelError.self) { try post.$tags.add(orm) }
+        #expect(error?.kind == .deleted)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM post_tag") == 1)
         try db.execute("DELETE FROM tag WHERE id = 1")
         #expect(post.tags.isEmpty)
         #expect(try post.$tags.reload().isEmpty)
