@@ -10,6 +10,9 @@ protocol TransientStorage {
     /// Whether a rollback drops the loaded arrays (their rows are no model's live instances, which the
     /// rollback restores).
     static var droppedOnRollback: Bool { get }
+    /// The property of the related model whose value is the owner's key (``Children``'s `by:`); nil for
+    /// a join table.
+    var byProperty: String? { get }
     /// Loads the objects of every owner (`storage` gives each owner's wrapper) in one query per chunk of
     /// owners; returns them all.
     static func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database,
@@ -72,6 +75,8 @@ public struct Children<Child: Model>: TransientStorage {
     }
 
     static var droppedOnRollback: Bool { false }
+
+    var byProperty: String? { column }
 
     /// Declares the children whose property `column` points at the owner, in `orderBy` order.
     ///

@@ -271,8 +271,7 @@ extension Database {
         models.insertedInTransaction.removeAll { $0.depth >= depth }
         for insert in undone {
             guard let registry = insert.object._registry else { continue }
-            registry.detach(insert.object, deleted: false)
-            if insert.keyWasAssigned { try? registry.metadata.key.accessor.store(.integer(0), into: insert.object) }
+            makeUnsaved(insert, registry: registry)
         }
         let live = liveAndDeletedInstances()
         if !undone.isEmpty { releaseUndoneInserts(undone.map(\.object), heldBy: live) }
@@ -303,15 +302,18 @@ extension Database {
     func restoreLiveInstancesAfterPartialRollback() {
         models.pending.removeAll()
         checkSchemaVersion()
-        var kept: [(object: ModelObject, depth: Int, keyWasAssigned: Bool)] = []
+        var kept: [InsertedInstance] = []
         var undone: [ModelObject] = []
         for insert in models.insertedInTransaction {
             guard let registry = insert.object._registry else { continue }
-            if rowExists(of: insert.object, registry: registry) {
+            // An adopted row existed before: its adoption was undone when the row no longer holds what the
+            // adopting UPDATE wrote.
+            let stands = insert.adoptedFromKey == nil ? rowExists(of: insert.object, registry: registry)
+                : rowHoldsSnapshot(of: insert.object, registry: registry)
+            if stands {
                 kept.append(insert)
             } else {
-                registry.detach(insert.object, deleted: false)
-                if insert.keyWasAssigned { try? registry.metadata.key.accessor.store(.integer(0), into: insert.object) }
+                makeUnsaved(insert, registry: registry)
                 undone.append(insert.object)
             }
         }
@@ -328,7 +330,7 @@ extension Database {
         for (object, registry) in live {
             let wasDeleted = object._isDeleted
             refresh(object, registry: registry, .rollback)
-            if wasDeleted && !object._isDeleted && !registry.metadata.relationshipFields.isEmpty {
+            if wasDeleted && !object._isDeleted && registry.hasParentArrays {
                 registry.dropParentsArrays(of: object, holdingIt: false)
             }
         }
@@ -357,6 +359,36 @@ extension Database {
         let statement = try table.statement(.selectByKey, in: connection)
         try table.bindKey(registeredKeyValue(of: object, registry: registry), to: statement, at: 1)
         return statement
+    }
+
+    /// An instance whose insert (or adoption of a row) a rollback undid: unsaved again, with the key it had
+    /// before (0 where SQLite assigned it).
+    private func makeUnsaved(_ insert: InsertedInstance, registry: TypeRegistry) {
+        registry.detach(insert.object, deleted: false)
+        let key = registry.metadata.key.accessor
+        if let own = insert.adoptedFromKey {
+            try? key.store(own, into: insert.object)
+        } else if insert.keyWasAssigned {
+            try? key.store(.integer(0), into: insert.object)
+        }
+    }
+
+    /// Whether the row of a live instance holds every value of its snapshot (true when it cannot tell).
+    private func rowHoldsSnapshot(of object: ModelObject, registry: TypeRegistry) -> Bool {
+        do {
+            let statement = try selectRow(of: object, registry: registry)
+            defer { statement.reset() }
+            guard try statement.step() else { return false }
+            let fresh = registry.metadata.makeInstance()
+            try decodeRow(statement, into: fresh, registry: registry)
+            for i in 0..<registry.metadata.properties.count {
+                guard let remembered = registry.rememberedWord(of: object, at: i) else { return true }
+                if !registry.refreshWord(of: fresh, at: i).matches(remembered) { return false }
+            }
+            return true
+        } catch {
+            return true
+        }
     }
 
     /// Whether the row of a live instance exists (true when it cannot tell).

@@ -237,11 +237,12 @@ extension Database {
     private func insert(_ object: ModelObject, registry: TypeRegistry) throws {
         let metadata = registry.metadata, table = registry.table
         if !metadata.upsertKeys.isEmpty {
-            let keyWasUnset = metadata.keyIsInteger && (metadata.key.accessor.int64Key(object) ?? 0) == 0
+            let ownKey = try metadata.key.accessor.load(object)
             if try adoptRowMatchingUpsertKeys(object, registry: registry) {
                 // Noted as an insert: a rollback (of this save, or of a batch or savepoint around it) makes the
-                // instance unsaved again with its values, instead of the live instance of a row it never wrote.
-                noteInserted(object, keyWasAssigned: keyWasUnset)
+                // instance unsaved again with its values and its own key, instead of the live instance of a
+                // row it never wrote.
+                noteInserted(object, keyWasAssigned: false, adoptedFromKey: ownKey)
                 return try update(object, registry: registry)
             }
         }
@@ -393,9 +394,12 @@ extension Database {
     }
 
     /// Remembers an insert made inside a transaction, so a rollback can make the instance unsaved again.
-    private func noteInserted(_ object: ModelObject, keyWasAssigned: Bool) {
+    private func noteInserted(_ object: ModelObject, keyWasAssigned: Bool, adoptedFromKey: SQLValue? = nil) {
         models.changeCount &+= 1   // (WITHOUT ROWID tables have no update hook)
-        if isInTransaction { models.insertedInTransaction.append((object, transactionDepth, keyWasAssigned)) }
+        if isInTransaction {
+            models.insertedInTransaction.append(InsertedInstance(object: object, depth: transactionDepth, keyWasAssigned: keyWasAssigned,
+                                                                 adoptedFromKey: adoptedFromKey))
+        }
     }
 
     /// UPDATE of the properties that changed since the snapshot; none changed: nothing. A row that is

@@ -603,8 +603,8 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
     }
 
     /// Points the field of each of `objects` weakly at `target` when it stores `key` and `target` is a
-    /// `Related` (the parent that just loaded its children); a strong hold on that same object is dropped,
-    /// so parent and child form no cycle.
+    /// `Related` (the parent that just loaded its children); a strong hold on that same object stays, and
+    /// is reported, so that the parent's array holds that child weakly: parent and child form no cycle.
     final override func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) -> (holdsOther: Bool, holding: [Bool]?) {
         guard target is Related else { return (false, nil) }
         let integer: Int64? = if case .integer(let value) = key { value } else { nil }
@@ -707,6 +707,8 @@ class AnyHeldObjects {
     func invalidate(of object: ModelObject) {}
     /// Whether a rollback drops the loaded arrays (``TransientStorage/droppedOnRollback``).
     var droppedOnRollback: Bool { false }
+    /// ``TransientStorage/byProperty`` of the wrapper in `object`.
+    func byProperty(of object: ModelObject) -> String? { nil }
     /// Loads the wrapper's objects for every owner at once; returns them all.
     func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database) throws -> [ModelObject] { [] }
 }
@@ -723,6 +725,8 @@ final class HeldObjects<Storage: TransientStorage>: AnyHeldObjects {
     override func invalidate(of object: ModelObject) { field(object, offset, Storage.self).pointee.invalidate() }
 
     override var droppedOnRollback: Bool { Storage.droppedOnRollback }
+
+    override func byProperty(of object: ModelObject) -> String? { field(object, offset, Storage.self).pointee.byProperty }
 
     override func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database) throws -> [ModelObject] {
         try Storage.prefetch(owners, registry: registry, database: database) { field($0, self.offset, Storage.self) }

@@ -80,9 +80,9 @@ final class ModelContext {
     /// Instances deleted in the open transaction, kept alive until it ends so a rollback can restore them.
     /// (Instances updated or inserted need no list: a rollback refreshes every live instance.)
     var deletedInTransaction: [ObjectIdentifier: ModelObject] = [:]
-    /// Instances inserted in the open transaction, with the savepoint depth they were inserted at and
-    /// whether SQLite assigned their key, kept alive until it ends so a rollback can make them unsaved.
-    @exclusivity(unchecked) var insertedInTransaction: [(object: ModelObject, depth: Int, keyWasAssigned: Bool)] = []
+    /// Instances inserted in the open transaction, kept alive until it ends so a rollback can make them
+    /// unsaved.
+    @exclusivity(unchecked) var insertedInTransaction: [InsertedInstance] = []
 
     @exclusivity(unchecked) var observers: [Int: ([DatabaseChange]) -> Void] = [:]
     var nextObserverID = 0
@@ -93,14 +93,33 @@ final class ModelContext {
         registriesByTable[table.lowercased()] ?? []
     }
 
+    /// Per child type, the `@Children` arrays of this handle's models that find their children by a plain
+    /// column (not a reference): the parent's registry, the array, and the child's property holding the
+    /// parent's key. A deleted child finds its parent's loaded array through them.
+    var childrenByPlainColumn: [ObjectIdentifier: [(parents: TypeRegistry, array: AnyHeldObjects, property: Int)]] = [:]
+
     func add(_ registry: TypeRegistry, for type: ObjectIdentifier) {
         registries[type] = registry
+        notePlainColumnChildren(of: registry)
         let name = registry.metadata.tableName.lowercased()
         registriesByTable[name, default: []].append(registry)
         if let sharing = registriesByTable[name], sharing.count > 1 {
             for other in sharing { other.sharesTable = true }
         }
         if !registry.table.hasRowID { withoutRowIDRegistries += 1 }
+    }
+
+    private func notePlainColumnChildren(of registry: TypeRegistry) {
+        let arrays = registry.metadata.heldArrays
+        guard !arrays.isEmpty else { return }
+        let template = registry.metadata.makeInstance()   // the wrappers' declarations (their `by:`)
+        for array in arrays {
+            guard let child = array.relatedType, let name = array.byProperty(of: template),
+                  let metadata = try? ModelMetadata.of(child),
+                  let index = metadata.properties.firstIndex(where: { $0.name == name }),
+                  metadata.properties[index].related == nil else { continue }
+            childrenByPlainColumn[ObjectIdentifier(child), default: []].append((registry, array, index))
+        }
     }
 
     /// Records a change for observers (only while anyone observes). `own`: the library's own save, whose
@@ -232,4 +251,17 @@ public final class ChangeObservation {
         context?.observers[id] = nil
         context = nil
     }
+}
+
+/// An instance inserted in the open transaction (``ModelContext/insertedInTransaction``): what a rollback
+/// needs to make it unsaved again.
+struct InsertedInstance {
+    let object: ModelObject
+    /// The savepoint depth it was inserted at.
+    var depth: Int
+    /// Whether SQLite (or the library) assigned its integer key: a rollback sets it back to 0.
+    let keyWasAssigned: Bool
+    /// For an instance that adopted an existing row by its upsert keys (it took the row's key, and its
+    /// UPDATE wrote its values): the key it had before, which a rollback gives back.
+    var adoptedFromKey: SQLValue? = nil
 }

@@ -99,6 +99,8 @@ public struct Siblings<Target: Model>: TransientStorage {
     /// which no live instance follows: the array is read again.
     static var droppedOnRollback: Bool { true }
 
+    var byProperty: String? { nil }
+
     /// The cached targets, or one query through the owner's database.
     private static func load<Owner: Model>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Siblings<Target>>,
                                            reload: Bool) throws -> [Target] {

@@ -1,8 +1,9 @@
 /// The cycle check behind relationship holds. A relationship holds its target strongly (so reading it
 /// again costs nothing for as long as the owner lives) unless the target already holds the owner —
 /// directly, or through other relationships and loaded ``Children`` arrays. Every strong hold between
-/// models is made through this check (for ``Children``, the children's holds on the parent are made weak,
-/// and the array is kept only when no child holds the parent through others: ``ChildrenRule``), so no
+/// models is made through this check (for ``Children``, the children hold the parent weakly, or the array
+/// holds weakly those that held it strongly already, and the array is kept only when no child holds the
+/// parent through others: ``ChildrenRule``), so no
 /// cycle of strong holds can form: objects that refer to each other are freed when the user lets go of
 /// them.
 enum StrongHolds {

@@ -246,7 +246,7 @@ final class TypeRegistry {
         object._isDeleted = deleted
         if !deleted { object._registry = nil }
         if deleted && !wasDeleted {
-            if !metadata.relationshipFields.isEmpty { dropParentsArrays(of: object, holdingIt: true) }
+            if hasParentArrays { dropParentsArrays(of: object, holdingIt: true) }
             if let notify = metadata.observationNotifier { notify(object) }
         }
     }
@@ -255,10 +255,31 @@ final class TypeRegistry {
     /// ``Children`` — (with `holdingIt`, only those that hold `object`); they are read again next time. So a
     /// deleted instance (by the handle, a cascade or raw SQL) does not linger in its parent's array, and one
     /// a rollback brings back is not missing from an array loaded meanwhile.
+    /// Whether instances of this type may be in a parent's ``Children`` array (through a reference, or a
+    /// plain column some parent's `@Children(by:)` names).
+    var hasParentArrays: Bool {
+        !metadata.relationshipFields.isEmpty || context?.childrenByPlainColumn[ObjectIdentifier(metadata.type)] != nil
+    }
+
     func dropParentsArrays(of object: ModelObject, holdingIt: Bool) {
         let type = ObjectIdentifier(metadata.type)
-        for io in metadata.relationshipFields {
-            guard let parent = io.heldTarget(of: object), let arrays = parent._registry?.metadata.heldArrays else { continue }
+        // Arrays that find their children by a plain column: the parent is the live instance of its value.
+        for (parents, array, index) in context?.childrenByPlainColumn[type] ?? [] {
+            guard let key = try? metadata.properties[index].accessor.load(object), !key.isNull,
+                  let parent = parents.instance(key: key),
+                  !holdingIt || array.objects(of: parent).contains(where: { $0 === object }) else { continue }
+            array.invalidate(of: parent)
+        }
+        for property in metadata.properties where property.related != nil {
+            guard case .generic(let io) = property.accessor, let related = property.related else { continue }
+            // The parent held, else (held weakly, and freed and fetched again since) the live instance of the
+            // key the row holds.
+            var held = io.heldTarget(of: object)
+            if held == nil, let registry = context?.registries[ObjectIdentifier(related)] {
+                let key = io.storedKey(of: object)
+                held = key.isNull ? nil : registry.instance(key: key)
+            }
+            guard let parent = held, let arrays = parent._registry?.metadata.heldArrays else { continue }
             for array in arrays where array.relatedType.map(ObjectIdentifier.init) == type
                 && (!holdingIt || array.objects(of: parent).contains(where: { $0 === object })) {
                 array.invalidate(of: parent)
