@@ -141,6 +141,10 @@ extension Database {
         let planner = planner(for: metadata)
         var current: TableInfo?
         var plan = try planner.plan(in: connection, current: &current)
+        for name in plan.keptUniqueIndices {
+            configuration.logger.warning("Strata schema sync: the UNIQUE index \"\(name)\" on \"\(metadata.tableName)\" is no longer declared by \(metadata.typeName); kept (sync never drops a UNIQUE index): drop it in a migration if no model needs it",
+                                         metadata: ["model": "\(metadata.typeName)"])
+        }
         if !plan.isEmpty, let schemaWriter {
             // A pool reader: the writer syncs, then this handle reads the table it made. A read that began
             // before cannot see it in its snapshot: it is run again (``DatabasePool``).

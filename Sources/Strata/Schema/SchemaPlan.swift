@@ -31,6 +31,9 @@ public struct SchemaPlan: Sendable, CustomStringConvertible {
     /// plan.columns["album"]   // "album_id"
     /// ```
     public var columns: [String: String] = [:]
+    /// UNIQUE indices Strata made that the model no longer declares: kept (sync never drops one), and
+    /// reported in a warning, since a UNIQUE constraint nobody declares may refuse saves the model allows.
+    var keptUniqueIndices: [String] = []
 
     init(model: String, table: String, steps: [SchemaStep], columns: [String: String] = [:]) {
         self.model = model

@@ -128,11 +128,18 @@ struct SchemaPlanner {
         // drops none, nor is one dropped that another model of this handle over the table declares.
         let mapped = Set(properties.map { $0.column.lowercased() })
         let mapsEveryColumn = current.columns.allSatisfy { $0.hidden != 0 || mapped.contains($0.name.lowercased()) }
-        for index in current.indices where mapsEveryColumn && index.isOwned && !index.unique
+        var keptUnique: [String] = []
+        for index in current.indices where mapsEveryColumn && index.isOwned
             && !(declared + otherIndices).contains(where: { covers(index, $0) }) {
-            steps.append(SchemaStep(kind: .dropIndex(index.name), sql: "DROP INDEX \(SQL.quote(index.name))"))
+            if index.unique {
+                keptUnique.append(index.name)
+            } else {
+                steps.append(SchemaStep(kind: .dropIndex(index.name), sql: "DROP INDEX \(SQL.quote(index.name))"))
+            }
         }
-        return SchemaPlan(model: metadata.typeName, table: table, steps: steps, columns: columns)
+        var plan = SchemaPlan(model: metadata.typeName, table: table, steps: steps, columns: columns)
+        plan.keptUniqueIndices = keptUnique
+        return plan
     }
 
     // MARK: Columns

@@ -760,3 +760,45 @@ extension ExistingSchemaTests {
         #expect(try db.object(UserPrefsAsStored.self, forKey: 1)?.prefs == .text(#"{"theme": "dark"}"#))
     }
 }
+
+private final class Ticket: Model {
+    static let uniqueIndices = [["code"]]
+    var id: Int64 = 0
+    var code = ""
+    var desk = ""
+    required init() {}
+}
+
+private final class TicketPerDesk: Model {
+    static let tableName = "Ticket"
+    static let uniqueIndices = [["code", "desk"]]
+    var id: Int64 = 0
+    var code = ""
+    var desk = ""
+    required init() {}
+}
+
+extension ExistingSchemaTests {
+    /// A UNIQUE index the model stopped declaring (here: widened from `code` to `code, desk`) is kept, as
+    /// sync never drops one, and the sync says so in a warning naming it, since it still refuses saves
+    /// the new declaration allows.
+    @Test func aUniqueIndexNoLongerDeclaredIsKeptWithAWarning() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.syncSchema(Ticket.self)
+        let record = LogRecord()
+        var configuration = Database.Configuration()
+        configuration.logger = Logger(label: "test") { _ in RecordingLogHandler(record: record) }
+        let db = try temp.reopen(configuration: configuration)
+        let plan = try db.syncSchema(TicketPerDesk.self)
+        #expect(plan.steps.map(\.kind).filter { if case .dropIndex = $0 { true } else { false } }.isEmpty)
+        let unique = try db.column(String.self, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE 'CREATE UNIQUE%' ORDER BY name")
+        #expect(unique.count == 2)
+        let warnings = record.messages.filter { $0.hasPrefix("warning:") && $0.contains("no longer declared") }
+        #expect(warnings.count == 1)
+        #expect(unique.contains { name in warnings[0].contains(name) && !name.contains("desk") })
+        let first = TicketPerDesk(); first.code = "A"; first.desk = "1"
+        try db.save(first)
+        let second = TicketPerDesk(); second.code = "A"; second.desk = "2"
+        #expect(throws: ModelError.self) { try db.save(second) }   // the old UNIQUE(code) still holds
+    }
+}
