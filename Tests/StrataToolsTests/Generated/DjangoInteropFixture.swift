@@ -40,7 +40,7 @@ enum DjangoInteropFixture {
 
     final class InteropOwner: Model {
         static let tableName = "interop_owner"
-        var id: String = ""
+        var id: UUID = UUID()
         var name: String = ""
         required init() {}
     }
@@ -75,7 +75,7 @@ enum DjangoInteropFixture {
 
     final class InteropTag: Model {
         static let tableName = "interop_tag"
-        var id: String = ""
+        var id: UUID = UUID()
         var name: String = ""
         required init() {}
     }
