@@ -37,8 +37,8 @@ protocol TransientStorage {
 /// this model's key. `orderBy` lists child properties separated by commas, each optionally followed by
 /// `ASC` or `DESC`; the child key breaks ties. The array is a snapshot: saving a child does not change
 /// it, `reload()` or `invalidate()` does. A child deleted (through the handle, by a cascade or by raw SQL)
-/// drops the array of the parent its relationship holds, and so does a rollback that brings one back:
-/// the next read queries again. It is never stored in a column of its own, and an owner not
+/// drops its parent's array (the parent found through the child's relationship, or its key column), and so
+/// does a rollback that brings one back: the next read queries again. It is never stored in a column of its own, and an owner not
 /// attached to a database has no children. The parent holds its children strongly; the children's
 /// references to the parent (the `by` one and any other) are weak, so dropping the parent frees both
 /// sides. When a child holds the parent through other objects still (its former department, whose

@@ -251,16 +251,17 @@ final class TypeRegistry {
         }
     }
 
-    /// Drops the loaded arrays of `object`'s type in the objects its references hold — a parent's
-    /// ``Children`` — (with `holdingIt`, only those that hold `object`); they are read again next time. So a
-    /// deleted instance (by the handle, a cascade or raw SQL) does not linger in its parent's array, and one
-    /// a rollback brings back is not missing from an array loaded meanwhile.
     /// Whether instances of this type may be in a parent's ``Children`` array (through a reference, or a
     /// plain column some parent's `@Children(by:)` names).
     var hasParentArrays: Bool {
         !metadata.relationshipFields.isEmpty || context?.childrenByPlainColumn[ObjectIdentifier(metadata.type)] != nil
     }
 
+    /// Drops the loaded arrays of `object`'s type in its parents — the ``Children`` of the objects its
+    /// references hold (or of the live instance of the key they store), and of the parent its key column
+    /// names — (with `holdingIt`, only those that hold `object`); they are read again next time. So a
+    /// deleted instance (by the handle, a cascade or raw SQL) does not linger in its parent's array, and one
+    /// a rollback brings back is not missing from an array loaded meanwhile.
     func dropParentsArrays(of object: ModelObject, holdingIt: Bool) {
         let type = ObjectIdentifier(metadata.type)
         // Arrays that find their children by a plain column: the parent is the live instance of its value.
