@@ -563,24 +563,28 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
     /// which are deduplicated through a rowid map used as a set.
     final override func unresolvedKeys(of owners: [ModelObject], generation: Int) -> PrefetchKeys {
         var result = PrefetchKeys()
+        result.integerOwners.reserveCapacity(owners.count)
+        result.integerKeys.reserveCapacity(owners.count)
         var seenIntegers = RowIDMap(), seenOthers = Set<SQLValue>()
-        for index in owners.indices {
-            let owner = owners[index]
-            let state = state(owner)
-            if let held = ReferenceState.held(at: state), !held._isDeleted { continue }
-            if state.pointee.missingAt == generation { continue }
-            if case .integer(let value) = state.pointee.key {
-                result.integerOwners.append(index)
-                result.integerKeys.append(value)
-                let (found, slot) = seenIntegers.find(value)
-                if found == nil {
-                    seenIntegers.insert(Unmanaged.passUnretained(owner), for: value, at: slot)
-                    result.distinct.append(.integer(value))
+        owners.withUnsafeBufferPointer { owners in
+            for index in owners.indices {
+                let owner = owners[index]
+                let state = state(owner)
+                if let held = ReferenceState.held(at: state), !held._isDeleted { continue }
+                if state.pointee.missingAt == generation { continue }
+                if case .integer(let value) = state.pointee.key {
+                    result.integerOwners.append(index)
+                    result.integerKeys.append(value)
+                    let (found, slot) = seenIntegers.find(value)
+                    if found == nil {
+                        seenIntegers.insert(Unmanaged.passUnretained(owner), for: value, at: slot)
+                        result.distinct.append(.integer(value))
+                    }
+                } else if let key = ReferenceState.unresolvedKey(at: state, generation: generation) {
+                    result.otherOwners.append(index)
+                    result.otherKeys.append(key)
+                    if seenOthers.insert(key).inserted { result.distinct.append(key) }
                 }
-            } else if let key = ReferenceState.unresolvedKey(at: state, generation: generation) {
-                result.otherOwners.append(index)
-                result.otherKeys.append(key)
-                if seenOthers.insert(key).inserted { result.distinct.append(key) }
             }
         }
         return result
@@ -594,8 +598,25 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
             state(owner).pointee.attachPrefetched(target, strongly: strongly, generation: generation)
         }
         let byRowID = registry.keyIsRowID
-        for (index, key) in zip(pending.integerOwners, pending.integerKeys) {
-            attach(byRowID ? registry.instance(rowID: key) : registry.instance(key: .integer(key)), to: owners[index])
+        if byRowID && !checkingHoldBack {
+            // The common case (rowid keys, targets that cannot hold the owners back), with no reference
+            // counting beyond the store itself: each owner holds its target strongly.
+            owners.withUnsafeBufferPointer { owners in
+                for (index, key) in zip(pending.integerOwners, pending.integerKeys) {
+                    let state = state(owners[index])
+                    guard let found = registry.unretainedInstance(rowID: key) else {
+                        state.pointee.attachPrefetched(nil, strongly: false, generation: generation)
+                        continue
+                    }
+                    found._withUnsafeGuaranteedRef { target in
+                        state.pointee.attachPrefetched(target._isDeleted ? nil : target, strongly: true, generation: generation)
+                    }
+                }
+            }
+        } else {
+            for (index, key) in zip(pending.integerOwners, pending.integerKeys) {
+                attach(byRowID ? registry.instance(rowID: key) : registry.instance(key: .integer(key)), to: owners[index])
+            }
         }
         for (index, key) in zip(pending.otherOwners, pending.otherKeys) {
             attach(registry.instance(key: key), to: owners[index])

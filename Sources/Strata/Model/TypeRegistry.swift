@@ -166,6 +166,12 @@ final class TypeRegistry {
         byRowID[rowID]?.takeUnretainedValue()
     }
 
+    /// ``instance(rowID:)``, unretained (valid while the instance lives: the caller holds it or uses it at once).
+    @inline(__always)
+    func unretainedInstance(rowID: Int64) -> Unmanaged<ModelObject>? {
+        byRowID[rowID]
+    }
+
     /// The live instance for a key, if any.
     func instance(key: SQLValue) -> ModelObject? {
         switch key {
