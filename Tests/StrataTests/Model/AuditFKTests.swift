@@ -299,17 +299,7 @@ private final class AXTag: Model {
 }
 
 private func blog(_ db: Database) throws {
-    try db.execute("""
-        CREATE TABLE "blog_post" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "title" varchar(100) NOT NULL);
-        CREATE TABLE "blog_tag" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "name" varchar(30) NOT NULL);
-        CREATE TABLE "blog_post_tags" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT,
-            "post_id" integer NOT NULL REFERENCES "blog_post" ("id") DEFERRABLE INITIALLY DEFERRED,
-            "tag_id" integer NOT NULL REFERENCES "blog_tag" ("id") DEFERRABLE INITIALLY DEFERRED);
-        CREATE UNIQUE INDEX "blog_post_tags_post_id_tag_id_uniq" ON "blog_post_tags" ("post_id", "tag_id");
-        INSERT INTO blog_post (title) VALUES ('one'), ('two'), ('three');
-        INSERT INTO blog_tag (name) VALUES ('swift'), ('orm'), ('sqlite');
-        INSERT INTO blog_post_tags (post_id, tag_id) VALUES (1, 1), (1, 3), (2, 2);
-        """)
+    try db.execute(djangoBlogSQL)
 }
 
 extension AuditFKTests {

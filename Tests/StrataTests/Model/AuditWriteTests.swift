@@ -6,7 +6,8 @@ import Testing
 
 // Second reading of issue 9 (write integrity): keys, upsert keys, closed handles, NaN and NULL.
 
-private final class SyncedNote: Model {
+/// A model with an upsert key beside its integer key (also used by Review2WriteTests).
+final class SyncedNote: Model {
     static let upsertKeys = ["serverID"]
     static let uniqueIndices = [["serverID"], ["slug"]]
     var id: Int64 = 0

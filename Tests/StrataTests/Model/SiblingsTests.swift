@@ -36,9 +36,9 @@ private final class MPostTag: Model {
     required init() {}
 }
 
-private func blog() throws -> Database {
-    let db = try Database()
-    try db.execute("""
+/// Django's many-to-many schema (`Post.tags`, its `blog_post_tags` join table and unique index) with
+/// three posts, three tags and three pairs (also used by AuditFKTests).
+let djangoBlogSQL = """
         CREATE TABLE "blog_post" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "title" varchar(100) NOT NULL);
         CREATE TABLE "blog_tag" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "name" varchar(30) NOT NULL);
         CREATE TABLE "blog_post_tags" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT,
@@ -48,7 +48,11 @@ private func blog() throws -> Database {
         INSERT INTO blog_post (title) VALUES ('one'), ('two'), ('three');
         INSERT INTO blog_tag (name) VALUES ('swift'), ('orm'), ('sqlite');
         INSERT INTO blog_post_tags (post_id, tag_id) VALUES (1, 1), (1, 3), (2, 2);
-        """)
+        """
+
+private func blog() throws -> Database {
+    let db = try Database()
+    try db.execute(djangoBlogSQL)
     return db
 }
 

@@ -13,16 +13,6 @@ private final class R2UNote: Model {
     required init() {}
 }
 
-private final class R2INote: Model {
-    static let upsertKeys = ["serverID"]
-    static let uniqueIndices = [["serverID"], ["slug"]]
-    var id: Int64 = 0
-    var serverID: String?
-    var slug = ""
-    var text = ""
-    required init() {}
-}
-
 private final class R2Parent: Model {
     var id: Int64 = 0
     var name = ""
@@ -56,11 +46,11 @@ private final class R2Kid: Model {
     /// The same with a caller-chosen integer key.
     @Test func aFailedUpsertWithACallerChosenIntegerKeyKeepsItsOwnKey() throws {
         let temp = try TemporaryDatabase()
-        let a = R2INote(); a.serverID = "s-1"; a.slug = "a"
-        let b = R2INote(); b.serverID = "s-2"; b.slug = "b"
+        let a = SyncedNote(); a.serverID = "s-1"; a.slug = "a"
+        let b = SyncedNote(); b.serverID = "s-2"; b.slug = "b"
         try temp.db.save([a, b])
         let db = try temp.reopen()
-        let incoming = R2INote(); incoming.id = 99; incoming.serverID = "s-1"; incoming.slug = "b"
+        let incoming = SyncedNote(); incoming.id = 99; incoming.serverID = "s-1"; incoming.slug = "b"
         #expect(throws: ModelError.self) { try db.save(incoming) }
         #expect(!incoming.isPersisted)
         #expect(incoming.id == 99)
@@ -99,10 +89,10 @@ private final class R2Track: Model {
     /// as after a rolled-back savepoint of the API.
     @Test func aRawRollbackToUndoesAnUpsertAdoption() throws {
         let temp = try TemporaryDatabase()
-        let a = R2INote(); a.serverID = "s-1"; a.slug = "a"; a.text = "old"
+        let a = SyncedNote(); a.serverID = "s-1"; a.slug = "a"; a.text = "old"
         try temp.db.save(a)
         let db = try temp.reopen()
-        let incoming = R2INote(); incoming.serverID = "s-1"; incoming.slug = "a"; incoming.text = "new"
+        let incoming = SyncedNote(); incoming.serverID = "s-1"; incoming.slug = "a"; incoming.text = "new"
         try db.transaction {
             try db.execute("SAVEPOINT x")
             try db.save(incoming)
