@@ -213,6 +213,14 @@ enum RelationshipExamples {
         _ = department
     }
 
+    static func moves(_ db: Database, sales: Department, support: Department) throws {
+        if let employee = sales.employees.first {
+            employee.department = support
+            try db.save(employee)                          // drops both loaded arrays
+            print(sales.employees.count, support.employees.count)   // each read again: one query each
+        }
+    }
+
     static func prefetch(_ db: Database) throws {
         let departments = try db.objects(Department.self, prefetching: ["employees", "employees.manager"])
         // 3 statements: departments, their employees, those employees' managers

@@ -7,6 +7,8 @@ protocol TransientStorage {
     static var relatedType: any Model.Type { get }
     /// Drops the loaded array (the next read queries again).
     mutating func invalidate()
+    /// Whether the loaded array holds `object`, strongly or weakly.
+    func holds(_ object: ModelObject) -> Bool
     /// Whether a rollback drops the loaded arrays (their rows are no model's live instances, which the
     /// rollback restores).
     static var droppedOnRollback: Bool { get }
@@ -35,10 +37,13 @@ protocol TransientStorage {
 ///
 /// `by` names a property of the child model: a ``Reference`` to this model, or a plain column holding
 /// this model's key. `orderBy` lists child properties separated by commas, each optionally followed by
-/// `ASC` or `DESC`; the child key breaks ties. The array is a snapshot: saving a child does not change
-/// it, `reload()` or `invalidate()` does. A child deleted (through the handle, by a cascade or by raw SQL)
-/// drops its parent's array (the parent found through the child's relationship, or its key column), and so
-/// does a rollback that brings one back: the next read queries again. It is never stored in a column of its own, and an owner not
+/// `ASC` or `DESC`; the child key breaks ties. A loaded array never shows a child where its row no longer,
+/// or now, says: a new child, a child saved with another parent, one deleted (through the handle, by a
+/// cascade or by raw SQL), and a rollback that undoes any of these drop the arrays of the parents
+/// concerned (found through the child's relationship or its key column), and the next read queries again.
+/// A row raw SQL inserts, or moves with no live instance to follow it, drops every loaded array over its
+/// table; another connection's commit drops every loaded array at the handle's next call. `reload()` and
+/// `invalidate()` do it by hand. It is never stored in a column of its own, and an owner not
 /// attached to a database has no children. The parent holds its children strongly; the children's
 /// references to the parent (the `by` one and any other) are weak, so dropping the parent frees both
 /// sides. When a child holds the parent through other objects still (its former department, whose
@@ -61,6 +66,10 @@ public struct Children<Child: Model>: TransientStorage {
     static var relatedType: any Model.Type { Child.self }
 
     mutating func invalidate() { (cache, partlyWeak) = (nil, nil) }
+
+    func holds(_ object: ModelObject) -> Bool {
+        cache?.contains { $0 === object } ?? partlyWeak?.contains { ($0.strong ?? $0.weak) === object } ?? false
+    }
 
     /// The children of a ``partlyWeak`` array, when none was freed, deleted or detached since.
     func livingChildren() -> [Child]? {

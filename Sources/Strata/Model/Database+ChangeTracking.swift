@@ -156,8 +156,12 @@ extension Database {
             models.verifyPending = false
             let inTransaction = isInTransaction
             var suspects: Set<ObjectIdentifier> = []
+            var childTypesWritten: Set<ObjectIdentifier> = []
             defer {
                 models.mayReplace = false
+                for registry in models.registries.values where childTypesWritten.contains(ObjectIdentifier(registry)) {
+                    registry.dropEveryParentsArrays()
+                }
                 for registry in models.registries.values where suspects.contains(ObjectIdentifier(registry)) {
                     markInstancesWithoutRows(registry)
                 }
@@ -180,11 +184,17 @@ extension Database {
                         || (change.operation == SQLITE_UPDATE && registry.table.keyIsRowID && registry.instance(rowID: change.rowID) == nil)) {
                         suspects.insert(ObjectIdentifier(registry))
                     }
+                    // A row raw SQL inserted, or updated with no live instance to follow it, may be a child of
+                    // any parent: the loaded arrays over its table are read again.
+                    if change.operation == SQLITE_INSERT && registry.hasParentArrays { childTypesWritten.insert(ObjectIdentifier(registry)) }
                     if change.operation == SQLITE_INSERT, registry.table.selectsRowID {
                         moveReplacedInstance(registry: registry, rowID: change.rowID)
                         continue
                     }
-                    guard let object = registry.instance(rowID: change.rowID) else { continue }
+                    guard let object = registry.instance(rowID: change.rowID) else {
+                        if change.operation == SQLITE_UPDATE && registry.hasParentArrays { childTypesWritten.insert(ObjectIdentifier(registry)) }
+                        continue
+                    }
                     if change.operation == SQLITE_DELETE && !verify {
                         if inTransaction { models.noteDeleted(object) }
                         registry.detach(object, deleted: true)
@@ -364,6 +374,7 @@ extension Database {
     /// An instance whose insert (or adoption of a row) a rollback undid: unsaved again, with the key it had
     /// before (0 where SQLite assigned it).
     private func makeUnsaved(_ insert: InsertedInstance, registry: TypeRegistry) {
+        if registry.hasParentArrays { registry.dropParentsArrays(of: insert.object, holdingIt: true) }
         registry.detach(insert.object, deleted: false)
         let key = registry.metadata.key.accessor
         if let own = insert.adoptedFromKey {
@@ -487,6 +498,11 @@ extension Database {
                 if !current.matches(stored) { values.append((i, try metadata.properties[i].accessor.load(fresh))) }
             }
             for (i, value) in values { try metadata.properties[i].accessor.store(value, into: object) }
+            if registry.hasParentArrays && !values.isEmpty {
+                var changed = ColumnSet()
+                for (i, _) in values { changed.insert(i) }
+                registry.dropArraysOfMovedChild(object, changed: changed)
+            }
             if !values.isEmpty, let notify = metadata.observationNotifier { notify(object) }
             if slot == 0 { registry.capture(object) } else { registry.capture(object, words: words) }
             registry.staleInstances[id] = nil
@@ -555,6 +571,16 @@ extension Database {
             }
         }
         refreshAllLiveInstances()
+        dropAllLoadedArrays()
+    }
+
+    /// Drops every loaded ``Children`` and ``Siblings`` array of the handle's live instances: after another
+    /// connection's commit, which may have added children or links that no live instance shows.
+    private func dropAllLoadedArrays() {
+        for registry in models.registries.values where !registry.metadata.heldArrays.isEmpty {
+            let arrays = registry.metadata.heldArrays
+            for object in registry.liveInstances { for array in arrays { array.invalidate(of: object) } }
+        }
     }
 
     /// Re-reads every live instance from its row (merging: unsaved changes are kept, conflicts recorded).

@@ -393,9 +393,12 @@ extension Database {
         return try statement.step() ? statement.int64(at: 0) : 1
     }
 
-    /// Remembers an insert made inside a transaction, so a rollback can make the instance unsaved again.
+    /// After an insert: the loaded arrays of the new row's parents (``Children``) are dropped, so their next
+    /// read includes it; inside a transaction, the insert is remembered, so a rollback can make the instance
+    /// unsaved again.
     private func noteInserted(_ object: ModelObject, keyWasAssigned: Bool, adoptedFromKey: SQLValue? = nil) {
         models.changeCount &+= 1   // (WITHOUT ROWID tables have no update hook)
+        if let registry = object._registry, registry.hasParentArrays { registry.dropParentsArrays(of: object, holdingIt: false) }
         if isInTransaction {
             models.insertedInTransaction.append(InsertedInstance(object: object, depth: transactionDepth, keyWasAssigned: keyWasAssigned,
                                                                  adoptedFromKey: adoptedFromKey))
@@ -435,6 +438,7 @@ extension Database {
         }
         // (A view's INSTEAD OF trigger makes its changes in other tables: SQLite counts none for the view.)
         guard changes > 0 || registry.table.isView else { throw rowGone(object, registry: registry, key: key) }
+        if registry.hasParentArrays { registry.dropArraysOfMovedChild(object, changed: changed) }
         updated(object, properties: changed, registry: registry)
     }
 
@@ -474,6 +478,7 @@ extension Database {
         guard sqlite3_changes64(connection.handle) > 0 else {
             throw rowGone(object, registry: registry, key: .integer(rowID))
         }
+        if registry.hasParentArrays { registry.dropArraysOfMovedChild(object, changed: ColumnSet(low: changed)) }
         if object._snapshotSlot != 0 {
             registry.capturePlainWords(object, start: start, properties: changed)
         } else {

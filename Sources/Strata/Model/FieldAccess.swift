@@ -724,6 +724,8 @@ final class ConvertingReferenceIO<Related: Model>: ReferenceIO<Related> {
 class AnyHeldObjects {
     var relatedType: (any Model.Type)? { nil }
     func objects(of object: ModelObject) -> [ModelObject] { [] }
+    /// Whether the loaded array of `owner` holds `child`, strongly or weakly.
+    func holds(_ child: ModelObject, in owner: ModelObject) -> Bool { false }
     /// Drops the loaded array of `object` (the next read queries again).
     func invalidate(of object: ModelObject) {}
     /// Whether a rollback drops the loaded arrays (``TransientStorage/droppedOnRollback``).
@@ -742,6 +744,8 @@ final class HeldObjects<Storage: TransientStorage>: AnyHeldObjects {
     override var relatedType: (any Model.Type)? { Storage.relatedType }
 
     override func objects(of object: ModelObject) -> [ModelObject] { field(object, offset, Storage.self).pointee.heldObjects }
+
+    override func holds(_ child: ModelObject, in owner: ModelObject) -> Bool { field(owner, offset, Storage.self).pointee.holds(child) }
 
     override func invalidate(of object: ModelObject) { field(object, offset, Storage.self).pointee.invalidate() }
 

@@ -100,6 +100,7 @@ final class ModelContext {
 
     func add(_ registry: TypeRegistry, for type: ObjectIdentifier) {
         registries[type] = registry
+        for entry in childrenByPlainColumn[type] ?? [] { registry.parentKeyColumns.insert(entry.property) }
         notePlainColumnChildren(of: registry)
         let name = registry.metadata.tableName.lowercased()
         registriesByTable[name, default: []].append(registry)
@@ -119,6 +120,7 @@ final class ModelContext {
                   let index = metadata.properties.firstIndex(where: { $0.name == name }),
                   metadata.properties[index].related == nil else { continue }
             childrenByPlainColumn[ObjectIdentifier(child), default: []].append((registry, array, index))
+            registries[ObjectIdentifier(child)]?.parentKeyColumns.insert(index)
         }
     }
 

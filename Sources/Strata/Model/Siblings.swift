@@ -95,6 +95,8 @@ public struct Siblings<Target: Model>: TransientStorage {
 
     mutating func invalidate() { cache = nil }
 
+    func holds(_ object: ModelObject) -> Bool { cache?.contains { $0 === object } ?? false }
+
     /// A rolled-back `add` or `remove` (or other write to the join table) is undone in the join table,
     /// which no live instance follows: the array is read again.
     static var droppedOnRollback: Bool { true }

@@ -43,6 +43,10 @@ final class TypeRegistry {
     @usableFromInline private(set) var keyIsRowID: Bool
     /// Copied from `table` for saves: a trigger of the table may REPLACE rows elsewhere.
     @exclusivity(unchecked) private(set) var triggersMayReplace: Bool
+    /// The properties that hold a parent's key: its references, and the plain columns some parent's
+    /// `@Children(by:)` names (``ModelContext`` adds those as the parents register). Empty for most models,
+    /// so saves check them with one test.
+    @exclusivity(unchecked) var parentKeyColumns: ColumnSet
     /// Whether another model type of the same handle maps the same table (its live instances of a row this
     /// registry writes must hear of the write).
     @exclusivity(unchecked) var sharesTable = false
@@ -105,6 +109,9 @@ final class TypeRegistry {
         self.readingBack = table.readingBack
         self.context = context
         self.snapshots = SnapshotStore(count: metadata.properties.count)
+        var references = ColumnSet()
+        for (index, property) in metadata.properties.enumerated() where property.related != nil { references.insert(index) }
+        self.parentKeyColumns = references
     }
 
     /// The accessor of each property that has no fast field but reads its column in Strata's own format
@@ -259,8 +266,58 @@ final class TypeRegistry {
 
     /// Whether instances of this type may be in a parent's ``Children`` array (through a reference, or a
     /// plain column some parent's `@Children(by:)` names).
-    var hasParentArrays: Bool {
-        !metadata.relationshipFields.isEmpty || context?.childrenByPlainColumn[ObjectIdentifier(metadata.type)] != nil
+    var hasParentArrays: Bool { !parentKeyColumns.isEmpty }
+
+    /// After a write or a refresh changed `changed` properties of `object`, before its snapshot takes them:
+    /// when a parent key is among them (the child moved to another parent, or to none), drops the loaded
+    /// arrays of the parents it named (those that hold it) and of the parents it names now, so neither
+    /// shows it where its row no longer, or now, says; they are read again next time.
+    func dropArraysOfMovedChild(_ object: ModelObject, changed: ColumnSet) {
+        var moved = ColumnSet()
+        parentKeyColumns.forEach { if changed.contains($0) { moved.insert($0) } }
+        guard !moved.isEmpty else { return }
+        dropFormerParentsArrays(of: object, properties: moved)
+        dropParentsArrays(of: object, holdingIt: false)
+    }
+
+    /// Drops every loaded ``Children`` array of the handle whose children are of this type: after raw SQL
+    /// wrote a row of its table that no live instance stands for (which parent it names is not known).
+    func dropEveryParentsArrays() {
+        guard let context else { return }
+        let type = ObjectIdentifier(metadata.type)
+        for parents in context.registries.values {
+            // (``Siblings`` arrays follow their join table, not the target's.)
+            let arrays = parents.metadata.heldArrays.filter { !$0.droppedOnRollback && $0.relatedType.map(ObjectIdentifier.init) == type }
+            guard !arrays.isEmpty else { continue }
+            for parent in parents.liveInstances { for array in arrays { array.invalidate(of: parent) } }
+        }
+    }
+
+    /// Drops the loaded arrays that hold `object` in the parents its snapshot names for `properties`: found
+    /// by the remembered key where it is an integer, else among the live parents whose arrays hold it.
+    private func dropFormerParentsArrays(of object: ModelObject, properties: ColumnSet) {
+        guard let context else { return }
+        let type = ObjectIdentifier(metadata.type)
+        var candidates: [(parents: TypeRegistry, array: AnyHeldObjects)] = []
+        properties.forEach { index in
+            if let related = metadata.properties[index].related, let parents = context.registries[ObjectIdentifier(related)] {
+                for array in parents.metadata.heldArrays where array.relatedType.map(ObjectIdentifier.init) == type {
+                    candidates.append((parents, array))
+                }
+            }
+            for entry in context.childrenByPlainColumn[type] ?? [] where entry.property == index {
+                candidates.append((entry.parents, entry.array))
+            }
+            guard let word = rememberedWord(of: object, at: index), !word.isNull else { return }
+            for (parents, array) in candidates {
+                if parents.metadata.keyIsInteger {
+                    if let parent = parents.instance(key: .integer(Int64(bitPattern: word.bits))) { array.invalidate(of: parent) }
+                } else {
+                    for parent in parents.liveInstances where array.holds(object, in: parent) { array.invalidate(of: parent) }
+                }
+            }
+            candidates.removeAll(keepingCapacity: true)
+        }
     }
 
     /// Drops the loaded arrays of `object`'s type in its parents — the ``Children`` of the objects its
