@@ -9,6 +9,8 @@ protocol TransientStorage {
     mutating func invalidate()
     /// Whether the loaded array holds `object`, strongly or weakly.
     func holds(_ object: ModelObject) -> Bool
+    /// The join table the objects are found through (``Siblings``); nil for ``Children``.
+    var throughTable: String? { get }
     /// Whether a rollback drops the loaded arrays (their rows are no model's live instances, which the
     /// rollback restores).
     static var droppedOnRollback: Bool { get }
@@ -86,6 +88,8 @@ public struct Children<Child: Model>: TransientStorage {
     static var droppedOnRollback: Bool { false }
 
     var byProperty: String? { column }
+
+    var throughTable: String? { nil }
 
     /// Declares the children whose property `column` points at the owner, in `orderBy` order.
     ///

@@ -157,8 +157,15 @@ extension Database {
             let inTransaction = isInTransaction
             var suspects: Set<ObjectIdentifier> = []
             var childTypesWritten: Set<ObjectIdentifier> = []
+            var joinTablesWritten: Set<String> = []
+            var lastTable = ""
             defer {
                 models.mayReplace = false
+                for name in joinTablesWritten {
+                    for (owners, array) in models.arraysByJoinTable[name] ?? [] {
+                        for owner in owners.liveInstances { array.invalidate(of: owner) }
+                    }
+                }
                 for registry in models.registries.values where childTypesWritten.contains(ObjectIdentifier(registry)) {
                     registry.dropEveryParentsArrays()
                 }
@@ -173,6 +180,12 @@ extension Database {
                     continue
                 }
                 models.record(table: change.table, operation: change.operation, rowID: change.rowID, own: change.own)
+                // A join table's rows are no model's: the loaded @Siblings arrays over it are read again.
+                if !models.arraysByJoinTable.isEmpty && change.table != lastTable {
+                    lastTable = change.table
+                    let name = lastTable.lowercased()
+                    if models.arraysByJoinTable[name] != nil { joinTablesWritten.insert(name) }
+                }
                 // An own write is already in its instance; other model types over the same table still need it.
                 guard !change.own || change.writer != nil else { continue }
                 for registry in models.registries(forTable: change.table) {

@@ -732,6 +732,8 @@ class AnyHeldObjects {
     var droppedOnRollback: Bool { false }
     /// ``TransientStorage/byProperty`` of the wrapper in `object`.
     func byProperty(of object: ModelObject) -> String? { nil }
+    /// ``TransientStorage/throughTable`` of the wrapper in `object`.
+    func throughTable(of object: ModelObject) -> String? { nil }
     /// Loads the wrapper's objects for every owner at once; returns them all.
     func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database) throws -> [ModelObject] { [] }
 }
@@ -752,6 +754,8 @@ final class HeldObjects<Storage: TransientStorage>: AnyHeldObjects {
     override var droppedOnRollback: Bool { Storage.droppedOnRollback }
 
     override func byProperty(of object: ModelObject) -> String? { field(object, offset, Storage.self).pointee.byProperty }
+
+    override func throughTable(of object: ModelObject) -> String? { field(object, offset, Storage.self).pointee.throughTable }
 
     override func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database) throws -> [ModelObject] {
         try Storage.prefetch(owners, registry: registry, database: database) { field($0, self.offset, Storage.self) }

@@ -98,10 +98,15 @@ final class ModelContext {
     /// parent's key. A deleted child finds its parent's loaded array through them.
     var childrenByPlainColumn: [ObjectIdentifier: [(parents: TypeRegistry, array: AnyHeldObjects, property: Int)]] = [:]
 
+    /// Per join table (lowercased), the `@Siblings` arrays of this handle's models that read through it:
+    /// the owners' registry and the array. A write to the join table that is not an `add` or `remove` of the
+    /// array itself (raw SQL, the other side's `add`) drops them.
+    var arraysByJoinTable: [String: [(owners: TypeRegistry, array: AnyHeldObjects)]] = [:]
+
     func add(_ registry: TypeRegistry, for type: ObjectIdentifier) {
         registries[type] = registry
         for entry in childrenByPlainColumn[type] ?? [] { registry.parentKeyColumns.insert(entry.property) }
-        notePlainColumnChildren(of: registry)
+        noteArrays(of: registry)
         let name = registry.metadata.tableName.lowercased()
         registriesByTable[name, default: []].append(registry)
         if let sharing = registriesByTable[name], sharing.count > 1 {
@@ -110,11 +115,15 @@ final class ModelContext {
         if !registry.table.hasRowID { withoutRowIDRegistries += 1 }
     }
 
-    private func notePlainColumnChildren(of registry: TypeRegistry) {
+    private func noteArrays(of registry: TypeRegistry) {
         let arrays = registry.metadata.heldArrays
         guard !arrays.isEmpty else { return }
-        let template = registry.metadata.makeInstance()   // the wrappers' declarations (their `by:`)
+        let template = registry.metadata.makeInstance()   // the wrappers' declarations (their `by:`, `through:`)
         for array in arrays {
+            if let join = array.throughTable(of: template) {
+                arraysByJoinTable[join.lowercased(), default: []].append((registry, array))
+                continue
+            }
             guard let child = array.relatedType, let name = array.byProperty(of: template),
                   let metadata = try? ModelMetadata.of(child),
                   let index = metadata.properties.firstIndex(where: { $0.name == name }),

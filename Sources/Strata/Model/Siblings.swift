@@ -21,8 +21,10 @@
 /// violated); the join table may be one Strata never maps, or the table of a model with a
 /// ``ModelDeclaration/compositeKey`` (whose live instances then see the writes). The array is cached
 /// strongly unless a target already holds this object (its own `@Siblings` back to it, say), so no cycle
-/// forms; then each read queries. A rollback (of a transaction or a savepoint) drops loaded arrays, so an
-/// `add` or `remove` it undid is not shown; the next read queries again.
+/// forms; then each read queries. Any other write to the join table — the other side's `add` or
+/// `remove`, raw SQL, another connection's commit (seen at the handle's next call) — drops the loaded
+/// arrays over it, and so does a rollback (of a transaction or a savepoint), so an `add` or `remove` it
+/// undid is not shown; the next read queries again.
 @propertyWrapper
 public struct Siblings<Target: Model>: TransientStorage {
     let joinTable: String
@@ -97,6 +99,8 @@ public struct Siblings<Target: Model>: TransientStorage {
 
     func holds(_ object: ModelObject) -> Bool { cache?.contains { $0 === object } ?? false }
 
+    var throughTable: String? { joinTable }
+
     /// A rolled-back `add` or `remove` (or other write to the join table) is undone in the join table,
     /// which no live instance follows: the array is read again.
     static var droppedOnRollback: Bool { true }
@@ -147,6 +151,9 @@ public struct Siblings<Target: Model>: TransientStorage {
         let pair = [try database.joinColumnFormat(table: storage.joinTable, column: storage.fromColumn, holding: registry.metadata).storedKey(ownerKey),
                     try database.joinColumnFormat(table: storage.joinTable, column: storage.toColumn, holding: targetRegistry.metadata).storedKey(targetKey)]
         let (join, from, to) = (SQL.quote(storage.joinTable), SQL.quote(storage.fromColumn), SQL.quote(storage.toColumn))
+        // The write drops every loaded array over the join table (the target's own, on the other side, say);
+        // the owner's is then set from what it was.
+        let loaded = storage.cache
         if adding {
             try database.transaction {
                 let present = try database.value(Int.self, "SELECT count(*) FROM \(join) WHERE \(from) = ? AND \(to) = ?",
@@ -155,7 +162,8 @@ public struct Siblings<Target: Model>: TransientStorage {
                     try database.execute("INSERT INTO \(join) (\(from), \(to)) VALUES (?, ?)", arguments: pair)
                 }
             }
-            if var cached = owner[keyPath: path].cache, !cached.contains(where: { $0 === target }) {
+            owner[keyPath: path].cache = loaded
+            if var cached = loaded, !cached.contains(where: { $0 === target }) {
                 // At its place in the declared order when that is known exactly here (the default order,
                 // by integer key) and the owner may hold it (it does not hold the owner: no cycle); else
                 // the array is dropped and the next read loads it in order.
@@ -169,9 +177,7 @@ public struct Siblings<Target: Model>: TransientStorage {
             }
         } else {
             try database.execute("DELETE FROM \(join) WHERE \(from) = ? AND \(to) = ?", arguments: pair)
-            if let cached = owner[keyPath: path].cache {
-                owner[keyPath: path].cache = cached.filter { $0 !== target }
-            }
+            owner[keyPath: path].cache = loaded?.filter { $0 !== target }
         }
     }
 

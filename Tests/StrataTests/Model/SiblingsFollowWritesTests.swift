@@ -1,0 +1,86 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// A loaded `@Siblings` array follows its join table: the other side's `add` and `remove`, raw SQL and
+// another connection's commit drop it, and the next read queries once; the owner's own `add` and `remove`
+// still update its array in place.
+
+private final class SFPost: Model {
+    static let tableName = "blog_post"
+    static let persistentProperties = ["id", "title"]
+    var id: Int64 = 0
+    var title = ""
+    @Siblings(through: "blog_post_tags", from: "post_id", to: "tag_id", orderBy: "name") var tags: [SFTag]
+    required init() {}
+}
+
+private final class SFTag: Model {
+    static let tableName = "blog_tag"
+    static let persistentProperties = ["id", "name"]
+    var id: Int64 = 0
+    var name = ""
+    @Siblings(through: "blog_post_tags", from: "tag_id", to: "post_id") var posts: [SFPost]
+    required init() {}
+}
+
+@Suite struct SiblingsFollowWritesTests {
+    /// Posts 1 (swift, sqlite), 2 (orm), 3 (none); tags 1 swift, 2 orm, 3 sqlite.
+    private func blog(_ db: Database) throws -> (one: SFPost, two: SFPost, swift: SFTag, orm: SFTag) {
+        try db.execute(djangoBlogSQL)
+        return (try #require(try db.object(SFPost.self, forKey: 1)), try #require(try db.object(SFPost.self, forKey: 2)),
+                try #require(try db.object(SFTag.self, forKey: 1)), try #require(try db.object(SFTag.self, forKey: 2)))
+    }
+
+    @Test func anAddOrRemoveReachesTheOtherSidesLoadedArray() throws {
+        let db = try Database()
+        let (one, two, swift, _) = try blog(db)
+        #expect(swift.posts.map(\.title) == ["one"])
+        try two.$tags.add(swift)
+        #expect(swift.posts.map(\.title) == ["one", "two"])
+        try one.$tags.remove(swift)
+        #expect(swift.posts.map(\.title) == ["two"])
+    }
+
+    @Test func theOwnersOwnAddStillUpdatesItsArrayInPlace() throws {
+        let db = try Database()
+        let (one, _, _, orm) = try blog(db)
+        #expect(one.tags.map(\.name) == ["sqlite", "swift"])
+        let log = StatementLog(db)
+        try one.$tags.remove(orm)   // not linked: nothing changes
+        try one.$tags.add(orm)      // with orderBy: dropped, read again in order
+        let (names, reads) = log.during { one.tags.map(\.name) }
+        #expect(names == ["orm", "sqlite", "swift"] && reads.count == 1)
+        try one.$tags.remove(orm)
+        let (after, none) = log.during { one.tags.map(\.name) }
+        #expect(after == ["sqlite", "swift"] && none.isEmpty)
+    }
+
+    @Test func rawSQLOnTheJoinTableDropsLoadedArrays() throws {
+        let db = try Database()
+        let (one, two, swift, _) = try blog(db)
+        #expect(one.tags.map(\.name) == ["sqlite", "swift"] && two.tags.map(\.name) == ["orm"])
+        try db.execute("INSERT INTO blog_post_tags (post_id, tag_id) VALUES (2, 1)")
+        #expect(two.tags.map(\.name) == ["orm", "swift"])
+        try db.execute("DELETE FROM blog_post_tags WHERE post_id = 1 AND tag_id = 1")
+        #expect(one.tags.map(\.name) == ["sqlite"] && two.tags.map(\.name) == ["orm", "swift"])
+        // A write elsewhere keeps them loaded.
+        try db.execute("UPDATE blog_tag SET name = 'Swift' WHERE id = 1")
+        let log = StatementLog(db)
+        let (last, reads) = log.during { (one.tags.count, two.tags.last) }
+        #expect(reads.isEmpty && last.0 == 1 && last.1 === swift && swift.name == "Swift")
+    }
+
+    @Test func anotherConnectionsLinkReachesLoadedArraysAtTheNextCall() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let (_, two, _, _) = try blog(db)
+        #expect(two.tags.map(\.name) == ["orm"])
+        let other = try Database(path: temp.path)
+        try other.execute("INSERT INTO blog_post_tags (post_id, tag_id) VALUES (2, 3)")
+        _ = try db.object(SFPost.self, forKey: 3)
+        #expect(two.tags.map(\.name) == ["orm", "sqlite"])
+        try other.close()
+    }
+}
