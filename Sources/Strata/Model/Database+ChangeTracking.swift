@@ -427,10 +427,12 @@ extension Database {
     }
 
     /// SQLite's update hook is silent for WITHOUT ROWID tables, so after raw SQL that changed rows, live
-    /// instances of models on such tables are all reloaded (or marked deleted).
+    /// instances of models on such tables are all reloaded (or marked deleted), and the loaded arrays of
+    /// their parents are read again (a row may have been inserted).
     func refreshWithoutRowIDInstances() {
         for registry in models.registries.values where !registry.table.hasRowID {
             for object in registry.liveInstances { refresh(object, registry: registry) }
+            if registry.hasParentArrays { registry.dropEveryParentsArrays() }
         }
     }
 

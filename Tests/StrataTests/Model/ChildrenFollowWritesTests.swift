@@ -21,6 +21,22 @@ private final class CFAlbum: Model {
     required init() {}
 }
 
+/// A parent of children in a WITHOUT ROWID table.
+private final class CFSinger: Model {
+    static let tableName = "CFArtist"
+    var id: Int64 = 0
+    var name = ""
+    @Children(by: "artist", orderBy: "code") var tracks: [CFTrack]
+    required init() {}
+}
+
+private final class CFTrack: Model {
+    static let primaryKey = "code"
+    var code = ""
+    @Reference var artist: CFSinger?
+    required init() {}
+}
+
 /// A parent keyed by text (its former children are found among the live parents, not by key).
 private final class CFLabel: Model {
     static let primaryKey = "code"
@@ -180,6 +196,24 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
         // A raw write of another column keeps the arrays loaded.
         try db.execute("UPDATE CFAlbum SET title = 'AA' WHERE id = ?", arguments: [a.id])
         #expect(bob.$albums.isLoaded && bob.albums.first === a)
+    }
+
+    /// SQLite's update hook says nothing of WITHOUT ROWID tables.
+    @Test func rawSQLIntoAWithoutRowIDChildTableReachesLoadedArrays() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE CFArtist (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE CFTrack (code TEXT PRIMARY KEY, artist INTEGER REFERENCES CFArtist (id)) WITHOUT ROWID;
+            INSERT INTO CFArtist VALUES (1, 'Ada'), (2, 'Bob');
+            INSERT INTO CFTrack VALUES ('a', 1);
+            """)
+        let ada = try #require(try db.object(CFSinger.self, forKey: 1))
+        let bob = try #require(try db.object(CFSinger.self, forKey: 2))
+        #expect(ada.tracks.map(\.code) == ["a"] && bob.tracks.isEmpty)
+        try db.execute("INSERT INTO CFTrack VALUES ('b', 1)")
+        #expect(ada.tracks.map(\.code) == ["a", "b"])
+        try db.execute("UPDATE CFTrack SET artist = 2 WHERE code = 'b'")
+        #expect(ada.tracks.map(\.code) == ["a"] && bob.tracks.map(\.code) == ["b"])
     }
 
     @Test func anotherConnectionsInsertAndMoveReachLoadedArraysAtTheNextCall() throws {
