@@ -70,11 +70,41 @@ extension Database {
     /// ```
     public func save<T: Model>(_ objects: [T]) throws {
         let registry = try registry(for: T.self, checkingCommits: false)
-        let saveAll = { try self.transaction(.immediate) { for object in objects { try self.save(object, registry: registry) } } }
+        let ownFields = registry.metadata.ownTypeFields
+        let order = ownFields.isEmpty ? nil : InsertionOrder(objects, fields: ownFields)
+        let saveAll = {
+            try self.transaction(.immediate) {
+                if let order { return try self.save(order, registry: registry) }
+                for object in objects { try self.save(object, registry: registry) }
+            }
+        }
         // Inside a transaction, a failure is the enclosing block's to handle: its rollback gives instances
         // the database's values, so that a retried block applies its changes once.
         if isInTransaction { return try saveAll() }
         try keepingUnsavedChanges(of: objects, registry: registry, saveAll)
+    }
+
+    /// Saves a batch in `order` (new objects that refer to each other): the references it defers are unset
+    /// for the inserts, then set and written by an UPDATE; on failure each holds its object again.
+    private func save(_ order: InsertionOrder, registry: TypeRegistry) throws {
+        for (object, field, _) in order.deferred { field.setHoldsItself(object, false) }
+        var restored = false
+        defer { if !restored { for (object, field, target) in order.deferred { field.holdUnsaved(target, in: object) } } }
+        do {
+            for object in order.ordered { try save(object, registry: registry) }
+        } catch let error as ModelError where error.kind == .missingValue {
+            // A deferred reference over a NOT NULL column: the cycle cannot be inserted.
+            let metadata = registry.metadata
+            let names = order.deferred.compactMap { deferred in
+                metadata.properties.first { if case .generic(let io) = $0.accessor { io === deferred.field } else { false } }?.name
+            }
+            guard let name = error.property, names.contains(name) else { throw error }
+            throw ModelError(.unsavedRelated, model: metadata.typeName, property: name,
+                             "new \(metadata.typeName) objects refer to each other in a cycle through \"\(name)\", whose column is NOT NULL: one of them must be inserted before the other has a key. Save one with \"\(name)\" set to a saved object first, or make the column nullable. Nothing was written")
+        }
+        for (object, field, target) in order.deferred { field.holdUnsaved(target, in: object) }
+        restored = true
+        for (object, _, _) in order.deferred { try update(object, registry: registry) }
     }
 
     /// Runs `body`, a save of `objects` in a transaction of its own. When it fails, the rollback gave the

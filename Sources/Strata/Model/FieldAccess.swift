@@ -498,7 +498,7 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
         guard let heldKey = try ModelMetadata.persistedKey(of: held) else {
             let name = String(describing: Related.self)
             throw ModelError(.unsavedRelated, model: name,
-                             "the related \(name) has not been saved, so there is no key to store; save it first (new objects that refer to each other: save one with the relationship unset, then set it and save it again)")
+                             "the related \(name) has not been saved, so there is no key to store; save it first (new objects of one model that refer to each other: save them together, with save([a, b]))")
         }
         state.pointee.missingAt = -1
         state.pointee.key = heldKey

@@ -112,7 +112,9 @@ struct ReferenceState {
 /// refer to each other are freed when you drop them. New objects follow the same rule (an object
 /// assigned to a new object that holds it back, or to itself, is held weakly; saving the owner after
 /// it was freed throws rather than storing NULL), and a new object that refers to itself is inserted,
-/// then updated with its own key. A ``Children`` load makes its children hold the parent weakly,
+/// then updated with its own key. New objects of one model that refer to each other are saved together
+/// by `save([a, b])`: each after the new objects it refers to, and a cycle closed by an UPDATE (a NOT NULL
+/// column cannot hold a cycle: that save throws, writing nothing). A ``Children`` load makes its children hold the parent weakly,
 /// except those that held it strongly already, which its array then holds weakly: prefetch plus to-many
 /// never forms a cycle between a parent and its children.
 @propertyWrapper
