@@ -43,9 +43,9 @@ final class TypeRegistry {
     @usableFromInline private(set) var keyIsRowID: Bool
     /// Copied from `table` for saves: a trigger of the table may REPLACE rows elsewhere.
     @exclusivity(unchecked) private(set) var triggersMayReplace: Bool
-    /// The properties that hold a parent's key: its references, and the plain columns some parent's
-    /// `@Children(by:)` names (``ModelContext`` adds those as the parents register). Empty for most models,
-    /// so saves check them with one test.
+    /// The properties that hold a parent's key: its references to models that declare `@Children` or
+    /// `@Siblings`, and the plain columns some parent's `@Children(by:)` names (``ModelContext`` adds those
+    /// as the parents register). Empty for most models, so saves check them with one test.
     @exclusivity(unchecked) var parentKeyColumns: ColumnSet
     /// Whether another model type of the same handle maps the same table (its live instances of a row this
     /// registry writes must hear of the write).
@@ -109,8 +109,12 @@ final class TypeRegistry {
         self.readingBack = table.readingBack
         self.context = context
         self.snapshots = SnapshotStore(count: metadata.properties.count)
+        // References to a model that has loadable arrays (a model it cannot reflect counts too).
         var references = ColumnSet()
-        for (index, property) in metadata.properties.enumerated() where property.related != nil { references.insert(index) }
+        for (index, property) in metadata.properties.enumerated() {
+            guard let related = property.related else { continue }
+            if (try? ModelMetadata.of(related))?.heldArrays.isEmpty != true { references.insert(index) }
+        }
         self.parentKeyColumns = references
     }
 
