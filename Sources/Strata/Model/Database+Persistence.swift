@@ -272,7 +272,7 @@ extension Database {
                 // Noted as an insert: a rollback (of this save, or of a batch or savepoint around it) makes the
                 // instance unsaved again with its values and its own key, instead of the live instance of a
                 // row it never wrote.
-                noteInserted(object, keyWasAssigned: false, adoptedFromKey: ownKey)
+                noteInserted(object, registry: registry, keyWasAssigned: false, adoptedFromKey: ownKey)
                 return try update(object, registry: registry)
             }
         }
@@ -299,7 +299,7 @@ extension Database {
                 try keyAccessor.store(.integer(rowID), into: object)
                 registry.register(object, rowID: rowID, textKey: nil)
                 registry.capture(object)
-                noteInserted(object, keyWasAssigned: true)
+                noteInserted(object, registry: registry, keyWasAssigned: true)
                 return
             }
             if current == 0 {
@@ -347,7 +347,7 @@ extension Database {
         }
         registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(key))
         registry.capture(object)
-        noteInserted(object, keyWasAssigned: keyWasAssigned)
+        noteInserted(object, registry: registry, keyWasAssigned: keyWasAssigned)
     }
 
     /// The general INSERT, for tables with generated columns or schema defaults: writes every property but
@@ -385,7 +385,7 @@ extension Database {
         if table.keyIsRowID { rowID = try Int64(sqlValue: stored) }
         registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(stored))
         registry.capture(object)
-        noteInserted(object, keyWasAssigned: keyWasAssigned || key == nil)
+        noteInserted(object, registry: registry, keyWasAssigned: keyWasAssigned || key == nil)
     }
 
     /// When a row has the values of the model's upsert keys that `object` has, makes `object` the live
@@ -426,9 +426,9 @@ extension Database {
     /// After an insert: the loaded arrays of the new row's parents (``Children``) are dropped, so their next
     /// read includes it; inside a transaction, the insert is remembered, so a rollback can make the instance
     /// unsaved again.
-    private func noteInserted(_ object: ModelObject, keyWasAssigned: Bool, adoptedFromKey: SQLValue? = nil) {
+    private func noteInserted(_ object: ModelObject, registry: TypeRegistry, keyWasAssigned: Bool, adoptedFromKey: SQLValue? = nil) {
         models.changeCount &+= 1   // (WITHOUT ROWID tables have no update hook)
-        if let registry = object._registry, registry.hasParentArrays { registry.dropParentsArrays(of: object, holdingIt: false) }
+        if registry.hasParentArrays { registry.dropParentsArrays(of: object, holdingIt: false) }
         if isInTransaction {
             models.insertedInTransaction.append(InsertedInstance(object: object, depth: transactionDepth, keyWasAssigned: keyWasAssigned,
                                                                  adoptedFromKey: adoptedFromKey))

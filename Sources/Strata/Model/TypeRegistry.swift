@@ -46,7 +46,12 @@ final class TypeRegistry {
     /// The properties that hold a parent's key: its references to models that declare `@Children` or
     /// `@Siblings`, and the plain columns some parent's `@Children(by:)` names (``ModelContext`` adds those
     /// as the parents register). Empty for most models, so saves check them with one test.
-    @exclusivity(unchecked) var parentKeyColumns: ColumnSet
+    @exclusivity(unchecked) var parentKeyColumns: ColumnSet {
+        didSet { hasParentArrays = !parentKeyColumns.isEmpty }
+    }
+    /// Whether instances of this type may be in a parent's ``Children`` array: `parentKeyColumns` is not
+    /// empty (kept as a flag for the save paths).
+    @exclusivity(unchecked) private(set) var hasParentArrays: Bool
     /// Whether another model type of the same handle maps the same table (its live instances of a row this
     /// registry writes must hear of the write).
     @exclusivity(unchecked) var sharesTable = false
@@ -116,6 +121,7 @@ final class TypeRegistry {
             if (try? ModelMetadata.of(related))?.heldArrays.isEmpty != true { references.insert(index) }
         }
         self.parentKeyColumns = references
+        self.hasParentArrays = !references.isEmpty
     }
 
     /// The accessor of each property that has no fast field but reads its column in Strata's own format
@@ -267,10 +273,6 @@ final class TypeRegistry {
             if let notify = metadata.observationNotifier { notify(object) }
         }
     }
-
-    /// Whether instances of this type may be in a parent's ``Children`` array (through a reference, or a
-    /// plain column some parent's `@Children(by:)` names).
-    var hasParentArrays: Bool { !parentKeyColumns.isEmpty }
 
     /// After a write or a refresh changed `changed` properties of `object`, before its snapshot takes them:
     /// when a parent key is among them (the child moved to another parent, or to none), drops the loaded
