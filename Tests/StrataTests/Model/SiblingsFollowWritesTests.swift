@@ -72,6 +72,20 @@ private final class SFTag: Model {
         #expect(reads.isEmpty && last.0 == 1 && last.1 === swift && swift.name == "Swift")
     }
 
+    /// Django's join table has no ON DELETE CASCADE: the pair stays, the deleted target leaves the array.
+    @Test func aPrefetchPathGoesOnWithoutADeletedTarget() throws {
+        let db = try Database()
+        let (one, _, swift, _) = try blog(db)
+        #expect(one.tags.map(\.name) == ["sqlite", "swift"])
+        try db.execute("PRAGMA foreign_keys = OFF")
+        try db.delete(swift)
+        let log = StatementLog(db)
+        try db.prefetch("tags.posts", of: [one])
+        #expect(log.statements.count == 1)   // the posts of the one tag left, none for the deleted one
+        #expect(log.statements.first?.contains("IN (?)") == true)
+        #expect(one.tags.map(\.name) == ["sqlite"])
+    }
+
     @Test func anotherConnectionsLinkReachesLoadedArraysAtTheNextCall() throws {
         let temp = try TemporaryDatabase()
         let db = temp.db
