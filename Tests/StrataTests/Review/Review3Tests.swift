@@ -213,4 +213,18 @@ private func artists(_ db: Database) throws -> (ada: R3Artist, bob: R3Artist) {
         #expect(post.tags.isEmpty)
         #expect(tag.posts.isEmpty)
     }
+
+    /// SQLite's update hook says nothing of a WITHOUT ROWID join table (one no model maps).
+    @Test func rawSQLOnAWithoutRowIDJoinTableReachesLoadedSiblings() throws {
+        let db = try Database()
+        let post = R3Post(); post.title = "p"
+        let tag = R3Tag(); tag.name = "t"
+        try db.save(post)
+        try db.save(tag)
+        try db.execute("CREATE TABLE R3PostTag (post INTEGER, tag INTEGER, PRIMARY KEY (post, tag)) WITHOUT ROWID")
+        #expect(post.tags.isEmpty && tag.posts.isEmpty)
+        try db.execute("INSERT INTO R3PostTag (post, tag) VALUES (?, ?)", arguments: [post.id, tag.id])
+        #expect(post.tags.map(\.name) == ["t"])
+        #expect(tag.posts.map(\.title) == ["p"])
+    }
 }
