@@ -145,7 +145,8 @@ public struct Siblings<Target: Model>: TransientStorage {
         }
         let storage = owner[keyPath: path]
         let ownerKey = try registry.metadata.key.accessor.load(owner)
-        let targetRegistry = try database.registry(for: Target.self, checkingCommits: false)
+        // (Checking commits: another connection's commit drops the loaded arrays before the owner's is taken.)
+        let targetRegistry = try database.registry(for: Target.self)
         let targetKey = try targetRegistry.metadata.key.accessor.load(target)
         // Each key as its join column stores it (Django's char(32) holds a UUID as 32 hex digits).
         let pair = [try database.joinColumnFormat(table: storage.joinTable, column: storage.fromColumn, holding: registry.metadata).storedKey(ownerKey),
@@ -153,7 +154,7 @@ public struct Siblings<Target: Model>: TransientStorage {
         let (join, from, to) = (SQL.quote(storage.joinTable), SQL.quote(storage.fromColumn), SQL.quote(storage.toColumn))
         // The write drops every loaded array over the join table (the target's own, on the other side, say);
         // the owner's is then set from what it was.
-        let loaded = storage.cache
+        let loaded = owner[keyPath: path].cache
         if adding {
             try database.transaction {
                 let present = try database.value(Int.self, "SELECT count(*) FROM \(join) WHERE \(from) = ? AND \(to) = ?",
