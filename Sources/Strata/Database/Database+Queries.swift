@@ -40,7 +40,10 @@ extension Database {
         try checkTransactionIsOpen()
         let changesBefore = totalChanges
         defer {
-            if totalChanges != changesBefore { refreshWithoutRowIDInstances() }
+            if totalChanges != changesBefore {
+                refreshWithoutRowIDInstances()
+                dropArraysOverJoinTablesWithoutRowID()
+            }
             reconcileLiveInstances()
             // Raw SQL may have ended a transaction it began (a read-only one calls no commit hook).
             if models.transactionMerged && transactionDepth == 0 && !isInTransaction { models.transactionMerged = false }

@@ -200,6 +200,7 @@ extension Database {
                     // A row raw SQL inserted, or updated with no live instance to follow it, may be a child of
                     // any parent: the loaded arrays over its table are read again.
                     if change.operation == SQLITE_INSERT && registry.hasParentArrays { childTypesWritten.insert(ObjectIdentifier(registry)) }
+                    if inTransaction && registry.hasParentArrays { models.childTypesWrittenInTransaction.insert(ObjectIdentifier(registry)) }
                     if change.operation == SQLITE_INSERT, registry.table.selectsRowID {
                         moveReplacedInstance(registry: registry, rowID: change.rowID)
                         continue
@@ -300,6 +301,7 @@ extension Database {
         if !undone.isEmpty { releaseUndoneInserts(undone.map(\.object), heldBy: live) }
         refreshAfterRollback(live)
         if !isInTransaction {
+            models.childTypesWrittenInTransaction.removeAll()
             models.deletedInTransaction.removeAll()
             models.insertedInTransaction.removeAll()
             models.transactionChanges.removeAll()
@@ -358,6 +360,12 @@ extension Database {
             }
         }
         dropJoinTableArrays(of: live)
+        // Rows of child types the rolled-back part wrote may be back under parents whose arrays were loaded
+        // meanwhile, with no live instance to find them by. (Kept for the transaction: a savepoint's writes
+        // are not told apart from the rest.)
+        for registry in models.registries.values where models.childTypesWrittenInTransaction.contains(ObjectIdentifier(registry)) {
+            registry.dropEveryParentsArrays()
+        }
     }
 
     /// After a rollback: the loaded many-to-many arrays (``Siblings``) of `live` are dropped, and read
@@ -432,7 +440,30 @@ extension Database {
     func refreshWithoutRowIDInstances() {
         for registry in models.registries.values where !registry.table.hasRowID {
             for object in registry.liveInstances { refresh(object, registry: registry) }
-            if registry.hasParentArrays { registry.dropEveryParentsArrays() }
+            if registry.hasParentArrays {
+                registry.dropEveryParentsArrays()
+                if isInTransaction { models.childTypesWrittenInTransaction.insert(ObjectIdentifier(registry)) }
+            }
+        }
+    }
+
+    /// After raw SQL that changed rows: the loaded ``Siblings`` arrays over a WITHOUT ROWID join table are
+    /// dropped (the update hook says nothing of its rows).
+    func dropArraysOverJoinTablesWithoutRowID() {
+        guard !models.arraysByJoinTable.isEmpty, let version = try? schemaVersion() else { return }
+        if models.joinTablesWithoutRowID?.version != version {
+            // A table without a rowid (or none yet) does not prepare a SELECT of it.
+            let names = models.arraysByJoinTable.keys.filter {
+                guard let statement = try? connection.prepare("SELECT rowid FROM \(SQL.quote($0)) LIMIT 0") else { return true }
+                statement.finalize()
+                return false
+            }
+            models.joinTablesWithoutRowID = (version, names)
+        }
+        for name in models.joinTablesWithoutRowID?.names ?? [] {
+            for (owners, array) in models.arraysByJoinTable[name] ?? [] {
+                for owner in owners.liveInstances { array.invalidate(of: owner) }
+            }
         }
     }
 
@@ -498,6 +529,7 @@ extension Database {
             var values: [(index: Int, value: SQLValue)] = []
             var words: [(index: Int, word: SnapshotWord)] = []
             var conflicting: [String] = []
+            var movedInConflict = false
             for i in 0..<metadata.properties.count {
                 let stored = registry.refreshWord(of: fresh, at: i)
                 let current = registry.refreshWord(of: object, at: i)
@@ -506,6 +538,7 @@ extension Database {
                     if stored.matches(remembered) { continue }
                     if mode == .merge {
                         conflicting.append(metadata.properties[i].name)
+                        if registry.parentKeyColumns.contains(i) { movedInConflict = true }
                         continue
                     }
                 }
@@ -518,6 +551,9 @@ extension Database {
                 for (i, _) in values { changed.insert(i) }
                 registry.dropArraysOfMovedChild(object, changed: changed)
             }
+            // The row names another parent while the instance keeps its own unsaved one (a conflict): which
+            // loaded arrays showed or now miss it is not known from the instance, so all of its type are dropped.
+            if movedInConflict { registry.dropEveryParentsArrays() }
             if !values.isEmpty, let notify = metadata.observationNotifier { notify(object) }
             if slot == 0 { registry.capture(object) } else { registry.capture(object, words: words) }
             registry.staleInstances[id] = nil
@@ -614,6 +650,7 @@ extension Database {
 
     private func transactionEnded() {
         models.committed = false
+        if !models.childTypesWrittenInTransaction.isEmpty { models.childTypesWrittenInTransaction.removeAll() }
         if !models.deletedInTransaction.isEmpty { models.deletedInTransaction.removeAll() }
         if !models.insertedInTransaction.isEmpty { models.insertedInTransaction.removeAll() }
         guard !models.transactionChanges.isEmpty else { return }

@@ -423,6 +423,12 @@ extension Database {
         return try statement.step() ? statement.int64(at: 0) : 1
     }
 
+    /// A child of `registry` was saved with another parent: inside a transaction, a rollback drops every
+    /// loaded array over its type (the instance that could find them may be freed by then).
+    private func noteChildMoved(_ registry: TypeRegistry) {
+        if isInTransaction { models.childTypesWrittenInTransaction.insert(ObjectIdentifier(registry)) }
+    }
+
     /// After an insert: the loaded arrays of the new row's parents (``Children``) are dropped, so their next
     /// read includes it; inside a transaction, the insert is remembered, so a rollback can make the instance
     /// unsaved again.
@@ -468,7 +474,7 @@ extension Database {
         }
         // (A view's INSTEAD OF trigger makes its changes in other tables: SQLite counts none for the view.)
         guard changes > 0 || registry.table.isView else { throw rowGone(object, registry: registry, key: key) }
-        if registry.hasParentArrays { registry.dropArraysOfMovedChild(object, changed: changed) }
+        if registry.hasParentArrays && registry.dropArraysOfMovedChild(object, changed: changed) { noteChildMoved(registry) }
         updated(object, properties: changed, registry: registry)
     }
 
@@ -508,7 +514,7 @@ extension Database {
         guard sqlite3_changes64(connection.handle) > 0 else {
             throw rowGone(object, registry: registry, key: .integer(rowID))
         }
-        if registry.hasParentArrays { registry.dropArraysOfMovedChild(object, changed: ColumnSet(low: changed)) }
+        if registry.hasParentArrays && registry.dropArraysOfMovedChild(object, changed: ColumnSet(low: changed)) { noteChildMoved(registry) }
         if object._snapshotSlot != 0 {
             registry.capturePlainWords(object, start: start, properties: changed)
         } else {

@@ -103,6 +103,15 @@ final class ModelContext {
     /// array itself (raw SQL, the other side's `add`) drops them.
     var arraysByJoinTable: [String: [(owners: TypeRegistry, array: AnyHeldObjects)]] = [:]
 
+    /// The child types (registries) whose rows named another parent, or came or went, in the open
+    /// transaction: a rollback drops every loaded `@Children` array over them, since the rows it puts back
+    /// may have no live instance left to find the arrays by.
+    var childTypesWrittenInTransaction: Set<ObjectIdentifier> = []
+
+    /// The join tables of ``arraysByJoinTable`` that are WITHOUT ROWID (the update hook is silent for them),
+    /// as of schema version `version`; nil when not yet looked up.
+    var joinTablesWithoutRowID: (version: Int64, names: [String])?
+
     func add(_ registry: TypeRegistry, for type: ObjectIdentifier) {
         registries[type] = registry
         for entry in childrenByPlainColumn[type] ?? [] { registry.parentKeyColumns.insert(entry.property) }
@@ -112,6 +121,8 @@ final class ModelContext {
         if let sharing = registriesByTable[name], sharing.count > 1 {
             for other in sharing { other.sharesTable = true }
         }
+        // A model over a join table: its own writes must reach the `@Siblings` arrays over it.
+        if arraysByJoinTable[name] != nil { registry.sharesTable = true }
         if !registry.table.hasRowID { withoutRowIDRegistries += 1 }
     }
 
@@ -122,6 +133,8 @@ final class ModelContext {
         for array in arrays {
             if let join = array.throughTable(of: template) {
                 arraysByJoinTable[join.lowercased(), default: []].append((registry, array))
+                joinTablesWithoutRowID = nil
+                for mapping in registriesByTable[join.lowercased()] ?? [] { mapping.sharesTable = true }
                 continue
             }
             guard let child = array.relatedType, let name = array.byProperty(of: template),

@@ -278,12 +278,14 @@ final class TypeRegistry {
     /// when a parent key is among them (the child moved to another parent, or to none), drops the loaded
     /// arrays of the parents it named (those that hold it) and of the parents it names now, so neither
     /// shows it where its row no longer, or now, says; they are read again next time.
-    func dropArraysOfMovedChild(_ object: ModelObject, changed: ColumnSet) {
+    @discardableResult
+    func dropArraysOfMovedChild(_ object: ModelObject, changed: ColumnSet) -> Bool {
         var moved = ColumnSet()
         parentKeyColumns.forEach { if changed.contains($0) { moved.insert($0) } }
-        guard !moved.isEmpty else { return }
+        guard !moved.isEmpty else { return false }
         dropFormerParentsArrays(of: object, properties: moved)
         dropParentsArrays(of: object, holdingIt: false)
+        return true
     }
 
     /// Drops every loaded ``Children`` array of the handle whose children are of this type: after raw SQL
