@@ -196,6 +196,7 @@ public struct Children<Child: Model>: TransientStorage {
                      rule: StrongHolds.ChildrenRule, in storage: UnsafeMutablePointer<Children<Child>>) {
         // The children's relationship resolves to this parent with no query, and holds it weakly, unless
         // it holds it strongly already.
+        parent._registry?.noteArrayLoaded(by: parent)
         let (holdsOther, byHolding) = io?.attachResolved(parent, key: key, to: children) ?? (false, nil)
         guard let holding = rule.childrenHolding(parent, in: children, byHolding: byHolding) else {
             // Kept unless a child holds the parent through others (a cycle): then each read queries.

@@ -163,7 +163,7 @@ extension Database {
                 models.mayReplace = false
                 for name in joinTablesWritten {
                     for (owners, array) in models.arraysByJoinTable[name] ?? [] {
-                        for owner in owners.liveInstances { array.invalidate(of: owner) }
+                        for owner in owners.arrayOwners() { array.invalidate(of: owner) }
                     }
                 }
                 for registry in models.registries.values where childTypesWritten.contains(ObjectIdentifier(registry)) {
@@ -462,7 +462,7 @@ extension Database {
         }
         for name in models.joinTablesWithoutRowID?.names ?? [] {
             for (owners, array) in models.arraysByJoinTable[name] ?? [] {
-                for owner in owners.liveInstances { array.invalidate(of: owner) }
+                for owner in owners.arrayOwners() { array.invalidate(of: owner) }
             }
         }
     }
@@ -630,7 +630,7 @@ extension Database {
     private func dropAllLoadedArrays() {
         for registry in models.registries.values where !registry.metadata.heldArrays.isEmpty {
             let arrays = registry.metadata.heldArrays
-            for object in registry.liveInstances { for array in arrays { array.invalidate(of: object) } }
+            for object in registry.arrayOwners(clearing: true) { for array in arrays { array.invalidate(of: object) } }
         }
     }
 

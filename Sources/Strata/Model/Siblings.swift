@@ -123,6 +123,7 @@ public struct Siblings<Target: Model>: TransientStorage {
         let (groups, _) = try storage.query([owner], ownerMetadata: registry.metadata, database: database)
         let targets = groups[try registry.metadata.key.accessor.load(owner)] ?? []
         owner[keyPath: path].cache = cacheable(targets, for: owner)
+        registry.noteArrayLoaded(by: owner)
         return targets
     }
 
@@ -193,6 +194,7 @@ public struct Siblings<Target: Model>: TransientStorage {
         for owner in pending {
             let targets = groups[try ownerRegistry.metadata.key.accessor.load(owner)] ?? []
             storage(owner).pointee.cache = cacheable(targets, for: owner)
+            ownerRegistry.noteArrayLoaded(by: owner)
         }
         return loaded + all
     }

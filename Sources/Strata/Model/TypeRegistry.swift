@@ -62,6 +62,9 @@ final class TypeRegistry {
     @exclusivity(unchecked) var registrations = 0
     /// `registrations` when each reference property's faults were last loaded in one batch.
     var faultBatches: [String: Int] = [:]
+    /// The rowids of the instances that loaded an array (``noteArrayLoaded(by:)``), forgotten with the
+    /// instance; an entry may outlive its array (the pass then finds nothing to drop).
+    @exclusivity(unchecked) private var arrayOwnerRowIDs: Set<Int64> = []
     /// Live instances by text key, for text and UUID keys.
     @exclusivity(unchecked) private(set) var byTextKey: [String: Unmanaged<ModelObject>] = [:]
     /// The text key each instance was registered under (kept here, not in every instance, because only
@@ -232,7 +235,11 @@ final class TypeRegistry {
     /// Makes `object` the live instance of its row.
     @inline(__always)
     func register(_ object: ModelObject, rowID: Int64, textKey: String?) {
-        if object._registry === self { forgetIdentity(object) }
+        if object._registry === self {
+            forgetIdentity(object)
+            // A re-keyed owner keeps its place among those that loaded arrays.
+            if !arrayOwnerRowIDs.isEmpty && arrayOwnerRowIDs.contains(object._rowID) { arrayOwnerRowIDs.insert(rowID) }
+        }
         object._registry = self
         object._rowID = rowID
         object._isDeleted = false
@@ -246,6 +253,7 @@ final class TypeRegistry {
 
     /// Removes `object` from the map and frees its snapshot (called from `deinit` and on delete).
     func forget(_ object: ModelObject) {
+        if !arrayOwnerRowIDs.isEmpty { arrayOwnerRowIDs.remove(object._rowID) }
         forgetIdentity(object)
         releaseSnapshot(object)
         if !conflicts.isEmpty { conflicts[ObjectIdentifier(object)] = nil }
@@ -288,6 +296,31 @@ final class TypeRegistry {
         return true
     }
 
+    /// Notes that `owner` loaded a ``Children`` or ``Siblings`` array (see ``arrayOwners()``).
+    @inline(__always)
+    func noteArrayLoaded(by owner: ModelObject) {
+        if table.hasRowID { arrayOwnerRowIDs.insert(owner._rowID) }
+    }
+
+    /// The live instances that may hold a loaded array: those that loaded one since the arrays were last all
+    /// dropped (every live instance for a table without rowid, which is not indexed). The passes that drop
+    /// every array of a kind visit these, not every live instance. `clearing`: every array of them is being
+    /// dropped, so the index starts again.
+    func arrayOwners(clearing: Bool = false) -> [ModelObject] {
+        guard table.hasRowID else { return liveInstances }
+        var owners: [ModelObject] = []
+        var gone: [Int64] = []
+        for rowID in arrayOwnerRowIDs {
+            if let owner = instance(rowID: rowID) { owners.append(owner) } else { gone.append(rowID) }
+        }
+        if clearing {
+            arrayOwnerRowIDs.removeAll()
+        } else {
+            for rowID in gone { arrayOwnerRowIDs.remove(rowID) }
+        }
+        return owners
+    }
+
     /// Drops every loaded ``Children`` array of the handle whose children are of this type: after raw SQL
     /// wrote a row of its table that no live instance stands for (which parent it names is not known).
     func dropEveryParentsArrays() {
@@ -297,7 +330,7 @@ final class TypeRegistry {
             // (``Siblings`` arrays follow their join table, not the target's.)
             let arrays = parents.metadata.heldArrays.filter { !$0.droppedOnRollback && $0.relatedType.map(ObjectIdentifier.init) == type }
             guard !arrays.isEmpty else { continue }
-            for parent in parents.liveInstances { for array in arrays { array.invalidate(of: parent) } }
+            for parent in parents.arrayOwners() { for array in arrays { array.invalidate(of: parent) } }
         }
     }
 
@@ -321,7 +354,7 @@ final class TypeRegistry {
                 if parents.metadata.keyIsInteger {
                     if let parent = parents.instance(key: .integer(Int64(bitPattern: word.bits))) { array.invalidate(of: parent) }
                 } else {
-                    for parent in parents.liveInstances where array.holds(object, in: parent) { array.invalidate(of: parent) }
+                    for parent in parents.arrayOwners() where array.holds(object, in: parent) { array.invalidate(of: parent) }
                 }
             }
             candidates.removeAll(keepingCapacity: true)

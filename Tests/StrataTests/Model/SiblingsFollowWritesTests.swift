@@ -86,6 +86,28 @@ private final class SFTag: Model {
         #expect(one.tags.map(\.name) == ["sqlite"])
     }
 
+    /// The passes that drop every array over a join table visit the owners that loaded one, not every live
+    /// instance (an `add` among 2,000 live tags stays cheap).
+    @Test func arrayPassesVisitOnlyTheOwnersThatLoadedAnArray() throws {
+        let db = try Database()
+        let (one, two, swift, _) = try blog(db)
+        try db.execute("""
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+            INSERT INTO blog_tag (name) SELECT 't' || i FROM n
+            """)
+        let tags = try db.objects(SFTag.self)
+        #expect(tags.count == 2_003)
+        let tagRegistry = try db.registry(for: SFTag.self), postRegistry = try db.registry(for: SFPost.self)
+        #expect(tagRegistry.arrayOwners().isEmpty && postRegistry.arrayOwners().isEmpty)
+        _ = one.tags
+        _ = swift.posts
+        #expect(postRegistry.arrayOwners().map { $0 === one } == [true])
+        #expect(tagRegistry.arrayOwners().map { $0 === swift } == [true])
+        try two.$tags.add(swift)   // drops swift.posts (two's array was not loaded)
+        #expect(swift.posts.map(\.title) == ["one", "two"])
+        #expect(tagRegistry.arrayOwners().count == 1)
+    }
+
     @Test func anotherConnectionsLinkReachesLoadedArraysAtTheNextCall() throws {
         let temp = try TemporaryDatabase()
         let db = temp.db
