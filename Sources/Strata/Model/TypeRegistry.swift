@@ -62,9 +62,9 @@ final class TypeRegistry {
     @exclusivity(unchecked) var registrations = 0
     /// `registrations` when each reference property's faults were last loaded in one batch.
     var faultBatches: [String: Int] = [:]
-    /// The rowids of the instances that loaded an array (``noteArrayLoaded(by:)``), forgotten with the
-    /// instance; an entry may outlive its array (the pass then finds nothing to drop).
-    @exclusivity(unchecked) private var arrayOwnerRowIDs: Set<Int64> = []
+    /// The rowids of the instances that loaded an array (``noteArrayLoaded(by:)``), possibly repeated; an
+    /// entry may outlive its array or its instance (``arrayOwners(clearing:)`` then drops it).
+    @exclusivity(unchecked) private var arrayOwnerRowIDs: [Int64] = []
     /// Live instances by text key, for text and UUID keys.
     @exclusivity(unchecked) private(set) var byTextKey: [String: Unmanaged<ModelObject>] = [:]
     /// The text key each instance was registered under (kept here, not in every instance, because only
@@ -237,8 +237,8 @@ final class TypeRegistry {
     func register(_ object: ModelObject, rowID: Int64, textKey: String?) {
         if object._registry === self {
             forgetIdentity(object)
-            // A re-keyed owner keeps its place among those that loaded arrays.
-            if !arrayOwnerRowIDs.isEmpty && arrayOwnerRowIDs.contains(object._rowID) { arrayOwnerRowIDs.insert(rowID) }
+            // A re-keyed instance may have loaded arrays: it stays among their owners (an entry too many costs a lookup).
+            if !arrayOwnerRowIDs.isEmpty && rowID != object._rowID { arrayOwnerRowIDs.append(rowID) }
         }
         object._registry = self
         object._rowID = rowID
@@ -253,7 +253,6 @@ final class TypeRegistry {
 
     /// Removes `object` from the map and frees its snapshot (called from `deinit` and on delete).
     func forget(_ object: ModelObject) {
-        if !arrayOwnerRowIDs.isEmpty { arrayOwnerRowIDs.remove(object._rowID) }
         forgetIdentity(object)
         releaseSnapshot(object)
         if !conflicts.isEmpty { conflicts[ObjectIdentifier(object)] = nil }
@@ -296,10 +295,13 @@ final class TypeRegistry {
         return true
     }
 
-    /// Notes that `owner` loaded a ``Children`` or ``Siblings`` array (see ``arrayOwners()``).
+    /// Notes that `owner` loaded a ``Children`` or ``Siblings`` array (see ``arrayOwners()``): an append
+    /// (a prefetch notes every owner); the list is compacted when it outgrows the live instances.
     @inline(__always)
     func noteArrayLoaded(by owner: ModelObject) {
-        if table.hasRowID { arrayOwnerRowIDs.insert(owner._rowID) }
+        guard table.hasRowID else { return }
+        arrayOwnerRowIDs.append(owner._rowID)
+        if arrayOwnerRowIDs.count > max(1_024, 4 * byRowID.count) { _ = arrayOwners() }
     }
 
     /// The live instances that may hold a loaded array: those that loaded one since the arrays were last all
@@ -309,15 +311,14 @@ final class TypeRegistry {
     func arrayOwners(clearing: Bool = false) -> [ModelObject] {
         guard table.hasRowID else { return liveInstances }
         var owners: [ModelObject] = []
-        var gone: [Int64] = []
-        for rowID in arrayOwnerRowIDs {
-            if let owner = instance(rowID: rowID) { owners.append(owner) } else { gone.append(rowID) }
+        var kept: [Int64] = []
+        var seen = Set<Int64>()
+        for rowID in arrayOwnerRowIDs where seen.insert(rowID).inserted {
+            guard let owner = instance(rowID: rowID) else { continue }
+            owners.append(owner)
+            kept.append(rowID)
         }
-        if clearing {
-            arrayOwnerRowIDs.removeAll()
-        } else {
-            for rowID in gone { arrayOwnerRowIDs.remove(rowID) }
-        }
+        arrayOwnerRowIDs = clearing ? [] : kept
         return owners
     }
 
