@@ -13,6 +13,9 @@ import Foundation
 /// first entry that is home. Sequential rowids form one long run with every entry home, so without it a
 /// removal would scan the whole run.
 ///
+/// The table grows (doubles) past seven eighths full: Robin Hood order keeps probes short at that load,
+/// and rows fetched in rowid order sit at home whatever the load.
+///
 /// Swift's `Dictionary` hashes an `Int64` with SipHash, which dominated fetching (about a fifth of
 /// the instructions per row); rowids need no protection against hash flooding, so a multiplicative
 /// hash is enough and several times cheaper. Keys and values sit side by side for locality.
@@ -115,7 +118,7 @@ struct RowIDMap: ~Copyable {
     /// Registers `value` for `key` at the slot ``find(_:)`` returned, unless the table must grow.
     @inline(__always)
     mutating func insert(_ value: Unmanaged<ModelObject>, for key: Int64, at slot: Slot) {
-        guard slot.version == version, (count + 1) * 4 <= capacity * 3 else {
+        guard slot.version == version, (count + 1) * 8 <= capacity * 7 else {
             insert(value, for: key)
             return
         }
@@ -124,7 +127,7 @@ struct RowIDMap: ~Copyable {
 
     /// Registers `value` for `key`, replacing any previous value.
     mutating func insert(_ value: Unmanaged<ModelObject>, for key: Int64) {
-        if (count + 1) * 4 > capacity * 3 { rehash(capacity: capacity * 2) }
+        if (count + 1) * 8 > capacity * 7 { rehash(capacity: capacity * 2) }
         let (found, slot) = find(key)
         if found != nil {
             table[slot.index].value = value
