@@ -85,26 +85,35 @@ extension Database {
     }
 
     /// Saves a batch in `order` (new objects that refer to each other): the references it defers are unset
-    /// for the inserts, then set and written by an UPDATE; on failure each holds its object again.
+    /// for the inserts, then set and written by an UPDATE. On failure the new objects' references to their
+    /// own type are put back exactly as they were (which object holds which strongly included: an insert's
+    /// write makes a reference to a saved object strong, which would turn around the holds of a cycle).
     private func save(_ order: InsertionOrder, registry: TypeRegistry) throws {
-        for (object, field, _) in order.deferred { field.setHoldsItself(object, false) }
-        var restored = false
-        defer { if !restored { for (object, field, target) in order.deferred { field.holdUnsaved(target, in: object) } } }
-        do {
-            for object in order.ordered { try save(object, registry: registry) }
-        } catch let error as ModelError where error.kind == .missingValue {
-            // A deferred reference over a NOT NULL column: the cycle cannot be inserted.
-            let metadata = registry.metadata
-            let names = order.deferred.compactMap { deferred in
-                metadata.properties.first { if case .generic(let io) = $0.accessor { io === deferred.field } else { false } }?.name
-            }
-            guard let name = error.property, names.contains(name) else { throw error }
-            throw ModelError(.unsavedRelated, model: metadata.typeName, property: name,
-                             "new \(metadata.typeName) objects refer to each other in a cycle through \"\(name)\", whose column is NOT NULL: one of them must be inserted before the other has a key. Save one with \"\(name)\" set to a saved object first, or make the column nullable. Nothing was written")
+        let fields = registry.metadata.ownTypeFields
+        var before: [(object: ModelObject, field: AnyFieldIO, state: ReferenceState)] = []
+        for object in order.ordered where object._registry == nil {
+            for field in fields { if let state = field.referenceState(of: object) { before.append((object, field, state)) } }
         }
-        for (object, field, target) in order.deferred { field.holdUnsaved(target, in: object) }
-        restored = true
-        for (object, _, _) in order.deferred { try update(object, registry: registry) }
+        for (object, field, _) in order.deferred { field.setHoldsItself(object, false) }
+        do {
+            do {
+                for object in order.ordered { try save(object, registry: registry) }
+            } catch let error as ModelError where error.kind == .missingValue {
+                // A deferred reference over a NOT NULL column: the cycle cannot be inserted.
+                let metadata = registry.metadata
+                let names = order.deferred.compactMap { deferred in
+                    metadata.properties.first { if case .generic(let io) = $0.accessor { io === deferred.field } else { false } }?.name
+                }
+                guard let name = error.property, names.contains(name) else { throw error }
+                throw ModelError(.unsavedRelated, model: metadata.typeName, property: name,
+                                 "new \(metadata.typeName) objects refer to each other in a cycle through \"\(name)\", whose column is NOT NULL: one of them must be inserted before the other has a key. Save one with \"\(name)\" set to a saved object first, or make the column nullable. Nothing was written")
+            }
+            for (object, field, target) in order.deferred { field.holdUnsaved(target, in: object) }
+            for (object, _, _) in order.deferred { try update(object, registry: registry) }
+        } catch {
+            for (object, field, state) in before { field.restoreReferenceState(state, of: object) }
+            throw error
+        }
     }
 
     /// Runs `body`, a save of `objects` in a transaction of its own. When it fails, the rollback gave the

@@ -433,6 +433,10 @@ class AnyFieldIO {
     /// Makes a relationship field of `object` hold `object` itself (with its key once it has one), or
     /// nothing (around the INSERT of a new object that refers to itself).
     func setHoldsItself(_ object: ModelObject, _ holds: Bool) {}
+    /// A relationship field's whole state (key, held object, strong or weak), to put back with
+    /// ``restoreReferenceState(_:of:)``; nil for other fields.
+    func referenceState(of object: ModelObject) -> ReferenceState? { nil }
+    func restoreReferenceState(_ state: ReferenceState, of object: ModelObject) {}
 }
 
 /// Access to a property of type `Value` at a fixed offset, converted by its codec.
@@ -694,6 +698,10 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
             state.pointee.missingAt = ReferenceState.unsavedHeldWeakly
         }
     }
+
+    override func referenceState(of object: ModelObject) -> ReferenceState? { state(object).pointee }
+
+    override func restoreReferenceState(_ saved: ReferenceState, of object: ModelObject) { state(object).pointee = saved }
 
     override func holdUnsaved(_ target: ModelObject, in object: ModelObject) {
         guard target is Related else { return }
