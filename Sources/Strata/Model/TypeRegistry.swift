@@ -237,8 +237,12 @@ final class TypeRegistry {
     func register(_ object: ModelObject, rowID: Int64, textKey: String?) {
         if object._registry === self {
             forgetIdentity(object)
-            // A re-keyed instance may have loaded arrays: it stays among their owners (an entry too many costs a lookup).
-            if !arrayOwnerRowIDs.isEmpty && rowID != object._rowID { arrayOwnerRowIDs.append(rowID) }
+            // A re-keyed instance, or one a rollback brings back from deleted, may have loaded arrays: it is
+            // (again) among their owners (an entry too many costs a lookup). While it was out of the map, a
+            // compaction may have dropped its entry, so this does not depend on the index holding entries.
+            if (rowID != object._rowID || object._isDeleted) && table.hasRowID && !metadata.heldArrays.isEmpty {
+                arrayOwnerRowIDs.append(rowID)
+            }
         }
         object._registry = self
         object._rowID = rowID

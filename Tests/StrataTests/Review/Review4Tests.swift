@@ -224,4 +224,50 @@ private func stored(_ db: Database, _ column: String, of person: R4Person) throw
         #expect(try stored(db, "mentor", of: saved) == a.id)
         try other.close()
     }
+
+    // MARK: The index of array owners
+
+    /// A parent that loaded its array, deleted in a transaction that is rolled back: while it was deleted a
+    /// pass compacted the index (raw SQL into the child table), so after the rollback it is not among the
+    /// owners, and raw SQL adding a child later leaves its array stale.
+    @Test func anOwnerBroughtBackByARollbackStaysIndexed() throws {
+        let db = try Database()
+        let p = R4Parent(); p.name = "p"
+        try db.save(p)
+        let k = R4Kid(); k.parent = p
+        try db.save(k)
+        #expect(p.kids.count == 1)
+        #expect(throws: R4Undo.self) {
+            try db.transaction {
+                try db.delete(p)
+                try db.execute("INSERT INTO R4Kid (parent) VALUES (9999)")
+                throw R4Undo()
+            }
+        }
+        #expect(!p.isDeleted)
+        try db.execute("INSERT INTO R4Kid (parent) VALUES (?)", arguments: [p.id])
+        #expect(p.kids.count == 2)
+    }
+
+    /// A parent saved and its array loaded in a transaction that is rolled back: it is new again, and once
+    /// saved again its array follows raw SQL into the child table.
+    @Test func anOwnerWhoseInsertWasUndoneDoesNotKeepItsArray() throws {
+        let db = try Database()
+        _ = try db.objects(R4Kid.self)
+        let p = R4Parent(); p.name = "p"
+        #expect(throws: R4Undo.self) {
+            try db.transaction {
+                try db.save(p)
+                let k = R4Kid(); k.parent = p
+                try db.save(k)
+                #expect(p.kids.count == 1)
+                throw R4Undo()
+            }
+        }
+        #expect(p.id == 0)
+        #expect(p.kids.isEmpty)   // new: no rows
+        try db.save(p)
+        try db.execute("INSERT INTO R4Kid (parent) VALUES (?)", arguments: [p.id])
+        #expect(p.kids.count == 1)
+    }
 }
