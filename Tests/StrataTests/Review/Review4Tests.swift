@@ -36,6 +36,19 @@ private final class R4Kid: Model {
     required init() {}
 }
 
+private final class R4TextParent: Model {
+    var id = ""
+    var name = ""
+    @Children(by: "parent", orderBy: "id") var kids: [R4TextKid]
+    required init() {}
+}
+
+private final class R4TextKid: Model {
+    var id: Int64 = 0
+    @Reference var parent: R4TextParent?
+    required init() {}
+}
+
 private final class R4WeakBox { weak var object: AnyObject?; init(_ o: AnyObject) { object = o } }
 private struct R4Undo: Error {}
 
@@ -269,5 +282,32 @@ private func stored(_ db: Database, _ column: String, of person: R4Person) throw
         try db.save(p)
         try db.execute("INSERT INTO R4Kid (parent) VALUES (?)", arguments: [p.id])
         #expect(p.kids.count == 1)
+    }
+
+    /// Text-keyed owners on a rowid table re-keyed by raw INSERT OR REPLACE (a new rowid), and on a WITHOUT
+    /// ROWID table: their loaded arrays follow a later raw insert of a child.
+    @Test(arguments: [false, true])
+    func textKeyedOwnersFollowRawChildInserts(withoutRowID: Bool) throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE R4TextParent (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL DEFAULT '')\(withoutRowID ? " WITHOUT ROWID" : "")")
+        _ = try db.objects(R4TextKid.self)
+        let p = R4TextParent(); p.id = "p"
+        try db.save(p)
+        let k = R4TextKid(); k.parent = p
+        try db.save(k)
+        #expect(p.kids.count == 1)
+        try db.execute("INSERT OR REPLACE INTO R4TextParent (id, name) VALUES ('p', 'renamed')")
+        #expect(p.name == "renamed" && !p.isDeleted)
+        #expect(p.kids.count == 1)
+        // A nested rollback of a delete, and a prefetch, in between.
+        #expect(throws: R4Undo.self) {
+            try db.transaction {
+                try db.transaction { try db.delete(p); try db.execute("INSERT INTO R4TextKid (parent) VALUES ('zz')"); throw R4Undo() }
+            }
+        }
+        _ = try db.objects(R4TextParent.self, prefetching: ["kids"])
+        #expect(p.kids.count == 1)
+        try db.execute("INSERT INTO R4TextKid (parent) VALUES ('p')")
+        #expect(p.kids.count == 2)
     }
 }
