@@ -428,6 +428,8 @@ class AnyFieldIO {
     /// Makes a relationship field hold `target` as an object assigned before it was saved: no key, held
     /// strongly unless `target` holds the owner (after a rollback undid the insert of an assigned object).
     func holdUnsaved(_ target: ModelObject, in object: ModelObject) {}
+    /// Whether a relationship field of `object` holds its object strongly (false: weakly, or none).
+    func holdsStrongly(_ object: ModelObject) -> Bool { false }
     /// Whether a relationship field of `object` holds `object` itself.
     func holdsItself(_ object: ModelObject) -> Bool { false }
     /// Makes a relationship field of `object` hold `object` itself (with its key once it has one), or
@@ -678,6 +680,8 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
         (state.pointee.target, state.pointee.strongTarget) = (nil, nil)
         state.pointee.missingAt = -1
     }
+
+    override func holdsStrongly(_ object: ModelObject) -> Bool { state(object).pointee.strongTarget != nil }
 
     override func holdsItself(_ object: ModelObject) -> Bool { ReferenceState.held(at: state(object)) === object }
 

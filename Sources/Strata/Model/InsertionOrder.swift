@@ -1,8 +1,9 @@
 /// The order in which ``Database/save(_:)-([T])`` writes a batch of a self-referencing model, so that new
 /// objects that refer to each other can be saved in one call: an object whose reference holds a new
-/// object of the batch comes after it, and where new objects refer to each other in a cycle, one reference
-/// of the cycle is left unset for the inserts (`deferred`) and set by an UPDATE once both have keys.
-/// Objects with no such reference keep the batch's order.
+/// object of the batch strongly comes after it; a reference that holds one weakly (it closes a cycle: the
+/// target holds the owner, see ``StrongHolds``) is left unset for the inserts (`deferred`) and set by an
+/// UPDATE once both have keys, so each reference keeps the strength it had. Objects with no such reference
+/// keep the batch's order.
 ///
 /// ```swift
 /// let ada = Employee(), grace = Employee()
@@ -24,8 +25,8 @@ struct InsertionOrder {
             return target
         }
         guard !new.isEmpty, objects.contains(where: { object in fields.contains { heldNew(object, $0) != nil } }) else { return nil }
-        // Depth first, without recursion (a chain may be as long as the batch): nil, not seen; false, on
-        // the current path; true, placed.
+        // Depth first over the strong holds, without recursion (a chain may be as long as the batch): nil,
+        // not seen; false, on the current path; true, placed.
         var placed: [ObjectIdentifier: Bool] = [:]
         for root in objects where placed[ObjectIdentifier(root)] == nil {
             placed[ObjectIdentifier(root)] = false
@@ -39,12 +40,16 @@ struct InsertionOrder {
                 }
                 path[path.count - 1].next += 1
                 guard let target = heldNew(object, fields[next]) else { continue }
+                guard fields[next].holdsStrongly(object) else {
+                    deferred.append((object, fields[next], target))   // closes a cycle
+                    continue
+                }
                 switch placed[ObjectIdentifier(target)] {
                 case nil:
                     placed[ObjectIdentifier(target)] = false
                     path.append((target, 0))
                 case false?:
-                    deferred.append((object, fields[next], target))   // closes a cycle
+                    deferred.append((object, fields[next], target))   // (strong holds form no cycle; kept safe)
                 case true?:
                     break
                 }

@@ -58,6 +58,27 @@ private func stored(_ db: Database, _ column: String, of person: IOPerson) throw
         #expect(counter.count == 2)   // no cycle of strong references
     }
 
+    /// The reference that held its object strongly still does after the save, in either batch order: the
+    /// object the user keeps keeps the other alive, and reading it runs no query.
+    @Test func eachReferenceKeepsItsStrengthAfterTheSave() throws {
+        for reversed in [false, true] {
+            let db = try Database()
+            let ada = IOPerson("Ada")
+            weak var weakBob: IOPerson?
+            do {
+                let bob = IOPerson("Bob")
+                ada.partner = bob   // strong
+                bob.partner = ada   // weak: bob is held by ada
+                weakBob = bob
+                try db.save(reversed ? [bob, ada] : [ada, bob])
+            }
+            #expect(weakBob != nil)
+            let log = StatementLog(db)
+            #expect(ada.partner?.name == "Bob" && ada.partner?.partner === ada)
+            #expect(log.count == 0)
+        }
+    }
+
     @Test func aChainGivenChildFirstIsInsertedParentFirst() throws {
         let db = try Database()
         let people = (0..<3).map { IOPerson("p\($0)") }
