@@ -154,10 +154,12 @@ public struct Siblings<Target: Model>: TransientStorage {
                     try database.joinColumnFormat(table: storage.joinTable, column: storage.toColumn, holding: targetRegistry.metadata).storedKey(targetKey)]
         let (join, from, to) = (SQL.quote(storage.joinTable), SQL.quote(storage.fromColumn), SQL.quote(storage.toColumn))
         // The write drops every loaded array over the join table (the target's own, on the other side, say);
-        // the owner's is then set from what it was.
-        let loaded = owner[keyPath: path].cache
+        // the owner's is then set from what it was (for an add, once its transaction began: beginning merges
+        // other connections' commits, which drops the arrays).
+        var loaded = owner[keyPath: path].cache
         if adding {
             try database.transaction {
+                loaded = owner[keyPath: path].cache
                 let present = try database.value(Int.self, "SELECT count(*) FROM \(join) WHERE \(from) = ? AND \(to) = ?",
                                                  arguments: pair) ?? 0
                 if present == 0 {
