@@ -17,7 +17,13 @@ extension Database {
     /// try db.save(ada)        // nothing changed: no SQL
     /// ```
     public func save<T: Model>(_ object: T) throws {
-        let registry = try registry(for: T.self, checkingCommits: false)
+        // Unretained: the handle keeps its registries (no reference counting on a run of saves).
+        try unretainedRegistry(for: T.self, checkingCommits: false)._withUnsafeGuaranteedRef { try save(object, in: $0) }
+    }
+
+    /// ``save(_:)-(T)`` with the type's registry.
+    @inline(__always)
+    private func save(_ object: ModelObject, in registry: TypeRegistry) throws {
         if object._registry === registry, !object._isDeleted, !registry.needsAttention(object) {
             if registry.updatesPlainWords, let start = registry.metadata.plainWordsStart, object._snapshotSlot != 0 {
                 let changed = registry.contiguousWordChanges(of: object, start: start)
@@ -497,7 +503,15 @@ extension Database {
         }
         let changed = known & ~1
         guard changed != 0 else { return }
-        let statement = try registry.table.updateStatement(ColumnSet(low: changed), in: connection)
+        // Unretained: the mapping's cache of statements holds it for this one use.
+        try registry.table.unretainedUpdateStatement(ColumnSet(low: changed), in: connection)._withUnsafeGuaranteedRef {
+            try updatePlainWords(object, registry: registry, start: start, changed: changed, statement: $0)
+        }
+    }
+
+    /// The rest of ``updatePlainWords(_:registry:start:changed:)``, with its statement.
+    @inline(__always)
+    private func updatePlainWords(_ object: ModelObject, registry: TypeRegistry, start: Int, changed: UInt64, statement: Statement) throws {
         let handle = statement.handle
         let reals = registry.plainRealMask
         var parameter: Int32 = 1

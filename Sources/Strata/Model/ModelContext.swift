@@ -13,7 +13,8 @@ final class ModelContext {
         didSet { lastRegistry = nil }
     }
     /// The registry asked for last (saves in a loop ask for the same one), before the dictionary.
-    @exclusivity(unchecked) var lastRegistry: (type: ObjectIdentifier, registry: TypeRegistry)?
+    /// Unretained: `registries` holds it, and clears it when it changes.
+    @exclusivity(unchecked) var lastRegistry: (type: ObjectIdentifier, registry: Unmanaged<TypeRegistry>)?
     /// Every registry mapped onto a table (several model types may share one), by lowercased name.
     var registriesByTable: [String: [TypeRegistry]] = [:]
     /// `PRAGMA schema_version` when the registries were last synced.

@@ -68,6 +68,13 @@ extension Database {
     /// made inside it). A closed handle throws.
     @usableFromInline
     func registry(for type: any Model.Type, checkingCommits: Bool = true) throws -> TypeRegistry {
+        try unretainedRegistry(for: type, checkingCommits: checkingCommits).takeUnretainedValue()
+    }
+
+    /// ``registry(for:checkingCommits:)`` unretained, for a save's hot path: the handle's registries keep
+    /// every registry for as long as the handle is open, so it stays valid through the caller's use.
+    @inline(__always)
+    func unretainedRegistry(for type: any Model.Type, checkingCommits: Bool = true) throws -> Unmanaged<TypeRegistry> {
         if connection.isClosed { throw connection.closedError(sql: nil) }
         // Writes made through a bare `Statement` since the last call are applied to live instances first.
         applyPendingChanges()
@@ -90,12 +97,12 @@ extension Database {
         if !models.needsResync {
             if let last = models.lastRegistry, last.type == id { return last.registry }
             if let registry = models.registries[id] {
-                models.lastRegistry = (id, registry)
-                return registry
+                models.lastRegistry = (id, Unmanaged.passUnretained(registry))
+                return Unmanaged.passUnretained(registry)
             }
         }
         models.lastRegistry = nil
-        return try resync(type)
+        return Unmanaged.passUnretained(try resync(type))
     }
 
     /// Adds the table of `type` to the tables an observed read uses (out of line: rarely on).

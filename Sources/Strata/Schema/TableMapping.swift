@@ -82,7 +82,9 @@ final class TableMapping {
     private let quotedNames: [String]
     /// UPDATE statements by the set of properties they write, with the most recent one first in line.
     @exclusivity(unchecked) private var updates: [ColumnSet: Statement] = [:]
-    @exclusivity(unchecked) private var lastUpdate: (columns: ColumnSet, statement: Statement)?
+    /// The most recent of `updates` (which keeps it alive), unretained: a run of saves of one column takes
+    /// it with no reference counting.
+    @exclusivity(unchecked) private var lastUpdate: (columns: ColumnSet, statement: Unmanaged<Statement>)?
 
     /// The mapping of `metadata` onto `info`, with `properties` as ``SchemaPlanner/resolveColumns(_:)``
     /// resolved them.
@@ -322,8 +324,15 @@ final class TableMapping {
     /// `UPDATE t SET "a" = ?, "b" = ? WHERE key = ?` for the given properties (by index), prepared once
     /// per set of properties.
     func updateStatement(_ columns: ColumnSet, in connection: Connection) throws -> Statement {
+        try unretainedUpdateStatement(columns, in: connection).takeUnretainedValue()
+    }
+
+    /// ``updateStatement(_:in:)`` unretained, for the save's hot path: valid while this mapping lives and
+    /// prepares no other statement (`updates` holds it), which the caller's one use of it cannot change.
+    @inline(__always)
+    func unretainedUpdateStatement(_ columns: ColumnSet, in connection: Connection) throws -> Unmanaged<Statement> {
         if let last = lastUpdate, last.columns == columns { return last.statement }
-        return try otherUpdateStatement(columns, in: connection)
+        return Unmanaged.passUnretained(try otherUpdateStatement(columns, in: connection))
     }
 
     /// ``updateStatement(_:in:)`` for another set than the last one (out of line: a run of saves of one
@@ -338,7 +347,7 @@ final class TableMapping {
             statement = try connection.cachedStatement("\(updateVerb) \(quotedTable) SET \(assignments) WHERE \(keyClause)")
             updates[columns] = statement
         }
-        lastUpdate = (columns, statement)
+        lastUpdate = (columns, Unmanaged.passUnretained(statement))
         return statement
     }
 }
