@@ -69,8 +69,8 @@ private func stored(_ db: Database, _ counter: R5Counter) throws -> (Int64?, Dou
         var round = 0
         let observation = db.observeChanges { _ in
             round += 1
-            try? db.syncSchema(R5Counter.self)
-            if round == 2 { try? db.syncSchema(R5Other.self) }
+            _ = try? db.syncSchema(R5Counter.self)
+            if round == 2 { _ = try? db.syncSchema(R5Other.self) }
             if round == 3 { try? db.save(R5Late()) }
             if round % 4 == 0 { try? db.execute("ALTER TABLE R5Counter ADD COLUMN obs\(round) INTEGER") }
         }
@@ -127,7 +127,7 @@ private func stored(_ db: Database, _ counter: R5Counter) throws -> (Int64?, Dou
             guard sql.hasPrefix("UPDATE"), !inside else { return }
             inside = true
             defer { inside = false }
-            try? db.syncSchema(R5Counter.self)
+            _ = try? db.syncSchema(R5Counter.self)
         }
         defer { trace.cancel() }
         try db.transaction {
@@ -154,7 +154,7 @@ private func stored(_ db: Database, _ counter: R5Counter) throws -> (Int64?, Dou
             guard sql.hasPrefix("UPDATE"), !inside else { return }
             inside = true
             defer { inside = false }
-            try? db.syncSchema(R5Counter.self)
+            _ = try? db.syncSchema(R5Counter.self)
         }
         defer { trace.cancel() }
         let registry = try db.registry(for: R5Counter.self)
