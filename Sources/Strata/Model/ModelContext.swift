@@ -13,6 +13,9 @@ final class ModelContext {
         didSet { lastRegistry = nil }
     }
     /// The registry asked for last (saves in a loop ask for the same one), before the dictionary.
+    /// The model types whose schema sync is under way (models whose foreign keys point at each other sync
+    /// each other's tables first: the cycle stops here).
+    var syncing: Set<ObjectIdentifier> = []
     /// Unretained: `registries` holds it, and clears it when it changes.
     @exclusivity(unchecked) var lastRegistry: (type: ObjectIdentifier, registry: Unmanaged<TypeRegistry>)?
     /// Every registry mapped onto a table (several model types may share one), by lowercased name.

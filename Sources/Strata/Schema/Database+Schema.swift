@@ -138,10 +138,15 @@ extension Database {
     /// Plans, and when needed applies in one IMMEDIATE transaction (a savepoint inside an open one),
     /// the steps for one model; returns the plan and the mapping onto the resulting table.
     private func sync(_ metadata: ModelMetadata) throws -> (plan: SchemaPlan, mapping: TableMapping) {
-        // The tables a declared foreign key points at come first: SQLite checks the parent table exists.
+        // The tables a declared foreign key points at come first: SQLite checks the parent table exists when
+        // a row is written. Models whose foreign keys point at each other: the one whose sync is under way
+        // is left to finish after (CREATE TABLE accepts a REFERENCES to a table not made yet).
+        let id = ObjectIdentifier(metadata.type)
+        models.syncing.insert(id)
+        defer { models.syncing.remove(id) }
         for property in metadata.properties where property.onDelete != nil {
-            if let related = property.related, ObjectIdentifier(related) != ObjectIdentifier(metadata.type),
-               models.registries[ObjectIdentifier(related)] == nil {
+            if let related = property.related, ObjectIdentifier(related) != id,
+               models.registries[ObjectIdentifier(related)] == nil, !models.syncing.contains(ObjectIdentifier(related)) {
                 _ = try registry(for: related, checkingCommits: false)
             }
         }
