@@ -13,6 +13,10 @@ final class TypeRegistry {
     /// The mapping onto the table as it is, set by schema sync.
     @exclusivity(unchecked) var table: TableMapping {
         didSet {
+            // Kept until the next sync: a save that took a statement of the old mapping unretained (see
+            // `Database.updatePlainWords`) may still be using it, were code run during its step (a trace
+            // observer, which must not use the database) to sync the model.
+            previousTable = oldValue
             keyIsRowID = table.keyIsRowID
             triggersMayReplace = table.triggersMayReplace
             fields = table.fastFields
@@ -23,6 +27,8 @@ final class TypeRegistry {
             readingBack = table.readingBack
         }
     }
+    /// The mapping `table` replaced last (see its `didSet`).
+    private var previousTable: TableMapping?
     /// Copied from `table` (``TableMapping/readingBack``): the properties whose snapshot word is that of
     /// the value read back (``storedWord(of:at:)``).
     @exclusivity(unchecked) private(set) var readingBack: ColumnSet
