@@ -29,6 +29,17 @@ private final class R5Late: Model {
 
 private final class R5Holder { var db: Database? }
 
+/// A trace observer that, against its documented contract, syncs `R5Counter` while SQLite runs each UPDATE.
+private func syncingDuringEachUpdate(_ db: Database) -> StatementTrace {
+    var inside = false
+    return db.traceStatements { sql in
+        guard sql.hasPrefix("UPDATE"), !inside else { return }
+        inside = true
+        defer { inside = false }
+        _ = try? db.syncSchema(R5Counter.self)
+    }
+}
+
 private func stored(_ db: Database, _ counter: R5Counter) throws -> (Int64?, Double?) {
     (try db.value(Int64.self, "SELECT a FROM R5Counter WHERE id = ?", arguments: [counter.id]),
      try db.value(Double.self, "SELECT b FROM R5Counter WHERE id = ?", arguments: [counter.id]))
@@ -122,13 +133,7 @@ private func stored(_ db: Database, _ counter: R5Counter) throws -> (Int64?, Dou
         let db = try Database()
         let counter = R5Counter()
         try db.save(counter)
-        var inside = false
-        let trace = db.traceStatements { sql in
-            guard sql.hasPrefix("UPDATE"), !inside else { return }
-            inside = true
-            defer { inside = false }
-            _ = try? db.syncSchema(R5Counter.self)
-        }
+        let trace = syncingDuringEachUpdate(db)
         defer { trace.cancel() }
         try db.transaction {
             for i in 0..<10 {
@@ -149,13 +154,7 @@ private func stored(_ db: Database, _ counter: R5Counter) throws -> (Int64?, Dou
         let db = try Database()
         let counter = R5Counter()
         try db.save(counter)
-        var inside = false
-        let trace = db.traceStatements { sql in
-            guard sql.hasPrefix("UPDATE"), !inside else { return }
-            inside = true
-            defer { inside = false }
-            _ = try? db.syncSchema(R5Counter.self)
-        }
+        let trace = syncingDuringEachUpdate(db)
         defer { trace.cancel() }
         let registry = try db.registry(for: R5Counter.self)
         #expect(registry.updatesPlainWords)
