@@ -13,7 +13,7 @@ struct BenchmarkCommand: ParsableCommand {
             strata-lazy and strata-prefetch).
             """)
 
-    static let workloadKeys = ["fetch", "insert", "update", "release", "for-keys", "first-use", "cold-first-use",
+    static let workloadKeys = ["fetch", "insert", "update", "release", "held-references", "for-keys", "first-use", "cold-first-use",
                                "schema-add-column", "relationships"]
 
     @Option(help: "Measured rounds after one discarded warm-up round.")

@@ -131,6 +131,21 @@ enum GRDBContenders {
         try fetch(job, "GRDB optimized") { try GRDBOptimizedItem.fetchAll($0) }
     }
 
+    /// release: letting go of fetched `Record`s (each keeps the row it was fetched from, for its change
+    /// tracking); the heap they take is measured first, as for the other contenders of the workload.
+    static func releaseRecord(_ job: Job) throws -> Duration {
+        let queue = try open(job)
+        defer { try? queue.close() }
+        _ = try queue.inDatabase { try Int64.fetchOne($0, sql: MemoryFigures.warmUpScan) }
+        let before = MemoryFigures.heapInUse()
+        var objects = try queue.inDatabase { try GRDBRecordItem.fetchAll($0) }
+        MemoryFigures.shared.record("GRDB Record", in: "release", before: before, count: objects.count)
+        try Verification.items(objects, count: job.rows, "GRDB Record release: fetched objects")
+        let (duration, _) = measure { objects = [] }
+        withExtendedLifetime(objects) {}
+        return duration
+    }
+
     // insert: open, make the objects, insert them in one transaction; the clock stops after COMMIT.
 
     static func insertRecord(_ job: Job) throws -> Duration {

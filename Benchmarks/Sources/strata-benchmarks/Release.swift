@@ -4,13 +4,16 @@
 //
 // Each run also measures the heap its held objects take (glibc's mallinfo2, bytes in use after the fetch
 // minus before, over the objects: the array's 8-byte slot included for both), printed under the table.
+// Every contender scans the table first (`warmUpScan`), so that SQLite's page cache, which is bounded
+// (2 MiB by default) and not the objects', is full before the heap is measured.
 import CSQLiteBench
 import Foundation
 
-/// Bytes per live object of each contender, the same in every round within a few bytes (the last kept).
+/// Bytes per live object of each contender, per workload, the same in every round within a few bytes (the
+/// last kept).
 final class MemoryFigures {
     nonisolated(unsafe) static let shared = MemoryFigures()
-    var bytesPerObject: [String: Double] = [:]
+    var bytesPerObject: [String: [String: Double]] = [:]
 
     /// The heap bytes in use (nil where glibc's mallinfo2 is not available).
     static func heapInUse() -> Int? {
@@ -21,16 +24,28 @@ final class MemoryFigures {
         #endif
     }
 
-    func record(_ name: String, before: Int?, count: Int) {
+    func record(_ name: String, in workload: String, before: Int?, count: Int) {
         guard let before, let after = Self.heapInUse(), count > 0 else { return }
-        bytesPerObject[name] = Double(after - before) / Double(count)
+        bytesPerObject[workload, default: [:]][name] = Double(after - before) / Double(count)
     }
 
-    var notes: [String] {
-        guard let raw = bytesPerObject["plain class"] else { return [] }
-        var line = String(format: "heap per held object (mallinfo2, array slot included): plain class %.1f B", raw)
-        if let strata = bytesPerObject["Strata"] { line += String(format: ", Strata %.1f B (%.2fx)", strata, strata / raw) }
+    /// One line: the reference (`baseline`) first, then every other contender with its ratio to it.
+    func notes(for workload: String, baseline: String, order: [String], what: String) -> [String] {
+        guard let figures = bytesPerObject[workload], let reference = figures[baseline] else { return [] }
+        var line = String(format: "heap per held object (%@; mallinfo2, array slot included): %@ %.1f B",
+                          what, baseline, reference)
+        for name in order where name != baseline {
+            guard let bytes = figures[name] else { continue }
+            line += String(format: ", %@ %.1f B (%.2fx)", name, bytes, bytes / reference)
+        }
         return [line]
+    }
+
+    /// A scan of every row that fills SQLite's page cache before a heap measurement.
+    static let warmUpScan = "SELECT sum(i0 + i9) FROM item"
+
+    var releaseNotes: [String] {
+        notes(for: "release", baseline: "plain class", order: ["GRDB Record", "Strata"], what: "id + 10 Int64")
     }
 }
 
@@ -54,7 +69,7 @@ enum ReleaseWorkload {
         }
         try Verification.check(objects.count == job.rows, "raw release: \(objects.count) objects")
         withExtendedLifetime(items) {   // freed after the measurement, not before it
-            MemoryFigures.shared.record("plain class", before: before, count: objects.count)
+            MemoryFigures.shared.record("plain class", in: "release", before: before, count: objects.count)
         }
         let (duration, _) = measure { objects = [] }
         withExtendedLifetime(objects) {}
@@ -70,10 +85,11 @@ extension ReleaseWorkload {
         let db = try StrataContender.openItemTable(job)
         defer { try? db.close() }
         try db.syncSchema(StrataItem.self)   // first use before the heap is measured
+        _ = try db.value(Int64.self, MemoryFigures.warmUpScan)
         let before = MemoryFigures.heapInUse()
         var objects = try db.objects(StrataItem.self)
         try Verification.check(objects.count == job.rows, "Strata release: \(objects.count) objects")
-        MemoryFigures.shared.record("Strata", before: before, count: objects.count)
+        MemoryFigures.shared.record("Strata", in: "release", before: before, count: objects.count)
         let (duration, _) = measure { objects = [] }
         withExtendedLifetime(objects) {}
         return duration

@@ -34,7 +34,9 @@ func makeWorkloads(_ options: Options) -> [Workload] {
     let strataChildren = StrataContender.relationshipsChildren
     let strataForKeys = ForKeys.strata
     let strataRelease = ReleaseWorkload.strata
+    let strataHeldReferences = HeldReferences.strata
     #else
+    let strataHeldReferences: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
     let strataRelease: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
     let strataForKeys: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
     let unavailable: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
@@ -81,8 +83,16 @@ func makeWorkloads(_ options: Options) -> [Workload] {
             key: "release", title: "release: letting go of \(options.fetchRows.formatted()) fetched objects (plain class instances for raw)",
             rows: options.fetchRows,
             makeTemplate: { try ItemTable.create(at: $0, rows: options.fetchRows) },
-            cases: [Case(contender: .raw, run: ReleaseWorkload.raw)] + strataCase(strataRelease),
-            notes: { MemoryFigures.shared.notes }),
+            cases: [Case(contender: .raw, run: ReleaseWorkload.raw),
+                    Case(contender: .grdbRecord, run: GRDBContenders.releaseRecord)] + strataCase(strataRelease),
+            notes: { MemoryFigures.shared.releaseNotes }),
+        Workload(
+            key: "held-references",
+            title: "held references: 50,000 objects of 10 Int64 + one reference, fetched and each reference read (100 targets)",
+            rows: 50_000,
+            makeTemplate: { try HeldReferenceTables.create(at: $0, rows: 50_000) },
+            cases: [Case(contender: .raw, run: HeldReferences.raw)] + strataCase(strataHeldReferences),
+            notes: { HeldReferenceTables.memoryNotes }),
         Workload(
             key: "for-keys", title: "for-keys: 10,000 objects by key, in the keys' (shuffled) order, of 50,000 rows",
             rows: 10_000,
