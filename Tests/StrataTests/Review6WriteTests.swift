@@ -366,6 +366,31 @@ private final class R6Numbers: Model {
         }
     }
 
+    /// SQLite's update hook says nothing of WITHOUT ROWID tables: a write through a bare `Statement` (which
+    /// `execute` would have followed by reloading their live instances) must reach them too.
+    @Test func aBareStatementsWriteToAWithoutRowIDTableReachesLiveInstances() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE keyed (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '') WITHOUT ROWID")
+        let a = R6Keyed(); a.id = "a"; a.name = "mine"
+        let b = R6Keyed(); b.id = "b"; b.name = "other"
+        try temp.db.save([a, b])
+        try temp.db.statement("UPDATE keyed SET name = 'raw' WHERE id = 'b'").run()
+        #expect(try temp.db.object(R6Keyed.self, forKey: "b") === b)
+        #expect(b.name == "raw" && !b.hasChanges)
+        // Re-keyed by a bare statement: the instance no longer owns a row, and its save re-creates none.
+        a.note = "unsaved"
+        try temp.db.statement("UPDATE keyed SET id = 'c' WHERE id = 'a'").run()
+        let error = #expect(throws: ModelError.self) { try temp.db.save(a) }
+        #expect(error?.kind == .deleted || error?.kind == .notFound)
+        #expect(a.isDeleted)
+        // Deleted by one: the same.
+        try temp.db.statement("DELETE FROM keyed WHERE id = 'b'").run()
+        #expect(try temp.db.objects(R6Keyed.self).map(\.id) == ["c"])
+        #expect(b.isDeleted)
+        #expect(try temp.db.rows("SELECT id, name, note FROM keyed ORDER BY id").map { "\($0["id"]!) \($0["name"]!) \($0["note"]!)" }
+                == ["text 'c' text 'mine' text ''"])
+    }
+
     @Test func deleteAllOnWithoutRowIDAndCompositeKeysReachesLiveInstancesAndItsRollbackBringsThemBack() throws {
         let temp = try TemporaryDatabase()
         try temp.db.execute("CREATE TABLE texty_norowid (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '') WITHOUT ROWID")

@@ -25,6 +25,9 @@ final class Connection {
     /// Called with each finished statement's SQL and duration (nanoseconds), while any is registered.
     /// Told when a statement fails, so the owner can distrust the changes it reported (see ``Database``).
     var statementFailed: (() -> Void)?
+    /// Set when a writing bare `Statement` finished (``Statement/reportsWrites``): what it wrote to WITHOUT
+    /// ROWID tables, which SQLite's update hook never reports, is for the owner to reload.
+    var unreportedWrite = false
     private var traceObservers: [Int: (String, UInt64) -> Void] = [:]
     private var nextObserverID = 0
 

@@ -43,6 +43,7 @@ extension Database {
             if totalChanges != changesBefore {
                 refreshWithoutRowIDInstances()
                 dropArraysOverJoinTablesWithoutRowID()
+                connection.unreportedWrite = false   // bare statements' writes, and this one's: reloaded
             }
             reconcileLiveInstances()
             // Raw SQL may have ended a transaction it began (a read-only one calls no commit hook).

@@ -156,7 +156,10 @@ public final class Database {
     /// try insert.run(["one"]); try insert.run(["two"])
     /// ```
     public func statement(_ sql: String) throws -> Statement {
-        try connection.cachedStatement(sql)
+        let statement = try connection.cachedStatement(sql)
+        // Its writes to WITHOUT ROWID tables reach live instances at the next model call.
+        if sqlite3_stmt_readonly(statement.handle) == 0 { statement.reportsWrites = true }
+        return statement
     }
 
     /// Calls `observer` with the SQL (parameters unexpanded) of each statement as it finishes, until the

@@ -42,6 +42,9 @@ public final class Statement {
     public let parameterCount: Int32
     /// Weak: a statement can outlive its database (it is then finalized, and using it throws `.misuse`).
     weak var connection: Connection?
+    /// Whether finishing a run tells the connection that a write happened outside the library's own calls
+    /// (``Connection/unreportedWrite``): set for the writing statements ``Database/statement(_:)`` hands out.
+    var reportsWrites = false
     private let argumentsArePublic: Bool
     private var boundArguments: [SQLValue] = []
 
@@ -170,7 +173,10 @@ public final class Statement {
     public func step() throws -> Bool {
         let code = sqlite3_step(handle)
         if code == SQLITE_ROW { return true }
-        if code == SQLITE_DONE { return false }
+        if code == SQLITE_DONE {
+            if reportsWrites { connection?.unreportedWrite = true }
+            return false
+        }
         throw stepError(code)
     }
 

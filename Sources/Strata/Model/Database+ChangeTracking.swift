@@ -133,6 +133,19 @@ extension Database {
     /// Applies writes not yet reflected in live instances (those of a bare `Statement`).
     func applyPendingChanges() {
         if (!models.pending.isEmpty || models.rolledBack) && !models.ownWrite { reconcileLiveInstances() }
+        if connection.unreportedWrite && !models.ownWrite { applyUnreportedWrites() }
+    }
+
+    /// After a bare `Statement` wrote: SQLite's update hook reported nothing of WITHOUT ROWID tables, so
+    /// their live instances are reloaded (or marked deleted) and the loaded arrays over them dropped, as
+    /// ``execute(_:_:)`` does after raw SQL. Out of line: rarely taken.
+    @inline(never)
+    func applyUnreportedWrites() {
+        connection.unreportedWrite = false
+        models.changeCount &+= 1   // a row a missing reference points to may exist now
+        guard models.withoutRowIDRegistries > 0 || !models.arraysByJoinTable.isEmpty else { return }
+        refreshWithoutRowIDInstances()
+        dropArraysOverJoinTablesWithoutRowID()
     }
 
     /// Brings live instances up to date with the writes SQLite reported since the last call: rows deleted
