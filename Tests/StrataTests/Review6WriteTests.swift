@@ -391,6 +391,43 @@ private final class R6Numbers: Model {
                 == ["text 'c' text 'mine' text ''"])
     }
 
+    /// A rowid table keyed otherwise: raw SQL re-keys a row and another row takes the old key, in one
+    /// script. The update hook said which row the instance had (its rowid now holds the new key): the
+    /// instance is the re-keyed row's, so it is marked deleted and never writes into the row that took its
+    /// key. (An INSERT OR REPLACE, whose old row is gone, is still followed.)
+    @Test(arguments: [
+        "CREATE TABLE keyed (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '')",
+        "CREATE TABLE keyed (id varchar(10) NOT NULL UNIQUE PRIMARY KEY, name TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '')",
+    ])
+    func aRawReKeyThenAnInsertOfTheOldKeyLeavesTheInstanceDeleted(ddl: String) throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(ddl)
+        let a = R6Keyed(); a.id = "a"; a.name = "mine"
+        try temp.db.save(a)
+        a.note = "unsaved"
+        try temp.db.execute("UPDATE keyed SET id = 'c' WHERE id = 'a'; INSERT INTO keyed (id, name) VALUES ('a', 'someone else')")
+        #expect(a.isDeleted)
+        #expect(a.name == "mine" && a.note == "unsaved")
+        let error = #expect(throws: ModelError.self) { try temp.db.save(a) }
+        #expect(error?.kind == .deleted)
+        let other = try #require(try temp.db.object(R6Keyed.self, forKey: "a"))
+        #expect(other !== a && other.name == "someone else" && other.note == "")
+        #expect(try temp.db.rows("SELECT id, name, note FROM keyed ORDER BY id").map { "\($0["id"]!) \($0["name"]!) \($0["note"]!)" }
+                == ["text 'a' text 'someone else' text ''", "text 'c' text 'mine' text ''"])
+    }
+
+    @Test func aRawReKeyThenAnInsertOfTheOldKeyOfACompositeKeyLeavesTheInstanceDeleted() throws {
+        let temp = try TemporaryDatabase()
+        let p = R6Pair(); p.a = 1; p.b = "x"; p.value = "mine"
+        try temp.db.save(p)
+        p.value = "unsaved"
+        try temp.db.execute("UPDATE pair SET b = 'y'; INSERT INTO pair (a, b, value) VALUES (1, 'x', 'someone else')")
+        #expect(p.isDeleted)
+        #expect(throws: ModelError.self) { try temp.db.save(p) }
+        #expect(try temp.db.rows("SELECT b, value FROM pair ORDER BY b").map { "\($0["b"]!) \($0["value"]!)" }
+                == ["text 'x' text 'someone else'", "text 'y' text 'mine'"])
+    }
+
     @Test func deleteAllOnWithoutRowIDAndCompositeKeysReachesLiveInstancesAndItsRollbackBringsThemBack() throws {
         let temp = try TemporaryDatabase()
         try temp.db.execute("CREATE TABLE texty_norowid (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '') WITHOUT ROWID")

@@ -222,7 +222,11 @@ extension Database {
                         if change.operation == SQLITE_UPDATE && registry.hasParentArrays { childTypesWritten.insert(ObjectIdentifier(registry)) }
                         continue
                     }
-                    if change.operation == SQLITE_DELETE && !verify {
+                    if (change.operation == SQLITE_DELETE && !verify)
+                        || (change.operation == SQLITE_UPDATE && registry.table.selectsRowID
+                            && rowHasAnotherKey(change.rowID, than: object, registry: registry)) {
+                        // Deleted, or re-keyed: the row the instance stood for now has another key (a row
+                        // that took the old key meanwhile is not the instance's).
                         if inTransaction { models.noteDeleted(object) }
                         registry.detach(object, deleted: true)
                     } else {
@@ -278,6 +282,19 @@ extension Database {
         defer { statement.reset() }
         guard (try? statement.bind(values: [.integer(rowID)])) != nil, let found = try? statement.step() else { return true }
         return found
+    }
+
+    /// Whether the row `rowID` of a table keyed otherwise than by rowid exists and holds a key that is not
+    /// the one `object` was registered under: an UPDATE the hook reported for the instance's row changed
+    /// its key (false when it cannot tell; the refresh by key then decides).
+    private func rowHasAnotherKey(_ rowID: Int64, than object: ModelObject, registry: TypeRegistry) -> Bool {
+        let table = registry.table
+        let sql = "SELECT \(table.keyColumnList) FROM \(SQL.quote(registry.metadata.tableName)) WHERE rowid = ?"
+        guard let statement = try? connection.cachedStatement(sql) else { return false }
+        defer { statement.reset() }
+        guard (try? statement.bind(values: [.integer(rowID)])) != nil, (try? statement.step()) == true,
+              let key = table.key(from: statement) else { return false }
+        return registry.instance(key: key) !== object
     }
 
     /// `INSERT OR REPLACE` over a row whose key is not the rowid gives the row a new rowid and reports
