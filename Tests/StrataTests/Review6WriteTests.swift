@@ -460,4 +460,133 @@ private final class R6Numbers: Model {
         do { for try await _ in pool.observe({ db in try db.rows("SELECT 1").count }) {} } catch { thrown = true }
         #expect(thrown)
     }
+
+    // MARK: More guards
+
+    @Test func aFloatReadFromARealIsNoChangeAndItsColumnIsLeftAsItIs() throws {
+        final class Gauge: Model {
+            static let tableName = "gauge"
+            var id: Int64 = 0
+            var level: Float = 0
+            var maybe: Float?
+            var name = ""
+            required init() {}
+        }
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE gauge (id INTEGER PRIMARY KEY, level REAL NOT NULL, maybe REAL, name TEXT NOT NULL); INSERT INTO gauge VALUES (1, 0.1, 0.3, 'g')")
+        let g = try #require(try temp.db.object(Gauge.self, forKey: 1))
+        #expect(g.changedProperties == [])
+        g.name = "h"
+        try temp.db.save(g)
+        #expect(try temp.db.value(String.self, "SELECT quote(level) || ' ' || quote(maybe) FROM gauge") == "0.1 0.3")
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE gauge SET name = 'other'")
+        g.level = 2
+        try temp.db.save(g)
+        #expect(try temp.db.value(String.self, "SELECT quote(level) || ' ' || quote(maybe) || ' ' || name FROM gauge") == "2.0 0.3 other")
+    }
+
+    @Test(arguments: [
+        "CREATE TABLE keyed (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '')",
+        "CREATE TABLE keyed (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '') WITHOUT ROWID",
+    ])
+    func aConflictOverATextKeyNamesModelKeyAndColumnAndTheRetryHelperApplies(ddl: String) throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(ddl)
+        let a = R6Keyed(); a.id = "k1"; a.name = "mine"
+        try temp.db.save(a)
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE keyed SET name = 'theirs', note = 'n'")
+        a.name = "changed"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(a) }
+        #expect(error?.kind == .conflict)
+        #expect(error?.key == .text("k1"))
+        #expect(error?.model == "R6Keyed")
+        #expect(error?.properties == ["name"])
+        #expect(a.name == "theirs" && a.note == "n")
+        try temp.db.retryingOnConflict { a.name += "+"; try temp.db.save(a) }
+        #expect(try temp.db.value(String.self, "SELECT name || note FROM keyed") == "theirs+n")
+    }
+
+    @Test func keysSwappedByRawSQLLeaveBothInstancesDeleted() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE keyed (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '')")
+        let a = R6Keyed(); a.id = "a"; a.name = "A"
+        let b = R6Keyed(); b.id = "b"; b.name = "B"
+        try temp.db.save([a, b])
+        try temp.db.execute("UPDATE keyed SET id = 'tmp' WHERE id = 'a'; UPDATE keyed SET id = 'a' WHERE id = 'b'; UPDATE keyed SET id = 'b' WHERE id = 'tmp'")
+        #expect(a.isDeleted && b.isDeleted)
+        #expect(a.name == "A" && b.name == "B")
+    }
+
+    /// One legacy row with a column in each format another tool writes; a save of one changed property
+    /// writes that column in its own format and leaves every other column byte-identical.
+    @Test(arguments: ["django", "dateOnly", "isoZ", "isoMillisZ", "seconds", "millis", "real", "hex", "dashedUpper", "blob", "boolText", "boolInt"])
+    func aSaveOfOneChangedPropertyKeepsItsColumnsFormatAndLeavesTheOthers(property: String) throws {
+        final class Legacy: Model {
+            static let tableName = "legacy"
+            var id: Int64 = 0
+            var django = Date(timeIntervalSince1970: 0)
+            var dateOnly = Date(timeIntervalSince1970: 0)
+            var isoZ = Date(timeIntervalSince1970: 0)
+            var isoMillisZ = Date(timeIntervalSince1970: 0)
+            var seconds = Date(timeIntervalSince1970: 0)
+            var millis = Date(timeIntervalSince1970: 0)
+            var real = Date(timeIntervalSince1970: 0)
+            var hex = UUID()
+            var dashedUpper = UUID()
+            var blob = UUID()
+            var boolText = false
+            var boolInt = false
+            required init() {}
+        }
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE legacy (id INTEGER PRIMARY KEY, django datetime, dateOnly date, isoZ TEXT, isoMillisZ TEXT, seconds INTEGER,
+                millis INTEGER, real REAL, hex char(32), dashedUpper varchar(36), blob BLOB, boolText TEXT, boolInt bool);
+            INSERT INTO legacy VALUES (1, '2001-02-03 04:05:06.789000', '1999-12-31', '2020-01-02T03:04:05Z', '2020-01-02T03:04:05.123Z',
+                1577934245, 1577934245123, 1577934245.5, '0f8fad5bd9cb469fa16570867728950e', '0F8FAD5B-D9CB-469F-A165-70867728950E',
+                x'0f8fad5bd9cb469fa16570867728950e', 'f', 0);
+            """)
+        let columns = ["django", "dateOnly", "isoZ", "isoMillisZ", "seconds", "millis", "real", "hex", "dashedUpper", "blob", "boolText", "boolInt"]
+        func stored() throws -> [String: String] {
+            var result: [String: String] = [:]
+            for c in columns { result[c] = try temp.db.value(String.self, "SELECT typeof(\"\(c)\") || ' ' || quote(\"\(c)\") FROM legacy") }
+            return result
+        }
+        let before = try stored()
+        let row = try #require(try temp.db.object(Legacy.self, forKey: 1))
+        #expect(row.changedProperties == [])
+        let when = Date(timeIntervalSince1970: 1_700_000_000.25)
+        let token = try #require(UUID(uuidString: "7c9e6679-7425-40de-944b-e07fc1f90ae7"))
+        switch property {
+        case "django": row.django = when
+        case "dateOnly": row.dateOnly = Date(timeIntervalSince1970: 1_700_006_400)
+        case "isoZ": row.isoZ = Date(timeIntervalSince1970: 1_700_000_000)
+        case "isoMillisZ": row.isoMillisZ = when
+        case "seconds": row.seconds = Date(timeIntervalSince1970: 1_700_000_000)
+        case "millis": row.millis = when
+        case "real": row.real = when
+        case "hex": row.hex = token
+        case "dashedUpper": row.dashedUpper = token
+        case "blob": row.blob = token
+        case "boolText": row.boolText = true
+        default: row.boolInt = true
+        }
+        #expect(row.changedProperties == [property])
+        try temp.db.save(row)
+        let after = try stored()
+        let expected: [String: String] = [
+            "django": "text '2023-11-14 22:13:20.250000'", "dateOnly": "text '2023-11-15'", "isoZ": "text '2023-11-14T22:13:20Z'",
+            "isoMillisZ": "text '2023-11-14T22:13:20.250Z'", "seconds": "integer 1700000000", "millis": "integer 1700000000250",
+            "real": "real 1700000000.25", "hex": "text '7c9e6679742540de944be07fc1f90ae7'",
+            "dashedUpper": "text '7C9E6679-7425-40DE-944B-E07FC1F90AE7'", "blob": "blob X'7C9E6679742540DE944BE07FC1F90AE7'",
+            "boolText": "text 't'", "boolInt": "integer 1",
+        ]
+        #expect(after[property] == expected[property])
+        for c in columns where c != property { #expect(after[c] == before[c], "\(c)") }
+        #expect(!row.hasChanges)
+        let again = try #require(try temp.reopen().object(Legacy.self, forKey: 1))
+        #expect(again.changedProperties == [])
+    }
 }
