@@ -589,4 +589,37 @@ private final class R6Numbers: Model {
         let again = try #require(try temp.reopen().object(Legacy.self, forKey: 1))
         #expect(again.changedProperties == [])
     }
+
+    /// The check that an UPDATE re-keyed an instance's row must not take a plain raw update for one, in any
+    /// key layout of a rowid table keyed otherwise.
+    @Test func aRawUpdateOfOtherColumnsKeepsInstancesOfEveryNonRowIDKeyLive() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE bigkey (id bigint NOT NULL PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE blobkeyed (id BLOB PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE keyed (id varchar(10) COLLATE NOCASE PRIMARY KEY, name TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '');
+            """)
+        let big = R6BigKey(); big.name = "b"
+        let blob = R6BlobKeyed(); blob.name = "u"
+        let text = R6Keyed(); text.id = "Key"; text.name = "t"
+        let pair = R6Pair(); pair.a = 7; pair.b = "x"
+        try temp.db.save(big); try temp.db.save(blob); try temp.db.save(text); try temp.db.save(pair)
+        try temp.db.execute("UPDATE bigkey SET name = 'raw'; UPDATE blobkeyed SET name = 'raw'; UPDATE keyed SET name = 'raw'; UPDATE pair SET value = 'raw'")
+        #expect(!big.isDeleted && big.name == "raw")
+        #expect(!blob.isDeleted && blob.name == "raw")
+        #expect(!text.isDeleted && text.name == "raw")
+        #expect(!pair.isDeleted && pair.value == "raw")
+        // Setting a key to the value it has (the same key, or one its collation equates) is no re-key.
+        try temp.db.execute("UPDATE bigkey SET id = id, name = 'same'; UPDATE pair SET a = a, value = 'same'")
+        #expect(!big.isDeleted && big.name == "same" && !pair.isDeleted && pair.value == "same")
+        // A key changed in case only, under NOCASE: re-keyed too (the instance's key property could no longer
+        // hold its registered key); the row's new instance is saved as any other.
+        try temp.db.execute("UPDATE keyed SET id = 'KEY', name = 'case'")
+        #expect(text.isDeleted && text.id == "Key")
+        let renamed = try #require(try temp.db.object(R6Keyed.self, forKey: "KEY"))
+        #expect(renamed !== text && renamed.id == "KEY" && renamed.name == "case")
+        renamed.note = "saved"
+        try temp.db.save(renamed)
+        #expect(try temp.db.value(String.self, "SELECT id || ' ' || name || ' ' || note FROM keyed") == "KEY case saved")
+    }
 }
