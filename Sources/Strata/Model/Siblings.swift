@@ -34,7 +34,9 @@ public struct Siblings<Target: Model>: TransientStorage {
     var cache: [Target]?
 
     /// Declares a relationship through `joinTable`, whose `from` column holds this model's key and `to`
-    /// column the target's; `orderBy` is SQL over the target's columns (default: its key).
+    /// column the target's; `orderBy` is SQL over the target's columns (default: its key). A name the
+    /// join table has too (Django's `id`) is the target's; qualify it to order by the join table's
+    /// (`"post_tags".id`: the order the pairs were made in).
     ///
     /// ```swift
     /// @Siblings(through: "post_tags", from: "post_id", to: "tag_id", orderBy: "name") var tags: [Tag]
@@ -222,7 +224,8 @@ public struct Siblings<Target: Model>: TransientStorage {
         let t = SQL.quote(table.table), j = SQL.quote(joinTable)
         let from = "\(j).\(SQL.quote(fromColumn))"
         let ownerColumn = Int32(targetRegistry.metadata.properties.count + (table.selectsRowID ? 1 : 0))
-        let ordering = order ?? "\(t).\(SQL.quote(table.columns[0]))"
+        // The target's columns named unqualified (`id`, as Django's join table has one too) are the target's.
+        let ordering = order.map { SQLTokenizer.qualifying($0, columns: table.columns, with: t) } ?? "\(t).\(SQL.quote(table.columns[0]))"
         // Owner keys bound as the join column stores them, and read back in their canonical form.
         let fromFormat = try database.joinColumnFormat(table: joinTable, column: fromColumn, holding: ownerMetadata)
         let ownerKeyForm = ownerMetadata.keyForm

@@ -120,3 +120,38 @@ extension SQLTokenizer {
         return tokens(sql).map { replacement($0) ?? String($0.text) }.joined()
     }
 }
+
+extension SQLTokenizer {
+    /// `sql` (an ORDER BY list) with each unqualified name of one of `columns` qualified by `table`, so that
+    /// a name another table of the query has too (a join table's `id`) is not ambiguous. Names already
+    /// qualified (`"join"."id"`), function names, collation names and the ASC/DESC/NULLS keywords are kept.
+    static func qualifying(_ sql: String, columns: [String], with table: String) -> String {
+        let all = tokens(sql)
+        guard !columns.isEmpty, all.contains(where: { $0.identifier != nil }) else { return sql }
+        let names = Set(columns.map { $0.lowercased() })
+        func neighbour(of index: Int, step: Int) -> SQLToken? {
+            var i = index + step
+            while i >= 0 && i < all.count {
+                if all[i].kind != .space { return all[i] }
+                i += step
+            }
+            return nil
+        }
+        var text = ""
+        for (index, token) in all.enumerated() {
+            guard let name = token.identifier, names.contains(name.lowercased()),
+                  !(token.kind == .word && ["asc", "desc"].contains(name.lowercased())) else {
+                text += token.text
+                continue
+            }
+            let before = neighbour(of: index, step: -1), after = neighbour(of: index, step: 1)
+            if before?.isPunctuation(".") == true || after?.isPunctuation(".") == true || after?.isPunctuation("(") == true
+                || before?.isKeyword("COLLATE") == true || before?.isKeyword("NULLS") == true {
+                text += token.text
+            } else {
+                text += "\(table).\(SQL.quote(name))"
+            }
+        }
+        return text
+    }
+}
