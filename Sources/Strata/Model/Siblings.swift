@@ -203,7 +203,8 @@ public struct Siblings<Target: Model>: TransientStorage {
         return loaded + all
     }
 
-    /// The targets of each owner (by the owner's key), in one query per chunk of owners.
+    /// The targets of each owner (by the owner's key): one query per 32,768 integer keys (a JSON array), or per
+    /// chunk of other keys as large as SQLite's variable limit allows.
     private func query(_ owners: [ModelObject], ownerMetadata: ModelMetadata, database: Database) throws
         -> (groups: [SQLValue: [Target]], all: [Target]) {
         guard ownerMetadata.keyCount == 1 else {
@@ -230,20 +231,44 @@ public struct Siblings<Target: Model>: TransientStorage {
         let fromFormat = try database.joinColumnFormat(table: joinTable, column: fromColumn, holding: ownerMetadata)
         let ownerKeyForm = ownerMetadata.keyForm
         var all: [Target] = []
-        var start = 0
-        while start < keys.count {
-            let chunk = Array(keys[start..<min(start + 500, keys.count)])
-            start += chunk.count
-            let sql = "SELECT \(table.selectColumns), \(from) FROM \(t) JOIN \(j) ON \(j).\(SQL.quote(toColumn)) = \(t).\(SQL.quote(table.columns[0]))"
-                + " WHERE \(from) IN (\(SQL.placeholders(chunk.count))) ORDER BY \(ordering)"
-            let statement = try database.connection.cachedStatement(sql)
-            try statement.bind(values: fromFormat == .native ? chunk : chunk.map(fromFormat.storedKey))
+        let select = "SELECT \(table.selectColumns), \(from) FROM \(t) JOIN \(j) ON \(j).\(SQL.quote(toColumn)) = \(t).\(SQL.quote(table.columns[0]))"
+            + " WHERE \(from) IN "
+        func read(_ statement: Statement, _ values: [SQLValue]) throws {
+            try statement.bind(values: values)
             defer { statement.reset() }
             while try statement.step() {
                 let target = try database.object(Target.self, from: statement, registry: targetRegistry)
                 groups[ownerKeyForm.canonical(statement.value(at: ownerColumn))]?.append(target)
                 all.append(target)
             }
+        }
+        let bound = fromFormat == .native ? keys : keys.map(fromFormat.storedKey)
+        if bound.count > 1, database.connection.hasJSONEach, let integers = SQL.integers(bound) {
+            // Integer keys: one JSON array per 32,768 of them, through one statement (`+value`: the join
+            // column's own affinity applies to the keys, as to a list of bound values).
+            let statement = try database.connection.cachedStatement(select + "(SELECT +value FROM json_each(?)) ORDER BY \(ordering)")
+            var start = 0
+            while start < integers.count {
+                let end = min(start + 32_768, integers.count)
+                try read(statement, [.text(SQL.jsonArray(integers[start..<end]))])
+                start = end
+            }
+            return (groups, all)
+        }
+        // Other keys: as many per statement as SQLite takes, padded with NULLs (which match nothing) to one
+        // of eight lengths per power of two, so that a few cached statements serve every count.
+        var chunkSize = 1
+        while chunkSize * 2 <= min(database.maximumArguments, 32_768) { chunkSize *= 2 }
+        var start = 0
+        while start < bound.count {
+            let chunk = Array(bound[start..<min(start + chunkSize, bound.count)])
+            start += chunk.count
+            var power = min(8, chunkSize)
+            while power < chunk.count { power *= 2 }
+            let step = max(1, power / 8)
+            let size = min(power, (chunk.count + step - 1) / step * step)
+            let statement = try database.connection.cachedStatement(select + "(\(SQL.placeholders(size))) ORDER BY \(ordering)")
+            try read(statement, chunk + Array(repeating: .null, count: size - chunk.count))
         }
         return (groups, all)
     }
