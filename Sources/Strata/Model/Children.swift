@@ -173,8 +173,9 @@ public struct Children<Child: Model>: TransientStorage {
         let parentKey = try registry.metadata.key.accessor.load(owner)
         let table = try database.registry(for: Child.self, checkingCommits: false).table
         let (column, order, property, index) = try storage.query(owner: Owner.self, columns: table.columns)
-        let children = try database.objects(Child.self, where: "WHERE \(column) = ? ORDER BY \(order)",
-                                            arguments: [table.formats[index].storedKey(parentKey)])
+        let forms = table.formats[index].storedKey(parentKey).keyForms(untypedColumn: table.untypedColumns.contains(index))
+        let condition = forms.count == 1 ? "\(column) = ?" : "\(column) IN (\(SQL.placeholders(forms.count)))"
+        let children = try database.objects(Child.self, where: "WHERE \(condition) ORDER BY \(order)", arguments: forms)
         let io: AnyFieldIO? = if property.related != nil, case .generic(let io) = property.accessor { io } else { nil }
         let rule = try StrongHolds.ChildrenRule(parent: Owner.self, child: ModelMetadata.of(Child.self), by: index)
         var kept = storage
@@ -295,7 +296,7 @@ public struct Children<Child: Model>: TransientStorage {
         let children = scan
             ? try database.modelObjects(registry: childRegistry, scanning: propertyIndex, for: buckets, orderBy: order)
             : try database.modelObjects(registry: childRegistry, quotedColumn: column,
-                                        in: table.formats[propertyIndex] == .native ? keys : keys.map(table.formats[propertyIndex].storedKey),
+                                        in: Self.storedKeys(keys, table: table, property: propertyIndex),
                                         orderBy: order)
         let io: AnyFieldIO? = if property.related != nil, case .generic(let io) = property.accessor { io } else { nil }
         // Grouped by a counting sort, with no array per bucket grown child by child: each child's bucket,
@@ -342,6 +343,16 @@ public struct Children<Child: Model>: TransientStorage {
 }
 
 /// A child in a ``Children/partlyWeak`` array: held strongly, or weakly (it holds the parent).
+extension Children {
+    /// The owners' keys as the children's column `property` stores them (in its format; an integer key
+    /// in a column with no type also as its text, ``SQLValue/keyForms(untypedColumn:)``).
+    static func storedKeys(_ keys: [SQLValue], table: TableMapping, property: Int) -> [SQLValue] {
+        let format = table.formats[property]
+        let stored = format == .native ? keys : keys.map(format.storedKey)
+        return table.untypedColumns.contains(property) ? stored.flatMap { $0.keyForms(untypedColumn: true) } : stored
+    }
+}
+
 struct HeldChild {
     var strong: ModelObject?
     weak var weak: ModelObject?

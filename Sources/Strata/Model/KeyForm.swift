@@ -121,3 +121,14 @@ extension ColumnFormat {
         self == .native ? key : (try? stored(key)) ?? key
     }
 }
+
+extension SQLValue {
+    /// The values a key may be stored as in a column: an integer key in a column with no type (BLOB
+    /// affinity, where SQLite compares the text '1' and the integer 1 as different, but a reference reads
+    /// both as key 1) is looked up as the integer and as its decimal text; any other key as itself. (A REAL
+    /// `1.0` equals the integer already; other spellings, `' 1e1 '`, are not found this way.)
+    func keyForms(untypedColumn: Bool) -> [SQLValue] {
+        guard untypedColumn, case .integer(let value) = self else { return [self] }
+        return [self, .text(String(value))]
+    }
+}

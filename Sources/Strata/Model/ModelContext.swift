@@ -26,6 +26,9 @@ final class ModelContext {
     /// The formats of join-table columns holding keys (``Database/joinColumnFormat(table:column:holding:)``),
     /// by lowercased table and column; emptied when the schema changes.
     var joinColumnFormats: [String: ColumnFormat] = [:]
+    /// Whether join-table columns have no type (``Database/joinColumnIsUntyped(table:column:)``), by
+    /// lowercased table and column; emptied when the schema changes.
+    var joinColumnsUntyped: [String: Bool] = [:]
     /// While a value observation fetches: the lowercased names of the tables its statements read.
     @exclusivity(unchecked) var readRegion: Set<String>?
     /// Set on a pool reader when the writer changed the schema after the reader's snapshot began.

@@ -155,6 +155,10 @@ public struct Siblings<Target: Model>: TransientStorage {
         let pair = [try database.joinColumnFormat(table: storage.joinTable, column: storage.fromColumn, holding: registry.metadata).storedKey(ownerKey),
                     try database.joinColumnFormat(table: storage.joinTable, column: storage.toColumn, holding: targetRegistry.metadata).storedKey(targetKey)]
         let (join, from, to) = (SQL.quote(storage.joinTable), SQL.quote(storage.fromColumn), SQL.quote(storage.toColumn))
+        // The pair as the join table may hold it: in a column with no type, an integer key also as its text.
+        let fromForms = pair[0].keyForms(untypedColumn: database.joinColumnIsUntyped(table: storage.joinTable, column: storage.fromColumn))
+        let toForms = pair[1].keyForms(untypedColumn: database.joinColumnIsUntyped(table: storage.joinTable, column: storage.toColumn))
+        let matching = "\(from) IN (\(SQL.placeholders(fromForms.count))) AND \(to) IN (\(SQL.placeholders(toForms.count)))"
         // The write drops every loaded array over the join table (the target's own, on the other side, say);
         // the owner's is then set from what it was (for an add, once its transaction began: beginning merges
         // other connections' commits, which drops the arrays).
@@ -162,8 +166,8 @@ public struct Siblings<Target: Model>: TransientStorage {
         if adding {
             try database.transaction {
                 loaded = owner[keyPath: path].cache
-                let present = try database.value(Int.self, "SELECT count(*) FROM \(join) WHERE \(from) = ? AND \(to) = ?",
-                                                 arguments: pair) ?? 0
+                let present = try database.value(Int.self, "SELECT count(*) FROM \(join) WHERE \(matching)",
+                                                 arguments: fromForms + toForms) ?? 0
                 if present == 0 {
                     try database.execute("INSERT INTO \(join) (\(from), \(to)) VALUES (?, ?)", arguments: pair)
                 }
@@ -182,7 +186,7 @@ public struct Siblings<Target: Model>: TransientStorage {
                 }
             }
         } else {
-            try database.execute("DELETE FROM \(join) WHERE \(from) = ? AND \(to) = ?", arguments: pair)
+            try database.execute("DELETE FROM \(join) WHERE \(matching)", arguments: fromForms + toForms)
             owner[keyPath: path].cache = loaded?.filter { $0 !== target }
         }
     }
@@ -242,7 +246,10 @@ public struct Siblings<Target: Model>: TransientStorage {
                 all.append(target)
             }
         }
-        let bound = fromFormat == .native ? keys : keys.map(fromFormat.storedKey)
+        var bound = fromFormat == .native ? keys : keys.map(fromFormat.storedKey)
+        if database.joinColumnIsUntyped(table: joinTable, column: fromColumn) {
+            bound = bound.flatMap { $0.keyForms(untypedColumn: true) }   // an integer key also as its text
+        }
         if bound.count > 1, database.connection.hasJSONEach, let integers = SQL.integers(bound) {
             // Integer keys: one JSON array per 32,768 of them, through one statement (`+value`: the join
             // column's own affinity applies to the keys, as to a list of bound values).

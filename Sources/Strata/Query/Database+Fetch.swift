@@ -132,12 +132,21 @@ extension Database {
             let column = SQL.quote(registry.table.columns[index])
             // Values in the column's stored format (a date in Django's text, a UUID as 32 hex digits).
             let format = registry.table.formats[index]
+            // A reference's integer key in a column with no type is also looked for as its text ('1').
+            let untyped = metadata.properties[index].related != nil && registry.table.untypedColumns.contains(index)
             do {
                 if let list = value as? [any ColumnValue] {
-                    clauses.append(list.isEmpty ? "0" : "\(column) IN (\(SQL.placeholders(list.count)))")
-                    arguments += format == .native ? list : try list.map { try format.stored($0.sqlValue) }
+                    var values: [any ColumnValue] = format == .native ? list : try list.map { try format.stored($0.sqlValue) }
+                    if untyped {
+                        values = try values.flatMap { value -> [any ColumnValue] in try value.sqlValue.keyForms(untypedColumn: true) }
+                    }
+                    clauses.append(values.isEmpty ? "0" : "\(column) IN (\(SQL.placeholders(values.count)))")
+                    arguments += values
                 } else if try value.sqlValue.isNull {
                     clauses.append("\(column) IS NULL")
+                } else if untyped, case let forms = try format.stored(value.sqlValue).keyForms(untypedColumn: true), forms.count > 1 {
+                    clauses.append("\(column) IN (\(SQL.placeholders(forms.count)))")
+                    arguments += forms
                 } else {
                     clauses.append("\(column) = ?")
                     arguments.append(format == .native ? value : try format.stored(value.sqlValue))

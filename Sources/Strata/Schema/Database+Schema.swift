@@ -125,6 +125,7 @@ extension Database {
         guard models.needsResync else { return }
         models.needsResync = false
         models.joinColumnFormats.removeAll()
+        models.joinColumnsUntyped.removeAll()
         let synced = Array(models.registries.values)
         defer { models.withoutRowIDRegistries = models.registries.values.filter { !$0.table.hasRowID }.count }
         do {
@@ -229,6 +230,21 @@ extension Database {
         }
         models.joinColumnFormats[cacheKey] = format
         return format
+    }
+
+    /// Whether a join table's column has no type (BLOB affinity): an integer key there may be stored as
+    /// its text ('1', which SQLite does not find by the integer), so ``Siblings`` look it up in both forms.
+    /// Found once per handle and schema, from the declared type of a statement prepared and never run (so
+    /// it costs no statement); false when it does not prepare (the query that follows says why).
+    func joinColumnIsUntyped(table: String, column: String) -> Bool {
+        let cacheKey = table.lowercased() + "\u{0}" + column.lowercased()
+        if let known = models.joinColumnsUntyped[cacheKey] { return known }
+        guard let statement = try? connection.prepare("SELECT \(SQL.quote(column)) FROM \(SQL.quote(table)) LIMIT 0") else { return false }
+        defer { statement.finalize() }
+        let declared = sqlite3_column_decltype(statement.handle, 0).map { String(cString: $0) } ?? ""
+        let untyped = Affinity(declaredType: declared) == .blob
+        models.joinColumnsUntyped[cacheKey] = untyped
+        return untyped
     }
 
     /// Runs the plan in a transaction. A rebuild also needs foreign keys off for the whole transaction

@@ -44,6 +44,10 @@ final class TableMapping {
     /// table (not a view, not a virtual table): a fetch by a list of their integer values can scan the table
     /// (``rangeStatement(column:orderBy:in:)``) and test membership itself.
     let integerColumns: ColumnSet
+    /// Properties whose column has no type (BLOB affinity): SQLite tells the text '1' there from the integer
+    /// 1, which a reference reads as the same key, so lookups by an integer key bind both
+    /// (``SQLValue/keyForms(untypedColumn:)``).
+    let untypedColumns: ColumnSet
     /// Properties whose column starts an index (or the primary key): a fetch by a few of their values
     /// searches it rather than scan.
     let indexedColumns: ColumnSet
@@ -128,15 +132,17 @@ final class TableMapping {
         }
         self.generated = generated
         self.schemaDefaults = schemaDefaults
-        var integerColumns = ColumnSet(), indexedColumns = ColumnSet()
+        var integerColumns = ColumnSet(), indexedColumns = ColumnSet(), untypedColumns = ColumnSet()
         let leading = Set(info.indices.compactMap { $0.columns.first??.lowercased() }
             + info.columns.filter { $0.primaryKeyPosition == 1 }.map { $0.name.lowercased() })
         for (i, property) in properties.enumerated() {
             guard let column = info.column(named: property.column) else { continue }
             if leading.contains(column.name.lowercased()) { indexedColumns.insert(i) }
             if !info.isView && !info.isVirtual && i >= metadata.keyCount && formats[i] == .native && column.affinity == .integer { integerColumns.insert(i) }
+            if column.affinity == .blob { untypedColumns.insert(i) }
         }
         self.integerColumns = integerColumns
+        self.untypedColumns = untypedColumns
         self.indexedColumns = indexedColumns
         let mapped = Set(columns.map { $0.lowercased() })
         requiredColumns = info.columns.filter {

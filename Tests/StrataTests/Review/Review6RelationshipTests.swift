@@ -53,6 +53,35 @@ private func friendRing(_ db: Database, count: Int) throws {
         """)
 }
 
+/// A child over a column with no type, where other tools left integer keys as text ('1').
+private final class R6Holder: Model {
+    var id: Int64 = 0
+    @Reference var target: R6Target?
+    required init() {}
+}
+
+private final class R6Target: Model {
+    var id: Int64 = 0
+    var name = ""
+    @Children(by: "target") var holders: [R6Holder]
+    required init() {}
+}
+
+/// Posts and tags through a join table whose columns have no type and hold integer keys as text.
+private final class R6LPost: Model {
+    static let tableName = "lpost"
+    var id: Int64 = 0
+    @Siblings(through: "lpost_tag", from: "post_id", to: "tag_id") var tags: [R6LTag]
+    required init() {}
+}
+
+private final class R6LTag: Model {
+    static let tableName = "ltag"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
 @Suite struct Review6RelationshipTests {
     /// Django's join table has an `id` column as the target does: ordering the targets by `id` names
     /// the target's, never an ambiguous column; a name qualified by the join table still orders by it.
@@ -85,5 +114,80 @@ private func friendRing(_ db: Database, count: Int) throws {
         #expect(all[0].friends.first === all[1])
         #expect(all[owners - 2].friends.first === all[owners - 1])
         #expect(log.count == statements)
+    }
+
+    /// A reference reads the text '1' in a column with no type as row 1; the inverse relationships find
+    /// that row too: `@Children` (loaded, prefetched, beside a live child) and `objects(matching:)` by the
+    /// reference.
+    @Test func childrenOverAnUntypedColumnFindIntegerKeysStoredAsText() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE R6Target(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE R6Holder(id INTEGER PRIMARY KEY, target);
+            CREATE INDEX R6Holder_target ON R6Holder(target);
+            INSERT INTO R6Target VALUES (1, 'one'), (2, 'two'), (3, 'three');
+            INSERT INTO R6Holder VALUES (1, '1'), (2, 1), (3, 1.0), (4, '2'), (5, 'x');
+            """)
+        let holders = try db.objects(R6Holder.self, where: "ORDER BY id")
+        #expect(holders.map { $0.target?.id } == [1, 1, 1, 2, nil])
+        let one = try #require(try db.object(R6Target.self, forKey: 1))
+        #expect(try one.$holders.load().map(\.id) == [1, 2, 3])
+        #expect(one.holders.allSatisfy { $0.target === one })
+        #expect(try db.objects(R6Holder.self, matching: ["target": 1]).map(\.id).sorted() == [1, 2, 3])
+        #expect(try db.objects(R6Holder.self, matching: ["target": [Int64(1), 2]]).map(\.id).sorted() == [1, 2, 3, 4])
+
+        // Prefetched, with the holders live already and in a fresh handle.
+        let targets = try db.objects(R6Target.self, where: "ORDER BY id", prefetching: ["holders"])
+        #expect(targets.map { $0.holders.map(\.id) } == [[1, 2, 3], [4], []])
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE R6Target(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE R6Holder(id INTEGER PRIMARY KEY, target);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100)
+            INSERT INTO R6Target SELECT i, 't' || i FROM n;
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+            INSERT INTO R6Holder SELECT i, CASE WHEN i % 2 = 0 THEN CAST((i % 100) + 1 AS TEXT) ELSE (i % 100) + 1 END FROM n;
+            """)
+        let fresh = try temp.reopen()
+        _ = try fresh.registry(for: R6Target.self)
+        _ = try fresh.registry(for: R6Holder.self)
+        let log = StatementLog(fresh)
+        let many = try fresh.objects(R6Target.self, where: "ORDER BY id", prefetching: ["holders"])
+        #expect(log.count == 2)
+        #expect(many.allSatisfy { $0.holders.count == 3 })
+        #expect(many[0].holders.map(\.id) == [100, 200, 300])
+        #expect(log.count == 2)
+    }
+
+    /// A join table whose columns have no type and hold integer keys as text: read, prefetched, and an
+    /// `add` of a pair it holds writes nothing, a `remove` deletes it.
+    @Test func siblingsThroughAnUntypedJoinTableFindIntegerKeysStoredAsText() throws {
+        let db = try Database()
+        try db.execute("""
+            CREATE TABLE lpost (id INTEGER PRIMARY KEY);
+            CREATE TABLE ltag (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE lpost_tag (post_id, tag_id);
+            INSERT INTO lpost VALUES (1), (2);
+            INSERT INTO ltag VALUES (1, 'a'), (2, 'b');
+            INSERT INTO lpost_tag VALUES ('1', '1'), ('1', 2), (2, '2');
+            """)
+        let post = try #require(try db.object(R6LPost.self, forKey: 1))
+        #expect(try post.$tags.load().map(\.name) == ["a", "b"])
+        let posts = try db.objects(R6LPost.self, where: "ORDER BY id")
+        let log = StatementLog(db)
+        try db.prefetch("tags", of: [posts[1]])
+        #expect(posts[1].tags.map(\.name) == ["b"])
+        #expect(log.count == 1)
+        let a = try #require(try db.object(R6LTag.self, forKey: 1))
+        let b = try #require(try db.object(R6LTag.self, forKey: 2))
+        try post.$tags.add(a)
+        try posts[1].$tags.add(b)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM lpost_tag") == 3)
+        try post.$tags.remove(a)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM lpost_tag") == 2)
+        #expect(try post.$tags.reload().map(\.name) == ["b"])
+        try posts[1].$tags.add(a)
+        #expect(try db.rows("SELECT typeof(post_id), typeof(tag_id) FROM lpost_tag WHERE post_id = 2 AND tag_id = 1").count == 1)
+        #expect(try posts[1].$tags.reload().map(\.name) == ["a", "b"])
     }
 }
