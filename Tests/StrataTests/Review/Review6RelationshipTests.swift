@@ -82,6 +82,57 @@ private final class R6LTag: Model {
     required init() {}
 }
 
+private final class R6Author: Model {
+    static let persistentProperties = ["id", "name"]
+    var id: Int64 = 0
+    var name = ""
+    @Children(by: "author", orderBy: "title") var books: [R6Book]
+    var counter: DeinitCounter?
+    required init() {}
+    deinit { counter?.count += 1 }
+}
+
+private final class R6Book: Model {
+    static let persistentProperties = ["id", "title", "author"]
+    var id: Int64 = 0
+    var title = ""
+    @Reference(onDelete: .cascade) var author: R6Author?
+    @Siblings(through: "book_label", from: "book_id", to: "label_id", orderBy: "name") var labels: [R6Label]
+    var counter: DeinitCounter?
+    required init() {}
+    deinit { counter?.count += 1 }
+}
+
+private final class R6Label: Model {
+    static let persistentProperties = ["id", "name", "curator"]
+    var id: Int64 = 0
+    var name = ""
+    @Reference var curator: R6Author?
+    @Siblings(through: "book_label", from: "label_id", to: "book_id") var books: [R6Book]
+    var counter: DeinitCounter?
+    required init() {}
+    deinit { counter?.count += 1 }
+}
+
+/// Two authors, three books, two labels (each curated by an author), four links.
+private func shelf(_ db: Database) throws {
+    let ada = R6Author(); ada.name = "Ada"
+    let bob = R6Author(); bob.name = "Bob"
+    try db.save([ada, bob])
+    for (title, author) in [("b", ada), ("a", ada), ("c", bob)] {
+        let book = R6Book(); book.title = title; book.author = author
+        try db.save(book)
+    }
+    let red = R6Label(); red.name = "red"; red.curator = bob
+    let blue = R6Label(); blue.name = "blue"; blue.curator = ada
+    try db.save([red, blue])
+    try db.execute("""
+        CREATE TABLE book_label (book_id INTEGER NOT NULL REFERENCES R6Book(id) ON DELETE CASCADE,
+            label_id INTEGER NOT NULL REFERENCES R6Label(id) ON DELETE CASCADE, PRIMARY KEY (book_id, label_id));
+        INSERT INTO book_label VALUES (1, 1), (1, 2), (2, 1), (3, 2);
+        """)
+}
+
 @Suite struct Review6RelationshipTests {
     /// Django's join table has an `id` column as the target does: ordering the targets by `id` names
     /// the target's, never an ambiguous column; a name qualified by the join table still orders by it.
@@ -189,5 +240,49 @@ private final class R6LTag: Model {
         try posts[1].$tags.add(a)
         #expect(try db.rows("SELECT typeof(post_id), typeof(tag_id) FROM lpost_tag WHERE post_id = 2 AND tag_id = 1").count == 1)
         #expect(try posts[1].$tags.reload().map(\.name) == ["a", "b"])
+    }
+
+    /// A path three levels deep through @Children, @Siblings and a to-one reference is one statement per
+    /// level; the graph (labels curated by the authors the path started from) is freed when let go.
+    @Test func prefetchThroughChildrenSiblingsAndAReferenceIsOneStatementPerLevel() throws {
+        let temp = try TemporaryDatabase()
+        try shelf(temp.db)
+        let db = try temp.reopen()
+        for type in [R6Author.self, R6Book.self, R6Label.self] as [any Model.Type] { _ = try db.registry(for: type) }
+        let counter = DeinitCounter()
+        do {
+            let log = StatementLog(db)
+            let authors = try db.objects(R6Author.self, where: "ORDER BY name", prefetching: ["books.labels.curator"])
+            #expect(log.count == 3)   // authors, books, labels (the curators are the authors, live already)
+            for author in authors { author.counter = counter }
+            #expect(authors.map { $0.books.map(\.title) } == [["a", "b"], ["c"]])
+            #expect(authors[0].books[1].labels.map(\.name) == ["blue", "red"])
+            #expect(authors[0].books[1].labels[1].curator === authors[1])
+            #expect(authors[1].books[0].labels.map { $0.curator?.name } == ["Ada"])
+            #expect(log.count == 3)
+            for book in authors.flatMap(\.books) { book.counter = counter }
+            for label in authors[0].books[1].labels { label.counter = counter }
+        }
+        #expect(counter.count == 7)   // 2 authors, 3 books, 2 labels
+    }
+
+    /// A key with no row, found by a prefetch, reads nil with no query; after another connection creates
+    /// the row, the handle's next fetch sees the commit and the reference finds it.
+    @Test func aMissingTargetCreatedByAnotherConnectionIsFound() throws {
+        let temp = try TemporaryDatabase()
+        try shelf(temp.db)
+        try temp.db.execute("PRAGMA foreign_keys = OFF; UPDATE R6Label SET curator = 9 WHERE name = 'red'")
+        let db = try temp.reopen()
+        let labels = try db.objects(R6Label.self, where: "ORDER BY name", prefetching: ["curator"])
+        let log = StatementLog(db)
+        #expect(labels.map { $0.curator?.name } == ["Ada", nil])
+        #expect(log.count == 0)
+        let other = try Database(path: temp.path)
+        try other.execute("INSERT INTO R6Author (id, name) VALUES (9, 'Cy')")
+        try other.close()
+        #expect(labels[1].curator == nil)                       // not seen before the handle's next call
+        #expect(try db.objects(R6Author.self).count == 3)       // a fetch: it sees the commit
+        #expect(labels[1].curator?.name == "Cy")
+        #expect(try labels[1].$curator.load() === labels[1].curator)
     }
 }
