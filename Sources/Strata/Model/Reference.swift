@@ -254,17 +254,17 @@ public struct Reference<Related: Model>: ReferenceStorage {
         let database = try registry.openDatabase()
         let metadata = try ModelMetadata.of(Related.self)
         if storage.missingAt >= 0 && storage.missingAt == database.models.changeCount {
-            throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
+            throw missingTarget(of: owner, key: storage.key, related: metadata)
         }
         if database.batchFaults(of: owner, registry: registry, relatedType: Related.self, key: storage.key) {
             let now = owner[keyPath: path].state
             if now.key == storage.key, let held = now.held, !held._isDeleted { return unsafeDowncast(held, to: Related.self) }
             if now.missingAt >= 0 && now.missingAt == database.models.changeCount {
-                throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
+                throw missingTarget(of: owner, key: storage.key, related: metadata)
             }
         }
         guard let loaded = try database.object(Related.self, forKey: storage.key, checkingCommits: false) else {
-            throw ModelError(.notFound, model: metadata.typeName, "no row has the key \(storage.key)")
+            throw missingTarget(of: owner, key: storage.key, related: metadata)
         }
         if owner[keyPath: path].state.key == storage.key {
             // Held for as long as the owner lives (no query on the next read), unless the target already
@@ -277,6 +277,28 @@ public struct Reference<Related: Model>: ReferenceStorage {
     }
 
     /// The key of the held object once it has one, else the stored key.
+    /// The error of a reference whose key no row has: the related model and the key, with the owner's
+    /// model, its key, and the reference's property and column (when the owner declares one reference to
+    /// `Related` holding that key, else each candidate).
+    static func missingTarget(of owner: ModelObject, key: SQLValue, related: ModelMetadata) -> ModelError {
+        guard let registry = owner._registry else {
+            return ModelError(.notFound, model: related.typeName, key: key, "no row of \(related.typeName) has the key \(key)")
+        }
+        let metadata = registry.metadata
+        let references = metadata.properties.indices.filter { index in
+            metadata.properties[index].related.map { ObjectIdentifier($0) == ObjectIdentifier(Related.self) } ?? false
+        }
+        let holding = references.filter { (try? metadata.properties[$0].accessor.load(owner)) == key }
+        let named = (holding.isEmpty ? references : holding).map { index in
+            let column = index < registry.table.columns.count ? registry.table.columns[index] : metadata.properties[index].column
+            return "\(metadata.properties[index].name) (column \(SQL.quote(column)))"
+        }
+        let ownerKey = (try? metadata.key.accessor.load(owner)).map { " \($0)" } ?? ""
+        let property = named.isEmpty ? "a reference" : named.joined(separator: " or ")
+        return ModelError(.notFound, model: related.typeName, key: key,
+                          "\(metadata.typeName)\(ownerKey)'s \(property) holds the key \(key), and no row of \(related.typeName) has it")
+    }
+
     var currentKey: SQLValue { Self.currentKey(of: state) }
 
     static func currentKey(of state: ReferenceState) -> SQLValue {
