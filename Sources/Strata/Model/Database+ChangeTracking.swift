@@ -501,8 +501,9 @@ extension Database {
     /// may have changed unreported are reloaded: those of other model types over the same table, those a
     /// trigger of that table may write, and, for a delete, those whose foreign keys point at it (ON DELETE
     /// CASCADE / SET NULL / SET DEFAULT), at any depth: through the rows the cascade deleted in other tables
-    /// (the update hook reported them) and through the tables of those instances in turn. (The writer's
-    /// own instances are its caller's to update.)
+    /// (the update hook reported them) and through the tables of those instances in turn. (The row the
+    /// writer wrote is its caller's to update; its other instances are reloaded only when a delete may have
+    /// cascaded back into its own table: a self-referencing tree, or a cycle through other tables.)
     func refreshWithoutRowIDInstances(affectedBy writer: TypeRegistry, deleting: Bool) {
         let parent = writer.table.lowercasedName
         // The tables whose rows a delete removed, directly or by cascade: their children may cascade too.
@@ -514,13 +515,18 @@ extension Database {
                 deleted.insert(last.lowercased())
             }
         }
-        var waiting = models.registries.values.filter { !$0.table.hasRowID && $0 !== writer }
+        var waiting = models.registries.values.filter { !$0.table.hasRowID && ($0 !== writer || deleting) }
         var found = true
         while found {
             found = false
             for (index, registry) in waiting.enumerated().reversed() {
-                guard registry.table.lowercasedName == parent || (deleting && !registry.table.parentTables.isDisjoint(with: deleted))
-                    || (!writer.table.triggerSQL.isEmpty && writer.table.triggersMayWrite(registry.table.table)) else { continue }
+                if registry === writer {
+                    // Its own rows go only by a cascade that reached its table again.
+                    guard !registry.table.parentTables.isDisjoint(with: deleted) else { continue }
+                } else {
+                    guard registry.table.lowercasedName == parent || (deleting && !registry.table.parentTables.isDisjoint(with: deleted))
+                        || (!writer.table.triggerSQL.isEmpty && writer.table.triggersMayWrite(registry.table.table)) else { continue }
+                }
                 waiting.remove(at: index)
                 found = true
                 for object in registry.liveInstances where !object._isDeleted { refresh(object, registry: registry) }
