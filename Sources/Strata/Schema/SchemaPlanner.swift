@@ -227,6 +227,8 @@ struct SchemaPlanner {
                 throw error(property.column, found: "no definition of \"\(property.column)\" in \(source.table)", expected: "a column definition to rewrite",
                             "Rebuild the table with raw SQL (https://www.sqlite.org/lang_altertable.html#otheralter).")
             }
+            // SET NULL needs a nullable column: over NOT NULL, every delete of a referenced parent would fail.
+            if property.onDelete == .setNull { definition.columns[index].removeNotNull() }
             definition.columns[index].addConstraint(clause)
         }
 

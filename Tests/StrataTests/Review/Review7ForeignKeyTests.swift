@@ -95,3 +95,221 @@ private func folders(_ db: Database) throws {
         #expect(a.children.first === a1)
     }
 }
+
+// MARK: Keys that change, deferred keys, other handles
+
+private final class R7Code: Model {
+    static let primaryKey = "code"
+    var code = ""
+    var name = ""
+    @Children(by: "code") var uses: [R7Use]
+    required init() {}
+}
+
+private final class R7Use: Model {
+    var id: Int64 = 0
+    @Reference var code: R7Code?
+    required init() {}
+}
+
+private final class R7WUse: Model {
+    static let primaryKey = "tag"
+    var tag = ""
+    @Reference var code: R7Code?
+    required init() {}
+}
+
+private final class R7Artist: Model {
+    static let tableName = "music_artist"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R7PlainAlbum: Model {
+    static let tableName = "music_album"
+    var id: Int64 = 0
+    var title = ""
+    var artist_id: Int64 = 0
+    required init() {}
+}
+
+private func django(_ db: Database) throws {
+    try db.execute("""
+        CREATE TABLE "music_artist" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "name" varchar(100) NOT NULL);
+        CREATE TABLE "music_album" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "title" varchar(100) NOT NULL,
+            "artist_id" integer NOT NULL REFERENCES "music_artist" ("id") DEFERRABLE INITIALLY DEFERRED);
+        INSERT INTO music_artist VALUES (1, 'Ada'); INSERT INTO music_album VALUES (1, 'A', 1);
+        """)
+}
+
+private final class R7SNArtist: Model {
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R7SNAlbum: Model {
+    static let tableName = "R7SNAlbum"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var id: Int64 = 0
+    @Reference(onDelete: .setNull) var artist: R7SNArtist?
+    required init() {}
+}
+
+extension Review7ForeignKeyTests {
+    /// Guard: ON UPDATE CASCADE by raw SQL reaches the children's live instances, in a rowid table and in
+    /// a WITHOUT ROWID one; the re-keyed parent's old instance is deleted and the references resolve anew.
+    @Test func onUpdateCascadeByRawSQLReachesChildrenOfBothKinds() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE R7Code (code TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE R7Use (id INTEGER PRIMARY KEY, code TEXT REFERENCES R7Code (code) ON UPDATE CASCADE ON DELETE CASCADE);
+            CREATE TABLE R7WUse (tag TEXT PRIMARY KEY NOT NULL, code TEXT REFERENCES R7Code (code) ON UPDATE CASCADE ON DELETE SET NULL) WITHOUT ROWID;
+            INSERT INTO R7Code VALUES ('A', 'a'); INSERT INTO R7Use VALUES (1, 'A'); INSERT INTO R7WUse VALUES ('w', 'A');
+            """)
+        let use = try #require(try db.object(R7Use.self, forKey: 1))
+        let wuse = try #require(try db.object(R7WUse.self, forKey: "w"))
+        let a = try #require(use.code)
+        #expect(wuse.code === a && a.uses.map(\.id) == [1])
+        try db.execute("UPDATE R7Code SET code = 'B' WHERE code = 'A'")
+        #expect(a.isDeleted)
+        #expect(use.$code.key == .text("B") && wuse.$code.key == .text("B"))
+        let b = try #require(use.code)
+        #expect(b !== a && b.code == "B" && b.name == "a" && wuse.code === b && b.uses.first === use)
+        #expect(try db.delete(b))
+        #expect(use.isDeleted && !wuse.isDeleted && wuse.code == nil && wuse.$code.key == .null)
+        #expect(try db.rows("SELECT tag, code FROM R7WUse").map(\.values) == [[.text("w"), .null]])
+    }
+
+    /// Guard: a Django deferred foreign key violated by one object of a `save([...])` batch fails the
+    /// COMMIT; the new objects are unsaved again, the changed one keeps its unsaved change, no row is left.
+    @Test func aDeferredViolationFailsASaveBatchAndLeavesNothingBehind() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try django(db)
+        let existing = try #require(try db.object(R7PlainAlbum.self, forKey: 1))
+        existing.title = "A2"
+        let good = R7PlainAlbum(); good.title = "good"; good.artist_id = 1
+        let bad = R7PlainAlbum(); bad.title = "bad"; bad.artist_id = 99
+        let error = try #require(throws: DatabaseError.self) { try db.save([existing, good, bad]) }
+        #expect(error.code == .constraintForeignKey && error.sql == "COMMIT TRANSACTION")
+        #expect(!db.isInTransaction)
+        #expect(good.id == 0 && !good.isPersisted && bad.id == 0 && !bad.isPersisted)
+        #expect(existing.title == "A2" && existing.isPersisted)
+        #expect(try db.column(String.self, "SELECT title FROM music_album") == ["A"])
+        let fetched = try db.objects(R7PlainAlbum.self)
+        #expect(fetched.count == 1 && fetched[0] === existing)
+        bad.artist_id = 1
+        try db.save([existing, good, bad])
+        #expect(try db.column(String.self, "SELECT title FROM music_album ORDER BY id") == ["A2", "good", "bad"])
+    }
+
+    /// Guard: a transaction that cascades through a tree, inserts, updates, and then breaks a deferred
+    /// foreign key fails at COMMIT; every instance and loaded array is back as the rows are.
+    @Test func aDeferredViolationUndoesACascadeInTheSameTransaction() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try django(db)
+        let root = R7Node(); root.name = "root"
+        try db.save(root)
+        let a = R7Node(); a.name = "a"; a.parent = root
+        let b = R7Node(); b.name = "b"; b.parent = root
+        try db.save([a, b])
+        let a1 = R7Node(); a1.name = "a1"; a1.parent = a
+        try db.save(a1)
+        #expect(root.children.map(\.name) == ["a", "b"])
+        #expect(a.children.map(\.name) == ["a1"])
+        let ada = try #require(try db.object(R7Artist.self, forKey: 1))
+        let c = R7Node(); c.name = "c"; c.parent = root
+        #expect(throws: DatabaseError.self) {
+            try db.transaction {
+                try db.delete(a)
+                try db.save(c)
+                b.name = "b2"
+                try db.save(b)
+                try db.delete(ada)
+                #expect(root.children.map(\.name) == ["b2", "c"])
+            }
+        }
+        #expect(!a.isDeleted && !a1.isDeleted && !ada.isDeleted)
+        #expect(c.id == 0 && !c.isPersisted)
+        #expect(b.name == "b")   // the rolled-back save's value gives way to the row's
+        #expect(root.children.map(\.name) == ["a", "b"] && root.children.first === a)
+        #expect(a.children.map(\.name) == ["a1"] && a.children.first === a1)
+        #expect(try db.count(R7Artist.self) == 1)
+        #expect(try db.count(R7Node.self) == 4)
+    }
+
+    /// The opt-in rebuild adding ON DELETE SET NULL to a NOT NULL column kept the NOT NULL: every later
+    /// delete of a referenced parent failed ("NOT NULL constraint failed"). The plan now drops it.
+    @Test func aRebuildAddingSetNullToANotNullColumnMakesItNullable() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE R7SNArtist (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE R7SNAlbum (id INTEGER PRIMARY KEY, artist INTEGER NOT NULL);
+            CREATE INDEX R7SNAlbum_artist ON R7SNAlbum (artist);
+            INSERT INTO R7SNArtist VALUES (1, 'Ada'), (2, 'Bob'); INSERT INTO R7SNAlbum VALUES (1, 1), (2, 2);
+            """)
+        let plan = try db.schemaPlan(for: R7SNAlbum.self)
+        let create = try #require(plan.steps.first { $0.sql.hasPrefix("CREATE TABLE") }?.sql)
+        #expect(create == #"CREATE TABLE "strata_new_R7SNAlbum" (id INTEGER PRIMARY KEY, artist INTEGER REFERENCES "R7SNArtist" ("id") ON DELETE SET NULL)"#)
+        #expect(try db.value(String.self, "SELECT sql FROM sqlite_master WHERE name = 'R7SNAlbum'")?.contains("NOT NULL") == true)  // a plan runs nothing
+        try db.syncSchema(R7SNAlbum.self)
+        #expect(try db.syncSchema(R7SNAlbum.self).isEmpty)
+        #expect(try db.value(Int64.self, "PRAGMA foreign_keys") == 1)
+        #expect(try db.column(String.self, "SELECT name FROM sqlite_master WHERE tbl_name = 'R7SNAlbum' AND type = 'index'") == ["R7SNAlbum_artist"])
+        let album = try #require(try db.object(R7SNAlbum.self, forKey: 1))
+        let ada = try #require(album.artist)
+        #expect(try db.delete(ada))
+        #expect(!album.isDeleted && album.artist == nil && album.$artist.key == .null)
+        #expect(try db.rows("SELECT id, artist FROM R7SNAlbum ORDER BY id").map(\.values) == [[.integer(1), .null], [.integer(2), .integer(2)]])
+    }
+
+    /// Guard: another handle's live instances and loaded arrays (rowid and WITHOUT ROWID trees) follow a
+    /// cascade committed elsewhere, at its next fetch.
+    @Test func anotherHandlesInstancesFollowACommittedCascade() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let root = R7Node(); root.name = "root"
+        try db.save(root)
+        let a = R7Node(); a.name = "a"; a.parent = root
+        try db.save(a)
+        let a1 = R7Node(); a1.name = "a1"; a1.parent = a
+        try db.save(a1)
+        try folders(db)
+        let other = try Database(path: temp.path)
+        let root2 = try #require(try other.object(R7Node.self, forKey: root.id))
+        #expect(root2.children.count == 1)
+        let a12 = try #require(try other.object(R7Node.self, forKey: a1.id))
+        let fa1 = try #require(try other.object(R7Folder.self, forKey: "a1"))
+        let froot = try #require(try other.object(R7Folder.self, forKey: "root"))
+        #expect(froot.children.count == 2)
+        try db.delete(a)
+        try db.execute("DELETE FROM R7Folder WHERE code = 'a'")
+        _ = try other.objects(R7Node.self)
+        #expect(a12.isDeleted && root2.children.isEmpty)
+        #expect(fa1.isDeleted && froot.children.map(\.code) == ["b"])
+        try other.close()
+    }
+
+    /// Guard: the WITHOUT ROWID tree cascade through a pool's writer, by the async API.
+    @Test func aPoolsAsyncWriteFollowsAWithoutRowIDTreeCascade() async throws {
+        let temp = try TemporaryDatabase()
+        try folders(temp.db)
+        let path = temp.path
+        try temp.db.close()
+        let pool = try DatabasePool(path: path, readers: 1)
+        let ok = try await pool.write { db -> [Bool] in
+            let a1 = try #require(try db.object(R7Folder.self, forKey: "a1"))
+            let root = try #require(try db.object(R7Folder.self, forKey: "root"))
+            try db.delete(root)
+            return [a1.isDeleted, root.isDeleted]
+        }
+        #expect(ok == [true, true])
+        #expect(try await pool.read { db in try db.column(String.self, "SELECT code FROM R7Folder") } == ["z"])
+        try await pool.close()
+    }
+}
