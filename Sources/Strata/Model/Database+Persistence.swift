@@ -176,7 +176,9 @@ extension Database {
 
     /// Deletes the row of `object` and returns true; the instance's `isDeleted` becomes true. An instance
     /// that was never saved, or is deleted already, is left alone and the result is false (also when
-    /// another connection deleted the row first).
+    /// another connection deleted the row first). A delete a foreign key refuses (RESTRICT, or NO ACTION
+    /// checked at once or at the commit of the delete's own transaction) throws a ``DatabaseError`` whose
+    /// message names the model, the key and the rows that still point at it, and changes nothing.
     ///
     /// ```swift
     /// try db.delete(ada)    // true
@@ -195,7 +197,12 @@ extension Database {
         let key = try registeredKey(of: object, registry: registry)
         let statement = try registry.table.statement(.delete, in: connection)
         try registry.table.bindKey(key, to: statement, at: 1)
-        try runOwnWrite(statement, registry: registry, rowID: object._rowID, deleting: true)
+        do {
+            try runOwnWrite(statement, registry: registry, rowID: object._rowID, deleting: true)
+        } catch let error as DatabaseError where error.code.primary == .constraint && error.message.hasPrefix("FOREIGN KEY constraint failed") {
+            // RESTRICT reports SQLITE_CONSTRAINT_TRIGGER, NO ACTION SQLITE_CONSTRAINT_FOREIGNKEY: the message tells.
+            throw explainingForeignKeyFailure(error, registry: registry, key: key)
+        }
         let deleted = changes > 0
         if isInTransaction { models.noteDeleted(object) }
         registry.detach(object, deleted: true)

@@ -313,3 +313,222 @@ extension Review7ForeignKeyTests {
         try await pool.close()
     }
 }
+
+// MARK: probes 3
+
+private final class R7UParent: Model {
+    var id = UUID()
+    var name = ""
+    @Children(by: "parent") var kids: [R7UKid]
+    required init() {}
+}
+
+private final class R7UKid: Model {
+    var id = UUID()
+    @Reference(onDelete: .cascade) var parent: R7UParent?
+    @Reference(onDelete: .setNull) var other: R7UParent?
+    required init() {}
+}
+
+private final class R7DjShelf: Model {
+    static let tableName = "lib_shelf"
+    var id = UUID()
+    var name = ""
+    required init() {}
+}
+
+private final class R7DjBook: Model {
+    static let tableName = "lib_book"
+    var id: Int64 = 0
+    @Reference var shelf: R7DjShelf?
+    required init() {}
+}
+
+private final class R7CParent: Model {
+    static let compositeKey = ["a", "b"]
+    var a: Int64 = 0
+    var b = ""
+    var name = ""
+    required init() {}
+}
+
+private final class R7CChild: Model {
+    static let primaryKey = "code"
+    var code = ""
+    var pa: Int64?
+    var pb: String?
+    required init() {}
+}
+
+private final class R7RebuiltBook: Model {
+    static let tableName = "shop_book"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var id: Int64 = 0
+    var title = ""
+    @Reference(onDelete: .cascade) var author: R7Author?
+    required init() {}
+}
+
+private final class R7Author: Model {
+    static let tableName = "shop_author"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+extension Review7ForeignKeyTests {
+    @Test func probeUUID() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let p = R7UParent(); p.name = "p"
+        let q = R7UParent(); q.name = "q"
+        try db.save([p, q])
+        let k = R7UKid(); k.parent = p; k.other = q
+        let k2 = R7UKid(); k2.parent = q; k2.other = p
+        try db.save([k, k2])
+        print("P5", try db.rows("SELECT typeof(id), id, typeof(parent) FROM R7UKid").map(\.values), try db.value(String.self, "SELECT sql FROM sqlite_master WHERE name='R7UKid'") as Any)
+        #expect(p.kids.count == 1)
+        try db.delete(p)
+        #expect(k.isDeleted && !k2.isDeleted && k2.other == nil)
+    }
+
+    @Test func probeDjangoUUID() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE "lib_shelf" ("id" char(32) NOT NULL PRIMARY KEY, "name" varchar(10) NOT NULL);
+            CREATE TABLE "lib_book" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT,
+                "shelf_id" char(32) NOT NULL REFERENCES "lib_shelf" ("id") DEFERRABLE INITIALLY DEFERRED);
+            INSERT INTO lib_shelf VALUES ('0f8fad5bd9cb469fa16570867728950e', 'old');
+            """)
+        let s = R7DjShelf(); s.name = "new"
+        let book = R7DjBook()
+        try db.transaction {
+            try db.save(s)
+            book.shelf = s
+            try db.save(book)
+        }
+        print("P6", try db.rows("SELECT * FROM lib_shelf").map(\.values), try db.rows("SELECT * FROM lib_book").map(\.values))
+        let old = try #require(try db.object(R7DjShelf.self, forKey: UUID(uuidString: "0f8fad5b-d9cb-469f-a165-70867728950e")!))
+        let b2 = R7DjBook(); b2.shelf = old
+        try db.save(b2)
+        #expect(try db.count(R7DjBook.self) == 2)
+    }
+
+    @Test func probeComposite() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE R7CParent (a INTEGER NOT NULL, b TEXT NOT NULL, name TEXT NOT NULL DEFAULT '', PRIMARY KEY (a, b));
+            CREATE TABLE R7CChild (code TEXT PRIMARY KEY NOT NULL, pa INTEGER, pb TEXT,
+                FOREIGN KEY (pa, pb) REFERENCES R7CParent (a, b) ON DELETE SET NULL) WITHOUT ROWID;
+            INSERT INTO R7CParent VALUES (1, 'x', 'p'); INSERT INTO R7CChild VALUES ('c', 1, 'x');
+            """)
+        let c = try #require(try db.object(R7CChild.self, forKey: "c"))
+        let p = try #require(try db.objects(R7CParent.self).first)
+        try db.delete(p)
+        #expect(c.pa == nil && c.pb == nil)
+    }
+
+    @Test func probeRebuildReferenced() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE shop_author (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE shop_book (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '', author INTEGER);
+            CREATE TABLE shop_review (id INTEGER PRIMARY KEY, book INTEGER REFERENCES shop_book (id) ON DELETE CASCADE);
+            CREATE INDEX shop_book_title ON shop_book (title);
+            CREATE VIEW shop_titles AS SELECT b.title, a.name FROM shop_book b LEFT JOIN shop_author a ON a.id = b.author;
+            CREATE TRIGGER shop_book_log AFTER DELETE ON shop_book BEGIN INSERT INTO shop_log VALUES (old.id); END;
+            CREATE TABLE shop_log (book INTEGER);
+            INSERT INTO shop_author VALUES (1, 'Ada');
+            INSERT INTO shop_book VALUES (1, 'T1', 1), (2, 'T2', 7);
+            INSERT INTO shop_review VALUES (1, 1), (2, 2);
+            """)
+        let review = try db.rows("SELECT * FROM shop_review")
+        let error = try #require(throws: SchemaError.self) { try db.syncSchema(R7RebuiltBook.self) }
+        print("P7", error)
+        #expect(try db.rows("SELECT * FROM shop_review").count == review.count)
+        #expect(try db.value(Int64.self, "PRAGMA foreign_keys") == 1)
+        try db.execute("UPDATE shop_book SET author = NULL WHERE id = 2")
+        try db.syncSchema(R7RebuiltBook.self)
+        print("P7b", try db.rows("PRAGMA foreign_key_list(shop_review)").map(\.values), try db.rows("SELECT * FROM shop_titles").map(\.values), try db.column(String.self, "SELECT name FROM sqlite_master ORDER BY name"))
+        #expect(try db.rows("SELECT * FROM shop_review").count == 2)
+        let author = try #require(try db.object(R7Author.self, forKey: 1))
+        try db.delete(author)
+        print("P7c", try db.rows("SELECT * FROM shop_review").map(\.values), try db.rows("SELECT * FROM shop_log").map(\.values))
+    }
+}
+
+// MARK: A refused delete names what holds the row
+
+private final class R7Label: Model {
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R7Record: Model {
+    var id: Int64 = 0
+    @Reference(onDelete: .cascade) var label: R7Label?
+    required init() {}
+}
+
+private final class R7Side: Model {
+    var id: Int64 = 0
+    @Reference(onDelete: .cascade) var record: R7Record?
+    required init() {}
+}
+
+private final class R7Loan: Model {
+    var id: Int64 = 0
+    @Reference(onDelete: .restrict) var side: R7Side?
+    required init() {}
+}
+
+extension Review7ForeignKeyTests {
+    /// A delete refused by RESTRICT two cascades down threw only SQLite's "FOREIGN KEY constraint failed":
+    /// neither the key nor what held it. Now the message names the model, key and the holding rows; nothing
+    /// changes, in or out of a transaction.
+    @Test func aRefusedDeleteNamesTheModelKeyAndTheRowsThatHoldIt() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let label = R7Label(); label.name = "L"
+        let other = R7Label(); other.name = "O"
+        try db.save([label, other])
+        let record = R7Record(); record.label = label
+        try db.save(record)
+        let side = R7Side(); side.record = record
+        try db.save(side)
+        let loan = R7Loan(); loan.side = side
+        try db.save(loan)
+        let error = try #require(throws: DatabaseError.self) { try db.delete(label) }
+        #expect(error.code.primary == .constraint)
+        #expect(error.message == #"FOREIGN KEY constraint failed: deleting R7Label (key integer 1), still referenced by 1 row(s) of "R7Loan" through (side) ON DELETE RESTRICT (below rows of "R7Side" the delete would cascade to). Delete or repoint those rows first, or declare the reference with onDelete: .cascade or .setNull"#)
+        #expect(error.sql == #"DELETE FROM "R7Label" WHERE "id" = ?"#)
+        #expect(!label.isDeleted && !record.isDeleted && !side.isDeleted && !loan.isDeleted)
+        #expect(try db.count(R7Side.self) == 1 && db.count(R7Record.self) == 1)
+        try db.transaction {
+            #expect(try db.delete(other))
+            let again = try #require(throws: DatabaseError.self) { try db.delete(side) }
+            #expect(again.message.hasPrefix(#"FOREIGN KEY constraint failed: deleting R7Side (key integer 1), still referenced by 1 row(s) of "R7Loan" through (side) ON DELETE RESTRICT."#))
+            #expect(!side.isDeleted && other.isDeleted)
+        }
+        #expect(try db.column(String.self, "SELECT name FROM R7Label") == ["L"])
+        #expect(try db.delete(loan) && db.delete(label))
+        #expect(record.isDeleted && side.isDeleted)
+    }
+
+    /// The same for another tool's deferred key: the delete's own COMMIT fails, and says why.
+    @Test func aDeleteRefusedByADeferredKeyAtItsCommitNamesTheRows() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try django(db)
+        let ada = try #require(try db.object(R7Artist.self, forKey: 1))
+        let error = try #require(throws: DatabaseError.self) { try db.delete(ada) }
+        #expect(error.code == .constraintForeignKey)
+        #expect(error.message.hasPrefix(#"FOREIGN KEY constraint failed: deleting R7Artist (key integer 1), still referenced by 1 row(s) of "music_album" through (artist_id) ON DELETE NO ACTION."#))
+        #expect(!ada.isDeleted && !db.isInTransaction)
+        #expect(try db.count(R7Artist.self) == 1)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+extension Database {
+    /// A delete of `key` from the table of `registry` failed on a foreign key (SQLite says only
+    /// "FOREIGN KEY constraint failed"): the error returned names the model, the key and the rows that hold
+    /// it — those of tables whose foreign key points at it with RESTRICT or NO ACTION, directly or below
+    /// rows the delete would cascade to. The error keeps SQLite's code, message (first), SQL and arguments.
+    /// Found by read-only queries after the failed statement; when they find nothing, the error is as it was.
+    func explainingForeignKeyFailure(_ error: DatabaseError, registry: TypeRegistry, key: SQLValue) -> DatabaseError {
+        let table = registry.table
+        var holders: [String] = []
+        // Each level is a set of rows: `FROM <table> WHERE <condition>`, the root bound to the key (once).
+        func visit(_ parent: String, where condition: String, depth: Int) {
+            guard depth < 8, holders.count < 3 else { return }
+            for fk in referencingKeys(to: parent) {
+                let parentColumns = fk.to.isEmpty ? primaryKeyColumns(of: parent) : fk.to
+                guard parentColumns.count == fk.from.count else { continue }
+                let from = "(" + fk.from.map(SQL.quote).joined(separator: ", ") + ")"
+                let rows = "\(from) IN (SELECT \(parentColumns.map(SQL.quote).joined(separator: ", ")) FROM \(SQL.quote(parent)) WHERE \(condition))"
+                switch fk.onDelete {
+                case "CASCADE":
+                    visit(fk.child, where: rows, depth: depth + 1)
+                case "RESTRICT", "NO ACTION":
+                    guard let count = countRows("SELECT count(*) FROM \(SQL.quote(fk.child)) WHERE \(rows)", key: key, table: table),
+                          count > 0 else { continue }
+                    holders.append("\(count) row(s) of \"\(fk.child)\" through (\(fk.from.joined(separator: ", "))) ON DELETE \(fk.onDelete)"
+                                   + (parent.caseInsensitiveCompare(table.table) == .orderedSame ? "" : " (below rows of \"\(parent)\" the delete would cascade to)"))
+                default:
+                    continue
+                }
+                if holders.count >= 3 { return }
+            }
+        }
+        visit(table.table, where: table.keyClause, depth: 0)
+        guard !holders.isEmpty else { return error }
+        let message = "\(error.message): deleting \(registry.metadata.typeName) (key \(key)), still referenced by " + holders.joined(separator: "; ")
+            + ". Delete or repoint those rows first, or declare the reference with onDelete: .cascade or .setNull"
+        return DatabaseError(code: error.code, message: message, sql: error.sql, arguments: error.arguments,
+                             argumentsArePublic: error.argumentsArePublic)
+    }
+
+    /// The foreign keys of other tables (or the same) that point at `parent`, one per constraint.
+    private func referencingKeys(to parent: String) -> [(child: String, from: [String], to: [String], onDelete: String)] {
+        let sql = """
+            SELECT m.name, f.id, f."from", f."to", f.on_delete FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f
+            WHERE m.type = 'table' AND f."table" = ? COLLATE NOCASE ORDER BY m.name, f.id, f.seq
+            """
+        guard let statement = try? connection.prepare(sql) else { return [] }
+        defer { statement.finalize() }
+        guard (try? statement.bind(values: [.text(parent)])) != nil else { return [] }
+        var keys: [(child: String, id: Int64, from: [String], to: [String], onDelete: String)] = []
+        while (try? statement.step()) == true {
+            let child = statement.string(at: 0), id = statement.int64(at: 1)
+            let to = statement.isNull(at: 3) ? nil : statement.string(at: 3)
+            if let last = keys.last, last.child == child, last.id == id {
+                keys[keys.count - 1].from.append(statement.string(at: 2))
+                if let to { keys[keys.count - 1].to.append(to) }
+            } else {
+                keys.append((child, id, [statement.string(at: 2)], to.map { [$0] } ?? [], statement.string(at: 4).uppercased()))
+            }
+        }
+        return keys.map { ($0.child, $0.from, $0.to, $0.onDelete) }
+    }
+
+    /// The count a `SELECT count(*)` whose only parameters are the key clause's finds; nil when it fails.
+    private func countRows(_ sql: String, key: SQLValue, table: TableMapping) -> Int64? {
+        guard let statement = try? connection.prepare(sql) else { return nil }
+        defer { statement.finalize() }
+        guard (try? table.bindKey(key, to: statement, at: 1)) != nil, (try? statement.step()) == true else { return nil }
+        return statement.int64(at: 0)
+    }
+
+    /// The primary key columns of `table`, in key order (what a foreign key without a column list names).
+    private func primaryKeyColumns(of table: String) -> [String] {
+        guard let statement = try? connection.prepare("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk") else { return [] }
+        defer { statement.finalize() }
+        guard (try? statement.bind(values: [.text(table)])) != nil else { return [] }
+        var names: [String] = []
+        while (try? statement.step()) == true { names.append(statement.string(at: 0)) }
+        return names
+    }
+}
