@@ -549,3 +549,100 @@ extension Review7ForeignKeyTests {
         #expect(try db.count(R7Artist.self) == 1)
     }
 }
+
+// MARK: Rollbacks of WITHOUT ROWID cascades, SET NULL into a non-optional property, cycles
+
+private final class R7CycleA: Model {
+    static let primaryKey = "code"
+    var code = ""
+    @Reference var b: R7CycleB?
+    required init() {}
+}
+
+private final class R7CycleB: Model {
+    var id: Int64 = 0
+    @Reference var a: R7CycleA?
+    required init() {}
+}
+
+private final class R7Plain: Model {
+    static let tableName = "R7Plain"
+    var id: Int64 = 0
+    var owner: Int64 = 0
+    required init() {}
+}
+
+extension Review7ForeignKeyTests {
+    /// Guard for the fix above: the WITHOUT ROWID tree's cascade undone by a savepoint rollback and by a
+    /// whole-transaction rollback brings back the subtree and its loaded arrays.
+    @Test func aRolledBackWithoutRowIDTreeCascadeRestoresTheSubtree() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try folders(db)
+        let root = try #require(try db.object(R7Folder.self, forKey: "root"))
+        #expect(root.children.map(\.code) == ["a", "b"])
+        let a = root.children[0]
+        #expect(a.children.map(\.code) == ["a1"])
+        let a1 = a.children[0]
+        struct Undo: Error {}
+        try db.transaction {
+            try? db.transaction {
+                try db.delete(a)
+                #expect(a1.isDeleted && root.children.map(\.code) == ["b"])
+                throw Undo()
+            }
+            #expect(!a.isDeleted && !a1.isDeleted)
+            #expect(root.children.map(\.code) == ["a", "b"] && root.children.first === a)
+            #expect(a.children.first === a1)
+        }
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                try db.delete(root)
+                #expect(a.isDeleted && a1.isDeleted)
+                throw Undo()
+            }
+        }
+        #expect(!root.isDeleted && !a.isDeleted && !a1.isDeleted && a.children.first === a1)
+        #expect(try db.count(R7Folder.self) == 5)
+    }
+
+    /// Guard: SET NULL into a column a non-optional property maps: the live instance keeps its value and
+    /// is stale (a save or a fetch of it throws, naming the property), never silently 0.
+    @Test func setNullIntoANonOptionalPropertyMakesTheInstanceStale() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE R7Owner (id INTEGER PRIMARY KEY);
+            CREATE TABLE R7Plain (id INTEGER PRIMARY KEY, owner INTEGER REFERENCES R7Owner (id) ON DELETE SET NULL);
+            INSERT INTO R7Owner VALUES (1); INSERT INTO R7Plain VALUES (1, 1);
+            """)
+        let plain = try #require(try db.object(R7Plain.self, forKey: 1))
+        try db.execute("DELETE FROM R7Owner")
+        #expect(plain.owner == 1 && !plain.isDeleted)
+        plain.owner = 5
+        let error = try #require(throws: ModelError.self) { try db.save(plain) }
+        #expect(error.kind == .stale && error.property == "owner")
+        #expect(throws: ModelError.self) { try db.object(R7Plain.self, forKey: 1) }
+        #expect(try db.rows("SELECT owner FROM R7Plain").map(\.values) == [[.null]])
+    }
+
+    /// Guard for the fix above: a cascade that comes back into the writer's WITHOUT ROWID table through a
+    /// rowid table (A -> B -> A) reaches the A instances it deleted.
+    @Test func aCascadeCycleBackIntoAWithoutRowIDTableReachesItsInstances() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE R7CycleA (code TEXT PRIMARY KEY NOT NULL, b INTEGER REFERENCES R7CycleB (id) ON DELETE CASCADE) WITHOUT ROWID;
+            CREATE TABLE R7CycleB (id INTEGER PRIMARY KEY, a TEXT REFERENCES R7CycleA (code) ON DELETE CASCADE);
+            INSERT INTO R7CycleA VALUES ('x', NULL); INSERT INTO R7CycleB VALUES (1, 'x');
+            INSERT INTO R7CycleA VALUES ('y', 1), ('z', NULL);
+            """)
+        let x = try #require(try db.object(R7CycleA.self, forKey: "x"))
+        let y = try #require(try db.object(R7CycleA.self, forKey: "y"))
+        let z = try #require(try db.object(R7CycleA.self, forKey: "z"))
+        let b = try #require(try db.object(R7CycleB.self, forKey: 1))
+        #expect(try db.delete(x))
+        #expect(b.isDeleted && y.isDeleted && !z.isDeleted)
+        #expect(try db.column(String.self, "SELECT code FROM R7CycleA") == ["z"])
+    }
+}
