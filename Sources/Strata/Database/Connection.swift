@@ -13,7 +13,12 @@ final class Connection {
     private(set) var isClosed = false
     /// Set while the tables statements read are recorded (``Database/recordingReads(_:)``): the cache is
     /// bypassed, since SQLite's authorizer reports reads only when a statement is prepared.
-    var preparesFresh = false
+    var preparesFresh = false {
+        didSet { freshStatements.removeAll { $0.statement == nil } }
+    }
+    /// The statements ``cachedStatement(_:)`` prepared fresh and some holder may still keep: finalized on
+    /// ``close()``, so that no statement outlives the connection and keeps `sqlite3_close` from closing.
+    private var freshStatements: [WeakStatement] = []
     /// `sqlite_master` as of the last schema read (see ``SchemaCatalog``).
     var schemaCatalog: SchemaCatalog?
     /// The async pool call whose cancellation interrupts this connection's statements, while its closure
@@ -71,6 +76,10 @@ final class Connection {
         guard !isClosed else { return }
         statements.values.forEach { $0.finalize() }
         statements.removeAll()
+        // Those prepared fresh for observed reads that a cache of the models' kept (an UPDATE's) would
+        // otherwise keep the connection from closing.
+        freshStatements.forEach { $0.statement?.finalize() }
+        freshStatements.removeAll()
         let code = sqlite3_close(handle)
         guard code == SQLITE_OK else { throw error(code: code, sql: nil) }
         isClosed = true
@@ -80,7 +89,11 @@ final class Connection {
 
     /// A cached prepared statement for `sql`, reset and ready.
     func cachedStatement(_ sql: String) throws -> Statement {
-        if preparesFresh { return try prepare(sql) }
+        if preparesFresh {
+            let statement = try prepare(sql)
+            freshStatements.append(WeakStatement(statement))
+            return statement
+        }
         if let statement = statements[sql] {
             statement.reset()
             return statement
@@ -194,4 +207,10 @@ final class Connection {
         if sql == Connection.dataVersionSQL { return }
         for observer in traceObservers.values { observer(sql, nanoseconds) }
     }
+}
+
+/// A statement that does not keep itself alive (see ``Connection/freshStatements``).
+private struct WeakStatement {
+    weak var statement: Statement?
+    init(_ statement: Statement) { self.statement = statement }
 }

@@ -286,7 +286,7 @@ final class TableMapping {
     /// (a duplicate key would return its row twice); rows come in the keys' order.
     func jsonJoinStatement(in connection: Connection) throws -> Statement {
         let key = InStatementKey(column: quotedNames[0], count: -2, orderBy: nil)
-        if let statement = inStatements[key] {
+        if !connection.preparesFresh, let statement = inStatements[key] {
             statement.reset()
             return statement
         }
@@ -294,7 +294,9 @@ final class TableMapping {
         let alias = quotedTable.lowercased() == #""strata_keys""# ? #""strata_keys_""# : #""strata_keys""#
         let sql = "SELECT \(selectColumns) FROM json_each(?) AS \(alias) CROSS JOIN \(quotedFromTable) ON \(quotedTable).\(quotedNames[0]) = +\(alias).\"value\""
         let statement = try connection.cachedStatement(sql)
-        inStatements[key] = statement
+        // A fresh statement (an observed read: see `Connection.preparesFresh`) is not kept: the next
+        // observed read must prepare it again for the authorizer to report its tables.
+        if !connection.preparesFresh { inStatements[key] = statement }
         return statement
     }
 
@@ -305,25 +307,29 @@ final class TableMapping {
     /// per row: about 900 instructions a row, where the caller's lookup costs a few.
     func rangeStatement(column quotedColumn: String, orderBy: String?, in connection: Connection) throws -> Statement {
         let key = InStatementKey(column: quotedColumn, count: -3, orderBy: orderBy)
-        if let statement = inStatements[key] {
+        if !connection.preparesFresh, let statement = inStatements[key] {
             statement.reset()
             return statement
         }
         let sql = "\(selectFromSQL) WHERE +\(quotedColumn) BETWEEN ? AND ?" + (orderBy.map { " ORDER BY \($0)" } ?? "")
         let statement = try connection.cachedStatement(sql)
-        inStatements[key] = statement
+        // A fresh statement (an observed read: see `Connection.preparesFresh`) is not kept: the next
+        // observed read must prepare it again for the authorizer to report its tables.
+        if !connection.preparesFresh { inStatements[key] = statement }
         return statement
     }
 
     /// The `IN (list)` fetch for `key` (its count -1 for the JSON form), prepared on first use and reset.
     private func inStatement(_ key: InStatementKey, list: @autoclosure () -> String, in connection: Connection) throws -> Statement {
-        if let statement = inStatements[key] {
+        if !connection.preparesFresh, let statement = inStatements[key] {
             statement.reset()
             return statement
         }
         let sql = "\(selectFromSQL) WHERE \(key.column) IN (\(list()))" + (key.orderBy.map { " ORDER BY \($0)" } ?? "")
         let statement = try connection.cachedStatement(sql)
-        inStatements[key] = statement
+        // A fresh statement (an observed read: see `Connection.preparesFresh`) is not kept: the next
+        // observed read must prepare it again for the authorizer to report its tables.
+        if !connection.preparesFresh { inStatements[key] = statement }
         return statement
     }
 
