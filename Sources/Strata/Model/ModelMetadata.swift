@@ -17,6 +17,9 @@ struct PropertyMetadata {
     let related: (any Model.Type)?
     /// For a relationship: the foreign key its column carries in tables Strata creates.
     var onDelete: ForeignKeyAction? = nil
+    /// Whether the property is a ``SQLValue`` (optional or not), bound as it is, so that the column's
+    /// affinity may convert it (``ReadBack/affinity(_:)``).
+    var isRawValue = false
     /// Set for dates, UUIDs, booleans and decimals, whose columns may use another tool's format
     /// (``ColumnFormat``); for a relationship, the related key's (a UUID key's column may hold 32 hex
     /// digits).
@@ -184,6 +187,7 @@ final class ModelMetadata: @unchecked Sendable {
                                             isNullable: nullable, defaultValue: defaultValue, related: related,
                                             formatKind: formatKind)
             if related != nil, case .generic(let io) = accessor { property.onDelete = io.declaredOnDelete(of: fresh) }
+            property.isRawValue = field.type is SQLValue.Type || field.type is SQLValue?.Type
             properties.append(property)
         }
         self.properties = properties

@@ -107,7 +107,7 @@ final class TableMapping {
                 if affinity == .real || affinity == .integer || affinity == .numeric { foldsNegativeZero.insert(i) }
             default: break
             }
-            let readBack = ReadBack.of(properties[i].formatKind, format: formats[i], affinity: affinity)
+            let readBack = ReadBack.of(properties[i].formatKind, format: formats[i], affinity: affinity, isRawValue: properties[i].isRawValue)
             if readBack != nil { readingBack.insert(i) }
             return readBack
         }

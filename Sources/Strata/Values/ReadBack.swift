@@ -15,10 +15,17 @@ enum ReadBack: Equatable {
     /// A `Decimal` (bound as text) in a column of numeric affinity, which stores the text as a number:
     /// an INTEGER, or a REAL of about 17 digits.
     case number(Affinity)
+    /// A raw ``SQLValue`` in a column of INTEGER, REAL or NUMERIC affinity, which converts what it can:
+    /// text that is a numeral becomes a number, an integral REAL an INTEGER (a REAL column: an INTEGER a
+    /// REAL). FamilySearch's `STRING` columns store the text '0123' as 123.
+    case affinity(Affinity)
 
     /// How property values of `kind` in a column of `format` and `affinity` read back; nil when exactly
-    /// as bound.
-    static func of(_ kind: ColumnFormat.Kind?, format: ColumnFormat, affinity: Affinity) -> ReadBack? {
+    /// as bound. `isRawValue`: the property is a ``SQLValue``, bound as it is.
+    static func of(_ kind: ColumnFormat.Kind?, format: ColumnFormat, affinity: Affinity, isRawValue: Bool = false) -> ReadBack? {
+        if isRawValue {
+            return affinity == .numeric || affinity == .integer || affinity == .real ? .affinity(affinity) : nil
+        }
         switch kind {
         case .date?:
             // (A native date's -0.0, which such a column stores as 0, has the word of 0.0: see SnapshotWord.)
@@ -50,6 +57,28 @@ enum ReadBack: Equatable {
                 return native
             }
             return try Decimal(sqlValue: stored).sqlValue
+        case .affinity(let affinity):
+            return Self.stored(native, affinity: affinity)
+        }
+    }
+
+    /// What a column of INTEGER, REAL or NUMERIC affinity stores for `value`
+    /// (https://www.sqlite.org/datatype3.html#type_affinity).
+    static func stored(_ value: SQLValue, affinity: Affinity) -> SQLValue {
+        switch value {
+        case .text(let raw):
+            let text = raw.trimmingCharacters(in: .whitespaces)
+            guard NumericText.isNumeral(text) else { return value }
+            if affinity != .real, let integer = Int64(text) { return .integer(integer) }
+            guard let real = Double(text), real.isFinite else { return value }
+            return stored(.real(real), affinity: affinity)
+        case .real(let real):
+            guard affinity != .real, real == real.rounded(), real >= -9.223372036854775808e18, real < 9.223372036854775808e18 else { return value }
+            return .integer(Int64(real))
+        case .integer(let integer):
+            return affinity == .real ? .real(Double(integer)) : value
+        default:
+            return value
         }
     }
 }

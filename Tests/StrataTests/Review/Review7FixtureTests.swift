@@ -601,6 +601,34 @@ private let familysearchRows = """
     INSERT INTO FanChartPosition VALUES ('KW1', '0', 4, 'KW1'), ('KW1', '1', 4, NULL);
     """
 
+private final class R7FSContributor: Model {
+    static let tableName = "FSContributor"
+    static let primaryKey = "localId"
+    var localId = ""
+    var key: String?
+    var contributorId: String?
+    var contactName: String?
+    var lastFetchDate = Date(timeIntervalSince1970: 0)
+    var email = SQLValue.null         // `STRING`: NUMERIC affinity, so Strata's remedy, SQLValue
+    var phoneNumber = SQLValue.null
+    var cisUserId = SQLValue.null
+    var relationshipPathData: Data?
+    var optedInToUserRelationship = false
+    var invitePending = false
+    var hasContacted: Bool?
+    var displayName: String?
+    required init() {}
+}
+
+private final class R7RawValues: Model {
+    static let tableName = "raw"
+    var id: Int64 = 0
+    var i = SQLValue.null
+    var r = SQLValue.null
+    var n = SQLValue.null
+    required init() {}
+}
+
 // MARK: grdb_ProfilingDatabase.sqlite: 100,000 rows, no primary key (rowid table)
 
 private final class R7GRDBItem: Model {
@@ -984,6 +1012,43 @@ struct Review7FixtureTests {
         let rowidKeyed = try #require(throws: ModelError.self) { try db.save(association) }
         #expect(rowidKeyed.kind == .duplicateKey && rowidKeyed.model == "R7FSArtifactAssociation")
         #expect(rowidKeyed.properties == ["artifact1LocalId", "artifact2LocalId"] && rowidKeyed.key == .integer(1))
+    }
+
+    /// FamilySearch declares phone numbers and ids `STRING`: NUMERIC affinity, which turns the text '0123'
+    /// into the integer 123. Strata refuses a String there and names SQLValue as the remedy; a SQLValue
+    /// saved as text the column converts is remembered as the column stores it, so another connection's
+    /// commit of another column is no conflict, and the next change writes that one column.
+    @Test func aRawValueTheColumnConvertsIsNoConflictAfterAnotherConnectionsCommit() throws {
+        let temp = try r7Copy("familysearch_app.sqlite3")
+        let db = temp.db
+        try db.execute("INSERT INTO FSContributor (localId, lastFetchDate, email, phoneNumber, cisUserId) VALUES ('c1', 1600000000.5, 'a@x', '+1 555', 'cis')")
+        let contributor = try #require(try db.object(R7FSContributor.self, forKey: "c1"))
+        #expect(contributor.phoneNumber == .text("+1 555"))
+        contributor.phoneNumber = .text("0123")
+        try db.save(contributor)
+        #expect(try db.value(String.self, "SELECT quote(phoneNumber) FROM FSContributor") == "123")   // SQLite's affinity
+        #expect(try statements(db) { try db.save(contributor) } == [])
+
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE FSContributor SET displayName = 'other'")
+        try other.close()
+        contributor.phoneNumber = .text("+44 20")
+        let writes = try statements(db) { try db.save(contributor) }.filter { $0.hasPrefix("UPDATE") }
+        #expect(writes.map(setColumns) == [["phoneNumber"]])
+        #expect(contributor.displayName == "other")
+        #expect(try db.rows("SELECT phoneNumber, displayName FROM FSContributor").map(\.values) == [[.text("+44 20"), .text("other")]])
+
+        // The same for a number saved as a REAL into an INTEGER-affinity column, and an integer into REAL.
+        try db.execute("CREATE TABLE raw (id INTEGER PRIMARY KEY, i INTEGER, r REAL, n NUMERIC)")
+        let raw = R7RawValues(); raw.i = .real(2.0); raw.r = .integer(3); raw.n = .text(" 42 ")
+        try db.save(raw)
+        #expect(try db.value(String.self, "SELECT quote(i) || quote(r) || quote(n) FROM raw") == "23.042")
+        let another = try Database(path: temp.path)
+        try another.execute("UPDATE raw SET id = id")
+        try another.close()
+        raw.i = .integer(7); raw.r = .real(8.5); raw.n = .text("x")
+        try db.save(raw)
+        #expect(try db.value(String.self, "SELECT quote(i) || quote(r) || quote(n) FROM raw") == "78.5'x'")
     }
 
     @Test func grdbRowIDTableWritesOnlyWhatChanged() throws {
