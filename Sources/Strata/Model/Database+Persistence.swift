@@ -615,7 +615,10 @@ extension Database {
         let mapped = registry.table.columns
         let indices = columns.compactMap { name in mapped.firstIndex { $0.caseInsensitiveCompare(name) == .orderedSame } }
         if !indices.isEmpty, indices.count == columns.count {
-            let conditions = indices.map { "\(SQL.quote(mapped[$0])) = ?" }.joined(separator: " AND ")
+            var conditions = indices.map { "\(SQL.quote(mapped[$0])) = ?" }.joined(separator: " AND ")
+            // A partial UNIQUE index (Django's conditional UniqueConstraint) covers only the rows its WHERE
+            // selects: the row duplicated is one of those, not any row with the same values.
+            if let predicate = partialUniquePredicate(table: metadata.tableName, columns: columns) { conditions += " AND (\(predicate))" }
             if let statement = try? connection.prepare("SELECT \(registry.table.keyColumnList) FROM \(SQL.quote(metadata.tableName)) WHERE \(conditions) LIMIT 1") {
                 defer { statement.finalize() }
                 if (try? bind(object, properties: indices, to: statement, registry: registry)) != nil, (try? statement.step()) == true {
@@ -625,6 +628,51 @@ extension Database {
         }
         return ModelError(.duplicateKey, model: metadata.typeName, key: existing, properties: columns,
                           "a row with the same \(columns.joined(separator: ", ")) exists already\(existing.map { " (key \($0))" } ?? ""); nothing was written. SQLite: \(error.message)")
+    }
+
+    /// The WHERE clauses (joined by OR) of the partial UNIQUE indices of `table` over exactly `columns`, in
+    /// their order; nil when a UNIQUE index over them covers every row, or none is found. Read on the error
+    /// path only.
+    private func partialUniquePredicate(table: String, columns: [String]) -> String? {
+        guard let list = try? connection.prepare("""
+            SELECT il.name, il.partial, m.sql FROM pragma_index_list(?) AS il LEFT JOIN sqlite_master AS m ON m.type = 'index' AND m.name = il.name
+            WHERE il."unique"
+            """) else { return nil }
+        defer { list.finalize() }
+        var candidates: [(name: String, partial: Bool, sql: String?)] = []
+        guard (try? list.bind(values: [.text(table)])) != nil else { return nil }
+        while (try? list.step()) == true {
+            candidates.append((list.string(at: 0), list.int64(at: 1) != 0, list.isNull(at: 2) ? nil : list.string(at: 2)))
+        }
+        guard let info = try? connection.prepare("SELECT ifnull(name, '') FROM pragma_index_info(?) ORDER BY seqno") else { return nil }
+        defer { info.finalize() }
+        var predicates: [String] = []
+        for candidate in candidates {
+            guard (try? info.bind(values: [.text(candidate.name)])) != nil else { return nil }
+            var names: [String] = []
+            while (try? info.step()) == true { names.append(info.string(at: 0)) }
+            info.reset()
+            guard names.count == columns.count,
+                  zip(names, columns).allSatisfy({ $0.caseInsensitiveCompare($1) == .orderedSame }) else { continue }
+            guard candidate.partial else { return nil }
+            guard let predicate = candidate.sql.flatMap(Self.whereClause) else { return nil }
+            predicates.append(predicate)
+        }
+        return predicates.isEmpty ? nil : predicates.map { "(\($0))" }.joined(separator: " OR ")
+    }
+
+    /// The text after the top-level WHERE of a CREATE INDEX statement, if it has one.
+    private static func whereClause(of sql: String) -> String? {
+        let tokens = SQLTokenizer.tokens(sql)
+        var depth = 0
+        for (i, token) in tokens.enumerated() {
+            if token.isPunctuation("(") { depth += 1 } else if token.isPunctuation(")") { depth -= 1 }
+            guard depth == 0, token.isKeyword("WHERE") else { continue }
+            let rest = tokens[(i + 1)...].map(\.text).joined().trimmingCharacters(in: .whitespacesAndNewlines)
+            let body = rest.hasSuffix(";") ? String(rest.dropLast()) : rest
+            return body.isEmpty ? nil : body
+        }
+        return nil
     }
 
     /// Binds the properties of a set to parameters 1, 2, ... in order; `count` is how many.

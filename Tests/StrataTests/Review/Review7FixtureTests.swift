@@ -629,6 +629,27 @@ private final class R7RawValues: Model {
     required init() {}
 }
 
+// MARK: django/ (Django 5.2's DDL, run on an empty database)
+
+private final class R7DjangoProduct: Model {
+    static let tableName = "inventory_product"
+    var id: Int64 = 0
+    var sku = ""
+    var title = ""
+    var price: Decimal = 0
+    var in_stock: Bool?
+    var weight_kg = 0.0
+    var quantity = 0
+    var big_counter: Int64 = 0
+    var released_on: Date?
+    var created_at = Date(timeIntervalSince1970: 0)
+    var uid = UUID()
+    var attributes = "{}"
+    var notes = ""
+    var supplier_id: Int64 = 0
+    required init() {}
+}
+
 // MARK: grdb_ProfilingDatabase.sqlite: 100,000 rows, no primary key (rowid table)
 
 private final class R7GRDBItem: Model {
@@ -1090,5 +1111,34 @@ struct Review7FixtureTests {
         #expect(race(temp.path, R7GRDBItem.self) { w, i in let n = R7GRDBItem(); n.i0 = w; n.i1 = i; return n } == [])
         #expect(try db.value(Int.self, "SELECT count(*) FROM items") == 100_400)
         #expect(try db.value(Int.self, "SELECT count(DISTINCT i0 || '-' || i1) FROM items WHERE rowid > 100001") == 400)
+    }
+
+    /// Django's `UniqueConstraint(fields=["sku"], condition=Q(in_stock=True))` is a partial unique index:
+    /// rows out of stock may share a sku. A duplicate names the row it would duplicate, the one the index
+    /// covers, not the first row with that sku.
+    @Test func aDuplicateInAPartialUniqueIndexNamesTheRowTheIndexCovers() throws {
+        let ddl = try String(contentsOfFile: try #require(Fixtures.path("django/django_sqlmigrate_inventory_0001.sql")), encoding: .utf8)
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute(ddl)
+        try db.execute("INSERT INTO inventory_supplier (id, name, email, active) VALUES (1, 's1', 'e', 1), (2, 's2', 'e', 1), (3, 's3', 'e', 1)")
+        for (supplier, inStock) in [(1, false), (2, true)] {
+            let product = R7DjangoProduct(); product.sku = "A"; product.title = "t"; product.supplier_id = Int64(supplier); product.in_stock = inStock
+            try db.save(product)
+        }
+        let twin = R7DjangoProduct(); twin.sku = "A"; twin.title = "t"; twin.supplier_id = 3; twin.in_stock = true
+        let error = try #require(throws: ModelError.self) { try db.save(twin) }
+        #expect(error.kind == .duplicateKey && error.model == "R7DjangoProduct" && error.properties == ["sku"])
+        #expect(error.key == .integer(2))
+        // The uid column (UNIQUE, 32 hex digits): the row is found in the column's format.
+        let uid = try #require(try db.object(R7DjangoProduct.self, forKey: 1)).uid
+        let copy = R7DjangoProduct(); copy.sku = "B"; copy.title = "t"; copy.supplier_id = 3; copy.uid = uid
+        let byUID = try #require(throws: ModelError.self) { try db.save(copy) }
+        #expect(byUID.kind == .duplicateKey && byUID.properties == ["uid"] && byUID.key == .integer(1))
+        // (supplier_id, sku) is unique too.
+        let pair = R7DjangoProduct(); pair.sku = "A"; pair.title = "t"; pair.supplier_id = 1; pair.in_stock = false
+        let byPair = try #require(throws: ModelError.self) { try db.save(pair) }
+        #expect(byPair.kind == .duplicateKey && byPair.properties == ["supplier_id", "sku"] && byPair.key == .integer(1))
+        #expect(try db.value(Int.self, "SELECT count(*) FROM inventory_product") == 2)
     }
 }
