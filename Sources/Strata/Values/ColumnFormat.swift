@@ -279,6 +279,9 @@ extension ColumnFormat {
             switch sample {
             case .real?: return .native
             case .integer(let v)?:
+                // REAL seconds (FCModel's, GYDataCenter's) in a column of NUMERIC or INTEGER affinity, which
+                // stores a whole second as an INTEGER: the first row may hold one.
+                if column.reals > 0, (column.integerScale ?? .unixSecondsInteger) == .unixSecondsInteger { return .native }
                 // The scale most sampled values have: after 1973, microseconds are 10^14 and more, milliseconds
                 // 10^11 and more. By majority, so that a few sentinels (year 9999 in seconds, Long.MAX) do not
                 // decide a column, nor a few millisecond dates before 1973.
@@ -336,6 +339,8 @@ struct ColumnSample {
     var first: SQLValue?
     /// How many INTEGER values were sampled, and how many of them are at least 10^14 and 10^11 in magnitude.
     var integers = 0, microsecondSized = 0, millisecondSized = 0
+    /// How many REAL values were sampled.
+    var reals = 0
     /// A sampled date-and-time text with a fraction (`…:SS.fff…`), and one without (`…:SS`, `…:SSZ`).
     var withFraction: String?
     var withoutFraction: String?
@@ -359,10 +364,10 @@ struct ColumnSample {
     }
 
     /// The columns of ``statementSQL(column:table:)``.
-    static let columnCount = 6
+    static let columnCount = 7
 
     /// The sample of a date column: its first non-NULL value, how many of its INTEGER values are of each
-    /// scale, and a date-time text with and without a fraction, over its first ``limit`` non-NULL rows, in
+    /// scale, a date-time text with and without a fraction, and how many REAL values, over its first ``limit`` non-NULL rows, in
     /// one statement.
     static func statementSQL(column: String, table: String) -> String {
         let c = SQL.quote(column), t = SQL.quote(table)
@@ -372,7 +377,8 @@ struct ColumnSample {
             count(CASE WHEN typeof(v) = 'integer' AND (v >= 100000000000000 OR v <= -100000000000000) THEN 1 END),
             count(CASE WHEN typeof(v) = 'integer' AND (v >= 100000000000 OR v <= -100000000000) THEN 1 END),
             max(CASE WHEN typeof(v) = 'text' AND substr(v, 20, 1) = '.' THEN v END),
-            max(CASE WHEN typeof(v) = 'text' AND length(v) >= 19 AND substr(v, 20, 1) <> '.' THEN v END)
+            max(CASE WHEN typeof(v) = 'text' AND length(v) >= 19 AND substr(v, 20, 1) <> '.' THEN v END),
+            count(CASE WHEN typeof(v) = 'real' THEN 1 END)
             FROM (SELECT \(c) AS v FROM \(t) WHERE \(c) IS NOT NULL LIMIT \(limit))
             """
     }
@@ -383,6 +389,7 @@ struct ColumnSample {
         func count(_ value: SQLValue) -> Int { if case .integer(let v) = value { Int(v) } else { 0 } }
         self.init(values[0].isNull ? nil : values[0], integers: (count(values[1]), count(values[2]), count(values[3])),
                   withFraction: text(values[4]), withoutFraction: text(values[5]))
+        reals = count(values[6])
     }
 
     /// The fraction layout of a date-time text column: always 3 or 6 digits when every sampled text has

@@ -1141,4 +1141,24 @@ struct Review7FixtureTests {
         #expect(byPair.kind == .duplicateKey && byPair.properties == ["supplier_id", "sku"] && byPair.key == .integer(1))
         #expect(try db.value(Int.self, "SELECT count(*) FROM inventory_product") == 2)
     }
+
+    /// FCModel writes dates as REAL seconds since 1970, and its `DATETIME` column (NUMERIC affinity) stores
+    /// a whole second as an INTEGER: a column whose first row holds one is still a column of REAL seconds,
+    /// and a date saved there keeps its fraction.
+    @Test func realSecondsBehindAWholeSecondFirstRowKeepTheirFraction() throws {
+        let temp = try r7Copy("fcmodel_test.sqlite3")
+        let db = temp.db
+        try db.execute("""
+            INSERT INTO SimpleModel (uniqueID, date, mixedcase) VALUES ('A', 1400000000.0, 1), ('B', 1400000100.25, 2), ('C', 1400000200.5, 3)
+            """)
+        #expect(try db.column(String.self, "SELECT quote(date) FROM SimpleModel ORDER BY uniqueID") == ["1400000000", "1400000100.25", "1400000200.5"])
+        let new = R7FCSimple(); new.uniqueID = "D"; new.date = Date(timeIntervalSince1970: 1_500_000_000.5); new.mixedcase = 4
+        try db.save(new)
+        let a = try #require(try db.object(R7FCSimple.self, forKey: "A"))
+        a.date = Date(timeIntervalSince1970: 1_400_000_000.75)
+        try db.save(a)
+        #expect(try db.column(String.self, "SELECT quote(date) FROM SimpleModel ORDER BY uniqueID") == ["1400000000.75", "1400000100.25", "1400000200.5", "1500000000.5"])
+        let fresh = try temp.reopen()
+        #expect(try fresh.object(R7FCSimple.self, forKey: "D")?.date == Date(timeIntervalSince1970: 1_500_000_000.5))
+    }
 }
