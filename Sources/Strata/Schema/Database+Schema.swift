@@ -193,7 +193,8 @@ extension Database {
     }
 
     /// The format of values of `kind` in an existing column, from its declared type and its first non-NULL
-    /// value (``ColumnFormat/detect(_:declaredType:sample:)``).
+    /// value (for a UUID, the first of its first 100 that has a letter, which shows the case)
+    /// (``ColumnFormat/detect(_:declaredType:sample:)``).
     private func detectedFormat(_ kind: ColumnFormat.Kind, table: String, column: ColumnInfo) throws -> ColumnFormat {
         if kind == .date {
             let statement = try connection.prepare(ColumnSample.statementSQL(column: column.name, table: table))
@@ -203,7 +204,11 @@ extension Database {
             return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample)
         }
         let name = SQL.quote(column.name)
-        let statement = try connection.prepare("SELECT \(name) FROM \(SQL.quote(table)) WHERE \(name) IS NOT NULL LIMIT 1")
+        // A UUID's case shows only in its letters: of the first 100 non-NULL values, one that has some
+        // (`12345678-0000-…` would take an uppercase column for a lowercase one).
+        let statement = try connection.prepare(kind == .uuid
+            ? "SELECT v FROM (SELECT \(name) AS v FROM \(SQL.quote(table)) WHERE \(name) IS NOT NULL LIMIT \(ColumnSample.limit)) ORDER BY typeof(v) = 'text' AND v GLOB '*[a-fA-F]*' DESC LIMIT 1"
+            : "SELECT \(name) FROM \(SQL.quote(table)) WHERE \(name) IS NOT NULL LIMIT 1")
         defer { statement.finalize() }
         let sample = try statement.step() ? statement.value(at: 0) : nil
         return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample)
