@@ -1181,4 +1181,58 @@ struct Review7FixtureTests {
         #expect(try db.column(String.self, "SELECT id FROM _Person WHERE id <> upper(id)") == [])
         #expect(try db.value(Int.self, "SELECT age FROM _Person WHERE name = 'Ada'") == 37)
     }
+
+    /// peewee's foreign keys act on other rows: ON DELETE SET NULL (note.notebook_id) and CASCADE
+    /// (notebook.owner_id). Live instances of those rows follow, and a later save of another property
+    /// writes that property only, never the old reference back.
+    @Test func peeweeForeignKeyActionsReachLiveInstancesAndNoSaveUndoesThem() throws {
+        let temp = try r7Copy("peewee_notes.sqlite3")
+        let db = temp.db
+        let note = try #require(try db.object(R7PwNote.self, forKey: 3))
+        let notebook = try #require(try db.object(R7PwNotebook.self, forKey: 2))
+        #expect(note.notebook_id == 2 && notebook.owner_id == 2)
+        try db.execute("DELETE FROM notelabel WHERE note_id = 3")
+        let grace = try #require(try db.object(R7PwAuthor.self, forKey: 2))
+        #expect(try db.delete(grace))   // CASCADE: notebook 2; then SET NULL: note 3's notebook_id
+        #expect(notebook.isDeleted)
+        #expect(note.notebook_id == nil)
+        note.content = "COBOL, orphaned"
+        let writes = try statements(db) { try db.save(note) }.filter { $0.hasPrefix("UPDATE") }
+        #expect(writes.map(setColumns) == [["content"]])
+        #expect(try db.rows("SELECT quote(notebook_id), content FROM note WHERE id = 3").map(\.values) == [[.text("NULL"), .text("COBOL, orphaned")]])
+        #expect(throws: ModelError.self) { try db.save(notebook) }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM notebook WHERE notebook_id = 2") == 0)
+    }
+
+    /// Two handles inserting the same 200 unique names into peewee's author at once: each name is saved
+    /// once, and every loser gets a duplicateKey naming `name` and the winner's key.
+    @Test func twoHandlesRacingForOneUniqueNameLeaveOneRowAndNameTheWinner() throws {
+        let temp = try r7Copy("peewee_notes.sqlite3")
+        try temp.db.close()
+        let path = temp.path
+        let outcomes = Locked<[(name: String, error: ModelError?, failure: String?)]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            do {
+                let db = try Database(path: path)
+                for i in 0..<200 {
+                    let author = R7PwAuthor(); author.name = "same-\(i)"
+                    do { try db.save(author); outcomes.withLock { $0.append((author.name, nil, nil)) } }
+                    catch let error as ModelError { outcomes.withLock { $0.append((author.name, error, nil)) } }
+                }
+                try db.close()
+            } catch {
+                outcomes.withLock { $0.append(("", nil, "\(error)")) }
+            }
+        }
+        let db = try temp.reopen()
+        let all = outcomes.withLock { $0 }
+        #expect(all.compactMap(\.failure) == [])
+        #expect(all.filter { $0.error == nil }.count == 200)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM author WHERE name LIKE 'same-%'") == 200)
+        for (name, error, _) in all {
+            guard let error else { continue }
+            #expect(error.kind == .duplicateKey && error.properties == ["name"])
+            #expect(try error.key == db.value(Int64.self, "SELECT id FROM author WHERE name = ?", name).map { SQLValue.integer($0) }, "\(name)")
+        }
+    }
 }
