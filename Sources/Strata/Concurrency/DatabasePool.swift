@@ -26,6 +26,9 @@ public final class DatabasePool: Sendable {
     let hub = ChangeHub()
     private let identity: PoolIdentity
     private let isClosed = Locked(false)
+    /// Set when ``close()`` could not close every connection: the pool stays closed to new work, and the
+    /// next `close()` tries the connections still open again.
+    private let closeFailed = Locked(false)
 
     /// Opens the writer (setting WAL, unless `configuration.journalMode` names another mode) and
     /// `readers` read-only handles (`PRAGMA query_only`).
@@ -166,18 +169,25 @@ public final class DatabasePool: Sendable {
 
     /// Waits for the work already queued, then closes every handle; later calls throw `.misuse`.
     ///
+    /// When a connection cannot close (SQLite's `SQLITE_BUSY`: a statement prepared outside the library is
+    /// still open on it), the error is thrown, the pool takes no new work, and calling `close()` again
+    /// tries the connections still open.
+    ///
     /// ```swift
     /// try pool.close()
     /// ```
     public func close() throws {
         try checkNotNested()
         let wasClosed = isClosed.withLock { closed in defer { closed = true }; return closed }
-        guard !wasClosed else { return }
-        hub.close()
+        // A close that failed (a statement kept a connection open) is tried again by the next call: the
+        // handles already closed are skipped (`Database.close()` does nothing on a closed handle).
+        guard !wasClosed || closeFailed.withLock({ $0 }) else { return }
+        if !wasClosed { hub.close() }
         var failure: (any Error)?
         for handle in readers + [writer] {
             do { try handle.sync { try $0.close() } } catch { failure = failure ?? error }
         }
+        closeFailed.withLock { $0 = failure != nil }
         if let failure { throw failure }
     }
 

@@ -111,6 +111,30 @@ private func blog(_ pool: DatabasePool) async throws {
         #expect(try await tags.next() == nil)
     }
 
+    /// A close that a statement prepared outside the library keeps from closing a connection throws, takes
+    /// no new work, and the next `close()` closes what is still open (before, it did nothing: the reader
+    /// stayed open, its WAL on disk).
+    @Test func aPoolCloseThatFailedIsTriedAgainByTheNextClose() async throws {
+        let (temp, pool) = try await company(readers: 1)
+        // A statement the library does not know of, left open on the reader.
+        let pending = try await pool.read { db -> Int in
+            var statement: OpaquePointer?
+            #expect(sqlite3_prepare_v2(db.sqliteHandle, "SELECT count(*) FROM R8Emp", -1, &statement, nil) == SQLITE_OK)
+            return Int(bitPattern: statement)
+        }
+        let failure = await #expect(throws: DatabaseError.self) { try await pool.close() }
+        #expect(failure?.code.primary == .busy)
+        let refused = await #expect(throws: DatabaseError.self) { try await pool.read { db in try db.count(R8Emp.self) } }
+        #expect(refused?.message.contains("closed") == true)
+        #expect(FileManager.default.fileExists(atPath: temp.path + "-wal"))
+
+        sqlite3_finalize(OpaquePointer(bitPattern: pending))
+        try await pool.close()
+        // Every connection closed now: the last one removed the WAL.
+        #expect(!FileManager.default.fileExists(atPath: temp.path + "-wal"))
+        try await pool.close()   // closed: nothing to do
+    }
+
     // MARK: Guards
 
     /// Guard: a delete in a pool write that cascades (ON DELETE CASCADE into employees, then SET NULL into
