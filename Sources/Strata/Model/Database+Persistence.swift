@@ -756,6 +756,9 @@ extension Database {
         } catch let error as ValueConversionError {
             let name = metadata.properties[i].name
             throw error.located(column: name, model: metadata.typeName, property: name)
+        } catch let error as ModelError where error.kind == .unsavedRelated && error.property == nil {
+            // A reference's field knows the related type only: the error names the model saved and its property.
+            throw ModelError(.unsavedRelated, model: metadata.typeName, property: metadata.properties[i].name, error.message)
         }
     }
 

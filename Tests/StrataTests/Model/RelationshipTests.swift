@@ -107,7 +107,8 @@ private func mentions(_ statements: [String], _ table: String) -> Int {
         let member = RMember(); member.name = "Ada"; member.team = draft
         let error = try #require(throws: ModelError.self) { try db.save(member) }
         #expect(error.kind == .unsavedRelated)
-        #expect(error.model == "RTeam")
+        #expect(error.model == "RMember" && error.property == "team")   // the model saved, the property
+        #expect(error.message.contains("RTeam"))                         // and the related type
         #expect(try db.count(RMember.self) == 0)
         #expect(!member.isPersisted)
 

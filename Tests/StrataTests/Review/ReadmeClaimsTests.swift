@@ -40,6 +40,13 @@ private enum RelationshipsSection {
         var id: Int64 = 0
         var name = ""
         @Reference var department: Department?
+        @Reference var manager: Employee?
+        required init() {}
+    }
+
+    final class Loan: Model {
+        var id: Int64 = 0
+        @Reference(onDelete: .restrict) var side: Employee?
         required init() {}
     }
 
@@ -423,5 +430,236 @@ private enum FormatsSection {
         #expect(throws: DatabaseError.self) { try db.object(Employee.self, forKey: 1) }
         fetched.name = "x"
         #expect(throws: DatabaseError.self) { try db.save(fetched) }
+    }
+
+    // MARK: Relationships
+
+    /// Departments "A", "B", "C" with `perDepartment` employees each, saved; the handle reopened.
+    private func company(_ temp: TemporaryDatabase, perDepartment: Int = 4) throws -> Database {
+        typealias Department = RelationshipsSection.Department
+        typealias Employee = RelationshipsSection.Employee
+        for name in ["A", "B", "C"] {
+            let department = Department(); department.name = name
+            try temp.db.save(department)
+            for index in 0..<perDepartment {
+                let employee = Employee(); employee.name = "\(name)\(index)"; employee.department = department
+                try temp.db.save(employee)
+            }
+        }
+        let db = try temp.reopen()
+        try db.syncSchema(Department.self)
+        try db.syncSchema(Employee.self)
+        return db
+    }
+
+    @Test func twelveEmployeesOfThreeDepartmentsFaultWithOneSelect() throws {
+        let temp = try TemporaryDatabase()
+        let db = try company(temp)
+        let staff = try db.objects(RelationshipsSection.Employee.self)
+        #expect(staff.count == 12)
+        let seen = statements(db) {
+            for _ in 0..<3 { for employee in staff { _ = employee.department?.name } }
+        }
+        #expect(seen.count == 1, "\(seen)")
+        #expect(Set(staff.compactMap { $0.department?.name }) == ["A", "B", "C"])
+    }
+
+    @Test func theRelationshipsSnippetCostsWhatItSays() throws {
+        typealias Department = RelationshipsSection.Department
+        typealias Employee = RelationshipsSection.Employee
+        let temp = try TemporaryDatabase()
+        let db = try company(temp, perDepartment: 3)
+        var staff: [Employee] = []
+        let fetch = try statements(db) {
+            staff = try db.objects(Employee.self, where: "ORDER BY name", prefetching: ["department"])  // 2 queries
+        }
+        #expect(fetch.count == 2, "\(fetch)")
+        let read = statements(db) { #expect(staff.map { $0.department?.name }.first == "A") }
+        #expect(read.isEmpty)
+        let sales = try #require(staff.first?.department)
+        let first = statements(db) { #expect(sales.employees.map(\.name) == ["A0", "A1", "A2"]) }
+        #expect(first.count == 1)
+        #expect(statements(db) { _ = sales.employees }.isEmpty)
+        #expect(try sales.$employees.reload().count == 3)
+        let fresh = try temp.reopen()
+        try fresh.syncSchema(Department.self)
+        try fresh.syncSchema(Employee.self)
+        var teams: [Department] = []
+        let prefetch = try statements(fresh) { teams = try fresh.objects(Department.self, prefetching: ["employees"]) }
+        #expect(prefetch.count == 2, "\(prefetch)")
+        var counts: [Int] = []
+        #expect(statements(fresh) { counts = teams.map(\.employees.count) }.isEmpty)
+        #expect(counts == [3, 3, 3])
+    }
+
+    @Test func movingAChildDropsBothLoadedArraysAndEachRereadIsOneQuery() throws {
+        let temp = try TemporaryDatabase()
+        let db = try company(temp, perDepartment: 2)
+        let departments = try db.objects(RelationshipsSection.Department.self, where: "ORDER BY id")
+        let sales = departments[0], support = departments[1]
+        #expect(sales.employees.count == 2 && support.employees.count == 2)
+        let employee = try #require(sales.employees.first)
+        employee.department = support
+        try db.save(employee)
+        let reads = statements(db) { #expect(sales.employees.count == 1 && support.employees.count == 3) }
+        #expect(reads.count == 2, "\(reads)")
+    }
+
+    @Test func aDanglingKeyReadsNilShowsItsKeyAndLoadThrowsNotFound() throws {
+        typealias Employee = RelationshipsSection.Employee
+        let temp = try TemporaryDatabase()
+        try temp.db.syncSchema(RelationshipsSection.Department.self)
+        try temp.db.execute("PRAGMA foreign_keys = OFF")
+        try temp.db.syncSchema(Employee.self)
+        try temp.db.execute("INSERT INTO Employee(name, department) VALUES ('Ada', 99)")
+        let ada = try #require(try temp.db.object(Employee.self, forKey: 1))
+        #expect(ada.department == nil)
+        #expect(ada.$department.key == .integer(99))
+        let error = #expect(throws: ModelError.self) { try ada.$department.load() }
+        #expect(error?.kind == .notFound)
+        #expect(!ada.hasChanges)
+    }
+
+    @Test func anUnsavedRelatedObjectIsAnErrorAndASelfReferenceIsInsertedThenUpdated() throws {
+        typealias Employee = RelationshipsSection.Employee
+        let temp = try TemporaryDatabase()
+        let ada = Employee(); ada.name = "Ada"; ada.department = RelationshipsSection.Department()
+        let error = #expect(throws: ModelError.self) { try temp.db.save(ada) }
+        #expect(error?.kind == .unsavedRelated)
+        #expect(error?.model == "Employee" && error?.property == "department")
+        #expect(error?.message.contains("Department") == true)
+        #expect(try temp.db.count(Employee.self) == 0)
+        ada.department = nil
+        ada.manager = ada
+        let writes = try statements(temp.db) { try temp.db.save(ada) }.filter { !$0.hasPrefix("SELECT") && !$0.hasPrefix("CREATE") }
+        #expect(writes.count == 2 && writes[0].hasPrefix("INSERT") && writes[1].hasPrefix("UPDATE"), "\(writes)")
+        #expect(try temp.db.value(Int64.self, "SELECT manager FROM Employee WHERE id = ?", ada.id) == ada.id)
+    }
+
+    @Test func newObjectsReferringToEachOtherAreSavedInOneCallClosedByOneUpdate() throws {
+        typealias Employee = RelationshipsSection.Employee
+        let temp = try TemporaryDatabase()
+        try temp.db.syncSchema(Employee.self)
+        let ada = Employee(), grace = Employee()
+        ada.name = "Ada"; grace.name = "Grace"
+        ada.manager = grace; grace.manager = ada
+        let writes = try statements(temp.db) { try temp.db.save([ada, grace]) }.filter { !$0.hasPrefix("SELECT") }
+        #expect(writes.filter { $0.hasPrefix("INSERT") }.count == 2)
+        #expect(writes.filter { $0.hasPrefix("UPDATE") }.count == 1, "\(writes)")
+        let pairs = try temp.db.rows("SELECT name, (SELECT name FROM Employee m WHERE m.id = e.manager) AS boss FROM Employee e ORDER BY name")
+        #expect(try pairs.map { try $0.decode("boss", as: String.self) } == ["Grace", "Ada"])
+    }
+
+    @Test func integerKeysStoredAsTextOrRealFindRowOne() throws {
+        typealias Employee = RelationshipsSection.Employee
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE Department(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '')")
+        try temp.db.execute("CREATE TABLE Employee(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', department, manager INTEGER)")
+        try temp.db.execute("INSERT INTO Department(id, name) VALUES (1, 'Sales')")
+        try temp.db.execute("INSERT INTO Employee(name, department) VALUES ('text', '1'), ('real', 1.0), ('int', 1)")
+        let staff = try temp.db.objects(Employee.self, where: "ORDER BY id")
+        #expect(staff.map { $0.department?.name } == ["Sales", "Sales", "Sales"])
+        #expect(staff.map(\.$department.key) == [.integer(1), .integer(1), .integer(1)])
+        #expect(staff.allSatisfy { !$0.hasChanges })
+        let sales = try #require(staff[0].department)
+        #expect(sales.employees.map(\.name) == ["int", "real", "text"])
+        #expect(try temp.db.objects(Employee.self, matching: ["department": 1]).count == 3)
+    }
+
+    @Test func theSiblingsSnippetCostsWhatItSays() throws {
+        typealias Post = RelationshipsSection.Post
+        typealias Tag = RelationshipsSection.Tag
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE Post(id INTEGER PRIMARY KEY)")
+        try temp.db.execute("CREATE TABLE Tag(id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+        try temp.db.execute("CREATE TABLE blog_post_tags(id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL REFERENCES Post(id), tag_id INTEGER NOT NULL REFERENCES Tag(id), UNIQUE(post_id, tag_id))")
+        try temp.db.execute("INSERT INTO Post(id) VALUES (1), (2)")
+        try temp.db.execute("INSERT INTO Tag(id, name) VALUES (1, 'swift'), (2, 'orm'), (3, 'sqlite')")
+        try temp.db.execute("INSERT INTO blog_post_tags(post_id, tag_id) VALUES (1, 2), (1, 3), (2, 1)")
+        let db = try temp.reopen()
+        try db.syncSchema(Post.self)
+        try db.syncSchema(Tag.self)
+        let posts = try db.objects(Post.self, where: "ORDER BY id")
+        let tags = try db.objects(Tag.self, where: "ORDER BY id")
+        let (swift, orm) = (tags[0], tags[1])
+        let post = posts[0]
+        let first = statements(db) { #expect(post.tags.map(\.name) == ["orm", "sqlite"]) }
+        #expect(first.count == 1 && first[0].contains("JOIN \"blog_post_tags\""), "\(first)")
+        #expect(statements(db) { _ = post.tags }.isEmpty)
+        let add = try statements(db) { try post.$tags.add(swift) }
+        #expect(add.filter { $0.hasPrefix("INSERT") }.count == 1, "\(add)")
+        #expect(post.tags.map(\.name) == ["orm", "sqlite", "swift"])
+        let again = try statements(db) { try post.$tags.add(swift) }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM blog_post_tags WHERE post_id = 1") == 3, "\(again)")
+        let remove = try statements(db) { try post.$tags.remove(orm) }
+        #expect(remove.filter { $0.hasPrefix("DELETE") }.count == 1, "\(remove)")
+        #expect(post.tags.map(\.name) == ["sqlite", "swift"])
+        let fresh = try temp.reopen()
+        try fresh.syncSchema(Post.self)
+        try fresh.syncSchema(Tag.self)
+        let all = try fresh.objects(Post.self, where: "ORDER BY id")
+        let prefetch = try statements(fresh) { try fresh.prefetch("tags", of: all) }
+        #expect(prefetch.count == 1, "\(prefetch)")
+        var names: [[String]] = []
+        #expect(statements(fresh) { names = all.map { $0.tags.map(\.name) } }.isEmpty)
+        #expect(names == [["sqlite", "swift"], ["swift"]])
+    }
+
+    @Test func theForeignKeySnippetCreatesTheConstraintsAndLiveInstancesFollowCascadesAndSetNull() throws {
+        typealias Artist = RelationshipsSection.Artist
+        typealias Album = RelationshipsSection.Album
+        let temp = try TemporaryDatabase()
+        let artist = Artist(), producer = Artist()
+        try temp.db.save([artist, producer])
+        let album = Album(); album.artist = artist; album.producer = producer
+        try temp.db.save(album)
+        let sql = try temp.db.value(String.self, "SELECT sql FROM sqlite_master WHERE name = 'Album'") ?? ""
+        #expect(sql.contains("REFERENCES \"Artist\" (\"id\") ON DELETE CASCADE"), "\(sql)")
+        #expect(sql.contains("ON DELETE SET NULL"))
+        let other = Album(); other.artist = producer; other.producer = producer
+        try temp.db.save(other)
+        try temp.db.delete(producer)
+        #expect(album.producer == nil && !album.isDeleted && other.isDeleted)
+        #expect(!album.hasChanges)
+        try temp.db.delete(artist)
+        #expect(album.isDeleted)
+        #expect(try temp.db.count(Album.self) == 0)
+    }
+
+    @Test func aDeleteAKeyRefusesNamesModelKeyAndTheRowsStillPointingAtIt() throws {
+        typealias Employee = RelationshipsSection.Employee
+        let temp = try TemporaryDatabase()
+        let ada = Employee(); ada.name = "Ada"
+        try temp.db.save(ada)
+        let loan = RelationshipsSection.Loan(); loan.side = ada
+        try temp.db.save(loan)
+        let error = #expect(throws: DatabaseError.self) { try temp.db.delete(ada) }
+        let message = error?.message ?? ""
+        #expect(message.contains("Employee") && message.contains("still referenced by 1 row(s) of \"Loan\" through (side) ON DELETE RESTRICT"), "\(message)")
+        #expect(!ada.isDeleted)
+        #expect(try temp.db.count(Employee.self) == 1)
+    }
+
+    @Test func theArticlesPrefetchIsThreeStatements() throws {
+        typealias Department = RelationshipsSection.Department
+        let temp = try TemporaryDatabase()
+        let db = try company(temp, perDepartment: 2)
+        let staff = try db.objects(RelationshipsSection.Employee.self, where: "ORDER BY id")
+        let boss = RelationshipsSection.Employee(); boss.name = "Boss"   // in no department
+        try db.save(boss)
+        for employee in staff { employee.manager = boss }
+        try db.save(staff)
+        let fresh = try temp.reopen()
+        try fresh.syncSchema(Department.self)
+        try fresh.syncSchema(RelationshipsSection.Employee.self)
+        var departments: [Department] = []
+        let seen = try statements(fresh) {
+            departments = try fresh.objects(Department.self, prefetching: ["employees", "employees.manager"])
+        }
+        #expect(seen.count == 3, "\(seen)")
+        var managers: [String?] = []
+        let reads = statements(fresh) { managers = departments[2].employees.map { employee in employee.manager?.name } }
+        #expect(reads.isEmpty)
+        #expect(managers == ["Boss", "Boss"])
     }
 }
