@@ -93,6 +93,22 @@ private enum ConnectionsSection {
     }
 }
 
+/// README "Concurrency".
+private enum ConcurrencySection {
+    final class Department: Model {
+        var id: Int64 = 0
+        var name = ""
+        required init() {}
+    }
+
+    final class Employee: Model {
+        var id: Int64 = 0
+        var name = ""
+        var salary = 0
+        required init() {}
+    }
+}
+
 private enum FormatsSection {
     final class Stamp: Model {
         var id: Int64 = 0
@@ -661,5 +677,128 @@ private enum FormatsSection {
         let reads = statements(fresh) { managers = departments[2].employees.map { employee in employee.manager?.name } }
         #expect(reads.isEmpty)
         #expect(managers == ["Boss", "Boss"])
+    }
+
+    // MARK: Concurrency
+
+    @Test func thePoolSnippetRunsAndNestingAndCloseThrowMisuse() async throws {
+        typealias Department = ConcurrencySection.Department
+        let temp = try TemporaryDatabase()
+        let pool = try DatabasePool(path: temp.folder.appendingPathComponent("app.sqlite").path, readers: 4)
+        let id = try await pool.write { db in            // IMMEDIATE transaction on the writer's queue
+            let sales = Department(); sales.name = "Sales"
+            try db.save(sales)
+            return sales.id
+        }
+        let names = try await pool.read { db in          // DEFERRED transaction on the least busy reader
+            try db.objects(Department.self).map(\.name)
+        }
+        #expect(id == 1 && names == ["Sales"])
+        let nested = #expect(throws: DatabaseError.self) {
+            try pool.write { _ in try pool.read { db in try db.count(Department.self) } }
+        }
+        #expect(nested?.code == .misuse)
+        #expect(nested?.message.contains("use the `db`") == true)
+        try await pool.close()
+        await #expect(throws: DatabaseError.self) { try await pool.read { db in try db.count(Department.self) } }
+    }
+
+    @Test func theChangeStreamNamesTheSavedPropertyAndObserveYieldsOnEachCommit() async throws {
+        typealias Employee = ConcurrencySection.Employee
+        let temp = try TemporaryDatabase()
+        let pool = try DatabasePool(path: temp.folder.appendingPathComponent("app.sqlite").path, readers: 2)
+        let id = try await pool.write { db in
+            let ada = Employee(); ada.name = "Ada"
+            try db.save(ada)
+            return ada.id
+        }
+        var changes = pool.changes(of: Employee.self).makeAsyncIterator()
+        var counts = pool.observe({ db in try db.count(Employee.self) }).makeAsyncIterator()
+        #expect(try await counts.next() == 1)                            // now
+        try await pool.write { db in
+            let ada = try db.object(Employee.self, forKey: id)
+            ada?.salary = 100
+            if let ada { try db.save(ada) }
+        }
+        try await pool.write { db in try db.execute("INSERT INTO Employee(name, salary) VALUES ('Grace', 1)") }
+        let saved = await changes.next()
+        #expect(saved?.updatedRowIDs == [id])
+        #expect(saved?.updatedProperties == [id: ["salary"]])
+        let raw = await changes.next()
+        #expect(raw?.insertedRowIDs == [id + 1])
+        #expect(raw?.updatedProperties.isEmpty == true)
+        #expect(try await counts.next() == 2)                            // the UPDATE left the count equal
+        try await pool.close()
+    }
+
+    // MARK: Transactions and rollbacks
+
+    @Test func aSaveOutsideATransactionRunsInItsOwnImmediateTransaction() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.syncSchema(ModelsSection.Department.self)
+        var all: [String] = []
+        let trace = temp.db.traceStatements { all.append($0) }
+        let sales = ModelsSection.Department(); sales.name = "Sales"
+        try temp.db.save(sales)
+        trace.cancel()
+        #expect(all == ["BEGIN IMMEDIATE TRANSACTION", "INSERT INTO \"Department\" (\"name\") VALUES (?)", "COMMIT TRANSACTION"])
+    }
+
+    @Test func aRolledBackInsertLeavesTheReferenceToBeSavedAgainAndRawSQLDropsLoadedChildren() throws {
+        typealias Department = RelationshipsSection.Department
+        typealias Employee = RelationshipsSection.Employee
+        let temp = try TemporaryDatabase()
+        let ada = Employee(); ada.name = "Ada"
+        try temp.db.save(ada)
+        let sales = Department(); sales.name = "Sales"
+        struct Undo: Error {}
+        #expect(throws: Undo.self) {
+            try temp.db.transaction {
+                try temp.db.save(sales)
+                ada.department = sales
+                try temp.db.save(ada)
+                throw Undo()
+            }
+        }
+        #expect(try temp.db.count(Department.self) == 0)
+        #expect(ada.department == nil && !ada.hasChanges)        // ada holds its row again
+        #expect(sales.id == 0 || !sales.isPersisted)
+        #expect(throws: Undo.self) {                                  // an unsaved assignment keeps the object
+            try temp.db.transaction {
+                try temp.db.save(sales)
+                ada.department = sales
+                throw Undo()
+            }
+        }
+        #expect(ada.department === sales && ada.changedProperties == ["department"])
+        try temp.db.save([sales])
+        try temp.db.save(ada)
+        #expect(try temp.db.value(Int64.self, "SELECT department FROM Employee WHERE id = ?", ada.id) == sales.id)
+        #expect(sales.employees.map(\.name) == ["Ada"])
+        try temp.db.execute("INSERT INTO Employee(name, department) VALUES ('Bob', ?)", sales.id)
+        let reads = statements(temp.db) { #expect(sales.employees.map(\.name) == ["Ada", "Bob"]) }
+        #expect(reads.count == 1)
+    }
+
+    @Test func aDeferredForeignKeyFailsTheCommitAndLiveInstancesHoldTheRowsAgain() throws {
+        final class Shelf: Model { var id: Int64 = 0; var name = ""; required init() {} }
+        final class Book: Model { var id: Int64 = 0; @Reference var shelf: Shelf?; required init() {} }
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE Shelf(id integer NOT NULL PRIMARY KEY AUTOINCREMENT, name varchar(10) NOT NULL)")
+        try temp.db.execute("CREATE TABLE Book(id integer NOT NULL PRIMARY KEY AUTOINCREMENT, shelf_id bigint NULL REFERENCES Shelf(id) DEFERRABLE INITIALLY DEFERRED)")
+        let shelf = Shelf(); shelf.name = "A"
+        try temp.db.save(shelf)
+        let book = Book(); book.shelf = shelf
+        try temp.db.save(book)
+        let error = #expect(throws: DatabaseError.self) {
+            try temp.db.transaction {
+                shelf.name = "B"
+                try temp.db.save(shelf)
+                try temp.db.delete(shelf)
+            }
+        }
+        #expect(error?.code == .constraintForeignKey)
+        #expect(!shelf.isDeleted && shelf.name == "A")
+        #expect(try temp.db.value(String.self, "SELECT name FROM Shelf") == "A")
     }
 }
