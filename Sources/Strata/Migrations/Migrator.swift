@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Each migration runs in its own IMMEDIATE transaction and is recorded in `strata_migrations`
 /// (namespace, id, checksum of its SQL, applied-at) in that same transaction, so it either ran and is
-/// recorded, or left nothing behind. Swift closures, SQL text, `.sql` files from a folder and FCModel's
+/// recorded, or left nothing behind. Whether a migration is pending is checked again under that write lock,
+/// so two processes migrating one file at once run each migration once. Swift closures, SQL text, `.sql` files from a folder and FCModel's
 /// `PRAGMA user_version` steps mix in one migrator.
 ///
 /// ```swift
@@ -196,8 +197,8 @@ public struct Migrator: Sendable {
 
     // MARK: Migrating
 
-    /// Runs the pending migrations in order, each in its own transaction, and returns their identifiers.
-    /// Stops at the first failure with a ``MigrationError``: that migration left nothing behind, the ones
+    /// Runs the pending migrations in order, each in its own transaction, and returns the identifiers of
+    /// those it ran (one that another connection applied after the plan was made is skipped). Stops at the first failure with a ``MigrationError``: that migration left nothing behind, the ones
     /// before it stay applied. Call it outside any transaction.
     ///
     /// ```swift
@@ -210,12 +211,13 @@ public struct Migrator: Sendable {
         }
         let plan = try plan(for: db)
         if plan.erasesDatabase { try erase(db) }
+        var ran: [String] = []
         for (offset, migration) in plan.pending.enumerated() {
             progress?(.started(id: migration.id, index: offset + 1, count: plan.pending.count))
-            try run(migration, in: db, progress: progress)
+            if try run(migration, in: db, progress: progress) { ran.append(migration.id) }
             progress?(.finished(id: migration.id, index: offset + 1, count: plan.pending.count))
         }
-        return plan.pending.map(\.id)
+        return ran
     }
 
     /// Runs the pending migrations on the pool's writer, without holding a cooperative thread.
@@ -229,25 +231,34 @@ public struct Migrator: Sendable {
         return try await pool.writer.run(PoolJob()) { db, _ in try self.migrate(db, progress: progress) }
     }
 
-    private func run(_ migration: Migration, in db: Database, progress: ((MigrationProgress) -> Void)?) throws {
+    /// Runs one pending migration; false when another connection (another process starting the same app,
+    /// say) applied it after the plan was made: that is checked again under the migration's write lock,
+    /// so two processes migrating at once run each migration once.
+    private func run(_ migration: Migration, in db: Database, progress: ((MigrationProgress) -> Void)?) throws -> Bool {
         let foreignKeysOn = try db.value(Int.self, "PRAGMA foreign_keys") == 1
         let turnOff = migration.foreignKeyChecks == .disabled && foreignKeysOn
         if turnOff { try db.execute("PRAGMA foreign_keys = OFF") }
         defer { if turnOff { try? db.execute("PRAGMA foreign_keys = ON") } }
         let report = progress.map { progress in { (steps: Int) in progress(.working(id: migration.id, steps: steps)) } }
         do {
-            try db.reportingProgress(report) {
+            return try db.reportingProgress(report) {
                 if migration.inTransaction {
-                    try db.transaction(.immediate) {
+                    return try db.transaction(.immediate) {
+                        if try isApplied(migration, in: db) { return false }
                         if migration.foreignKeyChecks == .deferred { try db.execute("PRAGMA defer_foreign_keys = ON") }
                         try runBody(migration, in: db)
                         if migration.foreignKeyChecks != .immediate { try checkForeignKeys(migration, in: db) }
                         try record(migration, in: db)
+                        return true
                     }
                 } else {
+                    // (No write lock spans a migration outside a transaction: another process may still run it
+                    // at the same moment.)
+                    if try isApplied(migration, in: db) { return false }
                     try runBody(migration, in: db)
                     try checkForeignKeys(migration, in: db)
                     try record(migration, in: db)
+                    return true
                 }
             }
         } catch let failure as MigrationError {
@@ -259,6 +270,16 @@ public struct Migrator: Sendable {
             throw MigrationError(migration: migration.id, namespace: namespace, reason: .failed, sql: nil, underlying: error,
                                  message: "failed and was rolled back: \(error)")
         }
+    }
+
+    /// Whether `migration` is applied now: recorded in `strata_migrations`, or, for a `user_version` step,
+    /// the version reached.
+    private func isApplied(_ migration: Migration, in db: Database) throws -> Bool {
+        if case .userVersion(let version, _) = migration.body {
+            return try (db.value(Int.self, "PRAGMA user_version") ?? 0) >= version
+        }
+        guard try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", Migrator.tableName) == 1 else { return false }
+        return try db.value(Int.self, "SELECT count(*) FROM \(SQL.quote(Migrator.tableName)) WHERE namespace = ? AND id = ?", namespace, migration.id) == 1
     }
 
     private func runBody(_ migration: Migration, in db: Database) throws {

@@ -107,6 +107,16 @@ private struct ToolFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// Three migrations: a table, a row, and a data change that must run once (x becomes 11, never 21).
+private func r9Migrator() -> Migrator {
+    var migrator = Migrator()
+    migrator.register("0001_create", sql: "CREATE TABLE r9_m (x INTEGER NOT NULL)")
+    migrator.register("0002_seed", sql: "INSERT INTO r9_m VALUES (1)")
+    migrator.register("0003_bump", sql: "UPDATE r9_m SET x = x + 10")
+    migrator.registerUserVersion(1) { db in try db.execute("UPDATE r9_m SET x = x * 2") }
+    return migrator
+}
+
 // MARK: The second process
 
 /// The role this process plays when it is the child (nil in an ordinary test run).
@@ -265,6 +275,11 @@ private func runChild(role: String) throws {
             let note = R9Note(); note.serverID = "s\(i)"; note.text = "child"
             try db.save(note)
         }
+    case "migrate":
+        // Runs r9Migrator() when told; reports the migrations it ran.
+        R9Child.ready()
+        report = try r9Migrator().migrate(db).joined(separator: ",")
+        R9Child.ready(R9Child.doneMarker)
     case "column":
         // Changes one column (argument) of a live instance read before "go".
         let live = try #require(try db.object(R9Counter.self, forKey: 1))
@@ -676,6 +691,43 @@ private func runChild(role: String) throws {
         live.count = 3
         try temp.db.save(live)
         #expect(try temp.db.value(Int.self, "SELECT count FROM r9_counter WHERE id = 1") == 3)
+    }
+
+    // MARK: Migrations
+
+    @Test(.enabled(if: R9Child.available))
+    func twoProcessesMigratingAtOnceApplyEachMigrationOnce() throws {
+        let temp = try TemporaryDatabase()
+        let child = try ChildProcess(role: "migrate", path: temp.path)
+        try child.wait()
+        // Both processes planned the same pending migrations; the other process runs them all while this
+        // one is about to run its first.
+        let ran = try r9Migrator().migrate(temp.db) { progress in
+            guard case .started(_, 1, _) = progress else { return }
+            child.send()
+            try? child.wait(for: R9Child.doneMarker)
+        }
+        let childRan = try child.finish()
+        #expect(childRan == "0001_create,0002_seed,0003_bump,user_version 1")
+        #expect(ran == [])
+        #expect(try temp.db.column(Int.self, "SELECT x FROM r9_m") == [22])
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM strata_migrations") == 3)
+        #expect(try temp.db.value(Int.self, "PRAGMA user_version") == 1)
+    }
+
+    @Test func twoHandlesMigratingAtOnceApplyEachMigrationOnce() throws {
+        let temp = try TemporaryDatabase()
+        let other = try Database(path: temp.path)
+        var otherRan: [String] = []
+        let ran = try r9Migrator().migrate(temp.db) { progress in
+            guard case .started(_, 2, _) = progress, otherRan.isEmpty else { return }
+            otherRan = (try? r9Migrator().migrate(other)) ?? ["failed"]
+        }
+        #expect(ran == ["0001_create"])
+        #expect(otherRan == ["0002_seed", "0003_bump", "user_version 1"])
+        #expect(try temp.db.column(Int.self, "SELECT x FROM r9_m") == [22])
+        #expect(try temp.db.value(Int.self, "PRAGMA user_version") == 1)
+        try other.close()
     }
 
     // MARK: First use
