@@ -649,13 +649,13 @@ extension Database {
         // Another connection changed the schema (a migration, another tool's rebuild): plan every synced model
         // again first (re-adding what a rebuild dropped), so the refresh reads the tables as they are now.
         checkSchemaVersion()
-        if models.needsResync {
-            do {
-                try resyncAll()
-            } catch {
-                models.dataVersion = previous   // the next call tries again
-                throw error
-            }
+        do {
+            // (Formats decided on empty columns are decided again too: the other connection may have written
+            // the first rows, in its tool's format.)
+            if models.needsResync { try resyncAll() } else { try redecideFormatsOfEmptyColumns() }
+        } catch {
+            models.dataVersion = previous   // the next call tries again
+            throw error
         }
         refreshAllLiveInstances()
         dropAllLoadedArrays()

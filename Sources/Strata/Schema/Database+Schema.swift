@@ -177,31 +177,52 @@ extension Database {
         }
         models.schemaVersion = try schemaVersion()
         let properties = try planner.resolveColumns(info)
-        return (plan, TableMapping(metadata: metadata, properties: properties, info: info,
-                                   formats: try columnFormats(metadata, properties, info)))
+        let (formats, unsampled) = try columnFormats(metadata, properties, info)
+        let mapping = TableMapping(metadata: metadata, properties: properties, info: info, formats: formats)
+        mapping.formatsFromEmptyColumns = unsampled
+        return (plan, mapping)
+    }
+
+    /// After another connection's commit: the mappings whose formats were decided on columns with no value
+    /// yet (``TableMapping/formatsFromEmptyColumns``) are made again, so that rows another tool wrote first
+    /// decide the format (uppercase UUIDs, ISO 8601 dates) instead of the declared type alone.
+    func redecideFormatsOfEmptyColumns() throws {
+        for registry in models.registries.values where registry.table.formatsFromEmptyColumns {
+            let mapping = try sync(registry.metadata).mapping
+            if mapping.formats != registry.table.formats {
+                registry.table = mapping
+            } else {
+                registry.table.formatsFromEmptyColumns = mapping.formatsFromEmptyColumns
+            }
+        }
     }
 
     /// The stored format of each property's column: the model's declaration, else for dates, UUIDs and
     /// booleans what the column's declared type and its first non-NULL value show (``ColumnFormat``);
-    /// for dates, what its first 100 non-NULL values show (``ColumnSample``), in one statement.
-    private func columnFormats(_ metadata: ModelMetadata, _ properties: [PropertyMetadata], _ info: TableInfo) throws -> [ColumnFormat] {
-        try properties.map { property in
+    /// for dates, what its first 100 non-NULL values show (``ColumnSample``), in one statement. Also
+    /// whether some format was decided on a column that holds no value yet (from its declared type alone).
+    private func columnFormats(_ metadata: ModelMetadata, _ properties: [PropertyMetadata], _ info: TableInfo) throws -> ([ColumnFormat], Bool) {
+        var unsampled = false
+        let formats = try properties.map { property in
             if let declared = metadata.columnFormats[property.name] { return declared }
-            guard let kind = property.formatKind, kind != .decimal, let column = info.column(named: property.column) else { return .native }
-            return try detectedFormat(kind, table: info.name, column: column)
+            guard let kind = property.formatKind, kind != .decimal, let column = info.column(named: property.column) else { return ColumnFormat.native }
+            let (format, sampled) = try detectedFormat(kind, table: info.name, column: column)
+            if !sampled { unsampled = true }
+            return format
         }
+        return (formats, unsampled)
     }
 
     /// The format of values of `kind` in an existing column, from its declared type and its first non-NULL
     /// value (for a UUID, the first of its first 100 that has a letter, which shows the case)
-    /// (``ColumnFormat/detect(_:declaredType:sample:)``).
-    private func detectedFormat(_ kind: ColumnFormat.Kind, table: String, column: ColumnInfo) throws -> ColumnFormat {
+    /// (``ColumnFormat/detect(_:declaredType:sample:)``), and whether the column had a value to show it.
+    private func detectedFormat(_ kind: ColumnFormat.Kind, table: String, column: ColumnInfo) throws -> (ColumnFormat, sampled: Bool) {
         if kind == .date {
             let statement = try connection.prepare(ColumnSample.statementSQL(column: column.name, table: table))
             defer { statement.finalize() }
-            guard try statement.step() else { return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: nil) }
+            guard try statement.step() else { return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: nil), false) }
             let sample = ColumnSample(row: (0..<ColumnSample.columnCount).map { statement.value(at: Int32($0)) })
-            return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample)
+            return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample), sample.first != nil)
         }
         let name = SQL.quote(column.name)
         // A UUID's case shows only in its letters: of the first 100 non-NULL values, one that has some
@@ -211,7 +232,7 @@ extension Database {
             : "SELECT \(name) FROM \(SQL.quote(table)) WHERE \(name) IS NOT NULL LIMIT 1")
         defer { statement.finalize() }
         let sample = try statement.step() ? statement.value(at: 0) : nil
-        return ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample)
+        return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample), sample != nil)
     }
 
     /// The format of a join table's column that holds the keys of `metadata`'s model (``Siblings``): the
@@ -231,7 +252,7 @@ extension Database {
         }).first {
             format = mapped
         } else if let info = try TableInfo.read(table, in: connection), let found = info.column(named: column) {
-            format = try detectedFormat(kind, table: info.name, column: found)
+            format = try detectedFormat(kind, table: info.name, column: found).0
         }
         models.joinColumnFormats[cacheKey] = format
         return format

@@ -730,6 +730,29 @@ private func runChild(role: String) throws {
         try other.close()
     }
 
+    // MARK: Formats decided on an empty table
+
+    @Test(.enabled(if: R9Child.available))
+    func anotherProcessesFirstRowsDecideTheFormatOfColumnsThatWereEmpty() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r9_token (id TEXT NOT NULL PRIMARY KEY, owner TEXT NOT NULL)")
+        #expect(try temp.db.objects(R9Token.self).isEmpty)   // the model's formats are decided on an empty table
+        // Another tool (sModel: `UUID().uuidString`) inserts the first rows, in uppercase.
+        let theirs = UUID()
+        let child = try ChildProcess(role: "sql", path: temp.path,
+                                     argument: "INSERT INTO r9_token VALUES ('\(theirs.uuidString)', 'tool')")
+        try child.wait(); child.send(); try child.wait(for: R9Child.doneMarker); _ = try child.finish()
+        let found = try #require(try temp.db.object(R9Token.self, forKey: theirs))
+        #expect(found.owner == "tool")
+        found.owner = "strata"
+        try temp.db.save(found)
+        let mine = R9Token(); mine.owner = "new"
+        try temp.db.save(mine)
+        // One format in the column: the one its rows already use.
+        #expect(try temp.db.column(String.self, "SELECT id FROM r9_token ORDER BY owner") == [mine.id.uuidString, theirs.uuidString])
+        #expect(try temp.db.value(String.self, "SELECT owner FROM r9_token WHERE id = ?", theirs.uuidString) == "strata")
+    }
+
     // MARK: First use
 
     @Test(.enabled(if: R9Child.available))
