@@ -7,7 +7,9 @@ extension Database {
     /// (waiting up to the busy timeout) before the block runs, so a read-then-write block cannot fail
     /// half way with SQLITE_BUSY, and
     /// what other connections committed before is merged into the live instances first. Pass
-    /// `.deferred` for a read-only block that should not hold the lock.
+    /// `.deferred` for a read-only block that should not hold the lock: a deferred block that writes after
+    /// another connection committed since its first read fails at once with ``ResultCode/busySnapshot``
+    /// (WAL; the busy timeout cannot help) and rolls back.
     ///
     /// ```swift
     /// try db.transaction {
