@@ -262,20 +262,11 @@ public struct Siblings<Target: Model>: TransientStorage {
             }
             return (groups, all)
         }
-        // Other keys: as many per statement as SQLite takes, padded with NULLs (which match nothing) to one
-        // of eight lengths per power of two, so that a few cached statements serve every count.
-        var chunkSize = 1
-        while chunkSize * 2 <= min(database.maximumArguments, 32_768) { chunkSize *= 2 }
-        var start = 0
-        while start < bound.count {
-            let chunk = Array(bound[start..<min(start + chunkSize, bound.count)])
-            start += chunk.count
-            var power = min(8, chunkSize)
-            while power < chunk.count { power *= 2 }
-            let step = max(1, power / 8)
-            let size = min(power, (chunk.count + step - 1) / step * step)
-            let statement = try database.connection.cachedStatement(select + "(\(SQL.placeholders(size))) ORDER BY \(ordering)")
-            try read(statement, chunk + Array(repeating: .null, count: size - chunk.count))
+        // Other keys: as many per statement as SQLite takes, padded so that a few cached statements serve
+        // every count.
+        for chunk in SQL.paddedChunks(bound, maximumArguments: database.maximumArguments) {
+            let statement = try database.connection.cachedStatement(select + "(\(SQL.placeholders(chunk.count))) ORDER BY \(ordering)")
+            try read(statement, chunk)
         }
         return (groups, all)
     }

@@ -284,20 +284,9 @@ extension Database {
             }
             return result
         }
-        var chunkSize = 1
-        while chunkSize * 2 <= min(maximumArguments, 32_768) { chunkSize *= 2 }
-        var start = 0
-        while start < values.count {
-            let chunk = Array(values[start..<min(start + chunkSize, values.count)])
-            start += chunk.count
-            // Padded with NULLs (which match nothing) to one of eight lengths per power of two, so a few
-            // cached statements serve every chunk length and at most an eighth of a list is padding.
-            var power = min(8, chunkSize)
-            while power < chunk.count { power *= 2 }
-            let step = max(1, power / 8)
-            let size = min(power, (chunk.count + step - 1) / step * step)
-            let statement = try registry.table.inStatement(column: quotedColumn, count: size, orderBy: orderBy, in: connection)
-            try statement.bind(values: chunk + Array(repeating: .null, count: size - chunk.count))
+        for chunk in SQL.paddedChunks(values, maximumArguments: maximumArguments) {
+            let statement = try registry.table.inStatement(column: quotedColumn, count: chunk.count, orderBy: orderBy, in: connection)
+            try statement.bind(values: chunk)
             defer { statement.reset() }
             while try statement.step() { result.append(try anyObject(from: statement, registry: registry)) }
         }

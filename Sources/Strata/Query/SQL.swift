@@ -49,6 +49,33 @@ enum SQL {
         }
     }
 
+    /// `values` in chunks for `IN (?, ...)` lists: as many per chunk as SQLite takes (a power of two up to
+    /// `maximumArguments`, at most 32,768), each padded with NULLs (which match nothing) to one of eight
+    /// lengths per power of two, so that a few cached statements serve every chunk length and at most an
+    /// eighth of a list is padding.
+    ///
+    /// ```swift
+    /// SQL.paddedChunks(Array(repeating: .text("a"), count: 5), maximumArguments: 999).map(\.count)   // [5]
+    /// SQL.paddedChunks(Array(repeating: .text("a"), count: 9), maximumArguments: 999).map(\.count)   // [10]
+    /// ```
+    static func paddedChunks(_ values: [SQLValue], maximumArguments: Int) -> [[SQLValue]] {
+        var chunkSize = 1
+        while chunkSize * 2 <= min(maximumArguments, 32_768) { chunkSize *= 2 }
+        var chunks: [[SQLValue]] = []
+        var start = 0
+        while start < values.count {
+            var chunk = Array(values[start..<min(start + chunkSize, values.count)])
+            start += chunk.count
+            var power = min(8, chunkSize)
+            while power < chunk.count { power *= 2 }
+            let step = max(1, power / 8)
+            let size = min(power, (chunk.count + step - 1) / step * step)
+            chunk += Array(repeating: .null, count: size - chunk.count)
+            chunks.append(chunk)
+        }
+        return chunks
+    }
+
     /// The integers of `values` when every one is an integer; nil otherwise.
     ///
     /// ```swift
