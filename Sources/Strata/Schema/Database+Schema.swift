@@ -179,15 +179,26 @@ extension Database {
         let properties = try planner.resolveColumns(info)
         let (formats, unsampled) = try columnFormats(metadata, properties, info)
         let mapping = TableMapping(metadata: metadata, properties: properties, info: info, formats: formats)
-        mapping.formatsFromEmptyColumns = unsampled
+        // Only an empty table is watched: a column that stays NULL in a table with rows (a `deletedAt`) would
+        // otherwise cost a scan at every commit of another connection.
+        mapping.formatsFromEmptyColumns = try unsampled && !info.isView && !tableHasRows(info.name)
         return (plan, mapping)
     }
 
-    /// After another connection's commit: the mappings whose formats were decided on columns with no value
-    /// yet (``TableMapping/formatsFromEmptyColumns``) are made again, so that rows another tool wrote first
+    /// Whether `table` holds a row (one page read).
+    private func tableHasRows(_ table: String) throws -> Bool {
+        let statement = try connection.prepare("SELECT 1 FROM \(SQL.quote(table)) LIMIT 1")
+        defer { statement.finalize() }
+        return try statement.step()
+    }
+
+    /// After another connection's commit: the mappings whose formats were decided on an empty table
+    /// (``TableMapping/formatsFromEmptyColumns``) are made again once it has rows, so that rows another tool wrote first
     /// decide the format (uppercase UUIDs, ISO 8601 dates) instead of the declared type alone.
     func redecideFormatsOfEmptyColumns() throws {
         for registry in models.registries.values where registry.table.formatsFromEmptyColumns {
+            // Still empty: nothing to decide from yet, and no sync to pay for.
+            guard try tableHasRows(registry.table.table) else { continue }
             let mapping = try sync(registry.metadata).mapping
             if mapping.formats != registry.table.formats {
                 registry.table = mapping

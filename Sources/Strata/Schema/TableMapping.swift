@@ -16,8 +16,9 @@ final class TableMapping {
     private var inStatements: [InStatementKey: Statement] = [:]
     /// The stored format of each property's column (``ColumnFormat/native`` for Strata's own).
     let formats: [ColumnFormat]
-    /// Whether some format was decided from the column's declared type alone (the table had no value in
-    /// it yet): decided again after another connection's commit (``Database/redecideFormatsOfEmptyColumns()``).
+    /// Whether some format was decided from the column's declared type alone because the table had no row
+    /// yet: decided again after another connection's commit once it has rows
+    /// (``Database/redecideFormatsOfEmptyColumns()``).
     var formatsFromEmptyColumns = false
     /// What each property's value reads back as from its column, where not exactly as bound (a date in
     /// whole seconds, a `Decimal` in a `decimal` column): dirty tracking remembers that (``ReadBack``).
