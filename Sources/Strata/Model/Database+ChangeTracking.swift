@@ -640,6 +640,10 @@ extension Database {
         do {
             defer { statement.reset() }
             version = try statement.step() ? statement.int64(at: 0) : 0
+        } catch let error as DatabaseError where error.code.primary == .busy || error.code.primary == .locked {
+            // The caller's own statement has not run yet: say what the wait was for, not which pragma waited.
+            throw DatabaseError(code: error.code, message: "\(error.message): another connection held the database "
+                + "locked past the busy timeout while this handle looked for other connections' commits, before the call ran")
         }
         guard version != models.dataVersion else { return }
         let previous = models.dataVersion

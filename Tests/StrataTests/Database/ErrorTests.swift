@@ -188,6 +188,37 @@ import Testing
         #expect(try second.value(Int.self, sql) == 1)
     }
 
+    @Test func aModelFetchUnderAnExclusiveLockSaysWhatItWaitedFor() throws {
+        // Before a model call the handle reads PRAGMA data_version to merge other connections' commits; a busy
+        // error there used to name that pragma as the failing SQL, a statement the user never wrote.
+        final class Tally: Model {
+            var id: Int64 = 0
+            var count = 0
+            required init() {}
+        }
+        var rollbackJournal = Database.Configuration()
+        rollbackJournal.journalMode = .delete
+        let file = try TemporaryDatabase(configuration: rollbackJournal)
+        let first = file.db
+        let tally = Tally(); tally.count = 1
+        try first.save(tally)
+        var configuration = Database.Configuration()
+        configuration.busyTimeout = .milliseconds(50)
+        let second = try Database(path: file.path, configuration: configuration)
+        defer { try? second.close() }
+        #expect(try second.objects(Tally.self).map(\.count) == [1])
+
+        try first.execute("BEGIN EXCLUSIVE")
+        try first.execute("UPDATE Tally SET count = 2")
+        let error = try #require(throws: DatabaseError.self) { _ = try second.objects(Tally.self) }
+        #expect(error.code.primary == .busy)
+        #expect(error.sql == nil)
+        #expect(!error.description.contains("PRAGMA"))
+        #expect(error.message.contains("other connections' commits"))
+        try first.execute("COMMIT")
+        #expect(try second.objects(Tally.self).map(\.count) == [2])
+    }
+
     @Test func fileThatIsNotADatabase() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
