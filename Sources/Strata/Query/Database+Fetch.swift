@@ -198,7 +198,13 @@ extension Database {
     @discardableResult
     public func deleteAll<T: Model>(_ type: T.Type, where clause: String = "", arguments: [any ColumnValue]) throws -> Int {
         let registry = try registry(for: T.self, checkingCommits: false)
-        try execute("DELETE FROM \(SQL.quote(registry.metadata.tableName)) " + expand(SQLClause.normalized(clause), registry), arguments: arguments)
+        let clause = expand(SQLClause.normalized(clause), registry)
+        do {
+            try execute("DELETE FROM \(SQL.quote(registry.metadata.tableName)) " + clause, arguments: arguments)
+        } catch let error as DatabaseError where error.code.primary == .constraint && error.message.hasPrefix("FOREIGN KEY constraint failed") {
+            let (clause, spread) = (try? ArgumentList.expand(clause, arguments)) ?? (clause, arguments)
+            throw explainingForeignKeyFailure(error, registry: registry, clause: clause, arguments: spread)
+        }
         return changes
     }
 

@@ -536,6 +536,40 @@ extension Review7ForeignKeyTests {
         #expect(record.isDeleted && side.isDeleted)
     }
 
+    /// `deleteAll` refused by the same RESTRICT kept SQLite's bare "FOREIGN KEY constraint failed". It now
+    /// names the rows it was deleting (its clause) and what holds them, whether the clause is text with
+    /// arguments (a list spread), a key-path condition or absent; nothing is deleted.
+    @Test func aRefusedDeleteAllNamesItsClauseAndTheRowsThatHoldThem() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let label = R7Label(); label.name = "L"
+        let other = R7Label(); other.name = "O"
+        try db.save([label, other])
+        let record = R7Record(); record.label = label
+        try db.save(record)
+        let side = R7Side(); side.record = record
+        try db.save(side)
+        let loan = R7Loan(); loan.side = side
+        try db.save(loan)
+        let holder = #"still referenced by 1 row(s) of "R7Loan" through (side) ON DELETE RESTRICT (below rows of "R7Side" the delete would cascade to)."#
+
+        let text = try #require(throws: DatabaseError.self) { try db.deleteAll(R7Label.self, where: "name IN (?)", arguments: [["L", "O"]]) }
+        #expect(text.code.primary == .constraint)
+        #expect(text.message.hasPrefix("FOREIGN KEY constraint failed: deleting rows of R7Label (WHERE name IN (?, ?)), " + holder))
+        #expect(text.sql == #"DELETE FROM "R7Label" WHERE name IN (?, ?)"#)
+        let keyPath = try #require(throws: DatabaseError.self) { try db.deleteAll(R7Label.self, where: \.name == "L") }
+        #expect(keyPath.message.contains("deleting rows of R7Label (WHERE"))
+        #expect(keyPath.message.contains(holder))
+        let all = try #require(throws: DatabaseError.self) { try db.deleteAll(R7Label.self) }
+        #expect(all.message.hasPrefix("FOREIGN KEY constraint failed: deleting rows of R7Label, " + holder))
+        #expect(try db.count(R7Label.self) == 2 && db.count(R7Side.self) == 1)
+        #expect(!label.isDeleted && !other.isDeleted && !record.isDeleted && !side.isDeleted)
+
+        // A clause over rows nothing holds deletes them; the error is only for what is held.
+        #expect(try db.deleteAll(R7Label.self, where: "name = ?", "O") == 1)
+        #expect(other.isDeleted && !label.isDeleted)
+    }
+
     /// The same for another tool's deferred key: the delete's own COMMIT fails, and says why.
     @Test func aDeleteRefusedByADeferredKeyAtItsCommitNamesTheRows() throws {
         let temp = try TemporaryDatabase()
