@@ -280,8 +280,13 @@ struct SchemaPlanner {
             if !checked.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) { checked.append(name) }
         }
         for name in checked {
-            steps.append(SchemaStep(kind: .rebuildCheck(column: nil, expectation: "no foreign key violation in \"\(name)\" (table, rowid, parent, foreign key id)"),
-                                    sql: "PRAGMA foreign_key_check(\(SQL.quote(name)))"))
+            // `PRAGMA foreign_key_check` names a violation's foreign key by its id only: its columns are added.
+            let sql = """
+                SELECT c."table", c.rowid, c.parent, (SELECT group_concat(f."from", ', ') FROM pragma_foreign_key_list(c."table") AS f \
+                WHERE f.id = c.fkid) FROM pragma_foreign_key_check(\(SQL.literal(.text(name)))) AS c LIMIT 10
+                """
+            steps.append(SchemaStep(kind: .rebuildCheck(column: nil, expectation: "no foreign key violation in \"\(name)\" (table, rowid, parent, columns)"),
+                                    sql: sql))
         }
         return steps
     }
