@@ -64,6 +64,16 @@ private final class PointsAtComposite: Model {
     required init() {}
 }
 
+/// A composite-keyed model referring to its own type: refused like any reference to a composite key, so a
+/// batch of such objects never reaches the insertion ordering of self-references.
+private final class CompositeSelf: Model {
+    static let compositeKey = ["tree", "n"]
+    var tree: Int64 = 0
+    var n = 0
+    @Reference var parent: CompositeSelf?
+    required init() {}
+}
+
 private func labelled() throws -> Database {
     let db = try Database()
     try db.execute("""
@@ -227,5 +237,10 @@ private func labelled() throws -> Database {
         #expect(error.remedy.contains(#"static let compositeKey = ["note_id", "label_id"]"#))
         let reference = try #require(throws: ModelError.self) { try db.syncSchema(PointsAtComposite.self) }
         #expect(reference.kind == .unsupportedType && reference.property == "grant")
+        let root = CompositeSelf(), leaf = CompositeSelf()
+        leaf.n = 1; leaf.parent = root
+        let selfReference = try #require(throws: ModelError.self) { try db.save([root, leaf]) }
+        #expect(selfReference.kind == .unsupportedType && selfReference.model == "CompositeSelf" && selfReference.property == "parent")
+        #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'CompositeSelf'") == 0)
     }
 }
