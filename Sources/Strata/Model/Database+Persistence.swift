@@ -598,83 +598,6 @@ extension Database {
                          "another connection or raw SQL changed \(columns.joined(separator: ", ")) after this instance read them, and this instance changed them too. Nothing was written; the instance now holds the committed values: apply the change again and save (Database.retryingOnConflict does this)")
     }
 
-    /// The error for a UNIQUE or PRIMARY KEY violation: the model, the columns and the key of the row the
-    /// write would duplicate; for a NOT NULL violation, the property that holds nil.
-    private func duplicateKeyError(_ error: DatabaseError, object: ModelObject, registry: TypeRegistry) -> ModelError {
-        let metadata = registry.metadata
-        if error.code == .constraintNotNull {
-            let column = error.message.components(separatedBy: "failed: ").last?.split(separator: ".").last.map(String.init) ?? ""
-            let property = registry.table.columns.firstIndex { $0.caseInsensitiveCompare(column) == .orderedSame }.map { metadata.properties[$0].name }
-            return ModelError(.missingValue, model: metadata.typeName, property: property ?? column, properties: [property ?? column],
-                              "column \"\(column)\" is NOT NULL and \(property.map { "property \"\($0)\"" } ?? "the model") has no value for it; set it before saving. Nothing was written. SQLite: \(error.message)")
-        }
-        // SQLite says "UNIQUE constraint failed: t.a, t.b".
-        let list = error.message.components(separatedBy: "failed: ").last ?? ""
-        let columns = list.components(separatedBy: ", ").compactMap { $0.split(separator: ".").last.map(String.init) }
-        var existing: SQLValue?
-        let mapped = registry.table.columns
-        let indices = columns.compactMap { name in mapped.firstIndex { $0.caseInsensitiveCompare(name) == .orderedSame } }
-        if !indices.isEmpty, indices.count == columns.count {
-            var conditions = indices.map { "\(SQL.quote(mapped[$0])) = ?" }.joined(separator: " AND ")
-            // A partial UNIQUE index (Django's conditional UniqueConstraint) covers only the rows its WHERE
-            // selects: the row duplicated is one of those, not any row with the same values.
-            if let predicate = partialUniquePredicate(table: metadata.tableName, columns: columns) { conditions += " AND (\(predicate))" }
-            if let statement = try? connection.prepare("SELECT \(registry.table.keyColumnList) FROM \(SQL.quote(metadata.tableName)) WHERE \(conditions) LIMIT 1") {
-                defer { statement.finalize() }
-                if (try? bind(object, properties: indices, to: statement, registry: registry)) != nil, (try? statement.step()) == true {
-                    existing = registry.table.key(from: statement)
-                }
-            }
-        }
-        return ModelError(.duplicateKey, model: metadata.typeName, key: existing, properties: columns,
-                          "a row with the same \(columns.joined(separator: ", ")) exists already\(existing.map { " (key \($0))" } ?? ""); nothing was written. SQLite: \(error.message)")
-    }
-
-    /// The WHERE clauses (joined by OR) of the partial UNIQUE indices of `table` over exactly `columns`, in
-    /// their order; nil when a UNIQUE index over them covers every row, or none is found. Read on the error
-    /// path only.
-    private func partialUniquePredicate(table: String, columns: [String]) -> String? {
-        guard let list = try? connection.prepare("""
-            SELECT il.name, il.partial, m.sql FROM pragma_index_list(?) AS il LEFT JOIN sqlite_master AS m ON m.type = 'index' AND m.name = il.name
-            WHERE il."unique"
-            """) else { return nil }
-        defer { list.finalize() }
-        var candidates: [(name: String, partial: Bool, sql: String?)] = []
-        guard (try? list.bind(values: [.text(table)])) != nil else { return nil }
-        while (try? list.step()) == true {
-            candidates.append((list.string(at: 0), list.int64(at: 1) != 0, list.isNull(at: 2) ? nil : list.string(at: 2)))
-        }
-        guard let info = try? connection.prepare("SELECT ifnull(name, '') FROM pragma_index_info(?) ORDER BY seqno") else { return nil }
-        defer { info.finalize() }
-        var predicates: [String] = []
-        for candidate in candidates {
-            guard (try? info.bind(values: [.text(candidate.name)])) != nil else { return nil }
-            var names: [String] = []
-            while (try? info.step()) == true { names.append(info.string(at: 0)) }
-            info.reset()
-            guard names.count == columns.count,
-                  zip(names, columns).allSatisfy({ $0.caseInsensitiveCompare($1) == .orderedSame }) else { continue }
-            guard candidate.partial else { return nil }
-            guard let predicate = candidate.sql.flatMap(Self.whereClause) else { return nil }
-            predicates.append(predicate)
-        }
-        return predicates.isEmpty ? nil : predicates.map { "(\($0))" }.joined(separator: " OR ")
-    }
-
-    /// The text after the top-level WHERE of a CREATE INDEX statement, if it has one.
-    private static func whereClause(of sql: String) -> String? {
-        let tokens = SQLTokenizer.tokens(sql)
-        var depth = 0
-        for (i, token) in tokens.enumerated() {
-            if token.isPunctuation("(") { depth += 1 } else if token.isPunctuation(")") { depth -= 1 }
-            guard depth == 0, token.isKeyword("WHERE") else { continue }
-            let rest = tokens[(i + 1)...].map(\.text).joined().trimmingCharacters(in: .whitespacesAndNewlines)
-            let body = rest.hasSuffix(";") ? String(rest.dropLast()) : rest
-            return body.isEmpty ? nil : body
-        }
-        return nil
-    }
-
     /// Binds the properties of a set to parameters 1, 2, ... in order; `count` is how many.
     @inline(__always)
     private func bind(_ object: ModelObject, properties: ColumnSet, to statement: Statement, registry: TypeRegistry, count: inout Int32) throws {
@@ -706,7 +629,7 @@ extension Database {
 
     /// Binds the given properties to parameters 1, 2, ... in order, each in its column's format.
     @inline(__always)
-    private func bind<Properties: Sequence<Int>>(_ object: ModelObject, properties: Properties, to statement: Statement, registry: TypeRegistry) throws {
+    func bind<Properties: Sequence<Int>>(_ object: ModelObject, properties: Properties, to statement: Statement, registry: TypeRegistry) throws {
         let handle = statement.handle
         if let start = registry.metadata.plainWordsStart, let reals = registry.plainReals {
             // Fields of 8-byte numbers side by side, all bound natively.
