@@ -42,7 +42,7 @@ final class Connection {
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             if let db { sqlite3_close(db) }
-            throw DatabaseError(code: ResultCode(rawValue: code), message: "\(message): \(path)")
+            throw DatabaseError(code: ResultCode(rawValue: code), message: message).opening(path)
         }
         self.handle = db
         self.path = path
@@ -60,7 +60,7 @@ final class Connection {
         } catch {
             sqlite3_close(db)
             isClosed = true  // deinit still runs for this fully initialized instance: it must not close again
-            throw error
+            throw (error as? DatabaseError)?.opening(path) ?? error
         }
     }
 
@@ -213,4 +213,16 @@ final class Connection {
 private struct WeakStatement {
     weak var statement: Statement?
     init(_ statement: Statement) { self.statement = statement }
+}
+
+extension DatabaseError {
+    /// This error of opening the file at `path`, with the path in its message (a folder said to be one):
+    /// "file is not a database: /tmp/notes.txt".
+    func opening(_ path: String) -> DatabaseError {
+        var isFolder: ObjCBool = false
+        let folder = path != ":memory:" && !path.hasPrefix("file:")
+            && FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+        return DatabaseError(code: code, message: "\(message): \(path)" + (folder ? " is a directory, not a database file" : ""),
+                             sql: sql, arguments: arguments, argumentsArePublic: argumentsArePublic)
+    }
 }

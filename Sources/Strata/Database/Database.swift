@@ -41,8 +41,12 @@ public final class Database {
         self.connection = try Connection(path: path, flags: flags, busyTimeout: configuration.busyTimeout,
                                          argumentsArePublic: configuration.publicArguments,
                                          logger: configuration.logger)
-        if configuration.foreignKeys { try connection.execute("PRAGMA foreign_keys = ON") }
-        if let mode = configuration.journalMode ?? (isNewFile ? .wal : nil) { try setJournalMode(mode) }
+        do {
+            if configuration.foreignKeys { try connection.execute("PRAGMA foreign_keys = ON") }
+            if let mode = configuration.journalMode ?? (isNewFile ? .wal : nil) { try setJournalMode(mode) }
+        } catch let error as DatabaseError {
+            throw error.opening(path)   // a locked file, say: which one
+        }
         installChangeHooks()
         // A statement stepped outside the library's own calls (a bare `Statement`) may fail after SQLite
         // reported changes it then undid; they are checked against the rows before they reach live instances.

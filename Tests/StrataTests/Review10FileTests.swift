@@ -1,0 +1,303 @@
+import Dispatch
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Review 10: database files as bad input (missing, a folder, not SQLite, empty, truncated, read-only,
+// locked), and migrations' all-or-nothing (a failing statement or closure, re-running, the plan, a
+// reordered or renamed list).
+
+private final class R10Note: Model {
+    static let tableName = "r10_note"
+    var id: Int64 = 0
+    var title = ""
+    var body = ""
+    required init() {}
+}
+
+/// The same table with one more column: syncing it needs an ALTER TABLE.
+private final class R10NoteWider: Model {
+    static let tableName = "r10_note"
+    var id: Int64 = 0
+    var title = ""
+    var body = ""
+    var extra: String?
+    required init() {}
+}
+
+/// A folder that is removed when released, for the files these tests make.
+private final class Folder {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-r10-\(UUID().uuidString)")
+    init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    var names: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).sorted() }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A database file with three notes, closed, in rollback-journal mode (so a writer's lock blocks readers).
+private func makeNotes(_ folder: Folder, name: String = "notes.sqlite") throws -> String {
+    let path = folder.path(name)
+    var configuration = Database.Configuration()
+    configuration.journalMode = .delete
+    let db = try Database(path: path, configuration: configuration)
+    for (title, body) in [("a", "one"), ("b", "two"), ("c", "three")] {
+        let note = R10Note(); note.title = title; note.body = body
+        try db.save(note)
+    }
+    try db.close()
+    return path
+}
+
+@Suite(.serialized) struct Review10FileTests {
+    // MARK: Bad files
+
+    /// Each bad file throws a DatabaseError that names the path and SQLite's code and message, from
+    /// Database(path:) and from DatabasePool, and leaves the file as it was.
+    @Test func badFilesThrowAnErrorNamingThePathAndSQLitesReason() throws {
+        let folder = try Folder()
+        let notes = try makeNotes(folder)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: notes))
+        try FileManager.default.createDirectory(atPath: folder.path("folder.sqlite"), withIntermediateDirectories: false)
+        try Data("hello, not a database\n".utf8).write(to: URL(fileURLWithPath: folder.path("text.sqlite")))
+        try whole.prefix(1024).write(to: URL(fileURLWithPath: folder.path("truncated.sqlite")))
+        var header = whole; header.replaceSubrange(0..<16, with: Data(repeating: 0x41, count: 16))
+        try header.write(to: URL(fileURLWithPath: folder.path("header.sqlite")))
+
+        let cases: [(name: String, code: ResultCode, says: String)] = [
+            ("folder.sqlite", ResultCode(rawValue: 0), "is a directory"),
+            ("text.sqlite", .notADatabase, "file is not a database"),
+            ("truncated.sqlite", .corrupt, "database disk image is malformed"),
+            ("header.sqlite", .notADatabase, "file is not a database"),
+        ]
+        var readOnly = Database.Configuration(); readOnly.readOnly = true
+        for (name, code, says) in cases {
+            let path = folder.path(name)
+            for configuration in [Database.Configuration(), readOnly] {
+                do {
+                    _ = try Database(path: path, configuration: configuration)
+                    Issue.record("\(name) opened")
+                } catch let error as DatabaseError {
+                    #expect(String(describing: error).contains(path), "\(name): \(error)")
+                    #expect(String(describing: error).contains(says), "\(name): \(error)")
+                    if code.rawValue != 0 { #expect(error.code.primary == code.primary, "\(name): \(error)") }
+                }
+            }
+            do {
+                _ = try DatabasePool(path: path, readers: 2)
+                Issue.record("\(name) opened as a pool")
+            } catch let error as DatabaseError {
+                #expect(String(describing: error).contains(path), "\(name): \(error)")
+                #expect(String(describing: error).contains(says), "\(name): \(error)")
+            }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path("text.sqlite"))) == Data("hello, not a database\n".utf8))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path("truncated.sqlite"))) == whole.prefix(1024))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path("header.sqlite"))) == header)
+        #expect(folder.names == ["folder.sqlite", "header.sqlite", "notes.sqlite", "text.sqlite", "truncated.sqlite"], "no side files left")
+    }
+
+    /// A missing file opened read-only throws naming the path and creates nothing.
+    @Test func aMissingFileOpenedReadOnlyIsNotCreated() throws {
+        let folder = try Folder()
+        var readOnly = Database.Configuration(); readOnly.readOnly = true
+        let path = folder.path("missing.sqlite")
+        #expect(throws: DatabaseError.self) { _ = try Database(path: path, configuration: readOnly) }
+        do { _ = try Database(path: path, configuration: readOnly) } catch {
+            #expect(String(describing: error).contains(path))
+            #expect(String(describing: error).contains("unable to open database file"))
+        }
+        #expect(throws: DatabaseError.self) { _ = try DatabasePool(path: path, configuration: readOnly) }
+        #expect(folder.names.isEmpty)
+    }
+
+    /// A damaged page deep in the file: opening works (SQLite reads pages lazily), reading the damaged
+    /// table throws SQLITE_CORRUPT naming the statement, never a crash.
+    @Test func aCorruptPageThrowsWhenRead() throws {
+        let folder = try Folder()
+        let path = folder.path("big.sqlite")
+        var configuration = Database.Configuration(); configuration.journalMode = .delete
+        let db = try Database(path: path, configuration: configuration)
+        try db.transaction {
+            for index in 0..<2000 {
+                let note = R10Note(); note.title = "title \(index)"; note.body = String(repeating: "x", count: 100)
+                try db.save(note)
+            }
+        }
+        try db.close()
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let pageSize = 4096
+        // Page 3 onwards are the table's b-tree pages: scribble over the middle of several.
+        for page in stride(from: 3, to: data.count / pageSize, by: 7) {
+            data.replaceSubrange(page * pageSize ..< page * pageSize + 64, with: Data(repeating: 0xFF, count: 64))
+        }
+        try data.write(to: URL(fileURLWithPath: path))
+        let damaged = try Database(path: path, configuration: configuration)
+        #expect(throws: DatabaseError.self) {
+            _ = try damaged.objects(R10Note.self)
+        }
+        do { _ = try damaged.rows("SELECT * FROM r10_note") } catch let error as DatabaseError {
+            #expect(error.code.primary == .corrupt, "\(error)")
+            #expect(error.sql != nil)
+        }
+        try damaged.close()
+    }
+
+    // MARK: Read-only
+
+    @Test func aReadOnlyDatabaseReadsAndRefusesWritesClearly() throws {
+        let folder = try Folder()
+        let path = try makeNotes(folder)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        var configuration = Database.Configuration(); configuration.readOnly = true
+        let db = try Database(path: path, configuration: configuration)
+        // A sync that needs no change works; fetches work.
+        #expect(try db.syncSchema(R10Note.self).isEmpty)
+        let notes = try db.objects(R10Note.self, where: "ORDER BY id")
+        #expect(notes.map(\.title) == ["a", "b", "c"])
+        // A save throws a clear error and keeps the change on the live instance.
+        notes[1].body = "changed"
+        do {
+            try db.save(notes[1])
+            Issue.record("a read-only save succeeded")
+        } catch let error as DatabaseError {
+            #expect(error.code.primary == .readOnly, "\(error)")
+            #expect(String(describing: error).contains("readonly"), "\(error)")
+        }
+        #expect(notes[1].hasChanges)
+        #expect(notes[1].body == "changed")
+        #expect(try db.value(String.self, "SELECT body FROM r10_note WHERE id = 2") == "two")
+        // Fetching again keeps the unsaved change (the identity map's instance).
+        #expect(try db.object(R10Note.self, forKey: 2)?.body == "changed")
+        // An insert throws too and the instance stays unsaved.
+        let fresh = R10Note(); fresh.title = "d"
+        #expect(throws: DatabaseError.self) { try db.save(fresh) }
+        #expect(fresh.id == 0)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r10_note") == 3)
+        // A sync that needs a change throws naming the read-only file.
+        do {
+            _ = try db.syncSchema(R10NoteWider.self)
+            Issue.record("a read-only sync that needs an ALTER succeeded")
+        } catch {
+            #expect(String(describing: error).contains("readonly") || String(describing: error).contains("read-only"), "\(error)")
+        }
+        try db.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    // MARK: Locked
+
+    /// Another connection holds a write transaction: the busy timeout is waited, then the error says
+    /// "database is locked" and names the statement.
+    @Test func aLockedDatabaseWaitsTheBusyTimeoutAndNamesTheOperation() throws {
+        let folder = try Folder()
+        let path = try makeNotes(folder)
+        var holderConfiguration = Database.Configuration(); holderConfiguration.journalMode = .delete
+        let holder = try Database(path: path, configuration: holderConfiguration)
+        var configuration = Database.Configuration()
+        configuration.busyTimeout = .milliseconds(300)
+        let db = try Database(path: path, configuration: configuration)
+        let note = try #require(try db.object(R10Note.self, forKey: 1))
+        try holder.execute("BEGIN IMMEDIATE; UPDATE r10_note SET title = 'held' WHERE id = 3")
+        note.body = "mine"
+        let start = ContinuousClock.now
+        do {
+            try db.save(note)
+            Issue.record("saved under another connection's write lock")
+        } catch let error as DatabaseError {
+            #expect(error.code.primary == .busy, "\(error)")
+            #expect(error.sql != nil, "\(error)")
+            #expect(String(describing: error).contains("database is locked"))
+        }
+        let waited = ContinuousClock.now - start
+        #expect(waited >= .milliseconds(250), "\(waited)")
+        #expect(waited < .seconds(5), "\(waited)")
+        #expect(note.hasChanges && note.body == "mine")
+        try holder.execute("ROLLBACK")
+        try db.save(note)
+        #expect(try holder.value(String.self, "SELECT body FROM r10_note WHERE id = 1") == "mine")
+        try holder.close(); try db.close()
+    }
+
+    // MARK: Migrations
+
+    private func tableSQL(_ db: Database) throws -> [String] {
+        try db.column(String.self, "SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_master ORDER BY name")
+    }
+
+    @Test func aMigrationWhoseSecondStatementFailsLeavesNothingAndLiveInstancesMatch() throws {
+        let folder = try Folder()
+        let path = try makeNotes(folder)
+        let db = try Database(path: path)
+        let notes = try db.objects(R10Note.self, where: "ORDER BY id")
+        var first = Migrator()
+        first.register("0001_ok", sql: "UPDATE r10_note SET body = 'v1' WHERE id = 3")
+        try first.migrate(db)
+        #expect(notes[2].body == "v1")
+        let schema = try tableSQL(db)
+        let rows = try db.rows("SELECT * FROM r10_note ORDER BY id").map { "\($0)" }
+
+        var migrator = first
+        migrator.register("0002_bad", sql: """
+            UPDATE r10_note SET title = upper(title);
+            ALTER TABLE r10_note ADD COLUMN extra TEXT;
+            INSERT INTO nosuch VALUES (1);
+            """)
+        do {
+            try migrator.migrate(db)
+            Issue.record("the bad migration ran")
+        } catch let error as MigrationError {
+            #expect(error.migration == "0002_bad")
+            #expect(error.reason == .failed)
+            #expect(String(describing: error).contains("no such table: nosuch"), "\(error)")
+        }
+        #expect(try tableSQL(db) == schema)
+        #expect(try db.rows("SELECT * FROM r10_note ORDER BY id").map { "\($0)" } == rows)
+        #expect(try migrator.appliedMigrations(in: db).map(\.id) == ["0001_ok"])
+        #expect(notes.map(\.title) == ["a", "b", "c"], "live instances match the rows")
+        #expect(!notes.contains { $0.hasChanges })
+        // The plan still lists it, and the fixed list applies it once.
+        #expect(try migrator.plan(for: db).pending.map(\.id) == ["0002_bad"])
+
+        var fixed = first
+        fixed.register("0002_bad", sql: "UPDATE r10_note SET title = upper(title);\nALTER TABLE r10_note ADD COLUMN extra TEXT;")
+        let plan = try fixed.plan(for: db)
+        #expect(plan.description == "-- 0002_bad\nUPDATE r10_note SET title = upper(title);\nALTER TABLE r10_note ADD COLUMN extra TEXT;")
+        #expect(try fixed.migrate(db) == ["0002_bad"])
+        #expect(try fixed.migrate(db) == [])
+        #expect(notes.map(\.title) == ["A", "B", "C"])
+        #expect(try db.value(Int.self, "SELECT count(*) FROM pragma_table_info('r10_note') WHERE name = 'extra'") == 1)
+        try db.close()
+    }
+
+    struct Refused: Error, CustomStringConvertible { var description: String { "refused by the closure" } }
+
+    @Test func aMigrationClosureThatThrowsLeavesNothingAndLiveInstancesMatch() throws {
+        let folder = try Folder()
+        let path = try makeNotes(folder)
+        let db = try Database(path: path)
+        let notes = try db.objects(R10Note.self, where: "ORDER BY id")
+        let rows = try db.rows("SELECT * FROM r10_note ORDER BY id").map { "\($0)" }
+        var migrator = Migrator()
+        migrator.register("swift-step") { db in
+            for note in try db.objects(R10Note.self) { note.body += "!"; try db.save(note) }
+            let extra = R10Note(); extra.title = "d"; try db.save(extra)
+            try db.execute("CREATE TABLE r10_side(x)")
+            throw Refused()
+        }
+        do {
+            try migrator.migrate(db)
+            Issue.record("ran")
+        } catch let error as MigrationError {
+            #expect(error.reason == .failed)
+            #expect(error.underlying is Refused)
+            #expect(String(describing: error).contains("refused by the closure"), "\(error)")
+        }
+        #expect(try db.rows("SELECT * FROM r10_note ORDER BY id").map { "\($0)" } == rows)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name IN ('r10_side', 'strata_migrations')") == 0)
+        #expect(notes.map(\.body) == ["one", "two", "three"])
+        #expect(!notes.contains { $0.hasChanges })
+        #expect(try db.objects(R10Note.self).count == 3)
+        try db.close()
+    }
+}
