@@ -300,4 +300,61 @@ private func makeNotes(_ folder: Folder, name: String = "notes.sqlite") throws -
         #expect(try db.objects(R10Note.self).count == 3)
         try db.close()
     }
+
+    /// A migration list edited after it ran: a renamed identifier, two applied steps swapped, or a new step
+    /// inserted before an applied one. Each throws a clear MigrationError instead of skipping or running out of order.
+    @Test func aReorderedOrRenamedMigrationListThrowsClearly() throws {
+        let folder = try Folder()
+        let db = try Database(path: try makeNotes(folder))
+        var applied = Migrator()
+        applied.register("0001_a", sql: "CREATE TABLE r10_a(x)")
+        applied.register("0002_b", sql: "CREATE TABLE r10_b(x)")
+        applied.register("swift-c") { db in try db.execute("CREATE TABLE r10_c(x)") }
+        try applied.migrate(db)
+        let schema = try tableSQL(db)
+
+        // Renamed.
+        var renamed = Migrator()
+        renamed.register("0001_a", sql: "CREATE TABLE r10_a(x)")
+        renamed.register("0002_b", sql: "CREATE TABLE r10_b(x)")
+        renamed.register("swift-c-renamed") { db in try db.execute("CREATE TABLE r10_c(x)") }
+        #expect(throws: MigrationError.self) { try renamed.migrate(db) }
+        do { try renamed.migrate(db) } catch let error as MigrationError {
+            #expect(error.migration == "swift-c")
+            #expect(error.reason == .unknown)
+        }
+
+        // Reordered.
+        var swapped = Migrator()
+        swapped.register("0002_b", sql: "CREATE TABLE r10_b(x)")
+        swapped.register("0001_a", sql: "CREATE TABLE r10_a(x)")
+        swapped.register("swift-c") { db in try db.execute("CREATE TABLE r10_c(x)") }
+        swapped.register("0004_d", sql: "CREATE TABLE r10_d(x)")
+        do {
+            try swapped.migrate(db)
+            Issue.record("a reordered list migrated")
+        } catch let error as MigrationError {
+            #expect(error.reason == .misordered)
+            #expect(error.migration == "0002_b")
+            #expect(String(describing: error).contains("it ran after 0001_a"), "\(error)")
+        }
+        #expect(throws: MigrationError.self) { _ = try swapped.plan(for: db) }
+
+        // A new step inserted before applied ones would run after them.
+        var inserted = Migrator()
+        inserted.register("0001_a", sql: "CREATE TABLE r10_a(x)")
+        inserted.register("0001b_new", sql: "CREATE TABLE r10_new(x)")
+        inserted.register("0002_b", sql: "CREATE TABLE r10_b(x)")
+        inserted.register("swift-c") { db in try db.execute("CREATE TABLE r10_c(x)") }
+        do {
+            try inserted.migrate(db)
+            Issue.record("a step inserted before applied ones migrated")
+        } catch let error as MigrationError {
+            #expect(error.migration == "0001b_new", "\(error)")
+            #expect(error.reason == .misordered)
+            #expect(String(describing: error).contains("registered before swift-c, which already ran"), "\(error)")
+        }
+        #expect(try tableSQL(db) == schema)
+        try db.close()
+    }
 }

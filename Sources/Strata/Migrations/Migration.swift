@@ -246,6 +246,13 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
         /// .duplicate
         /// ```
         case duplicate
+        /// The registered list does not match the order the migrations ran in: two applied ones were
+        /// swapped, or a pending one was registered before an applied one (it would run out of order).
+        ///
+        /// ```swift
+        /// .misordered
+        /// ```
+        case misordered
     }
 
     /// The migration's identifier.

@@ -160,7 +160,7 @@ public struct Migrator: Sendable {
     }
 
     /// What `migrate(_:progress:)` would run, without running it; throws what it would throw
-    /// (an edited or unknown migration, a duplicate identifier).
+    /// (an edited or unknown migration, a duplicate identifier, a list out of the order the migrations ran in).
     ///
     /// ```swift
     /// print(try migrator.plan(for: db))
@@ -180,9 +180,10 @@ public struct Migrator: Sendable {
                 problem = problem ?? error(migration.id, .edited, "its SQL changed after it ran on \(record.appliedAt) (checksum \(then), now \(now)); add a new migration instead, or set allowsEditedMigrations during development")
             }
         }
+        if let misordered = orderProblem(applied: applied, appliedByID: appliedByID) { problem = problem ?? misordered }
         let known = Set(migrations.map(\.id))
         if !allowsUnknownMigrations, let unknown = applied.first(where: { !known.contains($0.id) }) {
-            problem = problem ?? error(unknown.id, .unknown, "it was applied on \(unknown.appliedAt) but this migrator does not know it: a newer version of the app migrated this database. Set allowsUnknownMigrations to open it anyway")
+            problem = problem ?? error(unknown.id, .unknown, "it was applied on \(unknown.appliedAt) but this migrator does not know it: a newer version of the app migrated this database, or the migration was renamed or removed from the list. Set allowsUnknownMigrations to open it anyway")
         }
         if let problem {
             guard eraseDatabaseOnSchemaChange else { throw problem }
@@ -193,6 +194,25 @@ public struct Migrator: Sendable {
             return appliedByID[migration.id] == nil
         }
         return MigrationPlan(pending: pending, applied: applied, erasesDatabase: false)
+    }
+
+    /// A list that no longer matches the order the migrations ran in: two applied ones registered in the
+    /// other order, or a pending one registered before an applied one (it would run after a migration
+    /// registered later: a step inserted into history, a branch merged). `user_version` steps and unknown
+    /// applied migrations are not compared.
+    private func orderProblem(applied: [AppliedMigration], appliedByID: [String: AppliedMigration]) -> MigrationError? {
+        let recorded = migrations.filter { if case .userVersion = $0.body { false } else { true } }
+        let position = Dictionary(recorded.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        let ranInOrder = applied.compactMap { record in position[record.id].map { (record, $0) } }
+        for (earlier, later) in zip(ranInOrder, ranInOrder.dropFirst()) where earlier.1 > later.1 {
+            return error(later.0.id, .misordered, "it ran after \(earlier.0.id) (on \(later.0.appliedAt)) but is registered before it; "
+                         + "keep applied migrations in the order they ran")
+        }
+        guard let lastApplied = recorded.lastIndex(where: { appliedByID[$0.id] != nil }),
+              let pending = recorded[..<lastApplied].first(where: { appliedByID[$0.id] == nil }) else { return nil }
+        return error(pending.id, .misordered, "it is registered before \(recorded[lastApplied].id), which already ran "
+                     + "(on \(appliedByID[recorded[lastApplied].id]?.appliedAt ?? "?")), so it would run out of order; "
+                     + "register new migrations after the applied ones")
     }
 
     // MARK: Migrating
