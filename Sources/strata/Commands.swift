@@ -126,7 +126,7 @@ extension StrataCommand {
 
         func run() throws {
             let a = try openReadOnly(first), b = try openReadOnly(second)
-            defer { try? a.close(); try? b.close() }
+            defer { try? b.close(); try? a.close() }   // the first may be the one able to remove a WAL's side files: last
             try printDiff(SchemaDiff(from: a, to: b), json: json)
         }
     }

@@ -27,15 +27,38 @@ struct StrataCommand: ParsableCommand {
 
 /// Opens `path` read-only: the inspecting tools never change the file. A missing file is an error
 /// (SQLite would otherwise create one), and a locked one fails after a second.
+///
+/// A WAL database nobody has open (no `-wal` or `-shm` beside it) is opened read-write with
+/// `PRAGMA query_only`: a read-only connection must create those two files to read it and, unlike the
+/// last connection able to write, cannot remove them when it closes, so inspecting would leave them behind.
 func openReadOnly(_ path: String) throws -> Database {
     guard FileManager.default.fileExists(atPath: path) else {
         throw ToolError("no database at \(path)")
     }
     var configuration = Database.Configuration()
-    configuration.readOnly = true
     configuration.foreignKeys = false
     configuration.busyTimeout = .seconds(1)
-    return try Database(path: path, configuration: configuration)
+    let sideFiles = ["-wal", "-shm"].contains { FileManager.default.fileExists(atPath: path + $0) }
+    guard isWAL(path), !sideFiles, FileManager.default.isWritableFile(atPath: path) else {
+        configuration.readOnly = true
+        return try Database(path: path, configuration: configuration)
+    }
+    let db = try Database(path: path, configuration: configuration)
+    do {
+        try db.execute("PRAGMA query_only = ON")
+    } catch {
+        try? db.close()
+        throw error
+    }
+    return db
+}
+
+/// Whether the file's header says WAL (bytes 18 and 19 are 2).
+private func isWAL(_ path: String) -> Bool {
+    guard let file = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? file.close() }
+    let header = (try? file.read(upToCount: 20)) ?? Data()
+    return header.count == 20 && header.starts(with: Data("SQLite format 3\u{0}".utf8)) && header[18] == 2 && header[19] == 2
 }
 
 /// Opens `path` to write (`strata migrate`); the file must exist.
