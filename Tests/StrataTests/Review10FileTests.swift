@@ -358,3 +358,91 @@ private func makeNotes(_ folder: Folder, name: String = "notes.sqlite") throws -
         try db.close()
     }
 }
+
+extension Review10FileTests {
+    /// A migration's SQL that ends the migrator's transaction itself (`COMMIT`, `END`, `ROLLBACK`, or a
+    /// `BEGIN` of its own as Django's sqlmigrate prints) fails clearly and leaves nothing behind.
+    @Test(arguments: [
+        "CREATE TABLE r10_a(x); COMMIT; CREATE TABLE r10_b(x); INSERT INTO nosuch VALUES (1);",
+        "CREATE TABLE r10_a(x); END; CREATE TABLE r10_b(x);",
+        "CREATE TABLE r10_a(x); COMMIT;",
+        "UPDATE r10_note SET title = 'x'; ROLLBACK; CREATE TABLE r10_b(x);",
+        "BEGIN; CREATE TABLE r10_a(x); COMMIT;",
+    ])
+    func aMigrationThatEndsTheTransactionItselfFailsAndLeavesNothing(_ sql: String) throws {
+        let folder = try Folder()
+        let db = try Database(path: try makeNotes(folder))
+        let notes = try db.objects(R10Note.self, where: "ORDER BY id")
+        let schema = try tableSQL(db)
+        let rows = try db.rows("SELECT * FROM r10_note ORDER BY id").map { "\($0)" }
+        var migrator = Migrator()
+        migrator.register("0001_own_transaction", sql: sql)
+        do {
+            try migrator.migrate(db)
+            Issue.record("ran: \(sql)")
+        } catch let error as MigrationError {
+            #expect(error.migration == "0001_own_transaction")
+            #expect(String(describing: error).contains("transaction"), "\(error)")
+        }
+        #expect(!db.isInTransaction)
+        #expect(try tableSQL(db) == schema, "\(sql)")
+        #expect(try db.rows("SELECT * FROM r10_note ORDER BY id").map { "\($0)" } == rows)
+        #expect(notes.map(\.title) == ["a", "b", "c"])
+        #expect(try migrator.appliedMigrations(in: db).isEmpty)
+        try db.close()
+    }
+
+    /// The same from a Swift migration.
+    @Test func aSwiftMigrationThatCommitsItselfFailsAndLeavesNothing() throws {
+        let folder = try Folder()
+        let db = try Database(path: try makeNotes(folder))
+        let schema = try tableSQL(db)
+        var migrator = Migrator()
+        migrator.register("swift-commit") { db in
+            try db.execute("CREATE TABLE r10_a(x)")
+            try db.execute("COMMIT")
+            try db.execute("CREATE TABLE r10_b(x)")
+        }
+        #expect(throws: MigrationError.self) { try migrator.migrate(db) }
+        #expect(try tableSQL(db) == schema)
+        #expect(try migrator.appliedMigrations(in: db).isEmpty)
+        try db.close()
+    }
+}
+
+extension Review10FileTests {
+    /// The shared mechanism under migrations: a COMMIT inside a transaction block is refused with a message
+    /// saying why, the block rolls back whole and live instances match; outside any block, raw SQL still
+    /// manages its own transactions.
+    @Test func aCommitInsideATransactionBlockIsRefusedAndTheBlockRollsBackWhole() throws {
+        let folder = try Folder()
+        let db = try Database(path: try makeNotes(folder))
+        let note = try #require(try db.object(R10Note.self, forKey: 1))
+        do {
+            try db.transaction {
+                note.title = "changed"
+                try db.save(note)
+                try db.execute("UPDATE r10_note SET body = 'raw' WHERE id = 2; COMMIT; UPDATE r10_note SET body = 'after' WHERE id = 3")
+            }
+            Issue.record("committed inside the block")
+        } catch let error as DatabaseError {
+            #expect(error.code.primary == ResultCode(rawValue: 23), "\(error)")   // SQLITE_AUTH
+            #expect(error.message.hasPrefix("COMMIT inside a transaction Strata began"), "\(error)")
+        }
+        #expect(!db.isInTransaction)
+        #expect(try db.column(String.self, "SELECT title || '/' || body FROM r10_note ORDER BY id") == ["a/one", "b/two", "c/three"])
+        #expect(note.title == "a" && !note.hasChanges)
+        // Nested: a savepoint block refuses it too, and the outer block goes on.
+        try db.transaction {
+            try? db.transaction { try db.execute("ROLLBACK") }
+            try db.execute("UPDATE r10_note SET body = 'kept' WHERE id = 1")
+        }
+        #expect(try db.value(String.self, "SELECT body FROM r10_note WHERE id = 1") == "kept")
+        // Outside a block, raw transaction control works as before.
+        try db.execute("BEGIN; UPDATE r10_note SET body = 'own' WHERE id = 2; COMMIT")
+        try db.execute("BEGIN; UPDATE r10_note SET body = 'undone' WHERE id = 2; ROLLBACK")
+        #expect(try db.value(String.self, "SELECT body FROM r10_note WHERE id = 2") == "own")
+        #expect(try db.object(R10Note.self, forKey: 2)?.body == "own")
+        try db.close()
+    }
+}

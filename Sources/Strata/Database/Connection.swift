@@ -30,6 +30,8 @@ final class Connection {
     /// Called with each finished statement's SQL and duration (nanoseconds), while any is registered.
     /// Told when a statement fails, so the owner can distrust the changes it reported (see ``Database``).
     var statementFailed: (() -> Void)?
+    /// The transaction statement the owner's authorizer refused just now (and forgets), if it refused one.
+    var refusedTransactionStatement: (() -> String?)?
     /// Set when a writing bare `Statement` finished (``Statement/reportsWrites``): what it wrote to WITHOUT
     /// ROWID tables, which SQLite's update hook never reports, is for the owner to reload.
     var unreportedWrite = false
@@ -156,6 +158,13 @@ final class Connection {
         let extended = sqlite3_extended_errcode(handle)
         // The connection's last error belongs to this failure when their primary codes agree.
         let resolved = (extended & 0xFF) == (code & 0xFF) ? extended : code
+        if (code & 0xFF) == SQLITE_AUTH, let statement = refusedTransactionStatement?() {
+            return DatabaseError(code: ResultCode(rawValue: resolved),
+                                 message: "\(statement) inside a transaction Strata began (a transaction block, a pool's write, a migration) "
+                                    + "is not allowed: the block commits when it returns and rolls back when it throws. A migration that "
+                                    + "manages its own transaction is registered with inTransaction: false (`-- strata: no-transaction`)",
+                                 sql: sql, arguments: arguments, argumentsArePublic: argumentsArePublic)
+        }
         return DatabaseError(code: ResultCode(rawValue: resolved), message: String(cString: sqlite3_errmsg(handle)),
                              sql: sql, arguments: arguments, argumentsArePublic: argumentsArePublic)
     }

@@ -35,6 +35,9 @@ extension Database {
         // (A read-only transaction ends without the commit hook, which clears the flag otherwise.)
         defer { if !nested { models.transactionMerged = false } }
         try connection.execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN \(kind.rawValue) TRANSACTION")
+        if !nested { models.ownsTransaction = true }
+        // The library's own COMMIT or ROLLBACK ends it (and an error leaves no claim behind).
+        defer { if !nested { models.ownsTransaction = false } }
         let result: T
         do {
             if !nested {
@@ -48,6 +51,7 @@ extension Database {
             throw error
         }
         do {
+            if !nested { models.ownsTransaction = false }
             try connection.execute(nested ? "RELEASE SAVEPOINT \(savepoint)" : "COMMIT TRANSACTION")
         } catch {
             rollback(nested ? savepoint : nil, changesBefore: changesBefore)
@@ -71,6 +75,7 @@ extension Database {
         if let savepoint {
             try? connection.execute("ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)")
         } else if isInTransaction {
+            models.ownsTransaction = false
             try? connection.execute("ROLLBACK TRANSACTION")
         }
         restoreLiveInstancesAfterRollback(toDepth: savepoint == nil ? 0 : transactionDepth)

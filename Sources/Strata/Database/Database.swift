@@ -50,6 +50,10 @@ public final class Database {
         installChangeHooks()
         // A statement stepped outside the library's own calls (a bare `Statement`) may fail after SQLite
         // reported changes it then undid; they are checked against the rows before they reach live instances.
+        connection.refusedTransactionStatement = { [weak self] in
+            defer { self?.models.refusedTransactionStatement = nil }
+            return self?.models.refusedTransactionStatement
+        }
         connection.statementFailed = { [weak self] in
             guard let self else { return }
             models.verifyPending = !models.pending.isEmpty || models.verifyPending

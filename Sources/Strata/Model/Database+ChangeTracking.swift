@@ -69,6 +69,12 @@ extension Database {
             case SQLITE_READ:
                 models.authorizingDrop = false
                 if models.readRegion != nil, let table { models.readRegion?.insert(String(cString: table).lowercased()) }
+            case SQLITE_TRANSACTION:
+                models.authorizingDrop = false
+                // (For SQLITE_TRANSACTION the third argument is the operation: BEGIN, COMMIT or ROLLBACK.)
+                guard models.ownsTransaction else { return SQLITE_OK }
+                models.refusedTransactionStatement = table.map { String(cString: $0) } ?? "COMMIT"
+                return SQLITE_DENY
             default:
                 models.authorizingDrop = false
             }

@@ -83,6 +83,12 @@ final class ModelContext {
     var committed = false
     /// Set by the authorizer between a DROP TABLE/VIEW check and the DELETE check that follows it.
     var authorizingDrop = false
+    /// Set while a transaction ``Database/transaction(_:_:)`` began is open: the authorizer then refuses
+    /// statements that would end it (COMMIT, END, ROLLBACK) other than the library's own, which clears this
+    /// first. A COMMIT in a block would otherwise commit half its work and leave the rest to autocommit.
+    var ownsTransaction = false
+    /// The BEGIN, COMMIT or ROLLBACK the authorizer refused last, for the error's message.
+    var refusedTransactionStatement: String?
     var rolledBack = false
     /// Instances deleted in the open transaction, kept alive until it ends so a rollback can restore them.
     /// (Instances updated or inserted need no list: a rollback refreshes every live instance.)
