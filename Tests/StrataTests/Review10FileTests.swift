@@ -446,3 +446,56 @@ extension Review10FileTests {
         try db.close()
     }
 }
+
+extension Review10FileTests {
+    /// A migration outside a transaction (`inTransaction: false`) whose SQL begins its own and fails before
+    /// its COMMIT: that transaction is rolled back, so nothing is left and later saves commit.
+    @Test func aNoTransactionMigrationWhoseOwnTransactionFailsLeavesNothingOpen() throws {
+        let folder = try Folder()
+        let path = try makeNotes(folder)
+        let db = try Database(path: path)
+        let schema = try tableSQL(db)
+        var migrator = Migrator()
+        migrator.register("own", sql: "BEGIN; CREATE TABLE r10_a(x); UPDATE r10_note SET body = 'x'; INSERT INTO nosuch VALUES (1); COMMIT;",
+                          inTransaction: false)
+        do {
+            try migrator.migrate(db)
+            Issue.record("ran")
+        } catch let error as MigrationError {
+            #expect(String(describing: error).contains("no such table: nosuch"), "\(error)")
+        }
+        #expect(!db.isInTransaction)
+        #expect(try tableSQL(db) == schema)
+        let note = try #require(try db.object(R10Note.self, forKey: 1))
+        #expect(note.body == "one")
+        note.body = "saved"
+        try db.save(note)
+        let other = try Database(path: path)
+        #expect(try other.value(String.self, "SELECT body FROM r10_note WHERE id = 1") == "saved")
+        try other.close(); try db.close()
+    }
+}
+
+extension Review10FileTests {
+    /// A migration outside a transaction whose SQL begins one and never ends it fails, rolled back, instead
+    /// of leaving the handle inside it (where every later save would wait for a COMMIT that never comes).
+    @Test func aNoTransactionMigrationThatLeavesItsTransactionOpenFails() throws {
+        let folder = try Folder()
+        let path = try makeNotes(folder)
+        let db = try Database(path: path)
+        let schema = try tableSQL(db)
+        var migrator = Migrator()
+        migrator.register("open", sql: "BEGIN; CREATE TABLE r10_a(x);", inTransaction: false)
+        do {
+            try migrator.migrate(db)
+            Issue.record("ran")
+        } catch let error as MigrationError {
+            #expect(error.migration == "open")
+            #expect(String(describing: error).contains("began a transaction and did not end it"), "\(error)")
+        }
+        #expect(!db.isInTransaction)
+        #expect(try tableSQL(db) == schema)
+        #expect(try migrator.appliedMigrations(in: db).isEmpty)
+        try db.close()
+    }
+}

@@ -275,7 +275,18 @@ public struct Migrator: Sendable {
                     // (No write lock spans a migration outside a transaction: another process may still run it
                     // at the same moment.)
                     if try isApplied(migration, in: db) { return false }
-                    try runBody(migration, in: db)
+                    do {
+                        try runBody(migration, in: db)
+                        // A transaction its SQL began and did not end would hold everything after it, the
+                        // record and the app's saves, uncommitted until the handle closes.
+                        if db.isInTransaction {
+                            throw error(migration.id, .failed, "it began a transaction and did not end it; it was rolled back")
+                        }
+                    } catch {
+                        // One its SQL began and a failing statement left open is rolled back, as reported.
+                        if db.isInTransaction { try? db.execute("ROLLBACK") }
+                        throw error
+                    }
                     try checkForeignKeys(migration, in: db)
                     try record(migration, in: db)
                     return true
