@@ -87,7 +87,7 @@ extension StrataCommand {
     /// `strata migrate <db> --migrations <folder>`
     struct Migrate: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Apply the pending .sql migrations, each in its own transaction, printing each; stops at the first failure, which leaves nothing behind.")
+            abstract: "Apply the pending .sql migrations, each in its own transaction, printing each; stops at the first failure, which leaves nothing behind (a file marked `-- strata: no-transaction` keeps what it committed before failing).")
 
         @Argument(help: "The SQLite database file (it must exist).")
         var path: String

@@ -499,3 +499,46 @@ extension Review10FileTests {
         try db.close()
     }
 }
+
+extension Review10FileTests {
+    /// A migration outside a transaction that fails midway cannot be undone: the error says what stays
+    /// instead of "rolled back", and the migration is not recorded (it runs again once fixed).
+    @Test func aNoTransactionMigrationThatFailsMidwaySaysWhatStays() throws {
+        let folder = try Folder()
+        let db = try Database(path: try makeNotes(folder))
+        var migrator = Migrator()
+        migrator.register("outside", sql: "CREATE TABLE IF NOT EXISTS r10_a(x); INSERT INTO nosuch VALUES (1);", inTransaction: false)
+        do {
+            try migrator.migrate(db)
+            Issue.record("ran")
+        } catch let error as MigrationError {
+            #expect(!String(describing: error).contains("rolled back"), "\(error)")
+            #expect(String(describing: error).contains("runs outside a transaction"), "\(error)")
+            #expect(String(describing: error).contains("no such table: nosuch"), "\(error)")
+        }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'r10_a'") == 1)
+        #expect(try migrator.appliedMigrations(in: db).isEmpty)
+        var fixed = Migrator()
+        fixed.register("outside", sql: "CREATE TABLE IF NOT EXISTS r10_a(x);", inTransaction: false)
+        #expect(try fixed.migrate(db) == ["outside"])
+        #expect(try fixed.migrate(db) == [])
+        try db.close()
+    }
+}
+
+extension Review10FileTests {
+    /// The same for a foreign key violation found after a migration outside a transaction.
+    @Test func aNoTransactionMigrationsForeignKeyViolationIsNotCalledRolledBack() throws {
+        let folder = try Folder()
+        let db = try Database(path: try makeNotes(folder))
+        try db.execute("CREATE TABLE r10_parent(id INTEGER PRIMARY KEY); CREATE TABLE r10_child(id INTEGER PRIMARY KEY, parent INTEGER REFERENCES r10_parent(id))")
+        var migrator = Migrator()
+        migrator.register("orphan", sql: "PRAGMA foreign_keys = OFF; INSERT INTO r10_child(parent) VALUES (9); PRAGMA foreign_keys = ON;", inTransaction: false)
+        let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
+        #expect(error.reason == .foreignKeyViolation)
+        #expect(String(describing: error).contains("not rolled back (it runs outside a transaction)"), "\(error)")
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r10_child") == 1)
+        #expect(try migrator.appliedMigrations(in: db).isEmpty)
+        try db.close()
+    }
+}

@@ -296,11 +296,17 @@ public struct Migrator: Sendable {
             throw failure
         } catch let failure as DatabaseError {
             throw MigrationError(migration: migration.id, namespace: namespace, reason: .failed, sql: failure.sql, underlying: failure,
-                                 message: "failed and was rolled back (SQLite error \(failure.code.rawValue): \(failure.message))")
+                                 message: "\(failedAnd(migration)) (SQLite error \(failure.code.rawValue): \(failure.message))")
         } catch {
             throw MigrationError(migration: migration.id, namespace: namespace, reason: .failed, sql: nil, underlying: error,
-                                 message: "failed and was rolled back: \(error)")
+                                 message: "\(failedAnd(migration)): \(error)")
         }
+    }
+
+    /// "failed and was rolled back", or, for a migration outside a transaction, what stays.
+    private func failedAnd(_ migration: Migration) -> String {
+        migration.inTransaction ? "failed and was rolled back"
+            : "failed; it runs outside a transaction (inTransaction: false), so what it committed before the failing statement stays, unrecorded"
     }
 
     /// Whether `migration` is applied now: recorded in `strata_migrations`, or, for a `user_version` step,
@@ -339,7 +345,7 @@ public struct Migrator: Sendable {
             "\(text(row["table"]) ?? "?") row \(row["rowid"].map { text($0) ?? "NULL" } ?? "?") points at a missing row of \(text(row["parent"]) ?? "?")"
         }
         throw error(migration.id, .foreignKeyViolation,
-                    "foreign key violations, rolled back: \(listed.joined(separator: "; "))\(violations.count > 5 ? " (and \(violations.count - 5) more)" : "")")
+                    "foreign key violations, \(migration.inTransaction ? "rolled back" : "not rolled back (it runs outside a transaction), unrecorded"): \(listed.joined(separator: "; "))\(violations.count > 5 ? " (and \(violations.count - 5) more)" : "")")
     }
 
     /// Drops every table, view and trigger and resets `user_version`, in one transaction.
