@@ -542,3 +542,91 @@ extension Review10FileTests {
         try db.close()
     }
 }
+
+extension Review10FileTests {
+    /// Read-only: a delete and a batch save throw and leave the instances as they were.
+    @Test func aReadOnlyDatabaseRefusesADeleteAndABatchSave() throws {
+        let folder = try Folder()
+        let path = try makeNotes(folder)
+        var configuration = Database.Configuration(); configuration.readOnly = true
+        let db = try Database(path: path, configuration: configuration)
+        let notes = try db.objects(R10Note.self, where: "ORDER BY id")
+        #expect(throws: DatabaseError.self) { try db.delete(notes[0]) }
+        #expect(try db.object(R10Note.self, forKey: 1) === notes[0])
+        notes[0].body = "x"; notes[2].body = "z"
+        let error = try #require(throws: DatabaseError.self) { try db.save(notes) }
+        #expect(error.code.primary == .readOnly)
+        #expect(notes[0].hasChanges && notes[2].hasChanges && notes[0].body == "x" && notes[2].body == "z")
+        #expect(try db.column(String.self, "SELECT body FROM r10_note ORDER BY id") == ["one", "two", "three"])
+        try db.close()
+    }
+
+    /// A pool opened read-only on a rollback-journal file and on a WAL file: reads work, writes throw.
+    @Test(arguments: [false, true])
+    func aReadOnlyPoolReadsAndRefusesWrites(wal: Bool) async throws {
+        let folder = try Folder()
+        let path = try makeNotes(folder)
+        if wal {
+            let db = try Database(path: path); try db.setJournalMode(.wal); try db.close()
+        }
+        var configuration = Database.Configuration(); configuration.readOnly = true
+        let pool = try DatabasePool(path: path, readers: 2, configuration: configuration)
+        let titles = try await pool.read { db in try db.objects(R10Note.self, where: "ORDER BY id").map(\.title) }
+        #expect(titles == ["a", "b", "c"])
+        do {
+            try await pool.write { db in
+                let note = try #require(try db.object(R10Note.self, forKey: 1)); note.body = "w"; try db.save(note)
+            }
+            Issue.record("a read-only pool wrote")
+        } catch let error as DatabaseError {
+            #expect(error.code.primary == .readOnly, "\(error)")
+        }
+        try await pool.close()
+        #expect(folder.names == ["notes.sqlite"] || wal, "\(folder.names)")
+    }
+
+    /// A pool's write under another connection's write lock waits the busy timeout, then names the operation.
+    @Test func aPoolWriteUnderAnotherConnectionsLockWaitsThenNamesIt() async throws {
+        let folder = try Folder()
+        let path = try makeNotes(folder)
+        var configuration = Database.Configuration(); configuration.busyTimeout = .milliseconds(300)
+        let pool = try DatabasePool(path: path, readers: 1, configuration: configuration)
+        let holder = try Database(path: path)
+        try holder.execute("BEGIN IMMEDIATE; UPDATE r10_note SET title = 'held' WHERE id = 3")
+        let start = ContinuousClock.now
+        do {
+            try await pool.write { db in try db.execute("UPDATE r10_note SET body = 'pool' WHERE id = 1") }
+            Issue.record("wrote under the lock")
+        } catch let error as DatabaseError {
+            #expect(error.code.primary == .busy, "\(error)")
+            #expect(error.sql != nil)
+        }
+        #expect(ContinuousClock.now - start >= .milliseconds(250))
+        // Readers still read (WAL) meanwhile.
+        #expect(try await pool.read { db in try db.value(String.self, "SELECT title FROM r10_note WHERE id = 3") } == "c")
+        try holder.execute("ROLLBACK"); try holder.close()
+        try await pool.write { db in try db.execute("UPDATE r10_note SET body = 'pool' WHERE id = 1") }
+        #expect(try await pool.read { db in try db.value(String.self, "SELECT body FROM r10_note WHERE id = 1") } == "pool")
+        try await pool.close()
+    }
+
+    /// A user_version step that fails leaves user_version and the tables as they were.
+    @Test func aFailingUserVersionStepLeavesTheVersion() throws {
+        let folder = try Folder()
+        let db = try Database(path: try makeNotes(folder))
+        try db.execute("PRAGMA user_version = 2")
+        let schema = try tableSQL(db)
+        var migrator = Migrator()
+        migrator.registerUserVersion(2) { db in try db.execute("CREATE TABLE r10_never(x)") }
+        migrator.registerUserVersion(3) { db in
+            try db.execute("ALTER TABLE r10_note ADD COLUMN v3 TEXT")
+            try db.execute("UPDATE nosuch SET x = 1")
+        }
+        #expect(try migrator.plan(for: db).pending.map(\.id) == ["user_version 3"])
+        let error = try #require(throws: MigrationError.self) { try migrator.migrate(db) }
+        #expect(error.migration == "user_version 3" && error.sql == "UPDATE nosuch SET x = 1")
+        #expect(try db.value(Int.self, "PRAGMA user_version") == 2)
+        #expect(try tableSQL(db) == schema)
+        try db.close()
+    }
+}

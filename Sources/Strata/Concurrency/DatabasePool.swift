@@ -30,8 +30,8 @@ public final class DatabasePool: Sendable {
     /// next `close()` tries the connections still open again.
     private let closeFailed = Locked(false)
 
-    /// Opens the writer (setting WAL, unless `configuration.journalMode` names another mode) and
-    /// `readers` read-only handles (`PRAGMA query_only`).
+    /// Opens the writer (setting WAL, unless `configuration.journalMode` names another mode or the pool
+    /// is read-only) and `readers` read-only handles (`PRAGMA query_only`).
     ///
     /// ```swift
     /// let pool = try DatabasePool(path: "app.sqlite")
@@ -42,7 +42,8 @@ public final class DatabasePool: Sendable {
         self.identity = identity
         let id = ObjectIdentifier(identity)
         var writerConfiguration = configuration
-        writerConfiguration.journalMode = configuration.journalMode ?? .wal
+        // (A read-only pool cannot change the file's mode: it reads in the one the file has.)
+        writerConfiguration.journalMode = configuration.journalMode ?? (configuration.readOnly ? nil : .wal)
         let writerDatabase = try Database(path: path, configuration: writerConfiguration)
         let writer = SerialDatabase(writerDatabase, label: "strata.pool.writer", pool: id)
         self.writer = writer
