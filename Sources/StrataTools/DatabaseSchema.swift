@@ -222,7 +222,8 @@ public struct TableSchema: Sendable, Encodable {
         }
         var rowCount: Int64?
         if countingRows && problem == nil {
-            rowCount = try? db.value(Int64.self, "SELECT count(*) FROM " + SwiftSource.quoteSQL(name))
+            // A count that fails (a damaged page: SQLITE_CORRUPT) is an error, not a table without a count.
+            rowCount = try db.value(Int64.self, "SELECT count(*) FROM " + SwiftSource.quoteSQL(name))
         }
         self.init(name: name, columns: columns, indices: indices,
                   withoutRowID: !isVirtual && " \(words) ".contains(" WITHOUT ROWID "),

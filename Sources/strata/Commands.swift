@@ -144,7 +144,7 @@ extension StrataCommand {
         func run() throws {
             let db = try openReadOnly(source.path)
             defer { try? db.close() }
-            let schema = try DatabaseSchema(reading: db).selecting(source.tables)
+            let schema = try reading(source.path) { try DatabaseSchema(reading: db) }.selecting(source.tables)
             let name = source.path.split(separator: "/").last.map(String.init) ?? source.path
             print(ModelGenerator(namespace: namespace).source(for: schema, origin: name), terminator: "")
         }

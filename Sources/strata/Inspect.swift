@@ -19,12 +19,12 @@ extension StrataCommand {
         func run() throws {
             let db = try openReadOnly(source.path)
             defer { try? db.close() }
-            let schema = try DatabaseSchema(reading: db, countingRows: true).selecting(source.tables)
+            let schema = try reading(source.path) { try DatabaseSchema(reading: db, countingRows: true) }.selecting(source.tables)
             if diagram {
                 print(SchemaDiagram(schema: schema).mermaid, terminator: "")
                 return
             }
-            let details = try InspectDetails(reading: db)
+            let details = try reading(source.path) { try InspectDetails(reading: db) }
             if json {
                 try printJSON(InspectJSON(path: source.path, sqliteVersion: Database.sqliteVersion, schema: schema, details: details))
                 return

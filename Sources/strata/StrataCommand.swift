@@ -61,6 +61,16 @@ private func isWAL(_ path: String) -> Bool {
     return header.count == 20 && header.starts(with: Data("SQLite format 3\u{0}".utf8)) && header[18] == 2 && header[19] == 2
 }
 
+/// Runs `body`, which reads the database at `path`: an SQLite error it meets (a damaged page found while
+/// counting rows, say) names the file.
+func reading<T>(_ path: String, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as DatabaseError where !error.message.contains(path) {
+        throw ToolError("\(path): \(error)")
+    }
+}
+
 /// Opens `path` to write (`strata migrate`); the file must exist.
 func openForWriting(_ path: String) throws -> Database {
     guard FileManager.default.fileExists(atPath: path) else {

@@ -195,3 +195,27 @@ private func quotedRows(_ db: Database, _ table: String) throws -> [String: [Str
         #expect(try other.value(Int.self, "SELECT count(*) FROM t") == 2)
     }
 }
+
+extension Review10CLITests {
+    /// A full-size file with damaged table pages: `inspect` cannot count the rows and says so, naming the
+    /// file, with exit 1, instead of printing the table without a count as if all were well.
+    @Test(.enabled(if: Fixtures.available)) func inspectingADamagedTableFailsNamingTheFile() throws {
+        let path: String = try #require(Fixtures.path("grdb_ProfilingDatabase.sqlite"))
+        let temp = try TemporaryDatabase(copying: path)
+        try temp.db.close()
+        var data = try Data(contentsOf: URL(fileURLWithPath: temp.path))
+        for page in stride(from: 2, to: data.count / 4096, by: 50) {
+            data.replaceSubrange(page * 4096 ..< page * 4096 + 64, with: Data(repeating: 0xFF, count: 64))
+        }
+        try data.write(to: URL(fileURLWithPath: temp.path))
+        let name = URL(fileURLWithPath: temp.path).lastPathComponent
+        for arguments in [["inspect", name], ["inspect", name, "--json"]] {
+            let run = try strata(arguments, in: temp.folder)
+            #expect(run.status == 1, "\(arguments): \(run.output)")
+            #expect(run.output.isEmpty)
+            #expect(run.error.hasPrefix("Error: \(name): SQLite error 11: database disk image is malformed"), "\(run.error)")
+            #expect(run.error.split(separator: "\n").count == 1)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: temp.path)) == data)
+    }
+}
