@@ -68,7 +68,11 @@ extension StrataCommand {
             if let schema {
                 guard let sql = try? String(contentsOfFile: schema, encoding: .utf8) else { throw ToolError("no schema file at \(schema)") }
                 let target = try Database()
-                try target.execute(sql)
+                do {
+                    try target.execute(sql)
+                } catch let error as DatabaseError {
+                    throw ToolError("schema file \(schema): \(error)")
+                }
                 try printDiff(SchemaDiff(from: db, to: target), json: json)
                 return
             }

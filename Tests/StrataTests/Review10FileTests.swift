@@ -630,3 +630,50 @@ extension Review10FileTests {
         try db.close()
     }
 }
+
+extension Review10FileTests {
+    /// A migration that syncs a model (adding a column) and then fails: the column is gone again, and the
+    /// handle does not go on believing the model's table has it — the model syncs again and saves.
+    @Test func aFailedMigrationThatSyncedAModelLeavesTheModelUsable() throws {
+        let folder = try Folder()
+        let db = try Database(path: try makeNotes(folder))
+        var migrator = Migrator()
+        migrator.register("sync-then-fail") { db in
+            try db.syncSchema(R10NoteWider.self)
+            let note = try #require(try db.object(R10NoteWider.self, forKey: 1))
+            note.extra = "in migration"
+            try db.save(note)
+            throw Refused()
+        }
+        #expect(throws: MigrationError.self) { try migrator.migrate(db) }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM pragma_table_info('r10_note') WHERE name = 'extra'") == 0)
+        let wider = try #require(try db.object(R10NoteWider.self, forKey: 1))
+        #expect(wider.extra == nil)
+        wider.extra = "after"
+        try db.save(wider)
+        #expect(try db.value(String.self, "SELECT extra FROM r10_note WHERE id = 1") == "after")
+        try db.close()
+    }
+}
+
+extension Review10FileTests {
+    /// A migrations folder with a file that is not UTF-8 text, or a folder named like a .sql file: a
+    /// MigrationError naming the file, not Foundation's bare error.
+    @Test func unreadableSQLFilesAreNamed() throws {
+        let folder = try Folder()
+        let migrations = folder.url.appendingPathComponent("migrations")
+        try FileManager.default.createDirectory(at: migrations, withIntermediateDirectories: true)
+        try Data([0xFF, 0xFE, 0x20, 0x80]).write(to: migrations.appendingPathComponent("0001_binary.sql"))
+        var migrator = Migrator()
+        let binary = try #require(throws: MigrationError.self) { try migrator.registerSQLFiles(in: migrations) }
+        #expect(binary.migration == "0001_binary")
+        #expect(binary.description == "migration 0001_binary: cannot read \(migrations.path)/0001_binary.sql: it is not UTF-8 text")
+        try FileManager.default.removeItem(at: migrations.appendingPathComponent("0001_binary.sql"))
+        try FileManager.default.createDirectory(at: migrations.appendingPathComponent("0002_folder.sql"), withIntermediateDirectories: true)
+        let directory = try #require(throws: MigrationError.self) { try migrator.registerSQLFiles(in: migrations) }
+        #expect(directory.description.hasSuffix("0002_folder.sql: it is a directory, not a .sql file"), "\(directory)")
+        let missing = try #require(throws: MigrationError.self) { try migrator.registerSQLFiles(in: folder.url.appendingPathComponent("nope")) }
+        #expect(missing.description.contains("cannot list the migrations folder \(folder.url.path)/nope"), "\(missing)")
+        #expect(migrator.migrations.isEmpty)
+    }
+}

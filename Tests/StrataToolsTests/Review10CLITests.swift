@@ -219,3 +219,25 @@ extension Review10CLITests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: temp.path)) == data)
     }
 }
+
+extension Review10CLITests {
+    /// `plan --schema` with SQL that does not run, and `plan --migrations` with a file that is not text:
+    /// errors naming the file, exit 1.
+    @Test func planNamesABadSchemaOrMigrationFile() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.close()
+        let name = URL(fileURLWithPath: temp.path).lastPathComponent
+        try "CREATE TABLE oops(".write(to: temp.folder.appendingPathComponent("schema.sql"), atomically: true, encoding: .utf8)
+        let schema = try strata(["plan", name, "--schema", "schema.sql"], in: temp.folder)
+        #expect(schema.status == 1)
+        #expect(schema.error.hasPrefix("Error: schema file schema.sql: SQLite error 1: incomplete input"), "\(schema.error)")
+        let migrations = temp.folder.appendingPathComponent("migrations")
+        try FileManager.default.createDirectory(at: migrations, withIntermediateDirectories: true)
+        try Data([0xFF, 0xFE, 0x80]).write(to: migrations.appendingPathComponent("0001_binary.sql"))
+        for command in ["plan", "migrate"] {
+            let run = try strata([command, name, "--migrations", "migrations"], in: temp.folder)
+            #expect(run.status == 1)
+            #expect(run.error == "Error: migration 0001_binary: cannot read \(migrations.path)/0001_binary.sql: it is not UTF-8 text\n", "\(run.error)")
+        }
+    }
+}

@@ -109,11 +109,25 @@ public struct Migrator: Sendable {
     /// try migrator.registerSQLFiles(in: Bundle.module.resourceURL!.appendingPathComponent("Migrations"))
     /// ```
     public mutating func registerSQLFiles(in folder: URL) throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-            .filter { $0.hasSuffix(".sql") }
-            .sorted()
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
+        } catch {
+            throw MigrationError(migration: "-", namespace: namespace, reason: .failed, sql: nil, underlying: error,
+                                 message: "cannot list the migrations folder \(folder.path): \(error.localizedDescription)")
+        }
         for name in names {
-            let sql = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            let file = folder.appendingPathComponent(name)
+            func unreadable(_ why: String, _ underlying: (any Error)? = nil) -> MigrationError {
+                MigrationError(migration: String(name.dropLast(4)), namespace: namespace, reason: .failed, sql: nil, underlying: underlying,
+                               message: "cannot read \(file.path): \(why)")
+            }
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder), isFolder.boolValue {
+                throw unreadable("it is a directory, not a .sql file")
+            }
+            guard let data = FileManager.default.contents(atPath: file.path) else { throw unreadable("it cannot be opened") }
+            guard let sql = String(data: data, encoding: .utf8) else { throw unreadable("it is not UTF-8 text") }
             var checks = ForeignKeyChecks.deferred
             var inTransaction = true
             for line in sql.split(separator: "\n").prefix(while: { $0.hasPrefix("-- strata:") }) {
