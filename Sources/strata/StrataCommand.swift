@@ -39,7 +39,8 @@ func openReadOnly(_ path: String) throws -> Database {
     configuration.foreignKeys = false
     configuration.busyTimeout = .seconds(1)
     let sideFiles = ["-wal", "-shm"].contains { FileManager.default.fileExists(atPath: path + $0) }
-    guard isWAL(path), !sideFiles, FileManager.default.isWritableFile(atPath: path) else {
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    guard isWAL(path), !sideFiles, FileManager.default.isWritableFile(atPath: path), FileManager.default.isWritableFile(atPath: folder) else {
         configuration.readOnly = true
         return try Database(path: path, configuration: configuration)
     }
