@@ -241,3 +241,67 @@ extension Review10CLITests {
         }
     }
 }
+
+extension Review10CLITests {
+    /// Every writable property of the first object of each generated model, one at a time (dates, decimals,
+    /// UUIDs and data included, where a changed value of the same kind decodes): the save changes that
+    /// column of that row only, and keeps the column's storage class.
+    @Test(.enabled(if: Fixtures.available), arguments: 0..<GeneratedFixtureModelTests.fixtures.count)
+    func everyPropertySavedAloneChangesOnlyItsColumnAndKeepsItsStorageClass(_ index: Int) throws {
+        let (file, _, models) = GeneratedFixtureModelTests.fixtures[index]
+        let path: String = try #require(Fixtures.path(file))
+        let fixture = try TemporaryDatabase(copying: path)
+        var saved = 0
+        for model in models where !(try ModelMetadata.of(model)).isReadOnly {
+            saved += try changeEach(model, in: fixture.db, file: file)
+        }
+        if ["GYDataCenterTests.db", "peewee_notes.sqlite3", "sqlalchemy_blog.sqlite3"].contains(file) {
+            #expect(saved >= 10, "\(file): \(saved) properties saved")
+        }
+    }
+
+    private func changeEach<T: Model>(_ type: T.Type, in db: Database, file: String) throws -> Int {
+        var saved = 0
+        let metadata = try ModelMetadata.of(T.self)
+        let table = metadata.tableName
+        guard let object = try db.objects(T.self).first else { return 0 }
+        let keys = Set(try db.column(String.self, "SELECT name FROM pragma_table_info(?) WHERE pk > 0", table))
+        let generated = Set(try db.column(String.self, "SELECT name FROM pragma_table_xinfo(?) WHERE hidden IN (2, 3)", table))
+        for property in metadata.properties.dropFirst(metadata.keyCount)
+        where property.related == nil && !keys.contains(property.column) && !generated.contains(property.column) {
+            let old = try property.accessor.load(object)
+            let new: SQLValue
+            switch old {
+            case .text(let text): new = .text(text + "~")
+            case .integer(let integer): new = .integer(integer == 0 ? 1 : 0)
+            case .real(let real): new = .real(real + 0.5)
+            case .blob(let data): new = .blob(data + Data([0x7E]))
+            default: continue
+            }
+            guard (try? property.accessor.store(new, into: object)) != nil else { continue }
+            guard object.hasChanges else { continue }   // the same value after decoding (a Bool's 2, say)
+            let before = try quotedRows(db, table)
+            let classBefore = try db.column(String.self, "SELECT typeof(\(SQL.quote(property.column))) FROM \(SQL.quote(table))")
+            do {
+                try db.save(object)
+            } catch let error as DatabaseError where error.code == .constraintCheck {
+                // The table's CHECK refuses the value: nothing was written, the change stays on the instance.
+                #expect(try quotedRows(db, table) == before)
+                #expect(object.hasChanges)
+                try property.accessor.store(old, into: object)
+                continue
+            }
+            saved += 1
+            let after = try quotedRows(db, table)
+            let differing = before.keys.filter { before[$0] != after[$0] }
+            #expect(differing.count == 1, "\(file): \(T.self).\(property.name): \(differing.count) rows changed")
+            if let row = differing.first, let was = before[row], let now = after[row] {
+                let columns = was.keys.filter { was[$0] != now[$0] && !generated.contains($0) }
+                #expect(columns == [property.column], "\(file): \(T.self).\(property.name): \(columns) changed")
+            }
+            let classAfter = try db.column(String.self, "SELECT typeof(\(SQL.quote(property.column))) FROM \(SQL.quote(table))")
+            #expect(classAfter == classBefore, "\(file): \(T.self).\(property.name): storage class \(classBefore) -> \(classAfter)")
+        }
+        return saved
+    }
+}
