@@ -32,9 +32,7 @@ struct StrataCommand: ParsableCommand {
 /// `PRAGMA query_only`: a read-only connection must create those two files to read it and, unlike the
 /// last connection able to write, cannot remove them when it closes, so inspecting would leave them behind.
 func openReadOnly(_ path: String) throws -> Database {
-    guard FileManager.default.fileExists(atPath: path) else {
-        throw ToolError("no database at \(path)")
-    }
+    try checkIsAFile(path)
     var configuration = Database.Configuration()
     configuration.foreignKeys = false
     configuration.busyTimeout = .seconds(1)
@@ -52,6 +50,25 @@ func openReadOnly(_ path: String) throws -> Database {
         throw error
     }
     return db
+}
+
+/// Throws unless `path` exists (SQLite would create a missing file) and is a file or a folder (opening a
+/// named pipe would wait for a writer forever; a device is no database): the library names a folder.
+private func checkIsAFile(_ path: String) throws {
+    guard FileManager.default.fileExists(atPath: path) else {
+        throw ToolError("no database at \(path)")
+    }
+    let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    let type = (try? FileManager.default.attributesOfItem(atPath: resolved))?[.type] as? FileAttributeType
+    guard type == .typeRegular || type == .typeDirectory else {
+        let kind = switch type {
+        case .typeCharacterSpecial?: "a character device"
+        case .typeBlockSpecial?: "a block device"
+        case .typeSocket?: "a socket"
+        default: "a named pipe or another special file"
+        }
+        throw ToolError("\(path) is \(kind), not a database file")
+    }
 }
 
 /// Whether the file's header says WAL (bytes 18 and 19 are 2).
@@ -74,9 +91,7 @@ func reading<T>(_ path: String, _ body: () throws -> T) throws -> T {
 
 /// Opens `path` to write (`strata migrate`); the file must exist.
 func openForWriting(_ path: String) throws -> Database {
-    guard FileManager.default.fileExists(atPath: path) else {
-        throw ToolError("no database at \(path)")
-    }
+    try checkIsAFile(path)
     var configuration = Database.Configuration()
     configuration.busyTimeout = .seconds(1)
     return try Database(path: path, configuration: configuration)

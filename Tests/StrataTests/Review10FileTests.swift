@@ -677,3 +677,26 @@ extension Review10FileTests {
         #expect(migrator.migrations.isEmpty)
     }
 }
+
+extension Review10FileTests {
+    /// A migration that deletes and inserts rows, then fails: the deleted instance is not marked deleted,
+    /// no inserted row shows up as an instance, and a later save of the instance updates its row.
+    @Test func aFailedMigrationThatDeletedRowsLeavesTheirInstancesAlive() throws {
+        let folder = try Folder()
+        let db = try Database(path: try makeNotes(folder))
+        let first = try #require(try db.object(R10Note.self, forKey: 1))
+        var migrator = Migrator()
+        migrator.register("delete-then-fail", sql: """
+            DELETE FROM r10_note WHERE id = 1;
+            INSERT INTO r10_note(id, title, body) VALUES (10, 'ten', 'x');
+            UPDATE nosuch SET x = 1;
+            """)
+        #expect(throws: MigrationError.self) { try migrator.migrate(db) }
+        #expect(try db.objects(R10Note.self).count == 3)
+        #expect(try db.object(R10Note.self, forKey: 10) == nil)
+        first.body = "after"
+        try db.save(first)
+        #expect(try db.value(String.self, "SELECT body FROM r10_note WHERE id = 1") == "after")
+        try db.close()
+    }
+}

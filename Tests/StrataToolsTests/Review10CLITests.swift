@@ -305,3 +305,22 @@ extension Review10CLITests {
         return saved
     }
 }
+
+extension Review10CLITests {
+    /// A named pipe (opening it would wait for a writer forever) and a device: errors, at once.
+    @Test func aNamedPipeOrADeviceIsNoDatabase() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.close()
+        let pipe = temp.folder.appendingPathComponent("pipe.sqlite")
+        #expect(mkfifo(pipe.path, 0o644) == 0)
+        try FileManager.default.createDirectory(at: temp.folder.appendingPathComponent("migrations"), withIntermediateDirectories: true)
+        for arguments in [["inspect", "pipe.sqlite"], ["generate", "pipe.sqlite"], ["migrate", "pipe.sqlite", "--migrations", "migrations"]] {
+            let run = try strata(arguments, in: temp.folder)
+            #expect(run.status == 1)
+            #expect(run.error == "Error: pipe.sqlite is a named pipe or another special file, not a database file\n", "\(run.error)")
+        }
+        let device = try strata(["inspect", "/dev/null"], in: temp.folder)
+        #expect(device.status == 1)
+        #expect(device.error == "Error: /dev/null is a character device, not a database file\n", "\(device.error)")
+    }
+}
