@@ -1,3 +1,4 @@
+import CSQLite
 import Dispatch
 import Foundation
 import StrataTestSupport
@@ -697,6 +698,27 @@ extension Review10FileTests {
         first.body = "after"
         try db.save(first)
         #expect(try db.value(String.self, "SELECT body FROM r10_note WHERE id = 1") == "after")
+        try db.close()
+    }
+}
+
+extension Review10FileTests {
+    /// A file SQLite opens read-only although the configuration did not ask (mode 0444 for a user other than
+    /// root; `?mode=ro` here, which has the same effect): fetches and an unneeded sync work, a save throws
+    /// SQLITE_READONLY and keeps the change.
+    @Test func aFileOpenedReadOnlyBySQLiteReadsAndRefusesWrites() throws {
+        let folder = try Folder()
+        let path = try makeNotes(folder)
+        let db = try Database(path: "file:\(path)?mode=ro")
+        #expect(sqlite3_db_readonly(db.sqliteHandle, "main") == 1)
+        #expect(try db.syncSchema(R10Note.self).isEmpty)
+        let notes = try db.objects(R10Note.self, where: "ORDER BY id")
+        #expect(notes.map(\.title) == ["a", "b", "c"])
+        #expect(try db.transaction { try db.count(R10Note.self) } == 3)
+        notes[0].body = "changed"
+        let error = try #require(throws: DatabaseError.self) { try db.save(notes[0]) }
+        #expect(error.code.primary == .readOnly, "\(error)")
+        #expect(notes[0].hasChanges && notes[0].body == "changed")
         try db.close()
     }
 }
