@@ -208,7 +208,7 @@ private func makeNotes(_ folder: Folder, name: String = "notes.sqlite") throws -
         } catch let error as DatabaseError {
             #expect(error.code.primary == .busy, "\(error)")
             #expect(error.sql != nil, "\(error)")
-            #expect(String(describing: error).contains("database is locked"))
+            #expect(String(describing: error).contains("database is locked: another connection held the write lock for the whole busy timeout (300 ms)"), "\(error)")
         }
         let waited = ContinuousClock.now - start
         #expect(waited >= .milliseconds(250), "\(waited)")

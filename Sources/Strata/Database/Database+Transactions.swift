@@ -34,7 +34,15 @@ extension Database {
         let changesBefore = models.transactionChanges
         // (A read-only transaction ends without the commit hook, which clears the flag otherwise.)
         defer { if !nested { models.transactionMerged = false } }
-        try connection.execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN \(kind.rawValue) TRANSACTION")
+        do {
+            try connection.execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN \(kind.rawValue) TRANSACTION")
+        } catch let error as DatabaseError where error.code.primary == .busy && !nested {
+            // Say what was waited for, and how long: the lock, not this handle's statement, is the cause.
+            let (seconds, attoseconds) = configuration.busyTimeout.components
+            let waited = seconds > Int64.max / 1000 - 1 ? "\(seconds) s" : "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000) ms"
+            throw DatabaseError(code: error.code, message: "\(error.message): another connection held the write lock for the whole busy timeout (\(waited))",
+                                sql: error.sql, arguments: error.arguments, argumentsArePublic: error.argumentsArePublic)
+        }
         if !nested { models.ownsTransaction = true }
         // The library's own COMMIT or ROLLBACK ends it (and an error leaves no claim behind).
         defer { if !nested { models.ownsTransaction = false } }
