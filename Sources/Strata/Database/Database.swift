@@ -48,12 +48,13 @@ public final class Database {
             throw error.opening(path)   // a locked file, say: which one
         }
         installChangeHooks()
-        // A statement stepped outside the library's own calls (a bare `Statement`) may fail after SQLite
-        // reported changes it then undid; they are checked against the rows before they reach live instances.
+        // The COMMIT or ROLLBACK the authorizer refused inside a transaction block, for the error's message.
         connection.refusedTransactionStatement = { [weak self] in
             defer { self?.models.refusedTransactionStatement = nil }
             return self?.models.refusedTransactionStatement
         }
+        // A statement stepped outside the library's own calls (a bare `Statement`) may fail after SQLite
+        // reported changes it then undid; they are checked against the rows before they reach live instances.
         connection.statementFailed = { [weak self] in
             guard let self else { return }
             models.verifyPending = !models.pending.isEmpty || models.verifyPending
