@@ -722,3 +722,26 @@ extension Review10FileTests {
         try db.close()
     }
 }
+
+extension Review10FileTests {
+    /// The plan (the dry run) lists exactly what migrate then runs, in order, for SQL, Swift and
+    /// user_version steps, and changes nothing itself.
+    @Test func thePlanIsWhatRuns() throws {
+        let folder = try Folder()
+        let path = try makeNotes(folder)
+        let db = try Database(path: path)
+        var migrator = Migrator()
+        migrator.register("0001_sql", sql: "CREATE TABLE r10_a(x)")
+        migrator.registerUserVersion(1) { db in try db.execute("CREATE TABLE r10_v1(x)") }
+        migrator.register("0002_swift") { db in try db.execute("INSERT INTO r10_a VALUES (1)") }
+        try db.execute("PRAGMA user_version = 0")
+        let schema = try tableSQL(db)
+        let plan = try migrator.plan(for: db)
+        #expect(try tableSQL(db) == schema)
+        #expect(plan.description == "-- 0001_sql\nCREATE TABLE r10_a(x)\n-- user_version 1 (Swift, sets user_version = 1)\n-- 0002_swift (Swift)")
+        #expect(try migrator.migrate(db) == plan.pending.map(\.id))
+        #expect(try migrator.plan(for: db).pending.isEmpty)
+        #expect(try migrator.plan(for: db).description == "-- no pending migrations")
+        try db.close()
+    }
+}
