@@ -498,6 +498,8 @@ extension Database {
         guard changes > 0 || registry.table.isView else { throw rowGone(object, registry: registry, key: key) }
         if registry.hasParentArrays && registry.dropArraysOfMovedChild(object, changed: changed) { noteChildMoved(registry) }
         updated(object, properties: changed, registry: registry)
+        // Generated columns follow the columns written, with no update-hook report of their own: read them.
+        if !registry.table.generated.isEmpty { refresh(object, registry: registry) }
     }
 
     /// ``update(_:registry:changed:)`` inside a transaction for the most common shape

@@ -1,0 +1,414 @@
+import Foundation
+
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Review 10, table features: tables made by other tools (raw SQL here) with SQLite features a mapper may
+// not expect — generated columns, STRICT, CHECK, NOCASE keys, triggers, key layouts, DEFAULT
+// expressions, views and virtual tables, NUMERIC affinity — used through a model over the table.
+
+// MARK: Models
+
+private final class R10Gen: Model {
+    static let tableName = "r10_gen"
+    var id: Int64 = 0
+    var body = ""
+    var len = 0
+    var shout = ""
+    required init() {}
+}
+
+private final class R10Strict: Model {
+    static let tableName = "r10_strict"
+    var id: Int64 = 0
+    var atInt: Date?
+    var atText: Date?
+    var atReal: Date?
+    var tokenBlob: UUID?
+    var tokenText: UUID?
+    var flag = false
+    var count = 0
+    required init() {}
+}
+
+private final class R10StrictWrong: Model {
+    static let tableName = "r10_strict_wrong"
+    var id: Int64 = 0
+    var amount = ""
+    required init() {}
+}
+
+private final class R10StrictRaw: Model {
+    static let tableName = "r10_strict_wrong"
+    var id: Int64 = 0
+    var amount: SQLValue = .integer(0)
+    var price = Decimal(0)
+    required init() {}
+}
+
+private final class R10Check: Model {
+    static let tableName = "r10_check"
+    var id: Int64 = 0
+    var qty = 0
+    var name = ""
+    var note = ""
+    required init() {}
+}
+
+private final class R10NoCase: Model {
+    static let tableName = "r10_nocase"
+    var id = ""
+    var name = ""
+    required init() {}
+}
+
+@Suite struct Review10TableFeatureTests {
+    // MARK: Generated columns
+
+    private func makeGenerated(_ db: Database) throws {
+        try db.execute("""
+            CREATE TABLE r10_gen (id INTEGER PRIMARY KEY, body TEXT NOT NULL DEFAULT '',
+                len INTEGER GENERATED ALWAYS AS (length(body)) VIRTUAL,
+                shout TEXT GENERATED ALWAYS AS (upper(body)) STORED)
+            """)
+    }
+
+    @Test func generatedColumnsAreReadAfterInsertAndUpdateAndNeverWritten() throws {
+        let temp = try TemporaryDatabase()
+        try makeGenerated(temp.db)
+        let plan = try temp.db.schemaPlan(for: R10Gen.self)
+        #expect(plan.isEmpty, "\(plan)")
+        let g = R10Gen(); g.body = "abc"
+        try temp.db.save(g)
+        #expect(g.len == 3 && g.shout == "ABC")
+        g.body = "hello"
+        try temp.db.save(g)
+        #expect(g.len == 5 && g.shout == "HELLO")
+        // Writing a generated property is refused and writes nothing.
+        g.len = 99
+        let error = #expect(throws: ModelError.self) { try temp.db.save(g) }
+        #expect(error?.kind == .readOnly && error?.message.contains("len") == true, "\(String(describing: error))")
+        #expect(try temp.db.value(Int.self, "SELECT len FROM r10_gen") == 5)
+        // Changing a generated property and a written one: refused, nothing written.
+        g.body = "xy"
+        #expect(throws: ModelError.self) { try temp.db.save(g) }
+        #expect(try temp.db.value(String.self, "SELECT body FROM r10_gen") == "hello")
+        // Undo the generated change: the body saves and the generated values follow.
+        g.len = 5
+        try temp.db.save(g)
+        #expect(try temp.db.value(String.self, "SELECT body FROM r10_gen") == "xy")
+        #expect(g.len == 2 && g.shout == "XY")
+        // Raw SQL through the handle refreshes them too.
+        try temp.db.execute("UPDATE r10_gen SET body = 'four'")
+        #expect(g.len == 4 && g.shout == "FOUR")
+        try temp.db.syncSchema(R10Gen.self)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM pragma_table_xinfo('r10_gen')") == 4)
+    }
+
+    @Test func aGeneratedColumnChangedOnANewInstanceIsRefused() throws {
+        let temp = try TemporaryDatabase()
+        try makeGenerated(temp.db)
+        let g = R10Gen(); g.body = "abc"; g.len = 7
+        // Either refused, or the generated value read back: never a failed INSERT with SQLite's bare error.
+        do {
+            try temp.db.save(g)
+            #expect(g.len == 3)
+        } catch let error as ModelError {
+            #expect(error.kind == .readOnly && error.message.contains("len"), "\(error)")
+            #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r10_gen") == 0)
+        }
+    }
+
+    // MARK: STRICT
+
+    @Test func strictColumnsGetFormatsTheirTypeAccepts() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r10_strict (id INTEGER PRIMARY KEY, atInt INTEGER, atText TEXT, atReal REAL,
+                tokenBlob BLOB, tokenText TEXT, flag INTEGER NOT NULL DEFAULT 0, count INT NOT NULL DEFAULT 0) STRICT
+            """)
+        let s = R10Strict()
+        let when = Date(timeIntervalSince1970: 1_600_000_000.25)
+        let token = UUID()
+        s.atInt = when; s.atText = when; s.atReal = when; s.tokenBlob = token; s.tokenText = token; s.flag = true; s.count = 3
+        try temp.db.save(s)
+        let row = try temp.db.rows("SELECT typeof(atInt) a, typeof(atText) b, typeof(atReal) c, typeof(tokenBlob) d, typeof(tokenText) e, flag FROM r10_strict")[0]
+        #expect(row["a"] == .text("integer") && row["b"] == .text("text") && row["c"] == .text("real"))
+        #expect(row["d"] == .text("blob") && row["e"] == .text("text") && row["flag"] == .integer(1))
+        let temp2 = try temp.reopen()
+        let back = try #require(try temp2.objects(R10Strict.self).first)
+        #expect(back.atInt == Date(timeIntervalSince1970: 1_600_000_000))
+        #expect(back.atText.map { abs($0.timeIntervalSince(when)) < 0.001 } == true)
+        #expect(back.atReal == when)
+        #expect(back.tokenBlob == token && back.tokenText == token && back.flag && back.count == 3)
+        // An update of each writes in the same format.
+        back.atInt = Date(timeIntervalSince1970: 1_700_000_000.75)
+        back.atText = Date(timeIntervalSince1970: 1_700_000_000)
+        try temp2.save(back)
+        let row2 = try temp2.rows("SELECT typeof(atInt) a, typeof(atText) b FROM r10_strict")[0]
+        #expect(row2["a"] == .text("integer") && row2["b"] == .text("text"))
+    }
+
+}
+
+// MARK: Batch 2 models
+
+private final class R10Doc: Model {
+    static let tableName = "r10_doc"
+    var id: Int64 = 0
+    var title = ""
+    var updatedAt = ""
+    var revisions = 0
+    required init() {}
+}
+
+private final class R10Audit: Model {
+    static let tableName = "r10_audit"
+    var id: Int64 = 0
+    var doc: Int64 = 0
+    var note = ""
+    required init() {}
+}
+
+private final class R10Tag: Model {
+    static let tableName = "r10_tag"
+    var id = ""
+    var label = ""
+    required init() {}
+}
+
+private final class R10Auto: Model {
+    static let tableName = "r10_auto"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R10Desc: Model {
+    static let tableName = "r10_desc"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R10NoRowID: Model {
+    static let tableName = "r10_norowid"
+    var id = ""
+    var name = ""
+    required init() {}
+}
+
+private final class R10IntKey: Model {
+    static let tableName = "r10_intkey"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R10Rowid: Model {
+    static let tableName = "r10_rowid"
+    static let primaryKey = "rowid"
+    var rowid: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R10Defaults: Model {
+    static let tableName = "r10_defaults"
+    var id: Int64 = 0
+    var name = ""
+    var created: Date?
+    var julian = 0.0
+    var level = 0
+    required init() {}
+}
+
+private final class R10Partial: Model {
+    static let tableName = "r10_partial"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+extension Review10TableFeatureTests {
+    // MARK: Triggers
+
+    @Test func anAfterUpdateTriggerOnTheSameRowReachesTheInstanceAndIsNotOverwritten() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r10_doc (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '', updatedAt TEXT NOT NULL DEFAULT '', revisions INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE r10_audit (id INTEGER PRIMARY KEY, doc INTEGER NOT NULL DEFAULT 0, note TEXT NOT NULL DEFAULT '');
+            CREATE TRIGGER r10_doc_touch AFTER UPDATE OF title ON r10_doc BEGIN
+                UPDATE r10_doc SET updatedAt = 'touched-' || NEW.title, revisions = revisions + 1 WHERE id = NEW.id;
+                UPDATE r10_audit SET note = 'title ' || NEW.title WHERE doc = NEW.id;
+            END;
+            """)
+        let d = R10Doc(); d.title = "a"
+        try temp.db.save(d)
+        let audit = R10Audit(); audit.doc = d.id; audit.note = "none"
+        try temp.db.save(audit)
+        d.title = "b"
+        try temp.db.save(d)
+        #expect(d.updatedAt == "touched-b" && d.revisions == 1)
+        #expect(audit.note == "title b")
+        // The next save writes only what it changed, never the trigger's columns back.
+        d.title = "c"
+        try temp.db.save(d)
+        #expect(try temp.db.value(String.self, "SELECT updatedAt || '/' || revisions FROM r10_doc") == "touched-c/2")
+        #expect(d.updatedAt == "touched-c" && d.revisions == 2 && !d.hasChanges)
+        // Another property changed by the user and the trigger's column: the user's is written, then the trigger's wins.
+        d.title = "d"; d.updatedAt = "mine"
+        try temp.db.save(d)
+        #expect(try temp.db.value(String.self, "SELECT updatedAt FROM r10_doc") == "touched-d")
+        #expect(d.updatedAt == "touched-d")
+        #expect(audit.note == "title d")
+    }
+
+    @Test func aTriggerThatDeletesRowsMarksTheirInstancesDeleted() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r10_doc (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '', updatedAt TEXT NOT NULL DEFAULT '', revisions INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE r10_audit (id INTEGER PRIMARY KEY, doc INTEGER NOT NULL DEFAULT 0, note TEXT NOT NULL DEFAULT '');
+            CREATE TABLE r10_tag (id TEXT PRIMARY KEY, label TEXT NOT NULL DEFAULT '') WITHOUT ROWID;
+            CREATE TRIGGER r10_doc_archive AFTER UPDATE OF title ON r10_doc WHEN NEW.title = 'archived' BEGIN
+                DELETE FROM r10_audit WHERE doc = NEW.id;
+                DELETE FROM r10_tag WHERE label = 'doc' || NEW.id;
+                DELETE FROM r10_doc WHERE id = NEW.id;
+            END;
+            """)
+        let d = R10Doc(); d.title = "a"
+        try temp.db.save(d)
+        let a = R10Audit(); a.doc = d.id
+        try temp.db.save(a)
+        let t = R10Tag(); t.id = "x"; t.label = "doc\(d.id)"
+        try temp.db.save(t)
+        d.title = "archived"
+        try temp.db.save(d)
+        #expect(a.isDeleted)
+        #expect(t.isDeleted)
+        #expect(d.isDeleted)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r10_tag") == 0)
+    }
+
+    @Test func aTriggerWritingAWithoutRowIDTableReachesItsInstances() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r10_doc (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '', updatedAt TEXT NOT NULL DEFAULT '', revisions INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE r10_tag (id TEXT PRIMARY KEY, label TEXT NOT NULL DEFAULT '') WITHOUT ROWID;
+            CREATE TRIGGER r10_doc_tag AFTER UPDATE OF title ON r10_doc BEGIN UPDATE r10_tag SET label = NEW.title WHERE id = 'current'; END;
+            """)
+        let t = R10Tag(); t.id = "current"; t.label = "none"
+        try temp.db.save(t)
+        let d = R10Doc(); d.title = "a"
+        try temp.db.save(d)
+        d.title = "b"
+        try temp.db.save(d)
+        #expect(t.label == "b")
+        // And its next save of an unchanged label writes nothing back.
+        try temp.db.save(t)
+        #expect(try temp.db.value(String.self, "SELECT label FROM r10_tag") == "b")
+        // Raw SQL on the WITHOUT ROWID table itself.
+        try temp.db.execute("UPDATE r10_tag SET label = 'raw'")
+        #expect(t.label == "raw")
+    }
+
+    // MARK: Key layouts
+
+    @Test func autoincrementNeverReusesAKey() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_auto (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL DEFAULT '')")
+        let a = R10Auto(); a.name = "a"; try temp.db.save(a)
+        let b = R10Auto(); b.name = "b"; try temp.db.save(b)
+        #expect(a.id == 1 && b.id == 2)
+        #expect(try temp.db.delete(b))
+        let c = R10Auto(); c.name = "c"; try temp.db.save(c)
+        #expect(c.id == 3)
+        #expect(try temp.db.object(R10Auto.self, forKey: 3) === c)
+        #expect(try temp.db.schemaPlan(for: R10Auto.self).isEmpty)
+    }
+
+    @Test(arguments: ["INTEGER PRIMARY KEY DESC", "INT PRIMARY KEY", "BIGINT PRIMARY KEY", "UNSIGNED BIG INT PRIMARY KEY", "INTEGER NOT NULL PRIMARY KEY DESC"])
+    func anIntegerKeyThatIsNotTheRowIDGetsDistinctKeys(declaration: String) throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_intkey (id \(declaration), name TEXT NOT NULL DEFAULT '')")
+        #expect(try temp.db.schemaPlan(for: R10IntKey.self).isEmpty)
+        let a = R10IntKey(); a.name = "a"; try temp.db.save(a)
+        let b = R10IntKey(); b.name = "b"; try temp.db.save(b)
+        #expect(a.id != 0 && b.id != 0 && a.id != b.id)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r10_intkey WHERE id IS NULL") == 0)
+        #expect(try temp.db.object(R10IntKey.self, forKey: a.id) === a)
+        let c = R10IntKey(); c.id = 100; c.name = "c"; try temp.db.save(c)
+        #expect(try temp.db.value(String.self, "SELECT name FROM r10_intkey WHERE id = 100") == "c")
+        try temp.db.execute("UPDATE r10_intkey SET name = 'raw' WHERE id = 100")
+        #expect(c.name == "raw")
+        // A duplicate key is an error, never an overwrite.
+        let dup = R10IntKey(); dup.id = 100; dup.name = "dup"
+        #expect(throws: ModelError.self) { try temp.db.save(dup) }
+        #expect(try temp.db.value(String.self, "SELECT name FROM r10_intkey WHERE id = 100") == "raw")
+        let reopened = try temp.reopen()
+        let all = try reopened.objects(R10IntKey.self, where: "ORDER BY name")
+        #expect(all.map(\.name) == ["a", "b", "raw"])
+        let x = try #require(try reopened.object(R10IntKey.self, forKey: 100))
+        x.name = "again"; try reopened.save(x)
+        #expect(try reopened.delete(x))
+        #expect(try reopened.value(Int.self, "SELECT count(*) FROM r10_intkey") == 2)
+    }
+
+    @Test func aWithoutRowIDTextKeyTableRoundTrips() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_norowid (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '') WITHOUT ROWID")
+        let a = R10NoRowID(); a.id = "a"; a.name = "x"; try temp.db.save(a)
+        #expect(try temp.db.object(R10NoRowID.self, forKey: "a") === a)
+        a.name = "y"; try temp.db.save(a)
+        try temp.db.execute("UPDATE r10_norowid SET name = 'raw' WHERE id = 'a'")
+        #expect(a.name == "raw")
+        try temp.db.execute("DELETE FROM r10_norowid WHERE id = 'a'")
+        #expect(a.isDeleted)
+    }
+
+    @Test func aTableWithoutAPrimaryKeyMapsByRowID() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_rowid (name TEXT NOT NULL DEFAULT ''); INSERT INTO r10_rowid VALUES ('x'), ('y')")
+        #expect(try temp.db.schemaPlan(for: R10Rowid.self).isEmpty)
+        let all = try temp.db.objects(R10Rowid.self, where: "ORDER BY rowid")
+        #expect(all.map(\.rowid) == [1, 2] && all.map(\.name) == ["x", "y"])
+        let z = R10Rowid(); z.name = "z"; try temp.db.save(z)
+        #expect(z.rowid == 3)
+        all[0].name = "x2"; try temp.db.save(all[0])
+        #expect(try temp.db.value(String.self, "SELECT group_concat(name, ',') FROM (SELECT name FROM r10_rowid ORDER BY rowid)") == "x2,y,z")
+        try temp.db.execute("UPDATE r10_rowid SET name = 'raw' WHERE rowid = 2")
+        #expect(all[1].name == "raw")
+    }
+
+    // MARK: DEFAULT expressions
+
+    @Test func defaultExpressionsFillWhatTheModelLeavesUnset() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r10_defaults (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '',
+                created TEXT DEFAULT CURRENT_TIMESTAMP, julian REAL NOT NULL DEFAULT (julianday('now')), level INTEGER NOT NULL DEFAULT '7')
+            """)
+        #expect(try temp.db.schemaPlan(for: R10Defaults.self).isEmpty)
+        let d = R10Defaults(); d.name = "n"
+        try temp.db.save(d)
+        let created = try #require(d.created)
+        #expect(abs(created.timeIntervalSinceNow) < 120)
+        #expect(d.julian > 2_460_000)
+        #expect(d.level == 7)
+        #expect(!d.hasChanges)
+        #expect(try temp.db.value(String.self, "SELECT typeof(created) || typeof(julian) || typeof(level) FROM r10_defaults") == "textrealinteger")
+        d.name = "m"; try temp.db.save(d)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r10_defaults WHERE typeof(created) = 'text' AND level = 7") == 1)
+    }
+
+    @Test func aNotNullColumnWithoutDefaultTheModelDoesNotMapIsAClearError() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_partial (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', secret TEXT NOT NULL); INSERT INTO r10_partial VALUES (1, 'a', 's')")
+        let p = try #require(try temp.db.object(R10Partial.self, forKey: 1))
+        p.name = "b"; try temp.db.save(p)
+        let n = R10Partial(); n.name = "c"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(n) }
+        #expect(error?.kind == .missingColumns && error?.message.contains("secret") == true)
+    }
+}
