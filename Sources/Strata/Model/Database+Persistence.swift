@@ -321,6 +321,7 @@ extension Database {
                 try keyAccessor.store(.integer(rowID), into: object)
                 registry.register(object, rowID: rowID, textKey: nil)
                 registry.capture(object)
+                if table.hasInsertTriggers { refresh(object, registry: registry) }
                 noteInserted(object, registry: registry, keyWasAssigned: true)
                 return
             }
@@ -369,6 +370,7 @@ extension Database {
         }
         registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(key))
         registry.capture(object)
+        if table.hasInsertTriggers { refresh(object, registry: registry) }
         noteInserted(object, registry: registry, keyWasAssigned: keyWasAssigned)
     }
 
@@ -407,6 +409,8 @@ extension Database {
         if table.keyIsRowID { rowID = try Int64(sqlValue: stored) }
         registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(stored))
         registry.capture(object)
+        // (RETURNING gives the row before AFTER triggers ran.)
+        if table.hasInsertTriggers { refresh(object, registry: registry) }
         noteInserted(object, registry: registry, keyWasAssigned: keyWasAssigned || key == nil)
     }
 

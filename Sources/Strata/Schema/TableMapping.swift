@@ -70,6 +70,10 @@ final class TableMapping {
     /// Whether a trigger of the table may REPLACE rows (its SQL says the word): a write here may then remove
     /// rows elsewhere without an update-hook report.
     let triggersMayReplace: Bool
+    /// Whether the table has a trigger that fires on INSERT: it may rewrite the new row (an AFTER INSERT
+    /// trigger that stamps or normalizes a column), which neither the values bound nor `RETURNING` show, and
+    /// which the update hook reports before the new instance is registered: an insert reads its row back.
+    let hasInsertTriggers: Bool
     /// The table's name, lowercased (as SQLite compares names, for ASCII).
     let lowercasedName: String
     /// The tables the table's foreign keys point at (lowercased): a delete there may cascade here.
@@ -124,6 +128,7 @@ final class TableMapping {
         updateVerb = info.replacesOnConflict ? "UPDATE OR ABORT" : "UPDATE"
         triggerSQL = info.triggerSQL
         triggersMayReplace = info.triggerSQL.contains { SQL.mentions($0, "replace") }
+        hasInsertTriggers = info.triggerSQL.contains(where: Self.firesOnInsert)
         lowercasedName = metadata.tableName.lowercased()
         parentTables = Set(info.foreignKeys.map { $0.table.lowercased() })
         readOnlyReason = metadata.isReadOnly ? "the model is read-only (isReadOnly)"
@@ -163,6 +168,17 @@ final class TableMapping {
         selectColumns = columns.joined(separator: ", ")
         quotedFromTable = SQL.quote(metadata.tableName)
         selectFromSQL = "SELECT \(selectColumns) FROM \(quotedFromTable)"
+    }
+
+    /// Whether a `CREATE TRIGGER` statement's event is INSERT (`... [BEFORE|AFTER|INSTEAD OF] INSERT ON t`):
+    /// the keyword before the first ON.
+    static func firesOnInsert(_ triggerSQL: String) -> Bool {
+        guard SQL.mentions(triggerSQL, "insert") else { return false }
+        for token in SQLTokenizer.tokens(triggerSQL) where token.kind == .word {
+            if token.isKeyword("ON") { return false }
+            if token.isKeyword("INSERT") { return true }
+        }
+        return false
     }
 
     /// Whether a column's DEFAULT (as `PRAGMA table_xinfo` gives it) is the literal of `value`: the ones

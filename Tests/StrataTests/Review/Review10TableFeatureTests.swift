@@ -265,6 +265,34 @@ extension Review10TableFeatureTests {
         #expect(audit.note == "title d")
     }
 
+    @Test func anAfterInsertTriggerThatRewritesTheNewRowReachesTheInstance() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r10_tag (id TEXT PRIMARY KEY, label TEXT NOT NULL DEFAULT '');
+            CREATE TRIGGER r10_tag_norm AFTER INSERT ON r10_tag BEGIN UPDATE r10_tag SET label = upper(NEW.label) WHERE id = NEW.id; END;
+            """)
+        let t = R10Tag(); t.id = "k"; t.label = "swift"
+        try temp.db.save(t)
+        #expect(t.label == "SWIFT")
+        #expect(!t.hasChanges)
+        try temp.db.save(t)
+        #expect(try temp.db.value(String.self, "SELECT label FROM r10_tag") == "SWIFT")
+    }
+
+    @Test func anAfterInsertTriggerOnARowidTableRewritesTheNewRow() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r10_doc (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '', updatedAt TEXT NOT NULL DEFAULT '', revisions INTEGER NOT NULL DEFAULT 0);
+            CREATE TRIGGER r10_doc_stamp AFTER INSERT ON r10_doc BEGIN UPDATE r10_doc SET updatedAt = 'created', title = trim(NEW.title) WHERE id = NEW.id; END;
+            """)
+        let d = R10Doc(); d.title = "  padded  "
+        try temp.db.save(d)
+        #expect(d.title == "padded" && d.updatedAt == "created")
+        d.revisions = 5
+        try temp.db.save(d)
+        #expect(try temp.db.value(String.self, "SELECT title || '/' || updatedAt || '/' || revisions FROM r10_doc") == "padded/created/5")
+    }
+
     @Test func aTriggerThatDeletesRowsMarksTheirInstancesDeleted() throws {
         let temp = try TemporaryDatabase()
         try temp.db.execute("""
