@@ -111,7 +111,11 @@ extension Database {
         }
         var byKey: [SQLValue: T] = [:]
         for object in found { byKey[try registry.metadata.key.accessor.load(object)] = object }
-        return values.compactMap { byKey[$0] }
+        let ordered = values.compactMap { byKey[$0] }
+        guard ordered.count < values.count, Set(ordered.map(ObjectIdentifier.init)).count < found.count else { return ordered }
+        // Some rows matched a key spelled otherwise than they store it (a `COLLATE NOCASE` key fetched as
+        // "ada" finds 'Ada'): SQLite's comparison, not Swift's equality, says which key found which row.
+        return try values.compactMap { try byKey[$0] ?? object(T.self, forKey: $0, checkingCommits: false) }
     }
 
     /// The objects whose properties equal the given values; an array value means `IN (...)`

@@ -150,6 +150,33 @@ private final class R10NoCase: Model {
         #expect(row2["a"] == .text("integer") && row2["b"] == .text("text"))
     }
 
+    @Test func aNoCaseKeyHasOneLiveInstanceAndAnInsertNeverOverwrites() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_nocase (id TEXT PRIMARY KEY COLLATE NOCASE, name TEXT NOT NULL DEFAULT '')")
+        let ada = R10NoCase(); ada.id = "Ada"; ada.name = "first"
+        try temp.db.save(ada)
+        let again = try temp.db.object(R10NoCase.self, forKey: "ada")
+        #expect(again === ada)
+        let upper = try temp.db.object(R10NoCase.self, forKey: "ADA")
+        #expect(upper === ada)
+        let list = try temp.db.objects(R10NoCase.self, where: "WHERE id = ?", "aDa")
+        #expect(list.count == 1 && list.first === ada)
+        let twin = R10NoCase(); twin.id = "ADA"; twin.name = "second"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(twin) }
+        #expect(error?.kind == .duplicateKey)
+        #expect(try temp.db.value(String.self, "SELECT id || '/' || name FROM r10_nocase") == "Ada/first")
+        // Rows another tool wrote: fetched in two spellings, one instance.
+        try temp.db.execute("INSERT INTO r10_nocase VALUES ('Bob', 'b')")
+        let b1 = try #require(try temp.db.object(R10NoCase.self, forKey: "bob"))
+        let b2 = try #require(try temp.db.object(R10NoCase.self, forKey: "BOB"))
+        #expect(b1 === b2 && b1.id == "Bob")
+        let all = try temp.db.objects(R10NoCase.self, forKeys: ["bob", "ADA", "Bob"])
+        #expect(all.count >= 2 && all.allSatisfy { $0 === b1 || $0 === ada })
+        try temp.db.execute("UPDATE r10_nocase SET name = 'raw' WHERE id = 'BOB'")
+        #expect(b1.name == "raw")
+        try temp.db.execute("DELETE FROM r10_nocase WHERE id = 'ada'")
+        #expect(ada.isDeleted)
+    }
 }
 
 // MARK: Batch 2 models
