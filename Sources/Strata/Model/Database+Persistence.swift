@@ -314,8 +314,8 @@ extension Database {
                 try bind(object, properties: 1..<count, to: statement, registry: registry)
                 do {
                     try runOwnWrite(statement, registry: registry, rowID: 0, insert: true)
-                } catch let error as DatabaseError where (error.code.isUniqueViolation || error.code == .constraintNotNull) {
-                    throw duplicateKeyError(error, object: object, registry: registry)
+                } catch {
+                    throw saveFailed(error, object: object, registry: registry, updating: nil, written: ColumnSet(1..<count))
                 }
                 let rowID = lastInsertRowID
                 try keyAccessor.store(.integer(rowID), into: object)
@@ -363,10 +363,7 @@ extension Database {
             }
         } catch {
             if keyWasAssigned { try? keyAccessor.store(.integer(0), into: object) }
-            if let error = error as? DatabaseError, (error.code.isUniqueViolation || error.code == .constraintNotNull) {
-                throw duplicateKeyError(error, object: object, registry: registry)
-            }
-            throw error
+            throw saveFailed(error, object: object, registry: registry, updating: nil, written: ColumnSet(0..<count))
         }
         registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(key))
         registry.capture(object)
@@ -400,10 +397,7 @@ extension Database {
             }
         } catch {
             if keyWasAssigned { try? metadata.key.accessor.store(.integer(0), into: object) }
-            if let error = error as? DatabaseError, (error.code.isUniqueViolation || error.code == .constraintNotNull) {
-                throw duplicateKeyError(error, object: object, registry: registry)
-            }
-            throw error
+            throw saveFailed(error, object: object, registry: registry, updating: nil, written: included)
         }
         let stored = try metadata.key.accessor.load(object)
         if table.keyIsRowID { rowID = try Int64(sqlValue: stored) }
@@ -495,8 +489,8 @@ extension Database {
         try registry.table.bindKey(key, to: statement, at: count + 1)
         do {
             try runOwnWrite(statement, registry: registry, rowID: object._rowID)
-        } catch let error as DatabaseError where (error.code.isUniqueViolation || error.code == .constraintNotNull) {
-            throw duplicateKeyError(error, object: object, registry: registry)
+        } catch {
+            throw saveFailed(error, object: object, registry: registry, updating: key, written: changed)
         }
         // (A view's INSTEAD OF trigger makes its changes in other tables: SQLite counts none for the view.)
         guard changes > 0 || registry.table.isView else { throw rowGone(object, registry: registry, key: key) }
@@ -545,7 +539,7 @@ extension Database {
                 while try statement.step() {}
             }
         } catch {
-            throw plainUpdateFailed(error, object: object, registry: registry)
+            throw saveFailed(error, object: object, registry: registry, updating: .integer(rowID), written: ColumnSet(low: changed))
         }
         guard sqlite3_changes64(connection.handle) > 0 else {
             throw rowGone(object, registry: registry, key: .integer(rowID))
@@ -559,14 +553,31 @@ extension Database {
         if !models.observers.isEmpty { recordUpdate(object, properties: ColumnSet(low: changed), registry: registry) }
     }
 
-    /// The error a failed step of ``updatePlainWords(_:registry:changed:)`` throws, as ``update(_:registry:changed:)``
-    /// maps it (out of line: the save's hot path stays short).
+    /// The error a failed INSERT or UPDATE of a save throws (out of line: the save's hot path stays short): a
+    /// UNIQUE or NOT NULL violation as a ``ModelError`` (``duplicateKeyError(_:object:registry:)``); any other
+    /// constraint (CHECK, a STRICT column's type, a foreign key, a trigger's RAISE) as SQLite's error, code,
+    /// SQL and arguments kept, with a message that goes on to name the model, the key (`updating`, nil for an
+    /// insert) and the properties written — the column's property, when SQLite names a column.
     @inline(never)
-    private func plainUpdateFailed(_ error: any Error, object: ModelObject, registry: TypeRegistry) -> any Error {
-        if let error = error as? DatabaseError, error.code.isUniqueViolation || error.code == .constraintNotNull {
+    private func saveFailed(_ error: any Error, object: ModelObject, registry: TypeRegistry, updating key: SQLValue?, written: ColumnSet) -> any Error {
+        guard let error = error as? DatabaseError else { return error }
+        if error.code.isUniqueViolation || error.code == .constraintNotNull {
             return duplicateKeyError(error, object: object, registry: registry)
         }
-        return error
+        guard error.code.primary == .constraint else { return error }
+        let metadata = registry.metadata, table = registry.table
+        // "cannot store TEXT value in INTEGER column t.amount" (STRICT): the column is named.
+        var names: [String] = []
+        if error.message.hasPrefix("cannot store"), let column = error.message.split(separator: ".").last,
+           let index = table.columns.firstIndex(where: { $0.caseInsensitiveCompare(column) == .orderedSame }) {
+            names = [metadata.properties[index].name + (table.columns[index] == metadata.properties[index].name ? "" : " (column \"\(table.columns[index])\")")]
+        } else {
+            names = written.indices.filter { $0 < metadata.properties.count }.map { metadata.properties[$0].name }
+        }
+        let what = key.map { "updating \(metadata.typeName) (key \($0))" } ?? "inserting a new \(metadata.typeName)"
+        let message = "\(error.message): \(what), writing \(names.isEmpty ? "no property" : names.joined(separator: ", ")) of table \"\(table.table)\". Nothing was written"
+        return DatabaseError(code: error.code, message: message, sql: error.sql, arguments: error.arguments,
+                             argumentsArePublic: error.argumentsArePublic)
     }
 
     /// After an UPDATE that changed no row: the row is gone, so the instance is marked deleted (a save never

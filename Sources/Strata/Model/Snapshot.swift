@@ -62,6 +62,11 @@ struct ColumnSet: Hashable {
 
     init(low: UInt64 = 0) { self.low = low }
 
+    /// The indices of `range`.
+    init(_ range: Range<Int>) {
+        for index in range { insert(index) }
+    }
+
     var isEmpty: Bool { low == 0 && (high?.allSatisfy { $0 == 0 } ?? true) }
 
     @inline(__always)

@@ -150,6 +150,72 @@ private final class R10NoCase: Model {
         #expect(row2["a"] == .text("integer") && row2["b"] == .text("text"))
     }
 
+    @Test func aWrongStorageClassInAStrictColumnNamesTheModelAndProperty() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_strict_wrong (id INTEGER PRIMARY KEY, amount INTEGER NOT NULL DEFAULT 0, price INTEGER NOT NULL DEFAULT 0) STRICT")
+        // A String property over a STRICT INTEGER column: refused by sync, naming the column.
+        let sync = #expect(throws: (any Error).self) { try temp.db.save(R10StrictWrong()) }
+        #expect("\(sync.map { "\($0)" } ?? "")".contains("\"amount\""))
+        let w = R10StrictRaw(); w.amount = .text("12"); w.price = 2
+        try temp.db.save(w)   // '12' converts losslessly
+        #expect(try temp.db.value(String.self, "SELECT typeof(amount) || amount FROM r10_strict_wrong") == "integer12")
+        w.amount = .text("twelve")
+        let error = #expect(throws: DatabaseError.self) { try temp.db.save(w) }
+        #expect(error?.code.rawValue == 3091, "\(String(describing: error))")
+        #expect(error?.message.contains("R10StrictRaw") == true && error?.message.contains("amount") == true
+                && error?.message.contains("key integer 1") == true, "\(String(describing: error))")
+        #expect(try temp.db.value(Int.self, "SELECT amount FROM r10_strict_wrong") == 12)
+        // A Decimal with a fraction cannot go into a STRICT INTEGER column either.
+        w.amount = .integer(13); w.price = Decimal(string: "2.5")!
+        let error2 = #expect(throws: DatabaseError.self) { try temp.db.save(w) }
+        #expect(error2?.message.contains("price") == true, "\(String(describing: error2))")
+        #expect(try temp.db.value(String.self, "SELECT amount || '/' || price FROM r10_strict_wrong") == "12/2")
+        // Fixed, the next save writes both.
+        w.price = 3
+        try temp.db.save(w)
+        #expect(try temp.db.value(String.self, "SELECT amount || '/' || price FROM r10_strict_wrong") == "13/3")
+        let fresh = R10StrictRaw(); fresh.amount = .text("x")
+        let error3 = #expect(throws: DatabaseError.self) { try temp.db.save(fresh) }
+        #expect(error3?.message.contains("inserting a new R10StrictRaw") == true && error3?.message.contains("amount") == true, "\(String(describing: error3))")
+        #expect(fresh.id == 0 && !fresh.isPersisted)
+    }
+
+    // MARK: CHECK
+
+    @Test func aCheckViolationNamesTheConstraintAndASecondSaveWritesWhatChanged() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r10_check (id INTEGER PRIMARY KEY, qty INTEGER NOT NULL DEFAULT 0 CHECK (qty >= 0),
+                name TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '', CONSTRAINT short_name CHECK (length(name) < 10))
+            """)
+        let c = R10Check(); c.qty = -1; c.name = "a"
+        let error = #expect(throws: (any Error).self) { try temp.db.save(c) }
+        let text = "\(error.map { "\($0)" } ?? "")"
+        #expect(text.contains("R10Check") && text.contains("CHECK"), "\(text)")
+        #expect(!c.isPersisted && c.id == 0)
+        c.qty = 1
+        try temp.db.save(c)
+        #expect(c.id != 0)
+        c.name = "much too long a name"; c.note = "n1"
+        let error2 = #expect(throws: (any Error).self) { try temp.db.save(c) }
+        let text2 = "\(error2.map { "\($0)" } ?? "")"
+        #expect(text2.contains("short_name") && text2.contains("R10Check"), "\(text2)")
+        #expect(try temp.db.value(String.self, "SELECT name || '/' || note FROM r10_check") == "a/")
+        // Another writer changes qty meanwhile; the fixed save writes name and note, not qty.
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE r10_check SET qty = 42")
+        try other.close()
+        c.name = "b"
+        try temp.db.save(c)
+        #expect(try temp.db.value(String.self, "SELECT qty || '/' || name || '/' || note FROM r10_check") == "42/b/n1")
+        #expect(c.qty == 42)
+        // Nothing left over: an unchanged save writes nothing.
+        try temp.db.execute("UPDATE r10_check SET note = 'raw' WHERE 0")
+        try temp.db.save(c)
+    }
+
+    // MARK: COLLATE NOCASE text key
+
     @Test func aNoCaseKeyHasOneLiveInstanceAndAnInsertNeverOverwrites() throws {
         let temp = try TemporaryDatabase()
         try temp.db.execute("CREATE TABLE r10_nocase (id TEXT PRIMARY KEY COLLATE NOCASE, name TEXT NOT NULL DEFAULT '')")
