@@ -231,9 +231,11 @@ extension Database {
         if kind == .date {
             let statement = try connection.prepare(ColumnSample.statementSQL(column: column.name, table: table))
             defer { statement.finalize() }
-            guard try statement.step() else { return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: nil), false) }
+            guard try statement.step() else {
+                return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: nil, defaultSQL: column.defaultSQL), false)
+            }
             let sample = ColumnSample(row: (0..<ColumnSample.columnCount).map { statement.value(at: Int32($0)) })
-            return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample), sample.first != nil)
+            return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample, defaultSQL: column.defaultSQL), sample.first != nil)
         }
         let name = SQL.quote(column.name)
         // A UUID's case shows only in its letters: of the first 100 non-NULL values, one that has some

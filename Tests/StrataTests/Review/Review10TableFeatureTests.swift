@@ -533,3 +533,275 @@ extension Review10TableFeatureTests {
         #expect(error?.kind == .missingColumns && error?.message.contains("secret") == true)
     }
 }
+
+// MARK: Batch 3 models
+
+private final class R10ViewModel: Model {
+    static let tableName = "r10_view"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R10ViewExtra: Model {
+    static let tableName = "r10_view"
+    var id: Int64 = 0
+    var name = ""
+    var extra = 0
+    required init() {}
+}
+
+private final class R10Search: Model {
+    static let tableName = "r10_search"
+    static let primaryKey = "rowid"
+    var rowid: Int64 = 0
+    var title = ""
+    var body = ""
+    required init() {}
+}
+
+private final class R10SearchExtra: Model {
+    static let tableName = "r10_search"
+    static let primaryKey = "rowid"
+    var rowid: Int64 = 0
+    var title = ""
+    var missing = ""
+    required init() {}
+}
+
+private final class R10NumText: Model {
+    static let tableName = "r10_num"
+    var id: Int64 = 0
+    var v = ""
+    required init() {}
+}
+
+private final class R10NumInt: Model {
+    static let tableName = "r10_num"
+    var id: Int64 = 0
+    var v = 0
+    required init() {}
+}
+
+private final class R10NumDouble: Model {
+    static let tableName = "r10_num"
+    var id: Int64 = 0
+    var v = 0.0
+    required init() {}
+}
+
+private final class R10NumDecimal: Model {
+    static let tableName = "r10_num"
+    var id: Int64 = 0
+    var v = Decimal(0)
+    required init() {}
+}
+
+private final class R10NoCaseNoRowID: Model {
+    static let tableName = "r10_nocase_nr"
+    var id = ""
+    var name = ""
+    required init() {}
+}
+
+private final class R10GenNoRowID: Model {
+    static let tableName = "r10_gen_nr"
+    var id = ""
+    var body = ""
+    var len = 0
+    required init() {}
+}
+
+extension Review10TableFeatureTests {
+    // MARK: Views and virtual tables
+
+    @Test func aViewWithTheModelsTableNameIsNeverAlteredAndExplainsWhatItCannotDo() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r10_base (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO r10_base VALUES (1, 'a');
+            CREATE VIEW r10_view AS SELECT id, name FROM r10_base;
+            """)
+        let schema = try temp.db.value(String.self, "SELECT sql FROM sqlite_master WHERE name = 'r10_view'")
+        #expect(try temp.db.schemaPlan(for: R10ViewModel.self).isEmpty)
+        let v = try #require(try temp.db.object(R10ViewModel.self, forKey: 1))
+        #expect(v.name == "a")
+        v.name = "b"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(v) }
+        #expect(error?.kind == .readOnly && error?.message.contains("view") == true, "\(String(describing: error))")
+        let extra = #expect(throws: (any Error).self) { try temp.db.syncSchema(R10ViewExtra.self) }
+        let text = "\(extra.map { "\($0)" } ?? "")"
+        #expect(text.contains("view") && text.contains("extra"), "\(text)")
+        #expect(try temp.db.value(String.self, "SELECT sql FROM sqlite_master WHERE name = 'r10_view'") == schema)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE tbl_name = 'r10_view'") == 1)
+    }
+
+    @Test func anFTS5TableWithTheModelsTableName() throws {
+        let temp = try TemporaryDatabase()
+        do {
+            try temp.db.execute("CREATE VIRTUAL TABLE r10_search USING fts5(title, body)")
+        } catch {
+            return   // no FTS5 in this SQLite
+        }
+        try temp.db.execute("INSERT INTO r10_search(title, body) VALUES ('swift', 'an orm'), ('sqlite', 'fts five')")
+        #expect(try temp.db.schemaPlan(for: R10Search.self).isEmpty)
+        let found = try temp.db.objects(R10Search.self, where: "WHERE r10_search MATCH ?", "orm")
+        #expect(found.count == 1 && found.first?.title == "swift")
+        let s = try #require(found.first)
+        s.body = "an orm for swift"
+        try temp.db.save(s)
+        #expect(try temp.db.value(String.self, "SELECT body FROM r10_search WHERE rowid = ?", s.rowid) == "an orm for swift")
+        let n = R10Search(); n.title = "new"; n.body = "row"
+        try temp.db.save(n)
+        #expect(n.rowid == 3)
+        #expect(try temp.db.objects(R10Search.self, where: "WHERE r10_search MATCH 'row'").first === n)
+        #expect(try temp.db.delete(n))
+        let before = try temp.db.value(String.self, "SELECT group_concat(sql, ';') FROM sqlite_master")
+        let error = #expect(throws: (any Error).self) { try temp.db.syncSchema(R10SearchExtra.self) }
+        let text = "\(error.map { "\($0)" } ?? "")"
+        #expect(text.contains("missing") && text.contains("r10_search"), "\(text)")
+        #expect(try temp.db.value(String.self, "SELECT group_concat(sql, ';') FROM sqlite_master") == before)
+    }
+
+    // MARK: NUMERIC affinity
+
+    @Test func numericAffinityValuesReadAsEachPropertyType() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r10_num (id INTEGER PRIMARY KEY, v NUMERIC);
+            INSERT INTO r10_num VALUES (1, '1.0'), (2, '0123'), (3, '1e3'), (4, '1.5'), (5, 'abc'), (6, '12345678901234567890');
+            """)
+        let stored = try temp.db.column(String.self, "SELECT typeof(v) || ':' || v FROM r10_num ORDER BY id")
+        #expect(stored == ["integer:1", "integer:123", "integer:1000", "real:1.5", "text:abc", "real:1.23456789012346e+19"])
+        // A String property over a NUMERIC column is refused by sync, naming the column and the types that fit.
+        let textError = #expect(throws: (any Error).self) { try temp.db.objects(R10NumText.self) }
+        #expect("\(textError.map { "\($0)" } ?? "")".contains("column \"v\""))
+        let ints = try Database(path: temp.path)
+        let intError = #expect(throws: (any Error).self) { try ints.objects(R10NumInt.self, where: "ORDER BY id") }
+        #expect("\(intError.map { "\($0)" } ?? "")".contains("v"))
+        #expect(try ints.objects(R10NumInt.self, where: "WHERE id <= 3 ORDER BY id").map(\.v) == [1, 123, 1000])
+        try ints.close()
+        let doubles = try Database(path: temp.path)
+        #expect(try doubles.objects(R10NumDouble.self, where: "WHERE id <= 4 ORDER BY id").map(\.v) == [1, 123, 1000, 1.5])
+        try doubles.close()
+        let decimals = try Database(path: temp.path)
+        #expect(try decimals.objects(R10NumDecimal.self, where: "WHERE id <= 4 ORDER BY id").map(\.v) == [1, 123, 1000, Decimal(string: "1.5")!])
+        try decimals.close()
+    }
+
+    @Test func aDecimalOverANumericColumnRoundTrips() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_num (id INTEGER PRIMARY KEY, v NUMERIC NOT NULL DEFAULT 0)")
+        let d = R10NumDecimal(); d.v = Decimal(string: "1.10")!
+        try temp.db.save(d)
+        #expect(!d.hasChanges)
+        d.v = Decimal(string: "0.1")! + Decimal(string: "0.2")!
+        try temp.db.save(d)
+        let again = try Database(path: temp.path)
+        #expect(try again.object(R10NumDecimal.self, forKey: d.id)?.v == Decimal(string: "0.3")!)
+        try again.close()
+    }
+
+    // MARK: More combinations
+
+    @Test func aNoCaseKeyInAWithoutRowIDTable() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_nocase_nr (id TEXT PRIMARY KEY COLLATE NOCASE, name TEXT NOT NULL DEFAULT '') WITHOUT ROWID")
+        let ada = R10NoCaseNoRowID(); ada.id = "Ada"; ada.name = "first"
+        try temp.db.save(ada)
+        #expect(try temp.db.object(R10NoCaseNoRowID.self, forKey: "ada") === ada)
+        #expect(try temp.db.objects(R10NoCaseNoRowID.self, where: "WHERE id = 'ADA'").first === ada)
+        #expect(try temp.db.objects(R10NoCaseNoRowID.self, forKeys: ["aDA"]).first === ada)
+        let twin = R10NoCaseNoRowID(); twin.id = "ADA"; twin.name = "second"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(twin) }
+        #expect(error?.kind == .duplicateKey)
+        try temp.db.execute("UPDATE r10_nocase_nr SET name = 'raw' WHERE id = 'ADA'")
+        #expect(ada.name == "raw")
+        ada.name = "mine"; try temp.db.save(ada)
+        #expect(try temp.db.value(String.self, "SELECT id || '/' || name FROM r10_nocase_nr") == "Ada/mine")
+        try temp.db.execute("DELETE FROM r10_nocase_nr WHERE id = 'aDa'")
+        #expect(ada.isDeleted)
+    }
+
+    @Test func generatedColumnsInAWithoutRowIDTableAndABatchSave() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r10_gen_nr (id TEXT PRIMARY KEY, body TEXT NOT NULL DEFAULT '',
+                len INTEGER GENERATED ALWAYS AS (length(body)) STORED) WITHOUT ROWID;
+            CREATE TRIGGER r10_gen_nr_trim AFTER INSERT ON r10_gen_nr BEGIN UPDATE r10_gen_nr SET body = trim(body) WHERE id = NEW.id; END;
+            """)
+        let a = R10GenNoRowID(); a.id = "a"; a.body = " xy "
+        let b = R10GenNoRowID(); b.id = "b"; b.body = "abc"
+        try temp.db.save([a, b])
+        #expect(a.body == "xy" && a.len == 2 && b.len == 3)
+        a.body = "four"; b.body = "fivee"
+        try temp.db.save([a, b])
+        #expect(a.len == 4 && b.len == 5)
+        try temp.db.transaction {
+            a.body = "1"
+            try temp.db.save(a)
+            #expect(a.len == 1)
+        }
+        #expect(a.len == 1)
+    }
+}
+
+private final class R10Stamped: Model {
+    static let tableName = "r10_stamped"
+    var id: Int64 = 0
+    var name = ""
+    var created: Date?
+    var seen: Date?
+    required init() {}
+}
+
+extension Review10TableFeatureTests {
+    @Test func dateDefaultsKeepTheirFormatOnLaterWrites() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r10_stamped (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '',
+                created TEXT DEFAULT CURRENT_TIMESTAMP, seen REAL DEFAULT (julianday('now')))
+            """)
+        let s = R10Stamped(); s.name = "a"
+        try temp.db.save(s)
+        let created = try #require(s.created)
+        #expect(abs(created.timeIntervalSinceNow) < 120)
+        let seen = try #require(s.seen)
+        #expect(abs(seen.timeIntervalSinceNow) < 120, "julian day read as \(seen)")
+        let when = Date(timeIntervalSince1970: 1_700_000_000)
+        let t = R10Stamped(); t.name = "b"; t.created = when; t.seen = when
+        try temp.db.save(t)
+        let rows = try temp.db.column(String.self, "SELECT created FROM r10_stamped ORDER BY id")
+        #expect(rows.allSatisfy { $0.count == 19 && $0.dropFirst(10).first == " " }, "\(rows)")
+        let seens = try temp.db.column(Double.self, "SELECT seen FROM r10_stamped ORDER BY id")
+        #expect(seens.allSatisfy { $0 > 2_400_000 && $0 < 2_500_000 }, "\(seens)")
+    }
+}
+
+private final class R10Julian: Model {
+    static let tableName = "r10_julian"
+    var id: Int64 = 0
+    var at = Date(timeIntervalSince1970: 0)
+    required init() {}
+}
+
+extension Review10TableFeatureTests {
+    @Test func julianDayRowsAnotherToolWroteReadAndWriteAsJulianDays() throws {
+        let temp = try TemporaryDatabase()
+        // 2024-01-02 03:04:05 UTC is Julian day 2460311.6278356481...
+        try temp.db.execute("CREATE TABLE r10_julian (id INTEGER PRIMARY KEY, at REAL NOT NULL); INSERT INTO r10_julian VALUES (1, julianday('2024-01-02 03:04:05'))")
+        let j = try #require(try temp.db.object(R10Julian.self, forKey: 1))
+        #expect(abs(j.at.timeIntervalSince1970 - 1_704_164_645) < 0.001)
+        #expect(!j.hasChanges)
+        j.at = Date(timeIntervalSince1970: 1_704_164_645 + 86_400)
+        try temp.db.save(j)
+        #expect(try temp.db.value(String.self, "SELECT datetime(at) FROM r10_julian") == "2024-01-03 03:04:05")
+        #expect(!j.hasChanges)
+        try temp.db.save(j)
+        #expect(try ColumnFormat.julianDay.stored(.real(0)) == .real(2_440_587.5))
+        #expect(try ColumnFormat.julianDay.native(.real(2_440_588.5)) == .real(86_400))
+        #expect(ColumnFormat.detect(.date, declaredType: "REAL", sample: .real(2_460_311.5)) == .julianDay)
+        #expect(ColumnFormat.detect(.date, declaredType: "REAL", sample: .real(1_704_164_645)) == .native)
+        #expect(ColumnFormat.detect(.date, declaredType: "REAL", sample: nil, defaultSQL: "(julianday('now'))") == .julianDay)
+    }
+}
