@@ -317,6 +317,7 @@ extension Database {
                 } catch {
                     throw saveFailed(error, object: object, registry: registry, updating: nil, written: ColumnSet(1..<count))
                 }
+                if changes == 0 && !table.isView { throw writeIgnored(registry, key: nil) }
                 let rowID = lastInsertRowID
                 try keyAccessor.store(.integer(rowID), into: object)
                 registry.register(object, rowID: rowID, textKey: nil)
@@ -361,6 +362,7 @@ extension Database {
                     if table.selectsRowID { rowID = statement.int64(at: 0) }
                 }
             }
+            if changes == 0 && !table.isView { throw writeIgnored(registry, key: nil) }
         } catch {
             if keyWasAssigned { try? keyAccessor.store(.integer(0), into: object) }
             throw saveFailed(error, object: object, registry: registry, updating: nil, written: ColumnSet(0..<count))
@@ -395,6 +397,7 @@ extension Database {
                 if table.selectsRowID { rowID = statement.int64(at: Int32(metadata.properties.count)) }
                 while try statement.step() {}
             }
+            if changes == 0 && !table.isView { throw writeIgnored(registry, key: nil) }
         } catch {
             if keyWasAssigned { try? metadata.key.accessor.store(.integer(0), into: object) }
             throw saveFailed(error, object: object, registry: registry, updating: nil, written: included)
@@ -493,7 +496,7 @@ extension Database {
             throw saveFailed(error, object: object, registry: registry, updating: key, written: changed)
         }
         // (A view's INSTEAD OF trigger makes its changes in other tables: SQLite counts none for the view.)
-        guard changes > 0 || registry.table.isView else { throw rowGone(object, registry: registry, key: key) }
+        guard changes > 0 || registry.table.isView else { throw rowGoneOrWriteIgnored(object, registry: registry, key: key) }
         if registry.hasParentArrays && registry.dropArraysOfMovedChild(object, changed: changed) { noteChildMoved(registry) }
         updated(object, properties: changed, registry: registry)
         // Generated columns follow the columns written, with no update-hook report of their own: read them.
@@ -542,7 +545,7 @@ extension Database {
             throw saveFailed(error, object: object, registry: registry, updating: .integer(rowID), written: ColumnSet(low: changed))
         }
         guard sqlite3_changes64(connection.handle) > 0 else {
-            throw rowGone(object, registry: registry, key: .integer(rowID))
+            throw rowGoneOrWriteIgnored(object, registry: registry, key: .integer(rowID))
         }
         if registry.hasParentArrays && registry.dropArraysOfMovedChild(object, changed: ColumnSet(low: changed)) { noteChildMoved(registry) }
         if object._snapshotSlot != 0 {
@@ -578,6 +581,31 @@ extension Database {
         let message = "\(error.message): \(what), writing \(names.isEmpty ? "no property" : names.joined(separator: ", ")) of table \"\(table.table)\". Nothing was written"
         return DatabaseError(code: error.code, message: message, sql: error.sql, arguments: error.arguments,
                              argumentsArePublic: error.argumentsArePublic)
+    }
+
+    /// After an UPDATE that changed no row: ``writeIgnored(_:key:)`` when the row is there (a BEFORE UPDATE
+    /// trigger's `RAISE(IGNORE)` skipped it: the instance keeps its changes), else ``rowGone(_:registry:key:)``.
+    /// (Out of line: the failure path reads the row by key.)
+    @inline(never)
+    private func rowGoneOrWriteIgnored(_ object: ModelObject, registry: TypeRegistry, key: SQLValue) -> ModelError {
+        let table = registry.table
+        if let statement = try? connection.cachedStatement("SELECT 1 FROM \(SQL.quote(table.table)) WHERE \(table.keyClause)") {
+            defer { statement.reset() }
+            if (try? table.bindKey(key, to: statement, at: 1)) != nil, (try? statement.step()) == true {
+                return writeIgnored(registry, key: key)
+            }
+        }
+        return rowGone(object, registry: registry, key: key)
+    }
+
+    /// The error for an INSERT (`key` nil) or UPDATE that SQLite skipped without an error: a trigger's
+    /// `RAISE(IGNORE)`, or for an insert an `ON CONFLICT IGNORE` constraint. No row was written; the
+    /// instance stays as it was (unsaved, or with its changes).
+    private func writeIgnored(_ registry: TypeRegistry, key: SQLValue?) -> ModelError {
+        let metadata = registry.metadata
+        let what = key == nil ? "the INSERT of a new \(metadata.typeName)" : "the UPDATE"
+        return ModelError(.readOnly, model: metadata.typeName, key: key,
+                          "\(what) wrote no row of \"\(registry.table.table)\": a trigger's RAISE(IGNORE)\(key == nil ? ", or an ON CONFLICT IGNORE constraint," : "") skipped it. Nothing was written; the instance keeps its values \(key == nil ? "and stays unsaved" : "and its unsaved changes")")
     }
 
     /// After an UPDATE that changed no row: the row is gone, so the instance is marked deleted (a save never

@@ -40,7 +40,8 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
         /// it keeps its previous values, and saving it throws until it is fetched or refreshed again.
         case stale
         /// The model cannot write: it is read-only (``ModelDeclaration/isReadOnly``), its table is a view
-        /// without INSTEAD OF triggers, or the properties changed map to generated columns.
+        /// without INSTEAD OF triggers, the properties changed map to generated columns, or the table
+        /// skipped the write (a trigger's `RAISE(IGNORE)`, an `ON CONFLICT IGNORE` constraint).
         case readOnly
         /// An insert would leave NOT NULL columns without a default empty: the model does not map them.
         /// ``ModelError/properties`` names the columns.

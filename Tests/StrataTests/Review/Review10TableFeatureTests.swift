@@ -805,3 +805,112 @@ extension Review10TableFeatureTests {
         #expect(ColumnFormat.detect(.date, declaredType: "REAL", sample: nil, defaultSQL: "(julianday('now'))") == .julianDay)
     }
 }
+
+extension Review10TableFeatureTests {
+    private func makeDocs(_ db: Database, _ triggers: String) throws {
+        try db.execute("""
+            CREATE TABLE r10_doc (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '', updatedAt TEXT NOT NULL DEFAULT '', revisions INTEGER NOT NULL DEFAULT 0);
+            \(triggers)
+            """)
+    }
+
+    @Test func anInsertATriggerIgnoresIsNoInstanceOfAnotherRow() throws {
+        let temp = try TemporaryDatabase()
+        try makeDocs(temp.db, "CREATE TRIGGER r10_doc_skip BEFORE INSERT ON r10_doc WHEN NEW.title = 'skip' BEGIN SELECT RAISE(IGNORE); END;")
+        let a = R10Doc(); a.title = "a"
+        try temp.db.save(a)
+        let skipped = R10Doc(); skipped.title = "skip"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(skipped) }
+        #expect(error?.kind == .readOnly && error?.message.contains("RAISE(IGNORE)") == true, "\(String(describing: error))")
+        #expect(!skipped.isPersisted && skipped.id == 0 && skipped.title == "skip")
+        #expect(try temp.db.object(R10Doc.self, forKey: a.id) === a)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r10_doc") == 1)
+        // In a batch, inside a transaction: the same, and the transaction goes on.
+        try temp.db.transaction {
+            let b = R10Doc(); b.title = "b"
+            try temp.db.save(b)
+            #expect(throws: ModelError.self) { try temp.db.save(skipped) }
+            #expect(try temp.db.object(R10Doc.self, forKey: b.id) === b && skipped.id == 0)
+        }
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r10_doc") == 2)
+        skipped.title = "now"
+        try temp.db.save(skipped)
+        #expect(skipped.id == 3)
+    }
+
+    @Test func anInsertAnOnConflictIgnoreConstraintSkipsIsNoInstanceOfAnotherRow() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_tag (id TEXT PRIMARY KEY ON CONFLICT IGNORE, label TEXT NOT NULL DEFAULT '')")
+        let a = R10Tag(); a.id = "k"; a.label = "first"
+        try temp.db.save(a)
+        try temp.db.execute("INSERT INTO r10_tag VALUES ('j', 'raw')")
+        let j = R10Tag(); j.id = "j"; j.label = "mine"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(j) }
+        #expect(error?.kind == .readOnly || error?.kind == .duplicateKey, "\(String(describing: error))")
+        #expect(!j.isPersisted)
+        #expect(try temp.db.value(String.self, "SELECT label FROM r10_tag WHERE id = 'j'") == "raw")
+        #expect(try temp.db.object(R10Tag.self, forKey: "j") !== j)
+    }
+
+    @Test func anUpdateATriggerIgnoresDoesNotMarkTheInstanceDeleted() throws {
+        let temp = try TemporaryDatabase()
+        try makeDocs(temp.db, "CREATE TRIGGER r10_doc_freeze BEFORE UPDATE ON r10_doc WHEN OLD.title = 'frozen' BEGIN SELECT RAISE(IGNORE); END;")
+        let a = R10Doc(); a.title = "frozen"
+        try temp.db.save(a)
+        a.revisions = 3
+        let error = #expect(throws: ModelError.self) { try temp.db.save(a) }
+        #expect(error?.kind == .readOnly && error?.message.contains("RAISE(IGNORE)") == true, "\(String(describing: error))")
+        #expect(!a.isDeleted && a.revisions == 3 && a.hasChanges)
+        try temp.db.transaction {
+            let again = #expect(throws: ModelError.self) { try temp.db.save(a) }
+            #expect(again?.kind == .readOnly)
+            let live = try temp.db.object(R10Doc.self, forKey: a.id)
+            #expect(!a.isDeleted && live === a)
+        }
+        #expect(try temp.db.value(Int.self, "SELECT revisions FROM r10_doc") == 0)
+        // Unfrozen by another writer: the kept change saves.
+        try temp.db.execute("DROP TRIGGER r10_doc_freeze")
+        try temp.db.save(a)
+        #expect(try temp.db.value(Int.self, "SELECT revisions FROM r10_doc") == 3)
+    }
+
+    @Test func anInsertATriggerDeletesAtOnceLeavesADeletedInstance() throws {
+        let temp = try TemporaryDatabase()
+        try makeDocs(temp.db, "CREATE TRIGGER r10_doc_drop AFTER INSERT ON r10_doc WHEN NEW.title = 'drop' BEGIN DELETE FROM r10_doc WHERE id = NEW.id; END;")
+        let d = R10Doc(); d.title = "drop"
+        try temp.db.save(d)
+        #expect(d.isDeleted || !d.isPersisted)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r10_doc") == 0)
+        let e = R10Doc(); e.title = "keep"
+        try temp.db.save(e)
+        #expect(try temp.db.object(R10Doc.self, forKey: e.id) === e && !e.isDeleted)
+    }
+
+    @Test func triggerWritesInsideATransactionReachTheInstances() throws {
+        let temp = try TemporaryDatabase()
+        try makeDocs(temp.db, """
+            CREATE TRIGGER r10_doc_touch AFTER UPDATE OF title ON r10_doc BEGIN UPDATE r10_doc SET updatedAt = 'touched-' || NEW.title, revisions = revisions + 1 WHERE id = NEW.id; END;
+            CREATE TRIGGER r10_doc_stamp AFTER INSERT ON r10_doc BEGIN UPDATE r10_doc SET updatedAt = 'created' WHERE id = NEW.id; END;
+            """)
+        let d = R10Doc(); d.title = "a"
+        try temp.db.transaction {
+            try temp.db.save(d)
+            #expect(d.updatedAt == "created")
+            d.title = "b"
+            try temp.db.save(d)
+            #expect(d.updatedAt == "touched-b" && d.revisions == 1)
+            d.title = "c"
+            try temp.db.save(d)
+            #expect(d.updatedAt == "touched-c" && d.revisions == 2)
+        }
+        #expect(try temp.db.value(String.self, "SELECT updatedAt || revisions FROM r10_doc") == "touched-c2")
+        struct Undo: Error {}
+        _ = try? temp.db.transaction {
+            d.title = "x"
+            try temp.db.save(d)
+            #expect(d.revisions == 3)
+            throw Undo()
+        }
+        #expect(d.title == "c" && d.updatedAt == "touched-c" && d.revisions == 2)
+    }
+}
