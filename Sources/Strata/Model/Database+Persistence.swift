@@ -204,6 +204,8 @@ extension Database {
             throw explainingForeignKeyFailure(error, registry: registry, key: key)
         }
         let deleted = changes > 0
+        // No row deleted, but the row is there: a BEFORE DELETE trigger's RAISE(IGNORE) skipped the delete.
+        if !deleted && !registry.table.isView && rowExists(registry, key: key) { throw writeIgnored(registry, key: key, deleting: true) }
         if isInTransaction { models.noteDeleted(object) }
         registry.detach(object, deleted: true)
         reconcileLiveInstances()
@@ -588,24 +590,27 @@ extension Database {
     /// (Out of line: the failure path reads the row by key.)
     @inline(never)
     private func rowGoneOrWriteIgnored(_ object: ModelObject, registry: TypeRegistry, key: SQLValue) -> ModelError {
-        let table = registry.table
-        if let statement = try? connection.cachedStatement("SELECT 1 FROM \(SQL.quote(table.table)) WHERE \(table.keyClause)") {
-            defer { statement.reset() }
-            if (try? table.bindKey(key, to: statement, at: 1)) != nil, (try? statement.step()) == true {
-                return writeIgnored(registry, key: key)
-            }
-        }
-        return rowGone(object, registry: registry, key: key)
+        rowExists(registry, key: key) ? writeIgnored(registry, key: key) : rowGone(object, registry: registry, key: key)
     }
 
-    /// The error for an INSERT (`key` nil) or UPDATE that SQLite skipped without an error: a trigger's
-    /// `RAISE(IGNORE)`, or for an insert an `ON CONFLICT IGNORE` constraint. No row was written; the
-    /// instance stays as it was (unsaved, or with its changes).
-    private func writeIgnored(_ registry: TypeRegistry, key: SQLValue?) -> ModelError {
+    /// Whether the table of `registry` has a row with `key` (false when it cannot tell). Read on failure paths.
+    @inline(never)
+    private func rowExists(_ registry: TypeRegistry, key: SQLValue) -> Bool {
+        let table = registry.table
+        guard let statement = try? connection.cachedStatement("SELECT 1 FROM \(SQL.quote(table.table)) WHERE \(table.keyClause)") else { return false }
+        defer { statement.reset() }
+        return (try? table.bindKey(key, to: statement, at: 1)) != nil && (try? statement.step()) == true
+    }
+
+    /// The error for an INSERT (`key` nil), UPDATE or DELETE that SQLite skipped without an error: a
+    /// trigger's `RAISE(IGNORE)`, or for an insert an `ON CONFLICT IGNORE` constraint. No row was written;
+    /// the instance stays as it was (unsaved, or with its changes, or not deleted).
+    private func writeIgnored(_ registry: TypeRegistry, key: SQLValue?, deleting: Bool = false) -> ModelError {
         let metadata = registry.metadata
-        let what = key == nil ? "the INSERT of a new \(metadata.typeName)" : "the UPDATE"
+        let what = key == nil ? "the INSERT of a new \(metadata.typeName)" : deleting ? "the DELETE" : "the UPDATE"
+        let kept = key == nil ? "and stays unsaved" : deleting ? "and is not deleted" : "and its unsaved changes"
         return ModelError(.readOnly, model: metadata.typeName, key: key,
-                          "\(what) wrote no row of \"\(registry.table.table)\": a trigger's RAISE(IGNORE)\(key == nil ? ", or an ON CONFLICT IGNORE constraint," : "") skipped it. Nothing was written; the instance keeps its values \(key == nil ? "and stays unsaved" : "and its unsaved changes")")
+                          "\(what) \(deleting ? "deleted" : "wrote") no row of \"\(registry.table.table)\": a trigger's RAISE(IGNORE)\(key == nil ? ", or an ON CONFLICT IGNORE constraint," : "") skipped it. Nothing was written; the instance keeps its values \(kept)")
     }
 
     /// After an UPDATE that changed no row: the row is gone, so the instance is marked deleted (a save never

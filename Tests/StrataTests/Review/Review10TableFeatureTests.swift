@@ -914,3 +914,25 @@ extension Review10TableFeatureTests {
         #expect(d.title == "c" && d.updatedAt == "touched-c" && d.revisions == 2)
     }
 }
+
+extension Review10TableFeatureTests {
+    @Test func aDeleteATriggerIgnoresLeavesTheInstanceLive() throws {
+        let temp = try TemporaryDatabase()
+        try makeDocs(temp.db, "CREATE TRIGGER r10_doc_keep BEFORE DELETE ON r10_doc WHEN OLD.title = 'keep' BEGIN SELECT RAISE(IGNORE); END;")
+        let a = R10Doc(); a.title = "keep"
+        try temp.db.save(a)
+        let error = #expect(throws: ModelError.self) { try temp.db.delete(a) }
+        #expect(error?.kind == .readOnly && error?.message.contains("DELETE") == true, "\(String(describing: error))")
+        #expect(!a.isDeleted && a.isPersisted)
+        #expect(try temp.db.object(R10Doc.self, forKey: a.id) === a)
+        a.title = "gone"; try temp.db.save(a)
+        #expect(try temp.db.delete(a) && a.isDeleted)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r10_doc") == 0)
+        // A row another connection deleted first: still false, as documented.
+        let b = R10Doc(); b.title = "b"; try temp.db.save(b)
+        let other = try Database(path: temp.path)
+        try other.execute("DELETE FROM r10_doc")
+        try other.close()
+        #expect(try temp.db.delete(b) == false)
+    }
+}
