@@ -409,7 +409,7 @@ class AnyFieldIO {
     /// row, as of the handle's change count `generation`), held strongly unless `checkingHoldBack` and
     /// the target already holds its owner.
     func attachPrefetched(_ pending: PrefetchKeys, of owners: [ModelObject], from registry: TypeRegistry,
-                          checkingHoldBack: Bool, generation: Int) {}
+                          checkingHoldBack: Bool, generation: Int, aliases: [SQLValue: ModelObject] = [:]) {}
     /// Points the relationship field of each of `objects` weakly at `target` when it stores `key` (see
     /// ``Children``), but leaves a strong hold on `target` as it is. Returns whether the field of some of
     /// them holds another object strongly (an unsaved reassignment: the caller must then check for cycles),
@@ -597,7 +597,7 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
     }
 
     final override func attachPrefetched(_ pending: PrefetchKeys, of owners: [ModelObject], from registry: TypeRegistry,
-                                   checkingHoldBack: Bool, generation: Int) {
+                                   checkingHoldBack: Bool, generation: Int, aliases: [SQLValue: ModelObject] = [:]) {
         func attach(_ found: ModelObject?, to owner: ModelObject) {
             let target = found?._isDeleted == false ? found : nil
             let strongly = target.map { !checkingHoldBack || !StrongHolds.reaches(from: $0, to: owner) } ?? false
@@ -621,11 +621,11 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
             }
         } else {
             for (index, key) in zip(pending.integerOwners, pending.integerKeys) {
-                attach(byRowID ? registry.instance(rowID: key) : registry.instance(key: .integer(key)), to: owners[index])
+                attach(byRowID ? registry.instance(rowID: key) : registry.instance(key: .integer(key)) ?? aliases[.integer(key)], to: owners[index])
             }
         }
         for (index, key) in zip(pending.otherOwners, pending.otherKeys) {
-            attach(registry.instance(key: key), to: owners[index])
+            attach(registry.instance(key: key) ?? aliases[key], to: owners[index])
         }
     }
 

@@ -147,12 +147,33 @@ extension Database {
             // to the owners' type), each pair is checked: a target that holds its owner already is held
             // weakly, so no cycle forms.
             let mayHoldBack = Self.canReach(ownerType, from: R.self)
+            let aliases = try keyAliases(R.self, registry: registry, pending: pending, loaded: loaded)
             // `loaded` keeps the new instances alive until each owner holds its own.
             withExtendedLifetime(loaded) {
-                io.attachPrefetched(pending, of: owners, from: registry, checkingHoldBack: mayHoldBack, generation: models.changeCount)
+                io.attachPrefetched(pending, of: owners, from: registry, checkingHoldBack: mayHoldBack, generation: models.changeCount,
+                                    aliases: aliases)
             }
         }
         try load(type)
+    }
+
+    /// The live instances of rows that keys of `pending` found though spelled otherwise than the rows store
+    /// them (a reference holding "ada" to a `COLLATE NOCASE` key 'Ada'), by those keys: looked up one by one,
+    /// as SQLite compares them, only when some row `loaded` is the instance of no key exactly.
+    private func keyAliases<R: Model>(_ type: R.Type, registry: TypeRegistry, pending: PrefetchKeys,
+                                      loaded: [ModelObject]) throws -> [SQLValue: ModelObject] {
+        guard !registry.keyIsRowID, !loaded.isEmpty else { return [:] }
+        var matched: Set<ObjectIdentifier> = []
+        var unmatched: [SQLValue] = []
+        for key in pending.distinct {
+            if let live = registry.instance(key: key) { matched.insert(ObjectIdentifier(live)) } else { unmatched.append(key) }
+        }
+        guard !unmatched.isEmpty, loaded.contains(where: { !matched.contains(ObjectIdentifier($0)) }) else { return [:] }
+        var aliases: [SQLValue: ModelObject] = [:]
+        for key in unmatched {
+            if let found = try object(R.self, forKey: key, checkingCommits: false) { aliases[key] = found }
+        }
+        return aliases
     }
 
     /// Whether objects of `start` can refer, through relationships (transitively), to objects of `target`

@@ -936,3 +936,40 @@ extension Review10TableFeatureTests {
         #expect(try temp.db.delete(b) == false)
     }
 }
+
+private final class R10Person: Model {
+    static let tableName = "r10_person"
+    var id = ""
+    var name = ""
+    required init() {}
+}
+
+private final class R10Pet: Model {
+    static let tableName = "r10_pet"
+    var id: Int64 = 0
+    @Reference var owner: R10Person?
+    required init() {}
+}
+
+extension Review10TableFeatureTests {
+    private func makePeople(_ db: Database) throws {
+        try db.execute("""
+            CREATE TABLE r10_person (id TEXT PRIMARY KEY COLLATE NOCASE, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE r10_pet (id INTEGER PRIMARY KEY, owner TEXT REFERENCES r10_person(id));
+            INSERT INTO r10_person VALUES ('Ada', 'ada'), ('Bob', 'bob');
+            INSERT INTO r10_pet VALUES (1, 'ada'), (2, 'ADA'), (3, 'Bob'), (4, 'bob');
+            """)
+    }
+
+    @Test func referencesToANoCaseKeySpelledOtherwiseResolve() throws {
+        let temp = try TemporaryDatabase()
+        try makePeople(temp.db)
+        let pets = try temp.db.objects(R10Pet.self, where: "ORDER BY id")
+        #expect(pets.map { $0.owner?.name } == ["ada", "ada", "bob", "bob"])
+        #expect(pets[0].owner === pets[1].owner)
+        let again = try Database(path: temp.path)
+        let prefetched = try again.objects(R10Pet.self, where: "ORDER BY id", prefetching: ["owner"])
+        #expect(prefetched.map { $0.owner?.name } == ["ada", "ada", "bob", "bob"])
+        try again.close()
+    }
+}
