@@ -392,14 +392,25 @@ extension Database {
         do {
             var count: Int32 = 0
             try bind(object, properties: included, to: statement, registry: registry, count: &count)
+            // The row is decoded into a scratch instance first: a stored value the model cannot read (a
+            // DEFAULT 'abc' of an Int property) fails the save with the instance as it was, key included.
+            var stored: ModelObject?
             try ownWrite(registry: registry, rowID: 0, insert: true, anyRow: true) {
                 defer { statement.reset() }
                 guard try statement.step() else { return }
-                try decodeRow(statement, into: object, registry: registry)
+                let row = metadata.makeInstance()
+                try decodeRow(statement, into: row, registry: registry)
+                stored = row
                 if table.selectsRowID { rowID = statement.int64(at: Int32(metadata.properties.count)) }
                 while try statement.step() {}
             }
             if changes == 0 && !table.isView { throw writeIgnored(registry, key: nil) }
+            if let stored {
+                for property in metadata.properties {
+                    let value = try property.accessor.load(stored)
+                    if try property.accessor.load(object) != value { try property.accessor.store(value, into: object) }
+                }
+            }
         } catch {
             if keyWasAssigned { try? metadata.key.accessor.store(.integer(0), into: object) }
             throw saveFailed(error, object: object, registry: registry, updating: nil, written: included)

@@ -973,3 +973,67 @@ extension Review10TableFeatureTests {
         try again.close()
     }
 }
+
+private final class R10StrictGrow: Model {
+    static let tableName = "r10_strict_grow"
+    var id: Int64 = 0
+    var name = ""
+    var price = Decimal(0)
+    var at = Date(timeIntervalSince1970: 0)
+    var flag = false
+    var token = UUID(uuidString: "00000000-0000-0000-0000-000000000000")!
+    var blob = Data()
+    var tags: [String] = []
+    var link: URL?
+    var ratio: Float = 0
+    var small: Int8 = 0
+    var maybe: Double?
+    required init() {}
+}
+
+extension Review10TableFeatureTests {
+    @Test func syncAddsColumnsToAStrictTableWithStrictTypes() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_strict_grow (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '') STRICT; INSERT INTO r10_strict_grow (name) VALUES ('old')")
+        let plan = try temp.db.syncSchema(R10StrictGrow.self)
+        #expect(!plan.isEmpty)
+        let types = try temp.db.column(String.self, "SELECT type FROM pragma_table_xinfo('r10_strict_grow') ORDER BY cid")
+        #expect(types.allSatisfy { ["INT", "INTEGER", "REAL", "TEXT", "BLOB", "ANY"].contains($0.uppercased()) }, "\(types)")
+        let g = R10StrictGrow(); g.name = "n"; g.price = Decimal(string: "12.50")!; g.at = Date(timeIntervalSince1970: 1_700_000_000.5)
+        g.flag = true; g.token = UUID(); g.blob = Data([1, 2]); g.tags = ["a"]; g.link = URL(string: "https://x.y"); g.ratio = 0.5; g.small = -3; g.maybe = 2
+        try temp.db.save(g)
+        let again = try temp.reopen()
+        let back = try #require(try again.object(R10StrictGrow.self, forKey: g.id))
+        #expect(back.price == Decimal(string: "12.5")! && back.at == g.at && back.flag && back.token == g.token && back.blob == g.blob)
+        #expect(back.tags == ["a"] && back.link == g.link && back.ratio == 0.5 && back.small == -3 && back.maybe == 2)
+        let old = try #require(try again.objects(R10StrictGrow.self, where: "WHERE name = 'old'").first)
+        #expect(old.price == 0 && !old.flag)
+    }
+}
+
+private final class R10BadDefault: Model {
+    static let tableName = "r10_bad_default"
+    var id: Int64 = 0
+    var name = ""
+    var level = 0
+    required init() {}
+}
+
+extension Review10TableFeatureTests {
+    @Test func aDefaultThePropertyCannotReadIsAClearErrorAndNoRow() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_bad_default (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', level INTEGER NOT NULL DEFAULT 'abc')")
+        let b = R10BadDefault(); b.name = "x"
+        do {
+            try temp.db.save(b)
+            Issue.record("saved, level \(b.level)")
+        } catch {
+            #expect("\(error)".contains("level"), "\(error)")
+        }
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r10_bad_default") == 0)
+        #expect(!b.isPersisted && b.id == 0)
+        b.level = 4
+        try temp.db.save(b)
+        #expect(b.id == 1 && b.level == 4)
+    }
+}
