@@ -508,9 +508,10 @@ extension Database {
     /// trigger of that table may write, and, for a delete, those whose foreign keys point at it (ON DELETE
     /// CASCADE / SET NULL / SET DEFAULT), at any depth: through the rows the cascade deleted in other tables
     /// (the update hook reported them) and through the tables of those instances in turn. (The row the
-    /// writer wrote is its caller's to update; its other instances are reloaded only when a delete may have
-    /// cascaded back into its own table: a self-referencing tree, or a cycle through other tables.)
-    func refreshWithoutRowIDInstances(affectedBy writer: TypeRegistry, deleting: Bool) {
+    /// writer wrote is its caller's to update — `object`, when given, is left alone; its other instances are
+    /// reloaded when a delete may have cascaded back into its own table: a self-referencing tree, or a cycle
+    /// through other tables, or when the table has triggers, which may write its other rows.)
+    func refreshWithoutRowIDInstances(affectedBy writer: TypeRegistry, deleting: Bool, inserting: Bool = false, writing object: ModelObject? = nil) {
         let parent = writer.table.lowercasedName
         // The tables whose rows a delete removed, directly or by cascade: their children may cascade too.
         var deleted: Set<String> = [parent]
@@ -521,21 +522,22 @@ extension Database {
                 deleted.insert(last.lowercased())
             }
         }
-        var waiting = models.registries.values.filter { !$0.table.hasRowID && ($0 !== writer || deleting) }
+        let ownTriggers = inserting ? writer.table.hasInsertTriggers : deleting ? writer.table.hasDeleteTriggers : writer.table.hasUpdateTriggers
+        var waiting = models.registries.values.filter { !$0.table.hasRowID && ($0 !== writer || deleting || ownTriggers) }
         var found = true
         while found {
             found = false
             for (index, registry) in waiting.enumerated().reversed() {
                 if registry === writer {
-                    // Its own rows go only by a cascade that reached its table again.
-                    guard !registry.table.parentTables.isDisjoint(with: deleted) else { continue }
+                    // Its own rows go only by a cascade that reached its table again, or change by its triggers.
+                    guard ownTriggers || !registry.table.parentTables.isDisjoint(with: deleted) else { continue }
                 } else {
                     guard registry.table.lowercasedName == parent || (deleting && !registry.table.parentTables.isDisjoint(with: deleted))
                         || (!writer.table.triggerSQL.isEmpty && writer.table.triggersMayWrite(registry.table.table)) else { continue }
                 }
                 waiting.remove(at: index)
                 found = true
-                for object in registry.liveInstances where !object._isDeleted { refresh(object, registry: registry) }
+                for live in registry.liveInstances where !live._isDeleted && live !== object { refresh(live, registry: registry) }
                 // The cascade may have deleted rows of this table (unreported): its own children may have gone too.
                 if deleting { deleted.insert(registry.table.lowercasedName) }
             }

@@ -504,7 +504,7 @@ extension Database {
         try bind(object, properties: changed, to: statement, registry: registry, count: &count)
         try registry.table.bindKey(key, to: statement, at: count + 1)
         do {
-            try runOwnWrite(statement, registry: registry, rowID: object._rowID)
+            try runOwnWrite(statement, registry: registry, rowID: object._rowID, writing: object)
         } catch {
             throw saveFailed(error, object: object, registry: registry, updating: key, written: changed)
         }
@@ -512,8 +512,11 @@ extension Database {
         guard changes > 0 || registry.table.isView else { throw rowGoneOrWriteIgnored(object, registry: registry, key: key) }
         if registry.hasParentArrays && registry.dropArraysOfMovedChild(object, changed: changed) { noteChildMoved(registry) }
         updated(object, properties: changed, registry: registry)
-        // Generated columns follow the columns written, with no update-hook report of their own: read them.
-        if !registry.table.generated.isEmpty { refresh(object, registry: registry) }
+        // Generated columns follow the columns written, with no update-hook report of their own, as do the
+        // writes of a WITHOUT ROWID table's triggers to its own rows: read them.
+        if !registry.table.generated.isEmpty || (!registry.table.hasRowID && registry.table.hasUpdateTriggers) {
+            refresh(object, registry: registry)
+        }
     }
 
     /// ``update(_:registry:changed:)`` inside a transaction for the most common shape
@@ -749,8 +752,9 @@ extension Database {
     /// Steps a write the library makes to one row itself (`rowID`; any row for an insert), so the update
     /// hook does not schedule a refresh for it; rows changed through it (cascades, triggers) still are.
     @inline(__always)
-    func runOwnWrite(_ statement: Statement, registry: TypeRegistry, rowID: Int64, insert: Bool = false, deleting: Bool = false) throws {
-        try ownWrite(registry: registry, rowID: rowID, insert: insert, deleting: deleting) {
+    func runOwnWrite(_ statement: Statement, registry: TypeRegistry, rowID: Int64, insert: Bool = false, deleting: Bool = false,
+                     writing object: ModelObject? = nil) throws {
+        try ownWrite(registry: registry, rowID: rowID, insert: insert, deleting: deleting, writing: object) {
             defer { statement.reset() }
             while try statement.step() {}
         }
@@ -761,7 +765,7 @@ extension Database {
     /// is open (spares asking SQLite).
     @inline(__always)
     private func ownWrite(registry: TypeRegistry, rowID: Int64, insert: Bool = false, anyRow: Bool = false, deleting: Bool = false,
-                          inTransaction: Bool? = nil,
+                          inTransaction: Bool? = nil, writing object: ModelObject? = nil,
                           _ body: () throws -> Void) throws {
         models.ownWrite = true
         models.ownRowID = rowID
@@ -784,6 +788,6 @@ extension Database {
         // live instances before the new instance is registered.
         if insert && !models.pending.isEmpty { reconcileLiveInstances() }
         if mayReplace && models.pending.isEmpty { models.mayReplace = false }   // the triggers wrote nothing
-        if models.withoutRowIDRegistries > 0 { refreshWithoutRowIDInstances(affectedBy: registry, deleting: deleting) }
+        if models.withoutRowIDRegistries > 0 { refreshWithoutRowIDInstances(affectedBy: registry, deleting: deleting, inserting: insert, writing: object) }
     }
 }

@@ -74,6 +74,8 @@ final class TableMapping {
     /// trigger that stamps or normalizes a column), which neither the values bound nor `RETURNING` show, and
     /// which the update hook reports before the new instance is registered: an insert reads its row back.
     let hasInsertTriggers: Bool
+    /// Whether the table has a trigger that fires on UPDATE, or on DELETE.
+    let hasUpdateTriggers: Bool, hasDeleteTriggers: Bool
     /// The table's name, lowercased (as SQLite compares names, for ASCII).
     let lowercasedName: String
     /// The tables the table's foreign keys point at (lowercased): a delete there may cascade here.
@@ -128,7 +130,9 @@ final class TableMapping {
         updateVerb = info.replacesOnConflict ? "UPDATE OR ABORT" : "UPDATE"
         triggerSQL = info.triggerSQL
         triggersMayReplace = info.triggerSQL.contains { SQL.mentions($0, "replace") }
-        hasInsertTriggers = info.triggerSQL.contains(where: Self.firesOnInsert)
+        hasInsertTriggers = info.triggerSQL.contains { Self.fires($0, on: "INSERT") }
+        hasUpdateTriggers = info.triggerSQL.contains { Self.fires($0, on: "UPDATE") }
+        hasDeleteTriggers = info.triggerSQL.contains { Self.fires($0, on: "DELETE") }
         lowercasedName = metadata.tableName.lowercased()
         parentTables = Set(info.foreignKeys.map { $0.table.lowercased() })
         readOnlyReason = metadata.isReadOnly ? "the model is read-only (isReadOnly)"
@@ -170,13 +174,13 @@ final class TableMapping {
         selectFromSQL = "SELECT \(selectColumns) FROM \(quotedFromTable)"
     }
 
-    /// Whether a `CREATE TRIGGER` statement's event is INSERT (`... [BEFORE|AFTER|INSTEAD OF] INSERT ON t`):
-    /// the keyword before the first ON.
-    static func firesOnInsert(_ triggerSQL: String) -> Bool {
-        guard SQL.mentions(triggerSQL, "insert") else { return false }
+    /// Whether a `CREATE TRIGGER` statement's event is `event` (INSERT, UPDATE or DELETE, as in
+    /// `... [BEFORE|AFTER|INSTEAD OF] INSERT ON t`): the keyword before the first ON.
+    static func fires(_ triggerSQL: String, on event: String) -> Bool {
+        guard SQL.mentions(triggerSQL, event.lowercased()) else { return false }
         for token in SQLTokenizer.tokens(triggerSQL) where token.kind == .word {
             if token.isKeyword("ON") { return false }
-            if token.isKeyword("INSERT") { return true }
+            if token.isKeyword(event) { return true }
         }
         return false
     }

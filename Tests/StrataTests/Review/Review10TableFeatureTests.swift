@@ -1037,3 +1037,36 @@ extension Review10TableFeatureTests {
         #expect(b.id == 1 && b.level == 4)
     }
 }
+
+private final class R10Note: Model {
+    static let tableName = "r10_note"
+    var id = ""
+    var body = ""
+    var touched = ""
+    var other = ""
+    required init() {}
+}
+
+extension Review10TableFeatureTests {
+    @Test func anUpdateTriggerOfAWithoutRowIDTableReachesTheInstanceItWrote() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r10_note (id TEXT PRIMARY KEY, body TEXT NOT NULL DEFAULT '', touched TEXT NOT NULL DEFAULT '', other TEXT NOT NULL DEFAULT '') WITHOUT ROWID;
+            CREATE TRIGGER r10_note_touch AFTER UPDATE OF body ON r10_note BEGIN
+                UPDATE r10_note SET touched = 'touched-' || NEW.body WHERE id = NEW.id;
+                UPDATE r10_note SET other = 'by ' || NEW.id WHERE id <> NEW.id;
+            END;
+            """)
+        let a = R10Note(); a.id = "a"; a.body = "x"
+        let b = R10Note(); b.id = "b"; b.body = "y"
+        try temp.db.save([a, b])
+        a.body = "z"
+        try temp.db.save(a)
+        #expect(a.touched == "touched-z")
+        #expect(b.other == "by a")
+        #expect(!a.hasChanges && !b.hasChanges)
+        a.body = "w"
+        try temp.db.transaction { try temp.db.save(a) }
+        #expect(a.touched == "touched-w")
+    }
+}
