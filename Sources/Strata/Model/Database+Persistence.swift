@@ -617,14 +617,14 @@ extension Database {
     }
 
     /// The error for an INSERT (`key` nil), UPDATE or DELETE that SQLite skipped without an error: a
-    /// trigger's `RAISE(IGNORE)`, or for an insert an `ON CONFLICT IGNORE` constraint. No row was written;
+    /// trigger's `RAISE(IGNORE)`, or for an insert or update an `ON CONFLICT IGNORE` constraint. No row was written;
     /// the instance stays as it was (unsaved, or with its changes, or not deleted).
     private func writeIgnored(_ registry: TypeRegistry, key: SQLValue?, deleting: Bool = false) -> ModelError {
         let metadata = registry.metadata
         let what = key == nil ? "the INSERT of a new \(metadata.typeName)" : deleting ? "the DELETE" : "the UPDATE"
         let kept = key == nil ? "and stays unsaved" : deleting ? "and is not deleted" : "and its unsaved changes"
         return ModelError(.readOnly, model: metadata.typeName, key: key,
-                          "\(what) \(deleting ? "deleted" : "wrote") no row of \"\(registry.table.table)\": a trigger's RAISE(IGNORE)\(key == nil ? ", or an ON CONFLICT IGNORE constraint," : "") skipped it. Nothing was written; the instance keeps its values \(kept)")
+                          "\(what) \(deleting ? "deleted" : "wrote") no row of \"\(registry.table.table)\": a trigger's RAISE(IGNORE)\(deleting ? "" : ", or an ON CONFLICT IGNORE constraint,") skipped it. Nothing was written; the instance keeps its values \(kept)")
     }
 
     /// After an UPDATE that changed no row: the row is gone, so the instance is marked deleted (a save never

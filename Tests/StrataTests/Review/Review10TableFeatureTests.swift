@@ -1070,3 +1070,20 @@ extension Review10TableFeatureTests {
         #expect(a.touched == "touched-w")
     }
 }
+
+extension Review10TableFeatureTests {
+    @Test func anUpdateAUniqueOnConflictIgnoreSkipsKeepsTheInstanceAndItsChange() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_doc (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '' UNIQUE ON CONFLICT IGNORE, updatedAt TEXT NOT NULL DEFAULT '', revisions INTEGER NOT NULL DEFAULT 0)")
+        let a = R10Doc(); a.title = "a"; try temp.db.save(a)
+        let b = R10Doc(); b.title = "b"; try temp.db.save(b)
+        b.title = "a"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(b) }
+        #expect(error?.kind == .readOnly && error?.message.contains("ON CONFLICT IGNORE") == true, "\(String(describing: error))")
+        #expect(!b.isDeleted && b.title == "a" && b.hasChanges)
+        #expect(try temp.db.value(String.self, "SELECT group_concat(title, ',') FROM (SELECT title FROM r10_doc ORDER BY id)") == "a,b")
+        b.title = "c"
+        try temp.db.save(b)
+        #expect(try temp.db.value(String.self, "SELECT title FROM r10_doc WHERE id = ?", b.id) == "c")
+    }
+}
