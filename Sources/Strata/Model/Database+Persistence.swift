@@ -345,6 +345,11 @@ extension Database {
                 throw ModelError(.invalidPrimaryKey, model: metadata.typeName, property: metadata.key.name,
                                  "the key must be set before saving (only integer keys are assigned by SQLite)")
             }
+            if metadata.keyCount == 1, table.schemaDefaults.first == 0, key == metadata.properties[0].defaultValue {
+                // A key left at its init() value over a key column with a DEFAULT (a random hex id): the
+                // DEFAULT makes it, and the instance reads it back. A rollback gives the instance its own again.
+                return try insertReturningRow(object, registry: registry, key: nil, keyWasAssigned: false, originalKey: key)
+            }
         }
         if registry.instance(key: key) != nil {
             if keyWasAssigned { try? keyAccessor.store(.integer(0), into: object) }
@@ -379,7 +384,8 @@ extension Database {
     /// those (and the key, when `key` is nil: SQLite assigns it), leaves to its DEFAULT each property that
     /// still holds its `init()` value, and reads the stored row back into the instance (`RETURNING`), so it
     /// holds what the defaults and generated columns made.
-    private func insertReturningRow(_ object: ModelObject, registry: TypeRegistry, key: SQLValue?, keyWasAssigned: Bool) throws {
+    private func insertReturningRow(_ object: ModelObject, registry: TypeRegistry, key: SQLValue?, keyWasAssigned: Bool,
+                                    originalKey: SQLValue? = nil) throws {
         let metadata = registry.metadata, table = registry.table
         var included = ColumnSet()
         for i in (key == nil ? 1 : 0)..<metadata.properties.count { included.insert(i) }
@@ -421,7 +427,7 @@ extension Database {
         registry.capture(object)
         // (RETURNING gives the row before AFTER triggers ran.)
         if table.hasInsertTriggers { refresh(object, registry: registry) }
-        noteInserted(object, registry: registry, keyWasAssigned: keyWasAssigned || key == nil)
+        noteInserted(object, registry: registry, keyWasAssigned: originalKey == nil && (keyWasAssigned || key == nil), adoptedFromKey: originalKey)
     }
 
     /// When a row has the values of the model's upsert keys that `object` has, makes `object` the live

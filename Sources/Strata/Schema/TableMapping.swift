@@ -141,7 +141,9 @@ final class TableMapping {
         for (i, property) in properties.enumerated() {
             guard let column = info.column(named: property.column) else { continue }
             if column.isGenerated { generated.insert(i); continue }
-            if i > 0, let sql = column.defaultSQL, !info.isView, !Self.default(sql, is: property.defaultValue) { schemaDefaults.append(i) }
+            // (The key too, when it is not an integer: a text key with a DEFAULT such as a random hex id.)
+            if i > 0 || (metadata.keyCount == 1 && !metadata.keyIsInteger), let sql = column.defaultSQL, !info.isView,
+               !Self.default(sql, is: property.defaultValue) { schemaDefaults.append(i) }
         }
         self.generated = generated
         self.schemaDefaults = schemaDefaults

@@ -1087,3 +1087,32 @@ extension Review10TableFeatureTests {
         #expect(try temp.db.value(String.self, "SELECT title FROM r10_doc WHERE id = ?", b.id) == "c")
     }
 }
+
+extension Review10TableFeatureTests {
+    @Test func aTextKeyWithADefaultExpressionIsMadeByTheDatabase() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_tag (id TEXT PRIMARY KEY NOT NULL DEFAULT (lower(hex(randomblob(16)))), label TEXT NOT NULL DEFAULT '')")
+        let a = R10Tag(); a.label = "a"
+        try temp.db.save(a)
+        let b = R10Tag(); b.label = "b"
+        try temp.db.save(b)
+        #expect(a.id.count == 32 && b.id.count == 32 && a.id != b.id, "\(a.id) \(b.id)")
+        #expect(try temp.db.object(R10Tag.self, forKey: a.id) === a)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r10_tag WHERE id = ''") == 0)
+        let c = R10Tag(); c.id = "mine"; c.label = "c"
+        try temp.db.save(c)
+        #expect(c.id == "mine")
+        // Rolled back: unsaved again, with its own (empty) key, and saved later with a new one.
+        struct Undo: Error {}
+        let d = R10Tag(); d.label = "d"
+        _ = try? temp.db.transaction {
+            try temp.db.save(d)
+            #expect(d.id.count == 32)
+            throw Undo()
+        }
+        #expect(!d.isPersisted && d.id == "")
+        try temp.db.save(d)
+        #expect(d.id.count == 32 && d.isPersisted)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r10_tag") == 4)
+    }
+}
