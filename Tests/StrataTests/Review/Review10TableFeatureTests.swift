@@ -1116,3 +1116,31 @@ extension Review10TableFeatureTests {
         #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r10_tag") == 4)
     }
 }
+
+private final class R10BlobKey: Model {
+    static let tableName = "r10_blobkey"
+    var id = UUID()
+    var name = ""
+    var at: Date?
+    required init() {}
+}
+
+extension Review10TableFeatureTests {
+    @Test func aStrictWithoutRowIDTableKeyedByABlobUUID() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r10_blobkey (id BLOB PRIMARY KEY, name TEXT NOT NULL DEFAULT '', at INTEGER) STRICT, WITHOUT ROWID")
+        let a = R10BlobKey(); a.name = "a"; a.at = Date(timeIntervalSince1970: 1_700_000_000)
+        try temp.db.save(a)
+        #expect(try temp.db.value(String.self, "SELECT typeof(id) || length(id) || typeof(at) FROM r10_blobkey") == "blob16integer")
+        #expect(try temp.db.object(R10BlobKey.self, forKey: a.id) === a)
+        #expect(try temp.db.objects(R10BlobKey.self, forKeys: [a.id]).first === a)
+        try temp.db.execute("UPDATE r10_blobkey SET name = 'raw'")
+        #expect(a.name == "raw")
+        a.name = "mine"; try temp.db.save(a)
+        let again = try temp.reopen()
+        let back = try #require(try again.object(R10BlobKey.self, forKey: a.id))
+        #expect(back.name == "mine" && back.at == a.at)
+        #expect(try again.delete(back))
+        #expect(try again.value(Int.self, "SELECT count(*) FROM r10_blobkey") == 0)
+    }
+}
