@@ -16,41 +16,44 @@ enum ArgumentList {
             }
             lists[index] = elements
         }
-        var result = ""
+        // On bytes, skipping string literals, quoted identifiers and comments: a `?` there is no parameter.
+        let bytes = Array(sql.utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count + 16)
         var expanded: [any ColumnValue] = []
         var parameter = 0
-        var quote: Character?
-        var index = sql.startIndex
-        while index < sql.endIndex {
-            let character = sql[index]
-            let next = sql.index(after: index)
-            if let open = quote {
-                if character == open { quote = nil }
-            } else if character == "'" || character == "\"" || character == "`" || character == "[" {
-                quote = character == "[" ? "]" : character
-            } else if character == "?" || character == ":" || character == "@" || (character == "$" && next < sql.endIndex && sql[next].isLetter) {
-                if character != "?" || (next < sql.endIndex && sql[next].isNumber) {
-                    throw DatabaseError(code: .misuse, message: "a collection argument expands only plain `?` placeholders, not numbered or named ones", sql: sql)
-                }
-                if parameter < arguments.count {
-                    if let elements = lists[parameter] {
-                        result += elements.isEmpty ? "NULL" : Array(repeating: "?", count: elements.count).joined(separator: ", ")
-                        expanded += elements
-                    } else {
-                        result.append("?")
-                        expanded.append(arguments[parameter])
-                    }
-                } else {
-                    result.append("?")
-                }
-                parameter += 1
-                index = next
+        var i = 0
+        while i < bytes.count {
+            if let end = SQL.endOfLiteralOrComment(bytes, at: i) {
+                result += bytes[i..<end]
+                i = end
                 continue
             }
-            result.append(character)
-            index = next
+            let byte = bytes[i]
+            let next: UInt8? = i + 1 < bytes.count ? bytes[i + 1] : nil
+            let startsName = i == 0 || !SQL.isIdentifierByte(bytes[i - 1])
+            let named = (byte == UInt8(ascii: ":") || byte == UInt8(ascii: "@") || (byte == UInt8(ascii: "$") && startsName))
+                && next.map(SQL.isIdentifierByte) == true
+            if named || (byte == UInt8(ascii: "?") && next.map { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } == true) {
+                throw DatabaseError(code: .misuse, message: "a collection argument expands only plain `?` placeholders, not numbered or named ones", sql: sql)
+            }
+            if byte == UInt8(ascii: "?") {
+                if parameter < arguments.count, let elements = lists[parameter] {
+                    result += elements.isEmpty ? Array("NULL".utf8) : Array(SQL.placeholders(elements.count).utf8)
+                    expanded += elements
+                } else {
+                    result.append(byte)
+                    if parameter < arguments.count { expanded.append(arguments[parameter]) }
+                }
+                parameter += 1
+            } else {
+                result.append(byte)
+            }
+            i += 1
         }
-        return (result, expanded)
+        // Arguments beyond the placeholders are bound too, so that binding reports the count mismatch.
+        if parameter < arguments.count { expanded += arguments[parameter...] }
+        return (String(decoding: result, as: UTF8.self), expanded)
     }
 }
 

@@ -21,6 +21,52 @@ enum SQL {
         }
     }
 
+    /// Where the string literal, quoted identifier (`"a"`, `` `a` ``, `[a]`) or comment (`-- …` to the end
+    /// of the line, `/* … */`) starting at byte `i` of `sql` ends (the index after it); nil when byte `i`
+    /// starts none: it is SQL code, where a `?` is a parameter and `$T` a template. An unterminated one
+    /// runs to the end, as SQLite reads it. On bytes: every delimiter is ASCII, and a combining mark after
+    /// a quote must not hide the quote (as it would in a `Character`).
+    ///
+    /// ```swift
+    /// SQL.endOfLiteralOrComment(Array("'a?' ?".utf8), at: 0)   // 4
+    /// ```
+    static func endOfLiteralOrComment(_ sql: [UInt8], at i: Int) -> Int? {
+        let byte = sql[i]
+        let next: UInt8? = i + 1 < sql.count ? sql[i + 1] : nil
+        switch byte {
+        case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "`"), UInt8(ascii: "["):
+            // A doubled quote is an escaped one; its toggling closes and reopens, so the first close ends
+            // the token only when no second quote follows ([...] has no escapes).
+            let close = byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : byte
+            var j = i + 1
+            while j < sql.count {
+                if sql[j] == close {
+                    if close != UInt8(ascii: "]"), j + 1 < sql.count, sql[j + 1] == close { j += 2; continue }
+                    return j + 1
+                }
+                j += 1
+            }
+            return sql.count
+        case UInt8(ascii: "-") where next == UInt8(ascii: "-"):
+            var j = i + 2
+            while j < sql.count && sql[j] != UInt8(ascii: "\n") { j += 1 }
+            return j
+        case UInt8(ascii: "/") where next == UInt8(ascii: "*"):
+            var j = i + 2
+            while j + 1 < sql.count && !(sql[j] == UInt8(ascii: "*") && sql[j + 1] == UInt8(ascii: "/")) { j += 1 }
+            return j + 1 < sql.count ? j + 2 : sql.count
+        default:
+            return nil
+        }
+    }
+
+    /// Whether `byte` may continue an identifier, as SQLite's tokenizer reads one (ASCII letters and
+    /// digits, `_`, `$`, and every byte of a non-ASCII character).
+    static func isIdentifierByte(_ byte: UInt8) -> Bool {
+        byte >= 0x80 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
+            || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+
     /// `?, ?, ?` for `count` parameters.
     static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ", ")

@@ -23,10 +23,23 @@ public enum SQLClause {
     public static func normalized(_ clause: String) -> String {
         // On bytes (grapheme-aware Character handling costs more than the query): skip ASCII whitespace,
         // read the first word, compare it uppercased.
-        let bytes = Array(clause.utf8.prefix(64))
+        var bytes = Array(clause.utf8.prefix(64))
         var index = 0
         while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x09 || bytes[index] == 0x0D {
             index += 1
+        }
+        if index + 1 < bytes.count, (bytes[index] == UInt8(ascii: "-") && bytes[index + 1] == UInt8(ascii: "-"))
+            || (bytes[index] == UInt8(ascii: "/") && bytes[index + 1] == UInt8(ascii: "*")) {
+            // A leading comment: the first word is the one after it (and after any others).
+            let all = Array(clause.utf8)
+            while index < all.count {
+                if all[index] == 0x20 || all[index] == 0x0A || all[index] == 0x09 || all[index] == 0x0D { index += 1; continue }
+                guard all[index] == UInt8(ascii: "-") || all[index] == UInt8(ascii: "/"),
+                      let end = SQL.endOfLiteralOrComment(all, at: index) else { break }
+                index = end
+            }
+            bytes = Array(all[index...].prefix(64))
+            index = 0
         }
         guard index < bytes.count else { return clause }
         if bytes[index] == UInt8(ascii: ",") { return clause }
