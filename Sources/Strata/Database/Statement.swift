@@ -247,7 +247,7 @@ public final class Statement {
     @inline(__always)
     public func double(at index: Int32) -> Double { sqlite3_column_double(handle, index) }
 
-    /// The column as UTF-8 text ("" for NULL).
+    /// The column as UTF-8 text ("" for NULL; bytes that are not valid UTF-8 read as U+FFFD).
     ///
     /// ```swift
     /// statement.string(at: 1)
@@ -279,12 +279,58 @@ public final class Statement {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: .integer(sqlite3_column_int64(handle, index))
         case SQLITE_FLOAT: .real(sqlite3_column_double(handle, index))
-        case SQLITE_TEXT: .text(string(at: index))
+        case SQLITE_TEXT: textValue(at: index)
         case SQLITE_BLOB: .blob(data(at: index))
         default: .null
         }
+    }
+
+    /// A TEXT column: `.text`, or `.blob` of the stored bytes when they are not valid UTF-8 (another tool
+    /// wrote them): a Swift string cannot hold them, and a `Data` property reads them exactly.
+    @inline(__always)
+    private func textValue(at index: Int32) -> SQLValue {
+        guard let text = sqlite3_column_text(handle, index) else { return .text("") }
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index)))
+        if let string = UTF8Text.string(bytes) { return .text(string) }
+        return .blob(Data(buffer: bytes))
     }
 }
 
 /// SQLite copies the bytes at once when the destructor is `SQLITE_TRANSIENT` (-1).
 let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// Reading TEXT that must be valid UTF-8.
+enum UTF8Text {
+    /// The string the bytes spell, or nil when they are not valid UTF-8. As fast as
+    /// `String(decoding:as:)` for ASCII (one more pass, eight bytes at a time); other text is compared with
+    /// what decoding made of it (a repair replaces at least one byte).
+    ///
+    /// ```swift
+    /// UTF8Text.string(bytes)   // nil for 61 ff 62
+    /// ```
+    @inline(__always)
+    static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var string = String(decoding: bytes, as: UTF8.self)
+        if isASCII(bytes) { return string }
+        let same = string.withUTF8 { decoded in
+            decoded.count == bytes.count && memcmp(decoded.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+        }
+        return same ? string : nil
+    }
+
+    @inline(__always)
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var i = 0
+        var all: UInt64 = 0
+        while i + 8 <= raw.count {
+            all |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < raw.count {
+            all |= UInt64(raw[i])
+            i += 1
+        }
+        return all & 0x8080_8080_8080_8080 == 0
+    }
+}

@@ -200,11 +200,12 @@ enum FastField {
             field(object, offset, Double?.self).pointee = nil
             return .null
         case .string(let offset) where type == SQLITE_TEXT:
-            let v = valueString(value)
+            // (Bytes that are not valid UTF-8 take the converting path, which throws.)
+            guard let v = valueString(value) else { return nil }
             field(object, offset, String.self).pointee = v
             return SnapshotWord(text: v)
         case .optionalString(let offset) where type == SQLITE_TEXT:
-            let v = valueString(value)
+            guard let v = valueString(value) else { return nil }
             field(object, offset, String?.self).pointee = v
             return SnapshotWord(text: v)
         case .optionalString(let offset) where type == SQLITE_NULL:
@@ -341,9 +342,9 @@ func copyPlainWords(_ object: ModelObject, offset: Int, count: Int, into words: 
 }
 
 @inline(__always)
-private func valueString(_ value: OpaquePointer?) -> String {
+private func valueString(_ value: OpaquePointer?) -> String? {
     guard let text = sqlite3_value_text(value) else { return "" }
-    return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+    return UTF8Text.string(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
 }
 
 /// The typed pointer to a stored property of `object`.

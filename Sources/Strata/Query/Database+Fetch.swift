@@ -365,7 +365,12 @@ extension Database {
     @usableFromInline
     func register(_ object: ModelObject, from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
         let table = registry.table
-        try decodeRow(statement, into: object, registry: registry)
+        do {
+            try decodeRow(statement, into: object, registry: registry)
+        } catch let error as ValueConversionError where error.property == registry.metadata.key.name {
+            try checkKeyIsUTF8(statement, registry: registry)   // the clearer error for a key that is not UTF-8
+            throw error
+        }
         let key = try registry.metadata.key.accessor.load(object)
         if key.isNull {
             throw ModelError(.invalidPrimaryKey, model: registry.metadata.typeName, property: registry.metadata.key.name,

@@ -14,7 +14,8 @@ extension String: ColumnValue {
     /// ```
     public var sqlValue: SQLValue { .text(self) }
     /// Reads TEXT, numbers written into text columns by other tools (as their decimal text) and
-    /// UTF-8 BLOBs; NULL and invalid UTF-8 throw.
+    /// UTF-8 BLOBs; NULL and invalid UTF-8 throw. (TEXT another tool stored as bytes that are not valid
+    /// UTF-8 reaches here as `.blob` of those bytes, so it throws too, where a `Data` property reads it.)
     ///
     /// ```swift
     /// try String(sqlValue: .integer(123))  // "123"

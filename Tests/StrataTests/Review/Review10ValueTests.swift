@@ -188,3 +188,347 @@ private final class V10TextKey: Model {
         #expect(throws: DatabaseError.self) { try db.objects(V10TextKey.self, where: "$PK = '?'", "k") }
     }
 }
+
+// MARK: Identifiers in tables another tool made
+
+/// Maps a table another tool made with hostile names; its `amount` column changes type (a rebuild).
+private final class V10Foreign: Model {
+    static let tableName = "Or\"der ]x.`$T ?"
+    static let previousTableNames = ["old \"Or]der`.$PK"]
+    static let renamedColumns = ["total": "to\"tal ]` old.$T"]
+    static let columnNames = ["select": "se\"lect ?", "group": "gr.oup ]"]
+    static let indices: [[String]] = [["select", "group"]]
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var id: Int64 = 0
+    var select = ""
+    var group = ""
+    var total = 0
+    var amount = 0.0
+    @Reference var parent: V10Foreign?
+    required init() {}
+}
+
+extension Review10ValueTests {
+    @Test func aTableWithHostileNamesFromAnotherToolIsRenamedRebuiltAndIndexed() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(#"""
+            CREATE TABLE "old ""Or]der`.$PK" (id INTEGER PRIMARY KEY, "se""lect ?" TEXT NOT NULL DEFAULT '', "gr.oup ]" TEXT NOT NULL DEFAULT '',
+                "to""tal ]` old.$T" INTEGER NOT NULL DEFAULT 0, amount TEXT NOT NULL DEFAULT '0',
+                parent INTEGER REFERENCES "old ""Or]der`.$PK"(id));
+            CREATE INDEX "their ""ix"" ]`.$T ?" ON "old ""Or]der`.$PK" ("gr.oup ]");
+            CREATE TRIGGER "their ""tr""" AFTER UPDATE ON "old ""Or]der`.$PK" BEGIN SELECT 1; END;
+            INSERT INTO "old ""Or]der`.$PK" VALUES (1, 'a', 'b', 5, '1.5', NULL), (2, 'c', 'd', 6, '2', 1);
+            """#)
+        let plan = try db.schemaPlan(for: V10Foreign.self)
+        #expect(plan.rebuildsTable)
+        try db.syncSchema(V10Foreign.self)
+        #expect(try db.schemaPlan(for: V10Foreign.self).isEmpty)
+        #expect(try db.column(String.self, "SELECT name FROM sqlite_master WHERE tbl_name = ? ORDER BY name", "Or\"der ]x.`$T ?").contains("their \"ix\" ]`.$T ?"))
+        #expect(try db.value(String.self, "SELECT type FROM pragma_table_info(?) WHERE name = 'amount'", "Or\"der ]x.`$T ?") == "REAL")
+        #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") == 1)
+        let rows = try db.objects(V10Foreign.self, where: "ORDER BY id")
+        #expect(rows.map(\.total) == [5, 6] && rows.map(\.amount) == [1.5, 2] && rows.map(\.group) == ["b", "d"])
+        #expect(rows[1].parent === rows[0])
+        rows[0].select = "z"
+        try db.save(rows[0])
+        #expect(try db.value(String.self, "SELECT \"se\"\"lect ?\" FROM $T WHERE id = 1", for: V10Foreign.self) == "z")
+        try db.execute("PRAGMA foreign_keys = ON")
+        #expect(try db.rows("PRAGMA foreign_key_check").isEmpty)
+        #expect(try db.delete(rows[1]))
+    }
+}
+
+extension Database {
+    fileprivate func value<T: Model, V: ColumnValue>(_ type: V.Type, _ sql: String, for model: T.Type) throws -> V? {
+        try rows(sql, for: model).first.map { try V(sqlValue: $0[0]) }
+    }
+}
+
+// MARK: Extreme values
+
+private final class V10Values: Model {
+    static let tableName = "v10_values"
+    var id: Int64 = 0
+    var big: Int64 = 0
+    var small: Int8 = 0
+    var mid: Int16 = 0
+    var i32: Int32 = 0
+    var u: UInt64 = 0
+    var ui: UInt = 0
+    var u32: UInt32 = 0
+    var d = 0.0
+    var f: Float = 0
+    var s = ""
+    var os: String?
+    var data = Data()
+    var odata: Data?
+    var flag = false
+    var when = Date(timeIntervalSince1970: 0)
+    var token = UUID()
+    var amount = Decimal(0)
+    required init() {}
+}
+
+extension Review10ValueTests {
+    @Test func int64ExtremesThroughSaveFetchRefreshAndMerge() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let v = V10Values(); v.big = .min
+        try db.save(v)
+        #expect(try db.value(Int64.self, "SELECT big FROM v10_values") == .min)
+        v.big = .max
+        try db.save(v)
+        #expect(!v.hasChanges)
+        let other = try Database(path: temp.path)
+        let theirs = try #require(try other.object(V10Values.self, forKey: v.id))
+        #expect(theirs.big == .max && !theirs.hasChanges)
+        try db.execute("UPDATE v10_values SET big = ?", Int64.min)
+        #expect(v.big == .min && !v.hasChanges)
+        #expect(try other.object(V10Values.self, forKey: v.id) === theirs)
+        #expect(theirs.big == .min && !theirs.hasChanges)
+        theirs.big = .min + 1
+        try other.save(theirs)
+        #expect(try db.object(V10Values.self, forKey: v.id) === v)
+        #expect(v.big == .min + 1 && !v.hasChanges)
+    }
+
+    @Test func unsignedValuesBeyondInt64ThrowOnInsertAndUpdate() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let v = V10Values(); v.u = UInt64(Int64.max) + 1
+        let e1 = #expect(throws: ValueConversionError.self) { try db.save(v) }
+        #expect(e1?.property == "u")
+        #expect(try db.count(V10Values.self) == 0 && !v.isPersisted)
+        v.u = UInt64(Int64.max)
+        try db.save(v)
+        v.ui = .max
+        let e2 = #expect(throws: ValueConversionError.self) { try db.save(v) }
+        #expect(e2?.property == "ui")
+        #expect(v.changedProperties == ["ui"])
+        v.ui = 7
+        try db.save(v)
+        #expect(try db.rows("SELECT u, ui FROM v10_values")[0].values == [.integer(.max), .integer(7)])
+        // A negative integer stored by another tool in an unsigned column throws, naming it.
+        try db.execute("UPDATE v10_values SET u = -1")
+        #expect(v.u == UInt64(Int64.max))
+        v.s = "x"
+        let stale = #expect(throws: ModelError.self) { try db.save(v) }
+        #expect(stale?.kind == .stale && stale?.property == "u")
+        let fetchError = #expect(throws: (any Error).self) { try Database(path: temp.path).objects(V10Values.self) }
+        #expect("\(fetchError.map { "\($0)" } ?? "")".contains("u"))
+    }
+}
+
+extension Review10ValueTests {
+    @Test(arguments: [("small", "200"), ("small", "-129"), ("mid", "40000"), ("i32", "3000000000"), ("u32", "-1"), ("u32", "4294967296"), ("ui", "-5")])
+    func narrowIntegersOutOfRangeThrowNamingTheColumnEverywhere(column: String, stored: String) throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let v = V10Values()
+        try db.save(v)
+        let other = try Database(path: temp.path)
+        let theirs = try #require(try other.object(V10Values.self, forKey: v.id))
+        // Another tool writes the value.
+        let tool = try Database(path: temp.path)
+        try tool.execute("UPDATE v10_values SET \(column) = \(stored)")
+        try tool.close()
+        // A fetch through a fresh handle throws, naming the column.
+        let fresh = try Database(path: temp.path)
+        let e1 = #expect(throws: (any Error).self) { try fresh.object(V10Values.self, forKey: v.id) }
+        #expect(e1.map { "\($0)".contains(column) } == true, "\(String(describing: e1))")
+        let e2 = #expect(throws: (any Error).self) { try fresh.objects(V10Values.self) }
+        #expect(e2.map { "\($0)".contains(column) } == true)
+        // A live instance merging the commit keeps its values and becomes stale.
+        let e3 = #expect(throws: (any Error).self) { try other.objects(V10Values.self) }
+        #expect(e3.map { "\($0)".contains(column) } == true)
+        #expect(theirs.small == 0 && theirs.mid == 0)
+        theirs.s = "x"
+        let e4 = #expect(throws: ModelError.self) { try other.save(theirs) }
+        #expect(e4?.kind == .stale && e4?.property == column)
+        // Raw SQL through the handle that holds the instance.
+        try db.execute("UPDATE v10_values SET s = 'y'")
+        #expect(v.s == "")   // the row does not decode: nothing of it reaches the instance
+        v.s = "z"
+        #expect(throws: ModelError.self) { try db.save(v) }
+        // Once fixed, everything reads again.
+        try db.execute("UPDATE v10_values SET \(column) = 1")
+        #expect(v.s == "y" || v.s == "z")
+        #expect(try other.objects(V10Values.self).count == 1)
+    }
+
+    @Test func doublesNegativeZeroInfinitiesSubnormalsAndFloats() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let v = V10Values(); v.d = -0.0; v.f = -0.0
+        try db.save(v)
+        #expect(!v.hasChanges)
+        let other = try Database(path: temp.path)
+        let theirs = try #require(try other.object(V10Values.self, forKey: v.id))
+        #expect(theirs.d == 0 && !theirs.hasChanges)
+        for value in [Double.infinity, -.infinity, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude / 3, .greatestFiniteMagnitude, 0.1] {
+            v.d = value; v.f = Float(value)
+            try db.save(v)
+            #expect(!v.hasChanges, "\(value)")
+            #expect(try other.object(V10Values.self, forKey: v.id) === theirs)
+            #expect(theirs.d == value && theirs.f == Float(value) && !theirs.hasChanges, "\(value)")
+            #expect(try Database(path: temp.path).object(V10Values.self, forKey: v.id)?.d == value)
+            // Raw SQL writes reach the instance.
+            try other.execute("UPDATE v10_values SET d = ?, f = ?", -value, Double(-Float(value)))
+            #expect(theirs.d == -value && theirs.f == -Float(value) && !theirs.hasChanges, "\(value)")
+            // ... and the other handle's commit merges into this one's.
+            #expect(try db.object(V10Values.self, forKey: v.id) === v)
+            #expect(v.d == -value && v.f == -Float(value) && !v.hasChanges, "\(value)")
+        }
+        for sub in [Float.leastNonzeroMagnitude, Float.leastNormalMagnitude / 4, Float.greatestFiniteMagnitude] {
+            v.f = sub
+            try db.save(v)
+            #expect(try Database(path: temp.path).object(V10Values.self, forKey: v.id)?.f == sub)
+        }
+        // NaN: refused on save (WritingSafely.md), stored NaN by another tool reads as NULL -> error.
+        v.d = .nan
+        let e = #expect(throws: ValueConversionError.self) { try db.save(v) }
+        #expect(e?.property == "d")
+        v.d = 1
+        try db.save(v)
+        // A double beyond Float's range stored by another tool: the Float property throws, naming it.
+        try db.execute("UPDATE v10_values SET f = 1e300")
+        v.s = "q"
+        let e2 = #expect(throws: ModelError.self) { try db.save(v) }
+        #expect(e2?.property == "f")
+    }
+
+    @Test func emptyStringsAndEmptyDataAreNotNullAndNotChanges() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let v = V10Values(); v.os = ""; v.odata = Data(); v.data = Data()
+        try db.save(v)
+        #expect(try db.rows("SELECT typeof(os), typeof(odata), typeof(data), length(odata) FROM v10_values")[0].values
+                == [.text("text"), .text("blob"), .text("blob"), .integer(0)])
+        #expect(!v.hasChanges)
+        let other = try Database(path: temp.path)
+        let theirs = try #require(try other.object(V10Values.self, forKey: v.id))
+        #expect(theirs.os == "" && theirs.odata == Data() && theirs.data == Data() && !theirs.hasChanges)
+        // nil and empty are told apart both ways, through save, raw SQL and merge.
+        v.os = nil; v.odata = nil
+        try db.save(v)
+        #expect(try db.rows("SELECT typeof(os), typeof(odata) FROM v10_values")[0].values == [.text("null"), .text("null")])
+        #expect(try other.object(V10Values.self, forKey: v.id) === theirs)
+        #expect(theirs.os == nil && theirs.odata == nil && !theirs.hasChanges)
+        try other.execute("UPDATE v10_values SET os = '', odata = x''")
+        #expect(theirs.os == "" && theirs.odata == Data() && !theirs.hasChanges)
+        #expect(try db.object(V10Values.self, forKey: v.id) === v)
+        #expect(v.os == "" && v.odata == Data() && !v.hasChanges)
+        theirs.odata = nil
+        try other.save(theirs)
+        #expect(try db.rows("SELECT typeof(odata) FROM v10_values")[0].values == [.text("null")])
+        // A zero-length blob bound through a raw statement too.
+        try db.execute("UPDATE v10_values SET odata = ?", Data())
+        #expect(v.odata == Data())
+        #expect(try db.rows("SELECT typeof(odata) FROM v10_values")[0].values == [.text("blob")])
+    }
+
+    @Test func textWithNulBytesAndLargeValuesRoundTripEverywhere() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let v = V10Values(); v.s = "a\u{0}b\u{0}"; v.os = "\u{0}"
+        try db.save(v)
+        #expect(try db.rows("SELECT length(CAST(s AS BLOB)) FROM v10_values")[0].values == [.integer(4)])
+        let other = try Database(path: temp.path)
+        let theirs = try #require(try other.object(V10Values.self, forKey: v.id))
+        #expect(theirs.s == "a\u{0}b\u{0}" && theirs.os == "\u{0}" && !theirs.hasChanges)
+        try db.execute("UPDATE v10_values SET s = ?", "x\u{0}y")
+        #expect(v.s == "x\u{0}y" && !v.hasChanges)
+        #expect(try other.object(V10Values.self, forKey: v.id) === theirs)
+        #expect(theirs.s == "x\u{0}y")
+        // 10 MB of text and of bytes.
+        let big = String(repeating: "0123456789\u{0}é", count: 800_000)
+        let bytes = Data((0..<10_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        v.s = big; v.data = bytes
+        try db.save(v)
+        #expect(!v.hasChanges)
+        #expect(try other.object(V10Values.self, forKey: v.id) === theirs)
+        #expect(theirs.s == big && theirs.data == bytes && !theirs.hasChanges)
+        #expect(try Database(path: temp.path).object(V10Values.self, forKey: v.id).map { $0.s == big && $0.data == bytes } == true)
+    }
+
+    /// Before: read with U+FFFD in place of the bytes (not what the README says: a value that cannot be
+    /// read without loss throws), and a `Data` property read the replacement characters' bytes.
+    @Test func textThatIsNotUTF8ThrowsIntoStringAndIsNeverRewritten() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let v = V10Values()
+        try db.save(v)
+        let other = try Database(path: temp.path)
+        let theirs = try #require(try other.object(V10Values.self, forKey: v.id))
+        try db.execute("UPDATE v10_values SET s = CAST(x'61ff62' AS TEXT), os = CAST(x'c3' AS TEXT)")
+        let fresh = try Database(path: temp.path)
+        let error = #expect(throws: ValueConversionError.self) { try fresh.object(V10Values.self, forKey: v.id) }
+        #expect(error?.column == "s" && error?.found == .blob(Data([0x61, 0xFF, 0x62])))
+        // Raw rows give the bytes exactly.
+        #expect(try fresh.rows("SELECT s, os FROM v10_values")[0].values == [.blob(Data([0x61, 0xFF, 0x62])), .blob(Data([0xC3]))])
+        // Live instances keep their values and refuse to save; the merge of another handle too.
+        #expect(v.s == "")
+        v.big = 5
+        #expect(throws: ModelError.self) { try db.save(v) }
+        #expect(throws: (any Error).self) { try other.objects(V10Values.self) }
+        #expect(theirs.s == "")
+        #expect(try fresh.rows("SELECT hex(s), hex(os) FROM v10_values")[0].values == [.text("61FF62"), .text("C3")])
+        // Valid text with a real U+FFFD, and a truncated 4-byte sequence (repaired to a same-length U+FFFD).
+        try db.execute("UPDATE v10_values SET s = ?, os = NULL", "a\u{FFFD}b")
+        #expect(v.s == "a\u{FFFD}b" && v.big == 5)
+        try db.execute("UPDATE v10_values SET os = CAST(x'f09f98' AS TEXT)")
+        #expect(throws: ValueConversionError.self) { try fresh.object(V10Values.self, forKey: v.id) }
+    }
+
+    @Test(arguments: [("2", false), ("-1", false), ("'t'", true), ("'yes'", true), ("'true'", true), ("'f'", true), ("'no'", true), ("'maybe'", false), ("1.0", true), ("0.5", false)])
+    func boolColumnsHoldingOtherValues(stored: String, reads: Bool) throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE v10_values (id INTEGER PRIMARY KEY, flag BOOL NOT NULL)")
+        try db.execute("INSERT INTO v10_values (id, flag) VALUES (1, \(stored))")
+        final class Flagged: Model {
+            static let tableName = "v10_values"
+            var id: Int64 = 0
+            var flag = false
+            required init() {}
+        }
+        if reads {
+            let row = try #require(try db.object(Flagged.self, forKey: 1))
+            #expect(!row.hasChanges)
+        } else {
+            let error = #expect(throws: (any Error).self) { try db.object(Flagged.self, forKey: 1) }
+            #expect(error.map { "\($0)".contains("flag") } == true)
+        }
+    }
+
+    @Test func datesUUIDsAndDecimalsOtherToolsStored() throws {
+        final class Typed: Model {
+            static let tableName = "typed"
+            var id: Int64 = 0
+            var when: Date?
+            var token: UUID?
+            var amount: Decimal?
+            required init() {}
+        }
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE typed (id INTEGER PRIMARY KEY, \"when\" DATETIME, token TEXT, amount DECIMAL)")
+        try db.execute("INSERT INTO typed VALUES (1, NULL, NULL, '1.5e3'), (2, NULL, NULL, '-2E-2'), (3, 'garbage', NULL, NULL), (4, NULL, x'000102030405060708090a0b0c0d0e', NULL)")
+        #expect(try db.object(Typed.self, forKey: 1)?.amount == Decimal(1500))
+        #expect(try db.object(Typed.self, forKey: 2)?.amount == Decimal(string: "-0.02"))
+        let e3 = #expect(throws: (any Error).self) { try db.object(Typed.self, forKey: 3) }
+        #expect(e3.map { "\($0)".contains("when") } == true)
+        let e4 = #expect(throws: (any Error).self) { try db.object(Typed.self, forKey: 4) }
+        #expect(e4.map { "\($0)".contains("token") } == true)
+    }
+}
+
+extension Review10ValueTests {
+    @Test func aDataPropertyReadsTheExactBytesOfTextThatIsNotUTF8() throws {
+        final class Raw: Model {
+            static let tableName = "raw"
+            var id: Int64 = 0
+            var bytes = Data()
+            var maybe: Data?
+            required init() {}
+        }
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE raw (id INTEGER PRIMARY KEY, bytes TEXT NOT NULL, maybe TEXT)")
+        try db.execute("INSERT INTO raw VALUES (1, CAST(x'61ff62' AS TEXT), CAST(x'f09f98' AS TEXT))")
+        let row = try #require(try db.object(Raw.self, forKey: 1))
+        #expect(row.bytes == Data([0x61, 0xFF, 0x62]))
+        #expect(row.maybe == Data([0xF0, 0x9F, 0x98]))
+        #expect(!row.hasChanges)
+    }
+}
