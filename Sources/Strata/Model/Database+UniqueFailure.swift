@@ -11,7 +11,7 @@ extension Database {
     func duplicateKeyError(_ error: DatabaseError, object: ModelObject, registry: TypeRegistry) -> ModelError {
         let metadata = registry.metadata
         if error.code == .constraintNotNull {
-            let column = error.message.components(separatedBy: "failed: ").last?.split(separator: ".").last.map(String.init) ?? ""
+            let column = constraintColumns(error.message, table: registry.table.table).first ?? ""
             let property = registry.table.columns.firstIndex { $0.caseInsensitiveCompare(column) == .orderedSame }.map { metadata.properties[$0].name }
             return ModelError(.missingValue, model: metadata.typeName, property: property ?? column, properties: [property ?? column],
                               "column \"\(column)\" is NOT NULL and \(property.map { "property \"\($0)\"" } ?? "the model") has no value for it; set it before saving. Nothing was written. SQLite: \(error.message)")
@@ -20,7 +20,7 @@ extension Database {
         // index over expressions.
         let list = error.message.components(separatedBy: "failed: ").last ?? ""
         let indexName = list.hasPrefix("index '") && list.hasSuffix("'") ? String(list.dropFirst(7).dropLast()) : nil
-        var columns = indexName != nil ? [] : list.components(separatedBy: ", ").compactMap { $0.split(separator: ".").last.map(String.init) }
+        var columns = indexName != nil ? [] : constraintColumns(error.message, table: registry.table.table)
         var existing: SQLValue?
         if let lookup = uniqueLookup(registry, columns: columns, indexName: indexName) {
             if indexName != nil { columns = lookup.columns }
@@ -35,6 +35,31 @@ extension Database {
         let same = columns.isEmpty ? "values in index \"\(indexName ?? "")\"" : columns.joined(separator: ", ")
         return ModelError(.duplicateKey, model: metadata.typeName, key: existing, properties: columns,
                           "a row with the same \(same) exists already\(existing.map { " (key \($0))" } ?? ""); nothing was written. SQLite: \(error.message)")
+    }
+
+    /// The columns SQLite names in a constraint message ("UNIQUE constraint failed: t.a, t.b"), each
+    /// after the table's name and a dot: split at ", t." rather than at every comma and dot, which a table
+    /// or column name may hold.
+    ///
+    /// ```swift
+    /// constraintColumns("UNIQUE constraint failed: a.b.c, d, a.b.e", table: "a.b")   // ["c, d", "e"]
+    /// ```
+    func constraintColumns(_ message: String, table: String) -> [String] {
+        guard let start = message.range(of: "constraint failed: ") else { return [] }
+        let list = message[start.upperBound...]
+        let prefix = table + "."
+        guard list.count > prefix.count, list.prefix(prefix.count).caseInsensitiveCompare(prefix) == .orderedSame else {
+            // (Not the table's: the old reading, at every comma and dot.)
+            return list.components(separatedBy: ", ").compactMap { $0.split(separator: ".").last.map(String.init) }
+        }
+        var columns: [String] = []
+        var rest = list.dropFirst(prefix.count)
+        while let next = rest.range(of: ", " + prefix, options: .caseInsensitive) {
+            columns.append(String(rest[..<next.lowerBound]))
+            rest = rest[next.upperBound...]
+        }
+        columns.append(String(rest))
+        return columns
     }
 
     /// The condition that selects the row a write would duplicate, the object's mapped columns bound as

@@ -532,3 +532,59 @@ extension Review10ValueTests {
         #expect(!row.hasChanges)
     }
 }
+
+private final class V10Keyed: Model {
+    static let tableName = "v10_keyed"
+    var id: Int64 = 0
+    var name = ""
+    @Reference var other: V10Keyed?
+    required init() {}
+}
+
+extension Review10ValueTests {
+    @Test func extremeKeysAndAFullRowIDSpace() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let top = V10Keyed(); top.id = .max; top.name = "top"
+        try db.save(top)
+        let bottom = V10Keyed(); bottom.id = .min; bottom.name = "bottom"; bottom.other = top
+        try db.save(bottom)
+        top.other = bottom
+        try db.save(top)
+        let fresh = try Database(path: temp.path)
+        let b = try #require(try fresh.object(V10Keyed.self, forKey: Int64.min))
+        #expect(b.other?.name == "top" && b.other?.other === b)
+        #expect(try fresh.objects(V10Keyed.self, forKeys: [Int64.max, .min]).map(\.name) == ["top", "bottom"])
+        try fresh.prefetch("other", of: [b])
+        try fresh.execute("UPDATE $T SET name = 'B' WHERE $PK = ?", for: V10Keyed.self, Int64.min)
+        #expect(b.name == "B")
+        // With Int64.max used, SQLite has no next key (AUTOINCREMENT): a clear error, nothing saved.
+        let next = V10Keyed(); next.name = "next"
+        let error = #expect(throws: (any Error).self) { try db.save(next) }
+        #expect(error != nil && !next.isPersisted && next.id == 0)
+        #expect(try db.count(V10Keyed.self) == 2)
+        #expect(try fresh.delete(b) && b.isDeleted)
+    }
+
+    @Test func constraintErrorsNameColumnsWithDotsAndCommas() throws {
+        final class Dotted: Model {
+            static let tableName = "dot.ted, t"
+            static let columnNames = ["code": "co.de, x", "note": "no.te"]
+            var id: Int64 = 0
+            var code = ""
+            @Reference var note: Dotted?
+            required init() {}
+        }
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(#"CREATE TABLE "dot.ted, t" (id INTEGER PRIMARY KEY, "co.de, x" TEXT NOT NULL UNIQUE, "no.te" INTEGER NOT NULL)"#)
+        try db.execute(#"INSERT INTO "dot.ted, t" VALUES (1, 'z', 1)"#)
+        let z = try #require(try db.object(Dotted.self, forKey: 1))
+        let a = Dotted(); a.code = "a"; a.note = z
+        try db.save(a)
+        let b = Dotted(); b.code = "a"; b.note = z
+        let duplicate = #expect(throws: ModelError.self) { try db.save(b) }
+        #expect(duplicate?.kind == .duplicateKey && duplicate?.key == .integer(a.id))
+        let c = Dotted(); c.code = "c"
+        let missing = #expect(throws: ModelError.self) { try db.save(c) }
+        #expect(missing?.kind == .missingValue && missing?.property == "note")
+    }
+}
