@@ -21,10 +21,10 @@ extension DatabasePool {
     /// for await change in pool.changes(ofTables: ["auth_user"]) { print(change.insertedRowIDs) }
     /// ```
     public func changes(ofTables tables: [String]?) -> AsyncStream<DatabaseChange> {
-        let wanted = tables.map { Set($0.map { $0.lowercased() }) }
+        let wanted = tables.map { Set($0.map { $0.sqlFolded }) }
         let (stream, continuation) = AsyncStream<DatabaseChange>.makeStream(bufferingPolicy: .unbounded)
         let listener = ChangeHub.Listener(changed: { changes in
-            for change in changes where wanted?.contains(change.table.lowercased()) ?? true {
+            for change in changes where wanted?.contains(change.table.sqlFolded) ?? true {
                 continuation.yield(change)
             }
         }, closed: { continuation.finish() })
@@ -110,7 +110,7 @@ private final class ValueObserver<T: Sendable>: Sendable {
     private func changed(_ changes: [DatabaseChange]) {
         let shouldRun = state.withLock { state -> Bool in
             guard !state.finished else { return false }
-            if let region = state.region, !changes.contains(where: { region.contains($0.table.lowercased()) }) { return false }
+            if let region = state.region, !changes.contains(where: { region.contains($0.table.sqlFolded) }) { return false }
             if state.running { state.due = true; return false }
             state.running = true
             return true

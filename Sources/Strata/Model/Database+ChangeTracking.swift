@@ -68,7 +68,7 @@ extension Database {
                 return SQLITE_IGNORE
             case SQLITE_READ:
                 models.authorizingDrop = false
-                if models.readRegion != nil, let table { models.readRegion?.insert(String(cString: table).lowercased()) }
+                if models.readRegion != nil, let table { models.readRegion?.insert(String(cString: table).sqlFolded) }
             case SQLITE_TRANSACTION:
                 models.authorizingDrop = false
                 // (For SQLITE_TRANSACTION the third argument is the operation: BEGIN, COMMIT or ROLLBACK.)
@@ -202,7 +202,7 @@ extension Database {
                 // A join table's rows are no model's: the loaded @Siblings arrays over it are read again.
                 if !models.arraysByJoinTable.isEmpty && change.table != lastTable {
                     lastTable = change.table
-                    let name = lastTable.lowercased()
+                    let name = lastTable.sqlFolded
                     if models.arraysByJoinTable[name] != nil { joinTablesWritten.insert(name) }
                 }
                 // An own write is already in its instance; other model types over the same table still need it.
@@ -519,7 +519,7 @@ extension Database {
             var last = ""
             for change in models.pending where change.operation == SQLITE_DELETE && change.table != last {
                 last = change.table
-                deleted.insert(last.lowercased())
+                deleted.insert(last.sqlFolded)
             }
         }
         let ownTriggers = inserting ? writer.table.hasInsertTriggers : deleting ? writer.table.hasDeleteTriggers : writer.table.hasUpdateTriggers

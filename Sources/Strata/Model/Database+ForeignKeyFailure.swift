@@ -40,7 +40,7 @@ extension Database {
                     guard let count = countRows("SELECT count(*) FROM \(SQL.quote(fk.child)) \(rows)", bind: bind),
                           count > 0 else { continue }
                     holders.append("\(count) row(s) of \"\(fk.child)\" through (\(fk.from.joined(separator: ", "))) ON DELETE \(fk.onDelete)"
-                                   + (parent.caseInsensitiveCompare(table.table) == .orderedSame ? "" : " (below rows of \"\(parent)\" the delete would cascade to)"))
+                                   + (parent.sqlNameEquals(table.table) ? "" : " (below rows of \"\(parent)\" the delete would cascade to)"))
                 default:
                     continue
                 }

@@ -12,7 +12,7 @@ extension Database {
         let metadata = registry.metadata
         if error.code == .constraintNotNull {
             let column = constraintColumns(error.message, table: registry.table.table).first ?? ""
-            let property = registry.table.columns.firstIndex { $0.caseInsensitiveCompare(column) == .orderedSame }.map { metadata.properties[$0].name }
+            let property = registry.table.columns.firstIndex { $0.sqlNameEquals(column) }.map { metadata.properties[$0].name }
             return ModelError(.missingValue, model: metadata.typeName, property: property ?? column, properties: [property ?? column],
                               "column \"\(column)\" is NOT NULL and \(property.map { "property \"\($0)\"" } ?? "the model") has no value for it; set it before saving. Nothing was written. SQLite: \(error.message)")
         }
@@ -48,7 +48,7 @@ extension Database {
         guard let start = message.range(of: "constraint failed: ") else { return [] }
         let list = message[start.upperBound...]
         let prefix = table + "."
-        guard list.count > prefix.count, list.prefix(prefix.count).caseInsensitiveCompare(prefix) == .orderedSame else {
+        guard list.count > prefix.count, String(list.prefix(prefix.count)).sqlNameEquals(prefix) else {
             // (Not the table's: the old reading, at every comma and dot.)
             return list.components(separatedBy: ", ").compactMap { $0.split(separator: ".").last.map(String.init) }
         }
@@ -69,7 +69,7 @@ extension Database {
     private func uniqueLookup(_ registry: TypeRegistry, columns: [String], indexName: String?) -> (condition: String, columns: [String])? {
         let mapped = registry.table.columns
         func parameter(_ column: String) -> String? {
-            mapped.firstIndex { $0.caseInsensitiveCompare(column) == .orderedSame }.map { "?\($0 + 1)" }
+            mapped.firstIndex { $0.sqlNameEquals(column) }.map { "?\($0 + 1)" }
         }
         // The object's values as a row of their own, for the expressions of an index to be evaluated over.
         let values = "(SELECT " + mapped.indices.map { "?\($0 + 1) AS \(SQL.quote(mapped[$0]))" }.joined(separator: ", ") + ")"
@@ -79,7 +79,7 @@ extension Database {
                 guard index.name == indexName else { continue }
             } else {
                 guard index.keys.count == columns.count,
-                      zip(index.keys, columns).allSatisfy({ $0.column?.caseInsensitiveCompare($1) == .orderedSame }) else { continue }
+                      zip(index.keys, columns).allSatisfy({ $0.column?.sqlNameEquals($1) == true }) else { continue }
             }
             var terms: [String] = []
             for key in index.keys {
@@ -92,7 +92,7 @@ extension Database {
                     guard let expression = key.expression else { terms = []; break }
                     terms.append("(\(expression)) = (SELECT \(expression) FROM \(values))\(collation)")
                     for token in SQLTokenizer.tokens(expression) {
-                        guard let name = token.identifier, let column = mapped.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }),
+                        guard let name = token.identifier, let column = mapped.first(where: { $0.sqlNameEquals(name) }),
                               !compared.contains(column) else { continue }
                         compared.append(column)
                     }

@@ -103,7 +103,7 @@ final class ModelContext {
     var transactionChanges: [String: DatabaseChange] = [:]
 
     func registries(forTable table: String) -> [TypeRegistry] {
-        registriesByTable[table.lowercased()] ?? []
+        registriesByTable[table.sqlFolded] ?? []
     }
 
     /// Per child type, the `@Children` arrays of this handle's models that find their children by a plain
@@ -129,7 +129,7 @@ final class ModelContext {
         registries[type] = registry
         for entry in childrenByPlainColumn[type] ?? [] { registry.parentKeyColumns.insert(entry.property) }
         noteArrays(of: registry)
-        let name = registry.metadata.tableName.lowercased()
+        let name = registry.metadata.tableName.sqlFolded
         registriesByTable[name, default: []].append(registry)
         if let sharing = registriesByTable[name], sharing.count > 1 {
             for other in sharing { other.sharesTable = true }
@@ -145,9 +145,9 @@ final class ModelContext {
         let template = registry.metadata.makeInstance()   // the wrappers' declarations (their `by:`, `through:`)
         for array in arrays {
             if let join = array.throughTable(of: template) {
-                arraysByJoinTable[join.lowercased(), default: []].append((registry, array))
+                arraysByJoinTable[join.sqlFolded, default: []].append((registry, array))
                 joinTablesWithoutRowID = nil
-                for mapping in registriesByTable[join.lowercased()] ?? [] { mapping.sharesTable = true }
+                for mapping in registriesByTable[join.sqlFolded] ?? [] { mapping.sharesTable = true }
                 continue
             }
             guard let child = array.relatedType, let name = array.byProperty(of: template),
@@ -163,7 +163,7 @@ final class ModelContext {
     /// changed properties ``recordProperties(_:table:rowID:)`` reports.
     func record(table: String, operation: Int32, rowID: Int64, own: Bool = false) {
         guard !observers.isEmpty else { return }
-        let key = table.lowercased()
+        let key = table.sqlFolded
         var change = transactionChanges[key] ?? newChange(table)
         switch operation {
         case SQLITE_INSERT: change.insertedRowIDs.insert(rowID)
@@ -186,7 +186,7 @@ final class ModelContext {
     /// Records the properties a save of the library updated in one row (only while anyone observes).
     func recordProperties(_ names: [String], table: String, rowID: Int64) {
         guard !observers.isEmpty else { return }
-        let key = table.lowercased()
+        let key = table.sqlFolded
         var change = transactionChanges[key] ?? newChange(table)
         guard !change.unknownProperties.contains(rowID) else { return }
         change.updatedProperties[rowID, default: []].formUnion(names)

@@ -117,7 +117,7 @@ final class ModelMetadata: @unchecked Sendable {
         // conformance lookup for a metatype never seen before: costly on a cold first use).
         typeName = _typeName(type, qualified: false)
         tableName = type.tableName
-        tableKey = type.tableName.lowercased()
+        tableKey = type.tableName.sqlFolded
         randomKeys = type.randomKeys
 
         // Every stored field of the class, base class fields excluded.
@@ -243,8 +243,8 @@ final class ModelMetadata: @unchecked Sendable {
                 throw ModelError(.unknownProperty, model: typeName, property: name,
                                  "renamedColumns names \"\(name)\", which is not a persistent property of \(typeName)")
             }
-            if old.caseInsensitiveCompare(name) != .orderedSame,
-               persistent.contains(where: { $0.caseInsensitiveCompare(old) == .orderedSame }) || !oldNames.insert(old.lowercased()).inserted {
+            if !old.sqlNameEquals(name),
+               persistent.contains(where: { $0.sqlNameEquals(old) }) || !oldNames.insert(old.sqlFolded).inserted {
                 throw ModelError(.unknownProperty, model: typeName, property: name,
                                  "renamedColumns maps \"\(name)\" from \"\(old)\", which is a persistent property or the old name in another hint")
             }
@@ -259,7 +259,7 @@ final class ModelMetadata: @unchecked Sendable {
         columnFormats = type.columnFormats
         var columns: [String: String] = [:]
         for property in properties {
-            if let other = columns.updateValue(property.name, forKey: property.column.lowercased()) {
+            if let other = columns.updateValue(property.name, forKey: property.column.sqlFolded) {
                 throw ModelError(.unknownProperty, model: typeName, property: property.name,
                                  "\"\(other)\" and \"\(property.name)\" both map to column \"\(property.column)\"; give each its own column in columnNames")
             }

@@ -155,3 +155,27 @@ enum SQL {
 }
 
 import Foundation
+
+extension String {
+    /// The name as SQLite compares names of tables, columns and indices: ASCII letters folded to lowercase,
+    /// every other character as it is (SQLite folds no other case: `"Ä"` and `"ä"` are two tables, where
+    /// `lowercased()` would make them one). Returns the string itself when it holds no uppercase ASCII.
+    ///
+    /// ```swift
+    /// "Ärger_ID".sqlFolded   // "Ärger_id"
+    /// ```
+    var sqlFolded: String {
+        guard utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return self }
+        return String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// Whether SQLite reads `other` as the same name (see ``sqlFolded``).
+    ///
+    /// ```swift
+    /// "Name".sqlNameEquals("NAME")   // true
+    /// "Ä".sqlNameEquals("ä")         // false
+    /// ```
+    func sqlNameEquals<S: StringProtocol>(_ other: S) -> Bool {
+        utf8.count == other.utf8.count && sqlFolded == String(other).sqlFolded
+    }
+}

@@ -108,7 +108,7 @@ extension Database {
     /// Adds the table of `type` to the tables an observed read uses (out of line: rarely on).
     @inline(never)
     private func noteRead(of type: any Model.Type) {
-        models.readRegion?.insert(type.tableName.lowercased())
+        models.readRegion?.insert(type.tableName.sqlFolded)
     }
 
     private func resync(_ type: any Model.Type) throws -> TypeRegistry {
@@ -255,11 +255,11 @@ extension Database {
     /// tool stores otherwise (integers, text). Found once per handle and schema.
     func joinColumnFormat(table: String, column: String, holding metadata: ModelMetadata) throws -> ColumnFormat {
         guard metadata.keyCount == 1, let kind = metadata.key.formatKind, kind != .decimal else { return .native }
-        let cacheKey = table.lowercased() + "\u{0}" + column.lowercased()
+        let cacheKey = table.sqlFolded + "\u{0}" + column.sqlFolded
         if let known = models.joinColumnFormats[cacheKey] { return known }
         var format = ColumnFormat.native
         if let mapped = models.registries(forTable: table).lazy.compactMap({ registry -> ColumnFormat? in
-            guard let index = registry.table.columns.firstIndex(where: { $0.caseInsensitiveCompare(column) == .orderedSame }),
+            guard let index = registry.table.columns.firstIndex(where: { $0.sqlNameEquals(column) }),
                   registry.metadata.properties[index].formatKind == kind else { return nil }
             return registry.table.formats[index]
         }).first {
@@ -276,7 +276,7 @@ extension Database {
     /// Found once per handle and schema, from the declared type of a statement prepared and never run (so
     /// it costs no statement); false when it does not prepare (the query that follows says why).
     func joinColumnIsUntyped(table: String, column: String) -> Bool {
-        let cacheKey = table.lowercased() + "\u{0}" + column.lowercased()
+        let cacheKey = table.sqlFolded + "\u{0}" + column.sqlFolded
         if let known = models.joinColumnsUntyped[cacheKey] { return known }
         guard let statement = try? connection.prepare("SELECT \(SQL.quote(column)) FROM \(SQL.quote(table)) LIMIT 0") else { return false }
         defer { statement.finalize() }

@@ -31,7 +31,7 @@ struct SQLToken {
 
     /// Whether this token names `name` (SQLite compares identifiers case-insensitively).
     func names(_ name: String) -> Bool {
-        identifier?.caseInsensitiveCompare(name) == .orderedSame
+        identifier?.sqlNameEquals(name) == true
     }
 }
 
@@ -113,8 +113,8 @@ extension SQLTokenizer {
         guard !tables.isEmpty || !columns.isEmpty else { return sql }
         func replacement(_ token: SQLToken) -> String? {
             guard let name = token.identifier else { return nil }
-            for (from, to) in tables where name.caseInsensitiveCompare(from) == .orderedSame { return SQL.quote(to) }
-            for (from, to) in columns where name.caseInsensitiveCompare(from) == .orderedSame { return SQL.quote(to) }
+            for (from, to) in tables where name.sqlNameEquals(from) { return SQL.quote(to) }
+            for (from, to) in columns where name.sqlNameEquals(from) { return SQL.quote(to) }
             return nil
         }
         return tokens(sql).map { replacement($0) ?? String($0.text) }.joined()
@@ -128,7 +128,7 @@ extension SQLTokenizer {
     static func qualifying(_ sql: String, columns: [String], with table: String) -> String {
         let all = tokens(sql)
         guard !columns.isEmpty, all.contains(where: { $0.identifier != nil }) else { return sql }
-        let names = Set(columns.map { $0.lowercased() })
+        let names = Set(columns.map { $0.sqlFolded })
         func neighbour(of index: Int, step: Int) -> SQLToken? {
             var i = index + step
             while i >= 0 && i < all.count {
@@ -139,7 +139,7 @@ extension SQLTokenizer {
         }
         var text = ""
         for (index, token) in all.enumerated() {
-            guard let name = token.identifier, names.contains(name.lowercased()),
+            guard let name = token.identifier, names.contains(name.sqlFolded),
                   !(token.kind == .word && ["asc", "desc"].contains(name.lowercased())) else {
                 text += token.text
                 continue

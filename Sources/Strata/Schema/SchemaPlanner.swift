@@ -27,7 +27,7 @@ struct SchemaPlanner {
         // A previous table name: rename that table when the current one is missing.
         var tableRenames: [String: String] = [:]
         var previous: [TableInfo] = []
-        for name in metadata.previousTableNames where name.caseInsensitiveCompare(table) != .orderedSame {
+        for name in metadata.previousTableNames where !name.sqlNameEquals(table) {
             if let old = try TableInfo.read(name, in: connection), !previous.contains(where: { $0.name == old.name }) {
                 previous.append(old)
             }
@@ -62,7 +62,7 @@ struct SchemaPlanner {
         // Column rename hints: rename the old column when the property has none.
         var columnRenames: [String: String] = [:]
         for property in metadata.properties {
-            guard let old = metadata.renamedColumns[property.name], old.caseInsensitiveCompare(property.column) != .orderedSame,
+            guard let old = metadata.renamedColumns[property.name], !old.sqlNameEquals(property.column),
                   let oldColumn = found.column(named: old) else { continue }
             if let existing = found.column(named: property.column) {
                 throw error(property.name, found: "both column \"\(existing.name)\" and column \"\(oldColumn.name)\" (its name in renamedColumns)",
@@ -126,8 +126,8 @@ struct SchemaPlanner {
         // constraint lets duplicates in. Dropping one is the user's explicit step (`DROP INDEX`, in a
         // migration). A model that maps only some of the table's columns (a summary beside a full model)
         // drops none, nor is one dropped that another model of this handle over the table declares.
-        let mapped = Set(properties.map { $0.column.lowercased() })
-        let mapsEveryColumn = current.columns.allSatisfy { $0.hidden != 0 || mapped.contains($0.name.lowercased()) }
+        let mapped = Set(properties.map { $0.column.sqlFolded })
+        let mapsEveryColumn = current.columns.allSatisfy { $0.hidden != 0 || mapped.contains($0.name.sqlFolded) }
         var keptUnique: [String] = []
         for index in current.indices where mapsEveryColumn && index.isOwned
             && !(declared + otherIndices).contains(where: { covers(index, $0) }) {
@@ -151,19 +151,19 @@ struct SchemaPlanner {
     /// column beside it would split the relationship in two.
     func resolveColumns(_ info: TableInfo) throws -> [PropertyMetadata] {
         var resolved = metadata.properties
-        var used = Set(resolved.compactMap { info.column(named: $0.column)?.name.lowercased() })
+        var used = Set(resolved.compactMap { info.column(named: $0.column)?.name.sqlFolded })
         for i in resolved.indices {
             let property = resolved[i]
             guard let related = property.related, metadata.type.columnNames[property.name] == nil,
                   info.column(named: property.column) == nil else { continue }
             let relatedTable = related.tableName
             let candidates = info.foreignKeys.filter {
-                $0.table.caseInsensitiveCompare(relatedTable) == .orderedSame && !used.contains($0.from.lowercased())
+                $0.table.sqlNameEquals(relatedTable) && !used.contains($0.from.sqlFolded)
             }
             let conventional = [property.name + "_id", property.name + "Id"]
-            if let match = candidates.first(where: { key in conventional.contains { $0.caseInsensitiveCompare(key.from) == .orderedSame } }) {
+            if let match = candidates.first(where: { key in conventional.contains { $0.sqlNameEquals(key.from) } }) {
                 resolved[i].column = match.from
-                used.insert(match.from.lowercased())
+                used.insert(match.from.sqlFolded)
             } else if let other = candidates.first {
                 throw error(property.name, found: "no column \"\(property.name)\", and column \"\(other.from)\" with a foreign key to \"\(relatedTable)\"",
                             expected: "the column of reference \"\(property.name)\"",
@@ -249,7 +249,7 @@ struct SchemaPlanner {
         // Generated columns are computed, never copied (pitfall 22); rowids are kept where they are not the key.
         let copied = info.columns.filter { $0.hidden == 0 }.map { SQL.quote($0.name) }
         let keepsRowID = !info.withoutRowID && !info.keyIsRowID
-            && !info.columns.contains { ["rowid", "oid", "_rowid_"].contains($0.name.lowercased()) }
+            && !info.columns.contains { ["rowid", "oid", "_rowid_"].contains($0.name.sqlFolded) }
         let list = ((keepsRowID ? ["rowid"] : []) + copied).joined(separator: ", ")
         steps.append(statement("INSERT INTO \(new) (\(list)) SELECT \(list) FROM \(table)"))
         // SQLite converts what its affinity rules allow and keeps the rest as it was: a value that kept
@@ -277,7 +277,7 @@ struct SchemaPlanner {
         var checked = [info.name]
         for child in source.referencingTables {
             let name = tableRenames[child] ?? child
-            if !checked.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) { checked.append(name) }
+            if !checked.contains(where: { $0.sqlNameEquals(name) }) { checked.append(name) }
         }
         for name in checked {
             // `PRAGMA foreign_key_check` names a violation's foreign key by its id only: its columns are added.
@@ -411,7 +411,7 @@ struct SchemaPlanner {
         !existing.partial && existing.unique == index.unique && !existing.descending.contains(true)
             && !existing.hasExplicitCollation
             && existing.columns.count == index.columns.count
-            && zip(existing.columns, index.columns).allSatisfy { $0?.caseInsensitiveCompare($1) == .orderedSame }
+            && zip(existing.columns, index.columns).allSatisfy { $0?.sqlNameEquals($1) == true }
     }
 
     // MARK: Checks
@@ -424,7 +424,7 @@ struct SchemaPlanner {
     private func checkPrimaryKey(_ info: TableInfo, key: [PropertyMetadata]) throws {
         let keys = info.primaryKeyColumns
         guard keys.count == key.count,
-              zip(keys, key).allSatisfy({ $0.name.caseInsensitiveCompare($1.column) == .orderedSame }) else {
+              zip(keys, key).allSatisfy({ $0.name.sqlNameEquals($1.column) }) else {
             let found = keys.isEmpty ? "no PRIMARY KEY" : "PRIMARY KEY (\(keys.map(\.name).joined(separator: ", ")))"
             let declared = key.map(\.column).joined(separator: ", ")
             throw error(key.count == 1 ? key[0].column : nil, found: found, expected: "PRIMARY KEY (\(declared))",
@@ -442,8 +442,8 @@ struct SchemaPlanner {
     /// must have opted in to); a foreign key of another definition on the column is a ``SchemaError``.
     private func needsForeignKey(_ property: PropertyMetadata, in info: TableInfo) throws -> Bool {
         guard let action = property.onDelete, let related = property.related else { return false }
-        let existing = info.foreignKeys.filter { $0.from.caseInsensitiveCompare(property.column) == .orderedSame }
-        if existing.contains(where: { $0.table.caseInsensitiveCompare(related.tableName) == .orderedSame && $0.onDelete == action.rawValue }) {
+        let existing = info.foreignKeys.filter { $0.from.sqlNameEquals(property.column) }
+        if existing.contains(where: { $0.table.sqlNameEquals(related.tableName) && $0.onDelete == action.rawValue }) {
             return false
         }
         if let other = existing.first {

@@ -193,7 +193,7 @@ struct TableDefinition {
     }
 
     func columnIndex(named name: String) -> Int? {
-        columns.firstIndex { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        columns.firstIndex { $0.name.sqlNameEquals(name) }
     }
 
     /// `CREATE TABLE "table" (...)` with these columns, then `extraColumns`, then the table constraints.

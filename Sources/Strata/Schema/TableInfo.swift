@@ -78,14 +78,14 @@ struct TableInfo {
         self.isView = isView
         self.isWritableView = isWritableView
         var positions: [String: Int] = [:]
-        for (index, column) in columns.enumerated() where positions[column.name.lowercased()] == nil {
-            positions[column.name.lowercased()] = index
+        for (index, column) in columns.enumerated() where positions[column.name.sqlFolded] == nil {
+            positions[column.name.sqlFolded] = index
         }
         self.positions = positions
     }
 
     func column(named name: String) -> ColumnInfo? {
-        positions[name.lowercased()].map { columns[$0] }
+        positions[name.sqlFolded].map { columns[$0] }
     }
 
     var primaryKeyColumns: [ColumnInfo] {
@@ -104,7 +104,7 @@ struct TableInfo {
     /// Whether `column` names the table's implicit rowid (`rowid`, `oid` or `_rowid_`, when no column has
     /// that name): the key of a model over a table without a primary key.
     func isImplicitRowID(_ column: String) -> Bool {
-        !withoutRowID && !isView && ["rowid", "oid", "_rowid_"].contains(column.lowercased()) && self.column(named: column) == nil
+        !withoutRowID && !isView && ["rowid", "oid", "_rowid_"].contains(column.sqlFolded) && self.column(named: column) == nil
     }
 
     /// Whether a PRIMARY KEY or UNIQUE constraint of a `CREATE TABLE` statement says `ON CONFLICT REPLACE`
@@ -126,7 +126,7 @@ struct TableInfo {
         // sqlite_master has no index: it is read once per schema version (SchemaCatalog), so that the first
         // use of N models costs N lookups, not N scans.
         let catalog = try SchemaCatalog.current(in: connection)
-        guard let entry = catalog.tables[table.lowercased()] else { return nil }
+        guard let entry = catalog.tables[table.sqlFolded] else { return nil }
         let name = entry.name
         let createSQL = entry.sql
         let isView = entry.isView
@@ -187,7 +187,7 @@ struct TableInfo {
             keys.reset()
         }
         if isView {
-            let writable = catalog.tablesWithInsteadOfTriggers.contains(name.lowercased())
+            let writable = catalog.tablesWithInsteadOfTriggers.contains(name.sqlFolded)
             return TableInfo(name: name, columns: columns, indices: [], withoutRowID: true, isView: true, isWritableView: writable)
         }
         var info = TableInfo(name: name, columns: columns, indices: indices, withoutRowID: withoutRowID, foreignKeys: foreignKeys)
@@ -208,7 +208,7 @@ extension TableInfo {
     /// key of `columns` to its value: what the planner checks the model against in a dry run.
     func renamed(to table: String, columns renames: [String: String]) -> TableInfo {
         func rename(_ column: String) -> String {
-            renames.first { $0.key.caseInsensitiveCompare(column) == .orderedSame }?.value ?? column
+            renames.first { $0.key.sqlNameEquals(column) }?.value ?? column
         }
         var info = TableInfo(
             name: table,
@@ -301,17 +301,17 @@ final class SchemaCatalog {
             let type = master.string(at: 0), name = master.string(at: 1)
             switch type {
             case "table", "view":
-                let lowercased = name.lowercased()
+                let lowercased = name.sqlFolded
                 catalog.tables[lowercased] = (name, master.string(at: 3), type == "view", lowercased)
             case "index":
-                catalog.tablesWithIndices.insert(master.string(at: 2).lowercased())
+                catalog.tablesWithIndices.insert(master.string(at: 2).sqlFolded)
                 if !master.isNull(at: 3) { catalog.indexSQL[name] = master.string(at: 3) }
             case "trigger":
-                catalog.triggerSQL[master.string(at: 2).lowercased(), default: []].append(master.string(at: 3))
+                catalog.triggerSQL[master.string(at: 2).sqlFolded, default: []].append(master.string(at: 3))
                 let sql = master.string(at: 3).uppercased()
                 // (What `sql LIKE '%INSTEAD%OF%'` matched before.)
                 if let instead = sql.range(of: "INSTEAD"), sql[instead.upperBound...].contains("OF") {
-                    catalog.tablesWithInsteadOfTriggers.insert(master.string(at: 2).lowercased())
+                    catalog.tablesWithInsteadOfTriggers.insert(master.string(at: 2).sqlFolded)
                 }
             default: break
             }

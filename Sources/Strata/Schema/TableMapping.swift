@@ -82,8 +82,8 @@ final class TableMapping {
     let parentTables: Set<String>
     /// Whether a trigger of the table may write `table` (its SQL mentions the name, in any case).
     func triggersMayWrite(_ table: String) -> Bool {
-        let name = table.lowercased()
-        return triggerSQL.contains { $0.lowercased().contains(name) }
+        let name = table.sqlFolded
+        return triggerSQL.contains { $0.sqlFolded.contains(name) }
     }
 
     /// Whether an insert takes the general path (``insertStatement(_:in:)``): some columns are generated or
@@ -133,8 +133,8 @@ final class TableMapping {
         hasInsertTriggers = info.triggerSQL.contains { Self.fires($0, on: "INSERT") }
         hasUpdateTriggers = info.triggerSQL.contains { Self.fires($0, on: "UPDATE") }
         hasDeleteTriggers = info.triggerSQL.contains { Self.fires($0, on: "DELETE") }
-        lowercasedName = metadata.tableName.lowercased()
-        parentTables = Set(info.foreignKeys.map { $0.table.lowercased() })
+        lowercasedName = metadata.tableName.sqlFolded
+        parentTables = Set(info.foreignKeys.map { $0.table.sqlFolded })
         readOnlyReason = metadata.isReadOnly ? "the model is read-only (isReadOnly)"
             : info.isView && !info.isWritableView ? "its table \"\(info.name)\" is a view without INSTEAD OF triggers" : nil
         var generated = ColumnSet(), schemaDefaults: [Int] = []
@@ -148,20 +148,20 @@ final class TableMapping {
         self.generated = generated
         self.schemaDefaults = schemaDefaults
         var integerColumns = ColumnSet(), indexedColumns = ColumnSet(), untypedColumns = ColumnSet()
-        let leading = Set(info.indices.compactMap { $0.columns.first??.lowercased() }
-            + info.columns.filter { $0.primaryKeyPosition == 1 }.map { $0.name.lowercased() })
+        let leading = Set(info.indices.compactMap { $0.columns.first??.sqlFolded }
+            + info.columns.filter { $0.primaryKeyPosition == 1 }.map { $0.name.sqlFolded })
         for (i, property) in properties.enumerated() {
             guard let column = info.column(named: property.column) else { continue }
-            if leading.contains(column.name.lowercased()) { indexedColumns.insert(i) }
+            if leading.contains(column.name.sqlFolded) { indexedColumns.insert(i) }
             if !info.isView && !info.isVirtual && i >= metadata.keyCount && formats[i] == .native && column.affinity == .integer { integerColumns.insert(i) }
             if column.affinity == .blob { untypedColumns.insert(i) }
         }
         self.integerColumns = integerColumns
         self.untypedColumns = untypedColumns
         self.indexedColumns = indexedColumns
-        let mapped = Set(columns.map { $0.lowercased() })
+        let mapped = Set(columns.map { $0.sqlFolded })
         requiredColumns = info.columns.filter {
-            $0.notNull && $0.defaultSQL == nil && $0.primaryKeyPosition == 0 && !$0.isGenerated && !mapped.contains($0.name.lowercased())
+            $0.notNull && $0.defaultSQL == nil && $0.primaryKeyPosition == 0 && !$0.isGenerated && !mapped.contains($0.name.sqlFolded)
         }.map(\.name)
         let t = SQL.quote(table)
         quotedTable = t

@@ -588,3 +588,57 @@ extension Review10ValueTests {
         #expect(missing?.kind == .missingValue && missing?.property == "note")
     }
 }
+
+private final class V10UpperA: Model {
+    static let tableName = "Ä"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class V10LowerA: Model {
+    static let tableName = "ä"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+extension Review10ValueTests {
+    /// SQLite folds the case of ASCII letters only: "Ä" and "ä" are two tables.
+    @Test func tablesWhoseNamesDifferInNonASCIICaseAreTwoTables() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let upper = V10UpperA(); upper.name = "upper"
+        let lower = V10LowerA(); lower.name = "lower"
+        try db.save(upper)
+        try db.save(lower)
+        #expect(upper.id == 1 && lower.id == 1)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('Ä', 'ä')") == 2)
+        try db.execute("UPDATE \"Ä\" SET name = 'U'")
+        #expect(upper.name == "U" && lower.name == "lower")
+        try db.execute("DELETE FROM \"Ä\"")
+        #expect(upper.isDeleted && !lower.isDeleted)
+        lower.name = "l2"
+        try db.save(lower)
+        #expect(try db.value(String.self, "SELECT name FROM \"ä\"") == "l2")
+        let other = try Database(path: temp.path)
+        let theirs = try #require(try other.object(V10LowerA.self, forKey: 1))
+        #expect(theirs.name == "l2")
+        #expect(try db.schemaPlan(for: V10LowerA.self).isEmpty && db.schemaPlan(for: V10UpperA.self).steps.count == 0)
+        // Columns too.
+        final class TwoColumns: Model {
+            static let tableName = "two_columns"
+            static let columnNames = ["upper": "Ö", "lower": "ö"]
+            static let indices = [["upper"], ["lower"]]
+            var id: Int64 = 0
+            var upper = 0
+            var lower = 0
+            required init() {}
+        }
+        let two = TwoColumns(); two.upper = 1; two.lower = 2
+        try db.save(two)
+        #expect(try db.rows("SELECT \"Ö\", \"ö\" FROM two_columns")[0].values == [.integer(1), .integer(2)])
+        try db.execute("UPDATE two_columns SET \"ö\" = 3")
+        #expect(two.upper == 1 && two.lower == 3)
+        #expect(try temp.reopen().schemaPlan(for: TwoColumns.self).isEmpty)
+    }
+}
