@@ -586,8 +586,14 @@ extension Database {
                         continue
                     }
                 }
-                words.append((i, stored))
-                if !current.matches(stored) { values.append((i, try metadata.properties[i].accessor.load(fresh))) }
+                if current.matches(stored) {
+                    // The instance keeps its value: remembered as it holds it (a -0.0 the row holds as 0 is
+                    // no change of the instance's, and not one to save again).
+                    words.append((i, registry.storedWord(of: object, at: i)))
+                } else {
+                    words.append((i, stored))
+                    values.append((i, try metadata.properties[i].accessor.load(fresh)))
+                }
             }
             for (i, value) in values { try metadata.properties[i].accessor.store(value, into: object) }
             if registry.hasParentArrays && !values.isEmpty {

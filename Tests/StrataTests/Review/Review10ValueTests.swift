@@ -642,3 +642,87 @@ extension Review10ValueTests {
         #expect(try temp.reopen().schemaPlan(for: TwoColumns.self).isEmpty)
     }
 }
+
+#if canImport(Observation)
+import Observation
+
+@Observable private final class V10Observed: Model, ObservableModel {
+    static var observedKeyPaths: [PartialKeyPath<V10Observed>] { [\.d] }
+    static let tableName = "v10_observed"
+    var id: Int64 = 0
+    var d = 0.0
+    var f: Float = 0
+    var when = Date(timeIntervalSince1970: 0)
+    var amount = Decimal(0)
+    var data = Data()
+    var odata: Data?
+    var flag = false
+    var token = UUID()
+    var big: Int64 = 0
+    var s = ""
+    var tick = 0
+    required init() {}
+}
+
+extension Review10ValueTests {
+    @Test func rewritingTheStoredValuesAsTheyAreNotifiesNoObserver() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE v10_observed (id INTEGER PRIMARY KEY, d REAL NOT NULL, f REAL NOT NULL, "when" DATETIME NOT NULL,
+                amount DECIMAL NOT NULL, data BLOB NOT NULL, odata BLOB, flag BOOL NOT NULL, token CHAR(32) NOT NULL,
+                big INTEGER NOT NULL, s TEXT NOT NULL, tick INTEGER NOT NULL);
+            INSERT INTO v10_observed VALUES (1, 0.0, 0.1, '2024-01-02 03:04:05.123456', '1.50', x'', x'', 't', '0F8FAD5BD9CB469FA16570867728950E', 9223372036854775807, 'a', 0);
+            """)
+        let o = try #require(try db.object(V10Observed.self, forKey: 1))
+        #expect(o.changedProperties == [])
+        o.d = -0.0; o.f = 0.1; o.when = o.when.addingTimeInterval(0.000_000_4); o.amount = Decimal(string: "1.5")!
+        o.big = .max; o.s = "a\u{0}b"
+        try db.save(o)
+        #expect(o.changedProperties == [])
+        let counter = ChangeCounter()
+        counter.track { _ = o.d }
+        try db.execute("UPDATE v10_observed SET d = d, f = f, \"when\" = \"when\", amount = amount, data = data, odata = odata, flag = flag, token = token, big = big, s = s")
+        #expect(counter.value == 0, "nothing changed")
+        #expect(o.changedProperties == [])
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE v10_observed SET d = d, f = f, \"when\" = \"when\", amount = amount, data = data, odata = odata, s = s, tick = tick")
+        _ = try db.objects(V10Observed.self)
+        #expect(counter.value == 0, "nothing changed")
+        try other.execute("UPDATE v10_observed SET tick = 1")
+        _ = try db.objects(V10Observed.self)
+        #expect(counter.value == 1 && o.tick == 1)
+        #expect(o.odata == Data() && o.data == Data() && o.flag && o.s == "a\u{0}b")
+    }
+}
+#endif
+
+extension Review10ValueTests {
+    /// Before: a refresh remembered the row's 0 for a -0.0 the instance kept, so the instance then showed
+    /// a change it never made (a save wrote it again; another connection's change of it was a conflict).
+    @Test func aNegativeZeroKeptThroughARefreshIsNoChange() throws {
+        final class Plain: Model {
+            static let tableName = "plain_numbers"
+            var id: Int64 = 0
+            var x = 0.0
+            var n = 0
+            required init() {}
+        }
+        let temp = try TemporaryDatabase(), db = temp.db
+        let v = V10Values(); v.d = -0.0
+        let p = Plain(); p.x = -0.0
+        try db.save(v)
+        try db.save(p)
+        try db.execute("UPDATE v10_values SET d = d, s = 'x'")
+        try db.execute("UPDATE plain_numbers SET x = x, n = 1")
+        #expect(v.s == "x" && v.changedProperties == [] && p.n == 1 && p.changedProperties == [])
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE v10_values SET d = 2, big = 1")
+        try other.execute("UPDATE plain_numbers SET x = 2")
+        v.big = 5
+        let conflict = #expect(throws: ModelError.self) { try db.save(v) }
+        #expect(conflict?.kind == .conflict && conflict?.properties == ["big"])
+        #expect(v.d == 2)
+        _ = try db.objects(Plain.self)
+        #expect(p.x == 2 && p.changedProperties == [])
+    }
+}
