@@ -91,6 +91,8 @@ private final class V10TextKey: Model {
         #expect(kids.map { $0.owner === owners[0] } == [true, true])
         #expect(try db2.count(V10Weird.self, where: "\"group\" = ?", "g") == 1)
         #expect(try db2.objects(V10Weird.self, forKeys: [Int64(2), 1]).map(\.id) == [2, 1])
+        #expect(try db2.objects(V10Weird.self, where: \.name == "n2" || (\V10Weird.straße).in(["y"]), orderBy: .descending(\.order)).map(\.id) == [1, 2])
+        #expect(try db2.objects(V10WeirdKid.self, matching: ["owner": a.id], orderBy: "\"\(longName)\" DESC").map(\.order) == [2, 1])
         // The unique index holds; the duplicate error names the columns.
         let dup = V10Weird(); dup.straße = "x"
         let error = #expect(throws: ModelError.self) { try db.save(dup) }
@@ -724,5 +726,82 @@ extension Review10ValueTests {
         #expect(v.d == 2)
         _ = try db.objects(Plain.self)
         #expect(p.x == 2 && p.changedProperties == [])
+    }
+}
+
+private final class V10NulKey: Model {
+    static let tableName = "v10_nul_key"
+    var id = ""
+    var name = ""
+    required init() {}
+}
+
+extension Review10ValueTests {
+    @Test func textKeysWithNulBytesAreTheirOwnRows() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let a = V10NulKey(); a.id = "a"; a.name = "plain"
+        let b = V10NulKey(); b.id = "a\u{0}b"; b.name = "nul"
+        let c = V10NulKey(); c.id = "a\u{0}"; c.name = "trailing"
+        try db.save([a, b, c])
+        #expect(try db.count(V10NulKey.self) == 3)
+        #expect(try db.object(V10NulKey.self, forKey: "a\u{0}b") === b)
+        try db.execute("UPDATE $T SET name = 'N' WHERE $PK = ?", for: V10NulKey.self, "a\u{0}b")
+        #expect(b.name == "N" && a.name == "plain" && c.name == "trailing")
+        let fresh = try Database(path: temp.path)
+        #expect(try fresh.objects(V10NulKey.self, forKeys: ["a\u{0}", "a", "a\u{0}b"]).map(\.name) == ["trailing", "plain", "N"])
+        #expect(try db.delete(c) && !a.isDeleted && !b.isDeleted)
+    }
+
+    @Test func datesOtherToolsStoredAsNonFiniteOrHugeNumbersThrowNamingTheColumn() throws {
+        final class Dated: Model {
+            static let tableName = "dated"
+            var id: Int64 = 0
+            var at = Date(timeIntervalSince1970: 0)
+            required init() {}
+        }
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE dated (id INTEGER PRIMARY KEY, at REAL NOT NULL)")
+        try db.execute("INSERT INTO dated VALUES (1, 9e999), (2, -9e999), (3, 1e300), (4, 9223372036854775807)")
+        for key in 1...3 as ClosedRange<Int64> {
+            do {
+                let row = try db.object(Dated.self, forKey: key)
+                // Read: then it must survive an unchanged save and a change of nothing else.
+                #expect(row?.changedProperties == [])
+            } catch {
+                #expect("\(error)".contains("at"), "\(key)")
+            }
+        }
+        let huge = try db.object(Dated.self, forKey: 4)
+        #expect(huge?.changedProperties == [])
+    }
+}
+
+extension Review10ValueTests {
+    @Test(arguments: ["INTEGER", "DECIMAL(10,2)", "REAL", "TEXT", ""])
+    func decimalsBeyondInt64AndDoubleInEveryColumnType(declared: String) throws {
+        final class Money: Model {
+            static let tableName = "money"
+            var id: Int64 = 0
+            var amount = Decimal(0)
+            required init() {}
+        }
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE money (id INTEGER PRIMARY KEY, amount \(declared) NOT NULL DEFAULT 0)")
+        try db.execute("INSERT INTO money VALUES (1, 5)")
+        let m = try #require(try db.object(Money.self, forKey: 1))
+        for text in ["123456789012345678901234567890", "-9223372036854775809", "9223372036854775807", "1e-30", "-1.5e40", "0.1"] {
+            m.amount = try #require(Decimal(string: text))
+            do {
+                try db.save(m)
+                let back = try #require(try Database(path: temp.path).object(Money.self, forKey: 1))
+                #expect(back.changedProperties == [], "\(declared) \(text)")
+            } catch {
+                // Refused: the error names the property, and nothing was written.
+                #expect("\(error)".contains("amount"), "\(declared) \(text): \(error)")
+                _ = try db.objects(Money.self)
+                m.amount = 0
+                try db.save(m)
+            }
+        }
     }
 }
