@@ -219,6 +219,7 @@ extension Review10ValueTests {
                 parent INTEGER REFERENCES "old ""Or]der`.$PK"(id));
             CREATE INDEX "their ""ix"" ]`.$T ?" ON "old ""Or]der`.$PK" ("gr.oup ]");
             CREATE TRIGGER "their ""tr""" AFTER UPDATE ON "old ""Or]der`.$PK" BEGIN SELECT 1; END;
+            CREATE VIEW "their ""view"" $T" AS SELECT "se""lect ?" AS s, "to""tal ]` old.$T" AS t FROM "old ""Or]der`.$PK";
             INSERT INTO "old ""Or]der`.$PK" VALUES (1, 'a', 'b', 5, '1.5', NULL), (2, 'c', 'd', 6, '2', 1);
             """#)
         let plan = try db.schemaPlan(for: V10Foreign.self)
@@ -228,6 +229,7 @@ extension Review10ValueTests {
         #expect(try db.column(String.self, "SELECT name FROM sqlite_master WHERE tbl_name = ? ORDER BY name", "Or\"der ]x.`$T ?").contains("their \"ix\" ]`.$T ?"))
         #expect(try db.value(String.self, "SELECT type FROM pragma_table_info(?) WHERE name = 'amount'", "Or\"der ]x.`$T ?") == "REAL")
         #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") == 1)
+        #expect(try db.rows(#"SELECT s, t FROM "their ""view"" $T" ORDER BY t"#).map(\.values) == [[.text("a"), .integer(5)], [.text("c"), .integer(6)]])
         let rows = try db.objects(V10Foreign.self, where: "ORDER BY id")
         #expect(rows.map(\.total) == [5, 6] && rows.map(\.amount) == [1.5, 2] && rows.map(\.group) == ["b", "d"])
         #expect(rows[1].parent === rows[0])
@@ -803,5 +805,45 @@ extension Review10ValueTests {
                 try db.save(m)
             }
         }
+    }
+}
+
+private final class V10Tag: Model {
+    static let tableName = "ta\"g ]`.$PK"
+    static let primaryKey = "code"
+    static let columnNames = ["code": "co\"de ?"]
+    var code = ""
+    var label = ""
+    required init() {}
+}
+
+private final class V10Post: Model {
+    static let tableName = "po\"st $T"
+    static let primaryKey = "slug"
+    static let columnNames = ["slug": "sl\"ug ]"]
+    var slug = ""
+    @Siblings(through: "post \"tags\" [x]", from: "po\"st", to: "ta]g", orderBy: "label DESC") var tags: [V10Tag]
+    required init() {}
+}
+
+extension Review10ValueTests {
+    @Test func siblingsOverTextKeysWithHostileNamesAddRemoveAndPrefetch() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(#"CREATE TABLE "post ""tags"" [x]" ("po""st" TEXT NOT NULL, "ta]g" TEXT NOT NULL, UNIQUE ("po""st", "ta]g"))"#)
+        let tags = ["a'1", "b\"2", "c?3"].map { code in let t = V10Tag(); t.code = code; t.label = "L" + code; return t }
+        try db.save(tags)
+        let posts = ["p'1", "p$T2"].map { slug in let p = V10Post(); p.slug = slug; return p }
+        try db.save(posts)
+        try posts[0].$tags.add(tags[0])
+        try posts[0].$tags.add(tags[2])
+        try posts[0].$tags.add(tags[2])
+        try posts[1].$tags.add(tags[1])
+        #expect(try db.value(Int.self, #"SELECT count(*) FROM "post ""tags"" [x]""#) == 3)
+        let fresh = try Database(path: temp.path)
+        let loaded = try fresh.objects(V10Post.self, where: "ORDER BY $PK", prefetching: ["tags"])
+        #expect(loaded.map(\.slug) == ["p$T2", "p'1"])   // `$` sorts before `'`
+        #expect(loaded.map { $0.tags.map(\.code) } == [["b\"2"], ["c?3", "a'1"]])
+        try posts[0].$tags.remove(tags[2])
+        #expect(try posts[0].$tags.reload().map(\.code) == ["a'1"])
     }
 }
