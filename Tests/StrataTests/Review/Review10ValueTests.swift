@@ -847,3 +847,33 @@ extension Review10ValueTests {
         #expect(try posts[0].$tags.reload().map(\.code) == ["a'1"])
     }
 }
+
+private let veryLong = String(repeating: "lang\"name ]` ", count: 500)
+
+private final class V10Long: Model {
+    static let tableName = veryLong
+    static let columnNames = ["value": veryLong + "col"]
+    static let indices: [[String]] = [["value"]]
+    static let uniqueIndices: [[String]] = [["value", "id"]]
+    var id: Int64 = 0
+    var value = 0
+    @Reference var parent: V10Long?
+    required init() {}
+}
+
+extension Review10ValueTests {
+    @Test func namesOfThousandsOfCharacters() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let a = V10Long(); a.value = 1
+        try db.save(a)
+        let b = V10Long(); b.value = 2; b.parent = a
+        try db.save(b)
+        try db.execute("UPDATE $T SET \(SQL.quote(veryLong + "col")) = 3 WHERE $PK = ?", for: V10Long.self, a.id)
+        #expect(a.value == 3)
+        let fresh = try Database(path: temp.path)
+        let rows = try fresh.objects(V10Long.self, where: "ORDER BY $PK", prefetching: ["parent"])
+        #expect(rows.map(\.value) == [3, 2] && rows[1].parent === rows[0])
+        #expect(try temp.reopen().schemaPlan(for: V10Long.self).isEmpty)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name LIKE 'strata%'") == 2)
+    }
+}
