@@ -594,7 +594,7 @@ extension Database {
         // "cannot store TEXT value in INTEGER column t.amount" (STRICT): the column is named.
         var names: [String] = []
         if error.message.hasPrefix("cannot store"), let column = error.message.split(separator: ".").last,
-           let index = table.columns.firstIndex(where: { $0.caseInsensitiveCompare(column) == .orderedSame }) {
+           let index = table.columns.firstIndex(where: { $0.sqlNameEquals(column) }) {
             names = [metadata.properties[index].name + (table.columns[index] == metadata.properties[index].name ? "" : " (column \"\(table.columns[index])\")")]
         } else {
             names = written.indices.filter { $0 < metadata.properties.count }.map { metadata.properties[$0].name }
