@@ -313,7 +313,8 @@ enum UTF8Text {
         var string = String(decoding: bytes, as: UTF8.self)
         if isASCII(bytes) { return string }
         let same = string.withUTF8 { decoded in
-            decoded.count == bytes.count && memcmp(decoded.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+            guard decoded.count == bytes.count, let a = decoded.baseAddress, let b = bytes.baseAddress else { return decoded.count == bytes.count }
+            return memcmp(a, b, bytes.count) == 0
         }
         return same ? string : nil
     }
