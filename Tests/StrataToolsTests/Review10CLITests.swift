@@ -6,36 +6,6 @@ import Testing
 
 // Review 10: the `strata` tool and the models it generates, on every fixture and on bad files.
 
-/// The built `strata` executable, beside the test bundle in the build folder.
-private let strataExecutable: URL = {
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while folder.path != "/" && !FileManager.default.fileExists(atPath: folder.appendingPathComponent("strata").path) {
-        folder.deleteLastPathComponent()
-    }
-    return folder.appendingPathComponent("strata")
-}()
-
-private struct Run {
-    let status: Int32
-    let output: String
-    let error: String
-}
-
-private func strata(_ arguments: [String], in folder: URL) throws -> Run {
-    let process = Process()
-    process.executableURL = strataExecutable
-    process.arguments = arguments
-    process.currentDirectoryURL = folder
-    let output = Pipe(), error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), error: String(decoding: err, as: UTF8.self))
-}
-
 /// Every row of `table` as `quote(column)` texts, keyed by rowid (or by the quoted key for WITHOUT ROWID tables).
 private func quotedRows(_ db: Database, _ table: String) throws -> [String: [String: String]] {
     let columns = try db.column(String.self, "SELECT name FROM pragma_table_xinfo(?)", table)

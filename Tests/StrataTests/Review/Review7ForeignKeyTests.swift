@@ -504,12 +504,8 @@ private final class R7Loan: Model {
 }
 
 extension Review7ForeignKeyTests {
-    /// A delete refused by RESTRICT two cascades down threw only SQLite's "FOREIGN KEY constraint failed":
-    /// neither the key nor what held it. Now the message names the model, key and the holding rows; nothing
-    /// changes, in or out of a transaction.
-    @Test func aRefusedDeleteNamesTheModelKeyAndTheRowsThatHoldIt() throws {
-        let temp = try TemporaryDatabase()
-        let db = temp.db
+    /// Two labels; the first held by a loan two cascades down (label <- record <- side, CASCADE; side <- loan, RESTRICT).
+    private func heldLabel(_ db: Database) throws -> (label: R7Label, other: R7Label, record: R7Record, side: R7Side, loan: R7Loan) {
         let label = R7Label(); label.name = "L"
         let other = R7Label(); other.name = "O"
         try db.save([label, other])
@@ -519,6 +515,16 @@ extension Review7ForeignKeyTests {
         try db.save(side)
         let loan = R7Loan(); loan.side = side
         try db.save(loan)
+        return (label, other, record, side, loan)
+    }
+
+    /// A delete refused by RESTRICT two cascades down threw only SQLite's "FOREIGN KEY constraint failed":
+    /// neither the key nor what held it. Now the message names the model, key and the holding rows; nothing
+    /// changes, in or out of a transaction.
+    @Test func aRefusedDeleteNamesTheModelKeyAndTheRowsThatHoldIt() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let (label, other, record, side, loan) = try heldLabel(db)
         let error = try #require(throws: DatabaseError.self) { try db.delete(label) }
         #expect(error.code.primary == .constraint)
         #expect(error.message == #"FOREIGN KEY constraint failed: deleting R7Label (key integer 1), still referenced by 1 row(s) of "R7Loan" through (side) ON DELETE RESTRICT (below rows of "R7Side" the delete would cascade to). Delete or repoint those rows first, or declare the reference with onDelete: .cascade or .setNull"#)
@@ -542,15 +548,7 @@ extension Review7ForeignKeyTests {
     @Test func aRefusedDeleteAllNamesItsClauseAndTheRowsThatHoldThem() throws {
         let temp = try TemporaryDatabase()
         let db = temp.db
-        let label = R7Label(); label.name = "L"
-        let other = R7Label(); other.name = "O"
-        try db.save([label, other])
-        let record = R7Record(); record.label = label
-        try db.save(record)
-        let side = R7Side(); side.record = record
-        try db.save(side)
-        let loan = R7Loan(); loan.side = side
-        try db.save(loan)
+        let (label, other, record, side, _) = try heldLabel(db)
         let holder = #"still referenced by 1 row(s) of "R7Loan" through (side) ON DELETE RESTRICT (below rows of "R7Side" the delete would cascade to)."#
 
         let text = try #require(throws: DatabaseError.self) { try db.deleteAll(R7Label.self, where: "name IN (?)", arguments: [["L", "O"]]) }
