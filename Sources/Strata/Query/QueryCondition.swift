@@ -28,14 +28,14 @@ public struct QueryCondition<Root: Model> {
         func render(_ node: Node) throws -> String {
             switch node {
             case .compare(let term, let op, let value):
-                let (column, format) = try term.column(registry)
+                let (column, format) = try term.comparedColumn(registry)
                 // As one value (an array compares as its JSON text, never expands), in the stored format.
                 arguments.append(try term.locating(registry) { format == .native ? try value.sqlValue : try format.stored(value.sqlValue) })
                 return "\(column) \(op) ?"
             case .isNull(let term, let isNull):
                 return "\(try term.column(registry).0) IS \(isNull ? "" : "NOT ")NULL"
             case .list(let term, let values):
-                let (column, format) = try term.column(registry)
+                let (column, format) = try term.comparedColumn(registry)
                 guard !values.isEmpty else { return "0" }
                 arguments += try term.locating(registry) {
                     try values.map { format == .native ? try $0.sqlValue : try format.stored($0.sqlValue) }
@@ -64,6 +64,13 @@ struct KeyPathTerm {
     func column(_ registry: TypeRegistry) throws -> (String, ColumnFormat) {
         let index = try resolve(registry.metadata)
         return (SQL.quote(registry.table.columns[index]), registry.table.formats[index])
+    }
+
+    /// The column as comparisons and orders use it (``TableMapping/comparedColumn(_:)``: decimals held as
+    /// text compare as numbers) and its stored format.
+    func comparedColumn(_ registry: TypeRegistry) throws -> (String, ColumnFormat) {
+        let index = try resolve(registry.metadata)
+        return (registry.table.comparedColumn(index), registry.table.formats[index])
     }
 
     /// `body`'s result; a value that cannot be bound (a date its column cannot hold) throws naming the
@@ -132,7 +139,7 @@ public struct QueryOrder<Root: Model> {
     }
 
     func sql(_ registry: TypeRegistry) throws -> String {
-        try terms.map { term, descending in try term.column(registry).0 + (descending ? " DESC" : "") }.joined(separator: ", ")
+        try terms.map { term, descending in try term.comparedColumn(registry).0 + (descending ? " DESC" : "") }.joined(separator: ", ")
     }
 }
 

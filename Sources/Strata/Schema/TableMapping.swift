@@ -52,6 +52,10 @@ final class TableMapping {
     /// 1, which a reference reads as the same key, so lookups by an integer key bind both
     /// (``SQLValue/keyForms(untypedColumn:)``).
     let untypedColumns: ColumnSet
+    /// `Decimal` properties over a column of TEXT or BLOB affinity (Strata's own TEXT, another tool's
+    /// `varchar`), which holds their digits as text ('12.30', '9.5'): key-path conditions and orders compare
+    /// them as numbers (``comparedColumn(_:)``), not as text, where '9.5' > '10' and '12.30' <> '12.3'.
+    let numericTextColumns: ColumnSet
     /// Properties whose column starts an index (or the primary key): a fetch by a few of their values
     /// searches it rather than scan.
     let indexedColumns: ColumnSet
@@ -84,6 +88,15 @@ final class TableMapping {
     func triggersMayWrite(_ table: String) -> Bool {
         let name = table.sqlFolded
         return triggerSQL.contains { $0.sqlFolded.contains(name) }
+    }
+
+    /// The quoted column of property `index` as key-path conditions and orders compare it: a `Decimal` in a
+    /// column that holds text (``numericTextColumns``) as `CAST(column AS NUMERIC)`, a number (about 15
+    /// significant digits, as a NUMERIC column keeps them), whose NUMERIC affinity also turns the bound text
+    /// of the compared values into numbers.
+    func comparedColumn(_ index: Int) -> String {
+        let quoted = SQL.quote(columns[index])
+        return numericTextColumns.contains(index) ? "CAST(\(quoted) AS NUMERIC)" : quoted
     }
 
     /// Whether an insert takes the general path (``insertStatement(_:in:)``): some columns are generated or
@@ -147,7 +160,7 @@ final class TableMapping {
         }
         self.generated = generated
         self.schemaDefaults = schemaDefaults
-        var integerColumns = ColumnSet(), indexedColumns = ColumnSet(), untypedColumns = ColumnSet()
+        var integerColumns = ColumnSet(), indexedColumns = ColumnSet(), untypedColumns = ColumnSet(), numericTextColumns = ColumnSet()
         let leading = Set(info.indices.compactMap { $0.columns.first??.sqlFolded }
             + info.columns.filter { $0.primaryKeyPosition == 1 }.map { $0.name.sqlFolded })
         for (i, property) in properties.enumerated() {
@@ -155,8 +168,12 @@ final class TableMapping {
             if leading.contains(column.name.sqlFolded) { indexedColumns.insert(i) }
             if !info.isView && !info.isVirtual && i >= metadata.keyCount && formats[i] == .native && column.affinity == .integer { integerColumns.insert(i) }
             if column.affinity == .blob { untypedColumns.insert(i) }
+            if property.formatKind == .decimal, property.related == nil, column.affinity == .text || column.affinity == .blob {
+                numericTextColumns.insert(i)
+            }
         }
         self.integerColumns = integerColumns
+        self.numericTextColumns = numericTextColumns
         self.untypedColumns = untypedColumns
         self.indexedColumns = indexedColumns
         let mapped = Set(columns.map { $0.sqlFolded })

@@ -1,0 +1,212 @@
+import Foundation
+
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Review 11, second reader: structured and converted values in columns other tools wrote — JSON text
+// with other spacing, key order and escapes, enums over unknown raw values, decimals in TEXT, REAL and
+// NUMERIC columns, floats, URLs, data and arrays — through fetch, save, refresh and key-path queries.
+
+private struct R11Address: Codable, Equatable {
+    var city = ""
+    var zips: [Int] = []
+    var score = 0.0
+}
+
+private enum R11Status: String, Codable, ColumnValue { case active, draft }
+private enum R11Level: Int, Codable, ColumnValue { case low = 1, high = 2 }
+
+/// The columns of a Django model with a JSONField, a CharField of choices, an IntegerField of choices
+/// and a DecimalField, as Django's SQLite schema declares them.
+private final class R11Doc: Model {
+    static let tableName = "doc"
+    var id: Int64 = 0
+    var title = ""
+    var meta: [String: Int] = [:]
+    var address = R11Address()
+    var tags: [String] = []
+    var extra: R11Address?
+    var status = R11Status.draft
+    var level = R11Level.low
+    var price = Decimal(0)
+    required init() {}
+}
+
+private let docDDL = """
+    CREATE TABLE "doc" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "title" varchar(20) NOT NULL,
+    "meta" text NOT NULL CHECK ((JSON_VALID("meta") OR "meta" IS NULL)),
+    "address" text NOT NULL CHECK ((JSON_VALID("address") OR "address" IS NULL)),
+    "tags" text NOT NULL CHECK ((JSON_VALID("tags") OR "tags" IS NULL)),
+    "extra" text NULL CHECK ((JSON_VALID("extra") OR "extra" IS NULL)),
+    "status" varchar(10) NOT NULL, "level" integer NOT NULL, "price" decimal NOT NULL)
+    """
+
+/// The same columns without their CHECK and NOT NULL constraints, for values Django would not write.
+private let laxDocDDL = """
+    CREATE TABLE "doc" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "title" varchar(20) NOT NULL,
+    "meta" text, "address" text, "tags" text, "extra" text, "status" varchar(10), "level" integer, "price" decimal)
+    """
+
+/// Rows as Django writes them: `json.dumps` with spaces, keys in insertion order, `\\u00e9` escapes,
+/// `1.0` for floats, JSON `null` and SQL NULL, decimals through NUMERIC affinity.
+private let djangoRows = #"""
+    INSERT INTO doc VALUES (1, 'one', '{"b": 2, "a": 1}', '{"zips": [1, 2], "city": "Caf\u00e9", "score": 1.0}',
+        '["x", "y"]', 'null', 'active', 2, '12.30');
+    INSERT INTO doc VALUES (2, 'two', '{}', '{"city": "Oslo", "zips": [], "score": 0.5}', '[]', NULL, 'draft', 1, '9.5');
+    """#
+
+/// Each column of a `doc` row as `quote()` gives it: the exact stored bytes and storage class.
+private func quoted(_ db: Database, _ id: Int64) throws -> String? {
+    try db.value(String.self, """
+        SELECT quote(meta) || ' | ' || quote(address) || ' | ' || quote(tags) || ' | ' || quote(extra) || ' | ' ||
+        quote(status) || ' | ' || quote(level) || ' | ' || quote(price) FROM doc WHERE id = ?
+        """, id)
+}
+
+@Suite struct Review11ValueFormatTests {
+    @Test func djangoJSONRowsAreNotRewrittenByUnchangedOrUnrelatedSaves() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(docDDL)
+        try db.execute(djangoRows)
+        let before = try quoted(db, 1)
+        var writes: [String] = []
+        let trace = db.traceStatements { if $0.hasPrefix("UPDATE") || $0.hasPrefix("INSERT") { writes.append($0) } }
+        defer { trace.cancel() }
+        let doc = try #require(try db.object(R11Doc.self, forKey: 1))
+        #expect(doc.meta == ["a": 1, "b": 2])
+        #expect(doc.address == R11Address(city: "Café", zips: [1, 2], score: 1))
+        #expect(doc.tags == ["x", "y"])
+        #expect(doc.extra == nil)
+        #expect(doc.status == .active && doc.level == .high)
+        #expect(doc.price == Decimal(string: "12.3"))
+        #expect(!doc.hasChanges, "\(doc.changedProperties)")
+        try db.save(doc)
+        #expect(writes.isEmpty)
+        doc.title = "uno"
+        try db.save(doc)
+        #expect(writes.count == 1)
+        #expect(try quoted(db, 1) == before)
+        #expect(try db.value(String.self, "SELECT title FROM doc WHERE id = 1") == "uno")
+    }
+}
+
+extension Review11ValueFormatTests {
+    @Test func aRefreshOfAnotherColumnOrAnotherHandlesCommitLeavesJSONUnchangedAndUnsaved() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(docDDL)
+        try db.execute(djangoRows)
+        let before = try quoted(db, 1)
+        let doc = try #require(try db.object(R11Doc.self, forKey: 1))
+        var changes = 0
+        let observation = db.observeChanges { changes += $0.count }
+        defer { observation.cancel() }
+        var writes: [String] = []
+        let trace = db.traceStatements { if $0.hasPrefix("UPDATE") || $0.hasPrefix("INSERT") { writes.append($0) } }
+        defer { trace.cancel() }
+        try db.execute("UPDATE doc SET title = 'raw' WHERE id = 1")
+        #expect(doc.title == "raw")
+        #expect(doc.changedProperties == [])
+        let rawChanges = changes
+        writes = []
+        try db.save(doc)
+        #expect(writes.isEmpty)
+        #expect(changes == rawChanges)
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE doc SET title = 'other' WHERE id = 1")
+        try other.close()
+        _ = try db.objects(R11Doc.self)
+        #expect(doc.title == "other")
+        #expect(doc.changedProperties == [])
+        writes = []
+        try db.save(doc)
+        #expect(writes.isEmpty)
+        #expect(try quoted(db, 1) == before)
+    }
+
+    @Test func aChangedJSONValueIsWrittenAsValidJSONAndTheOthersStay() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(docDDL)
+        try db.execute(djangoRows)
+        let doc = try #require(try db.object(R11Doc.self, forKey: 1))
+        doc.address.city = "Zürich \"Ω\" \\ / \n\u{1F600}"
+        doc.address.score = 2
+        doc.meta["c"] = 3
+        doc.extra = R11Address(city: "x", zips: [], score: 0.1)
+        try db.save(doc)
+        #expect(try db.value(Int.self, "SELECT json_valid(meta) AND json_valid(address) AND json_valid(extra) FROM doc WHERE id = 1") == 1)
+        #expect(try db.value(String.self, "SELECT json_extract(address, '$.city') FROM doc WHERE id = 1") == "Zürich \"Ω\" \\ / \n\u{1F600}")
+        #expect(try db.value(Double.self, "SELECT json_extract(extra, '$.score') FROM doc WHERE id = 1") == 0.1)
+        #expect(try db.value(String.self, "SELECT quote(tags) FROM doc WHERE id = 1") == #"'["x", "y"]'"#)
+        // An optional set to nil is SQL NULL; a JSON `null` other tools wrote reads as nil too.
+        doc.extra = nil
+        try db.save(doc)
+        #expect(try db.value(String.self, "SELECT quote(extra) FROM doc WHERE id = 1") == "NULL")
+        let fresh = try #require(try Database(path: temp.path).object(R11Doc.self, forKey: 1))
+        #expect(fresh.address == doc.address && fresh.meta == doc.meta && fresh.changedProperties == [])
+    }
+
+    @Test(arguments: ["status = 'archived'", "level = 7", "level = 'high'", "status = NULL", "meta = '{\"a\": \"x\"}'",
+                      "address = '{\"city\": 1}'", "tags = 'not json'", "price = 'abc'"])
+    func anUndecodableValueAnotherToolWroteThrowsNamingItAndNeverOverwritesTheRow(assignment: String) throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(laxDocDDL)
+        try db.execute(djangoRows)
+        let doc = try #require(try db.object(R11Doc.self, forKey: 1))
+        try db.execute("UPDATE doc SET title = 'raw', \(assignment) WHERE id = 1")
+        let before = try quoted(db, 1)
+        let column = String(assignment.prefix { $0 != " " })
+        // A new handle's fetch throws, naming the model, property, column, key and stored value.
+        let fetchError = #expect(throws: (any Error).self) { try Database(path: temp.path).object(R11Doc.self, forKey: 1) }
+        let text = "\(fetchError.map { "\($0)" } ?? "")"
+        #expect(text.contains("R11Doc") && text.contains(column) && text.contains("1"), "\(text)")
+        // The live instance is stale: its save throws and the row keeps what the other tool wrote.
+        #expect(doc.title == "one")
+        doc.title = "mine"
+        let saveError = #expect(throws: ModelError.self) { try db.save(doc) }
+        #expect(saveError?.kind == .stale && saveError?.property == column, "\(String(describing: saveError))")
+        #expect(try quoted(db, 1) == before)
+        #expect(try db.value(String.self, "SELECT title FROM doc WHERE id = 1") == "raw")
+    }
+}
+
+private final class R11Price: Model {
+    static let tableName = "price"
+    var id: Int64 = 0
+    var amount = Decimal(0)
+    var status = R11Status.draft
+    var level = R11Level.low
+    var ratio: Float = 0
+    required init() {}
+}
+
+extension Review11ValueFormatTests {
+    /// Decimals as Strata stores them (TEXT), and as other tools do (text in a TEXT column, numbers in a
+    /// NUMERIC, REAL or INTEGER one): key-path comparisons compare numbers, not text.
+    @Test(arguments: ["", "TEXT", "varchar(20)", "decimal(10, 2)", "REAL", "INTEGER", "BLOB"])
+    func decimalConditionsCompareNumbersInEveryColumnType(declared: String) throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        if declared.isEmpty {
+            try db.syncSchema(R11Price.self)
+        } else {
+            try db.execute("CREATE TABLE price (id INTEGER PRIMARY KEY, amount \(declared) NOT NULL, status TEXT NOT NULL DEFAULT 'draft', level INTEGER NOT NULL DEFAULT 1, ratio REAL NOT NULL DEFAULT 0)")
+        }
+        // Another tool's rows: '12.30' and '9.5' as it wrote them (a NUMERIC column makes them numbers).
+        try db.execute("INSERT INTO price (id, amount, status, level) VALUES (1, '12.30', 'active', 2), (2, '9.5', 'draft', 1), (3, '100', 'active', 1)")
+        let mine = R11Price(); mine.amount = Decimal(string: "10.25")!
+        try db.save(mine)
+        func ids(_ condition: QueryCondition<R11Price>) throws -> [Int64] {
+            try db.objects(R11Price.self, where: condition).map(\.id).sorted()
+        }
+        #expect(try ids(\.amount > Decimal(10)) == [1, 3, 4], "\(declared)")
+        #expect(try ids(\.amount < Decimal(10)) == [2], "\(declared)")
+        #expect(try ids(\.amount >= Decimal(string: "12.3")!) == [1, 3], "\(declared)")
+        #expect(try ids(\.amount == Decimal(string: "12.3")!) == [1], "\(declared)")
+        #expect(try ids(\.amount != Decimal(string: "12.3")!) == [2, 3, 4], "\(declared)")
+        #expect(try ids((\R11Price.amount).in([Decimal(string: "9.50")!, Decimal(100)])) == [2, 3], "\(declared)")
+        #expect(try db.objects(R11Price.self, orderBy: .ascending(\.amount)).map(\.id) == [2, 4, 1, 3], "\(declared)")
+        #expect(try ids(\.status == .active) == [1, 3])
+        #expect(try ids(\.level == .high) == [1])
+        #expect(try ids((\R11Price.level).in([.high, .low])) == [1, 2, 3, 4])
+    }
+}
