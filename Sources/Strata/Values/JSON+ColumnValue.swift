@@ -17,7 +17,8 @@ extension JSONColumnValue {
     /// Address.columnType  // .text
     /// ```
     public static var columnType: ColumnType { .text }
-    /// The JSON text, with sorted object keys (dictionaries and structs store stable text; sets do not).
+    /// The JSON text, with sorted object keys, so that equal dictionaries and structs store the same text
+    /// (a `Set` property stores its elements in order of their JSON text; a set nested in a struct does not).
     ///
     /// ```swift
     /// try [1, 2].sqlValue  // .text("[1,2]")
@@ -34,6 +35,25 @@ extension JSONColumnValue {
 extension Array: ColumnValue, JSONColumnValue where Element: Codable {}
 extension Dictionary: ColumnValue, JSONColumnValue where Key: Codable, Value: Codable {}
 extension Set: ColumnValue, JSONColumnValue where Element: Codable {}
+
+extension Set where Element: Codable {
+    /// A JSON array of the elements in the order of their own JSON texts. Swift gives each set instance an
+    /// iteration order of its own, so the encoder's text of two equal sets differs: a set read again from
+    /// its row (a refresh) would count as changed, and an unchanged save would rewrite the column.
+    ///
+    /// ```swift
+    /// try Set(["b", "a"]).sqlValue  // .text(#"["a","b"]"#)
+    /// ```
+    public var sqlValue: SQLValue {
+        get throws {
+            let texts = try map { element -> String in
+                guard case .text(let text) = try JSONCoding.encode(element) else { return "null" }
+                return text
+            }
+            return .text("[" + texts.sorted().joined(separator: ",") + "]")
+        }
+    }
+}
 
 /// JSON encoding shared by ``JSONColumnValue`` and reflected Codable properties.
 enum JSONCoding {

@@ -210,3 +210,76 @@ extension Review11ValueFormatTests {
         #expect(try ids((\R11Price.level).in([.high, .low])) == [1, 2, 3, 4])
     }
 }
+
+private struct R11Stamped: Codable, Equatable {
+    var at: Date?
+    var note: String?
+}
+
+/// Other value types over columns other tools wrote.
+private final class R11Misc: Model {
+    static let tableName = "misc"
+    var id: Int64 = 0
+    var title = ""
+    var ratio: Float = 0
+    var link = URL(string: "https://example.com")!
+    var bytes = Data()
+    var counts: [Int] = []
+    var names: Set<String> = []
+    var stamped = R11Stamped()
+    var amount = Decimal(0)
+    var maybeAmount: Decimal?
+    required init() {}
+}
+
+extension Review11ValueFormatTests {
+    @Test func otherValueTypesOverAnotherToolsRowsAreNoChangeAndStayAsStored() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE misc (id INTEGER PRIMARY KEY, title TEXT NOT NULL, ratio REAL NOT NULL, link varchar(200) NOT NULL,
+            bytes BLOB NOT NULL, counts TEXT NOT NULL, names TEXT NOT NULL, stamped TEXT NOT NULL, amount varchar(20) NOT NULL,
+            maybeAmount decimal)
+            """)
+        try db.execute(#"""
+            INSERT INTO misc VALUES (1, 't', 0.1, 'https://example.com/a%20b?q=1#f', x'00ff', '[1, 2, 3]',
+                '["b", "a", "c", "d", "e"]', '{"note": null, "at": null}', '12.30', '0.10');
+            INSERT INTO misc VALUES (2, 't', 1.10000002384186, 'relative/path', x'', '[]', '[]', '{}', '1e3', NULL);
+            """#)
+        let before = try db.value(String.self, "SELECT group_concat(quote(ratio) || quote(link) || quote(bytes) || quote(counts) || quote(names) || quote(stamped) || quote(amount) || quote(maybeAmount), ' | ') FROM misc")
+        var writes: [String] = []
+        let trace = db.traceStatements { if $0.hasPrefix("UPDATE") || $0.hasPrefix("INSERT") { writes.append($0) } }
+        defer { trace.cancel() }
+        let rows = try db.objects(R11Misc.self, orderBy: .ascending(\.id))
+        #expect(rows.map(\.changedProperties) == [[], []])
+        #expect(rows[0].ratio == Float(0.1) && rows[1].ratio == Float(1.1))
+        #expect(rows[0].link.absoluteString == "https://example.com/a%20b?q=1#f")
+        #expect(rows[0].names == ["a", "b", "c", "d", "e"])
+        // Equal sets (each with an iteration order of its own) store one text.
+        let sets = (0..<20).map { _ in Set(["e", "d", "c", "b", "a"].shuffled()) }
+        #expect(try Set(sets.map { try $0.sqlValue }) == [.text(#"["a","b","c","d","e"]"#)])
+        #expect(rows[0].amount == Decimal(string: "12.3") && rows[1].amount == 1000)
+        #expect(rows[0].maybeAmount == Decimal(string: "0.1") && rows[1].maybeAmount == nil)
+        try db.save(rows)
+        #expect(writes.isEmpty)
+        try db.execute("UPDATE misc SET title = 'raw'")
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE misc SET title = 'other'")
+        try other.close()
+        _ = try db.objects(R11Misc.self)
+        #expect(rows.map(\.changedProperties) == [[], []])
+        for row in rows { row.title = "mine" }
+        writes = []
+        try db.save(rows)
+        #expect(writes.count == 2)
+        #expect(try db.value(String.self, "SELECT group_concat(quote(ratio) || quote(link) || quote(bytes) || quote(counts) || quote(names) || quote(stamped) || quote(amount) || quote(maybeAmount), ' | ') FROM misc") == before)
+        // Float(0.1) saved by Strata reads back as no change, here and through another handle.
+        rows[1].ratio = 0.1
+        rows[1].stamped.at = Date(timeIntervalSince1970: 1_700_000_000.25)
+        rows[1].counts = [1, -2]
+        try db.save(rows[1])
+        #expect(rows[1].changedProperties == [])
+        let again = try #require(try Database(path: temp.path).object(R11Misc.self, forKey: 2))
+        #expect(again.changedProperties == [] && again.ratio == Float(0.1) && again.stamped == rows[1].stamped)
+        #expect(try db.value(Int.self, "SELECT json_valid(stamped) AND json_valid(counts) FROM misc WHERE id = 2") == 1)
+    }
+}
