@@ -36,6 +36,26 @@ extension Array: ColumnValue, JSONColumnValue where Element: Codable {}
 extension Dictionary: ColumnValue, JSONColumnValue where Key: Codable, Value: Codable {}
 extension Set: ColumnValue, JSONColumnValue where Element: Codable {}
 
+extension Dictionary where Key: Codable, Value: Codable {
+    /// A JSON object with sorted keys for `String` and `Int` keys; for other keys (UUIDs, say) the encoder's
+    /// array `[key, value, key, value, …]`, with its pairs in the order of the keys' JSON text. The encoder
+    /// writes those pairs in the dictionary's iteration order, which Swift makes different for every
+    /// dictionary instance (see `Set.sqlValue`).
+    ///
+    /// ```swift
+    /// try [UUID(): 1].sqlValue  // .text(#"["0F8FAD5B-…",1]"#)
+    /// ```
+    public var sqlValue: SQLValue {
+        get throws {
+            let encoded = try JSONCoding.encode(self)
+            guard case .text(let text) = encoded, text.hasPrefix("[") else { return encoded }
+            let pairs = try map { (try JSONCoding.text($0.key), try JSONCoding.text($0.value)) }
+                .sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+            return .text("[" + pairs.map { $0.0 + "," + $0.1 }.joined(separator: ",") + "]")
+        }
+    }
+}
+
 extension Set where Element: Codable {
     /// A JSON array of the elements in the order of their own JSON texts. Swift gives each set instance an
     /// iteration order of its own, so the encoder's text of two equal sets differs: a set read again from
@@ -46,10 +66,7 @@ extension Set where Element: Codable {
     /// ```
     public var sqlValue: SQLValue {
         get throws {
-            let texts = try map { element -> String in
-                guard case .text(let text) = try JSONCoding.encode(element) else { return "null" }
-                return text
-            }
+            let texts = try map { try JSONCoding.text($0) }
             return .text("[" + texts.sorted().joined(separator: ",") + "]")
         }
     }
@@ -65,6 +82,12 @@ enum JSONCoding {
         } catch {
             throw ValueConversionError(expected: T.self, found: .null, reason: "cannot encode as JSON: \(error)")
         }
+    }
+
+    /// The JSON text of one value (a fragment: a string, a number, an array, an object).
+    static func text<T: Encodable>(_ value: T) throws -> String {
+        guard case .text(let text) = try encode(value) else { return "null" }
+        return text
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from value: SQLValue) throws -> T {

@@ -283,3 +283,39 @@ extension Review11ValueFormatTests {
         #expect(try db.value(Int.self, "SELECT json_valid(stamped) AND json_valid(counts) FROM misc WHERE id = 2") == 1)
     }
 }
+
+private struct R11Tagged: Codable, Equatable {
+    var labels: Set<String> = []
+}
+
+private final class R11Keyed: Model {
+    static let tableName = "keyed"
+    var id: Int64 = 0
+    var title = ""
+    var byID: [UUID: Int] = [:]
+    var byName: [String: [Int]] = [:]
+    required init() {}
+}
+
+extension Review11ValueFormatTests {
+    /// A dictionary whose keys are not strings (stored as an array of pairs) is as stable as a set.
+    @Test func aDictionaryOfUUIDKeysIsNoChangeAfterARefresh() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let item = R11Keyed()
+        item.byID = Dictionary(uniqueKeysWithValues: (0..<8).map { (UUID(), $0) })
+        item.byName = ["b": [3, 1, 2], "a": [], "c": [0]]
+        try db.save(item)
+        let stored = try db.value(String.self, "SELECT byID || byName FROM keyed")
+        try db.execute("UPDATE keyed SET title = 'raw'")
+        #expect(item.title == "raw" && item.changedProperties == [])
+        var writes: [String] = []
+        let trace = db.traceStatements { if $0.hasPrefix("UPDATE") { writes.append($0) } }
+        defer { trace.cancel() }
+        try db.save(item)
+        #expect(writes.isEmpty)
+        let other = try #require(try Database(path: temp.path).object(R11Keyed.self, forKey: 1))
+        #expect(other.changedProperties == [] && other.byID == item.byID && other.byName == item.byName)
+        #expect(try db.value(String.self, "SELECT byID || byName FROM keyed") == stored)
+        #expect(try db.value(String.self, "SELECT byName FROM keyed") == #"{"a":[],"b":[3,1,2],"c":[0]}"#)
+    }
+}
