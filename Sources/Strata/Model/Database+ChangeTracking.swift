@@ -586,7 +586,8 @@ extension Database {
                         continue
                     }
                 }
-                if current.matches(stored) {
+                // (A JSON value whose text differs but that is equal, a nested set's, say, is no change either.)
+                if current.matches(stored) || metadata.properties[i].accessor.holdsEqualJSONValue(object, fresh) {
                     // The instance keeps its value: remembered as it holds it (a -0.0 the row holds as 0 is
                     // no change of the instance's, and not one to save again).
                     words.append((i, registry.storedWord(of: object, at: i)))

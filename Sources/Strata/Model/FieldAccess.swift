@@ -73,6 +73,11 @@ enum FieldAccessor {
         }
     }
 
+    /// Whether `a` and `b` hold equal JSON values whose text differs (``AnyFieldIO/holdsEqualJSONValue(_:_:)``).
+    func holdsEqualJSONValue(_ a: ModelObject, _ b: ModelObject) -> Bool {
+        if case .generic(let io) = self { io.holdsEqualJSONValue(a, b) } else { false }
+    }
+
     /// Binds the property's value to parameter `index` of `statement`.
     func bind(_ object: ModelObject, to statement: Statement, at index: Int32) throws {
         if case .fast(let field) = self, field.bind(object, to: statement.handle, at: index) { return }
@@ -393,6 +398,9 @@ class AnyFieldIO {
         // A value that does not encode back is a word equal to nothing, as in `snapshotWord(of:at:)`.
         return (try? load(object)).map(SnapshotWord.init) ?? .unknown
     }
+    /// Whether the field of `a` and of `b` hold equal JSON values of an `Equatable` type whose JSON text
+    /// differs (a set nested in a struct keeps each instance's own order); false for any other field.
+    func holdsEqualJSONValue(_ a: ModelObject, _ b: ModelObject) -> Bool { false }
     /// The object a relationship field holds strongly, if any (what keeps it alive).
     func strongTarget(of object: ModelObject) -> ModelObject? { nil }
     /// The object a relationship field holds, strongly or weakly, if any.
@@ -460,6 +468,16 @@ final class FieldIO<Value>: AnyFieldIO {
     override func store(_ value: SQLValue, into object: ModelObject) throws {
         field(object, offset, Value.self).pointee = try codec.decode(value)
     }
+
+    override func holdsEqualJSONValue(_ a: ModelObject, _ b: ModelObject) -> Bool {
+        guard codec.isJSON, let value = field(a, offset, Value.self).pointee as? any Equatable else { return false }
+        return value.isEqual(to: field(b, offset, Value.self).pointee)
+    }
+}
+
+extension Equatable {
+    /// Whether `other` is a `Self` equal to this value.
+    func isEqual(to other: Any) -> Bool { (other as? Self).map { $0 == self } ?? false }
 }
 
 /// Access to a `@Reference` property at a fixed offset (see Reference.swift). Everything but the declared

@@ -41,7 +41,8 @@ enum ValueCodecs {
             let jsonNull: SQLValue? = inner.isJSON ? .text("null") : nil
             return ValueCodec<W?>(columnType: inner.columnType, isNullable: true,
                                   encode: { value in try value.map(inner.encode) ?? .null },
-                                  decode: { value in value.isNull || value == jsonNull ? nil : try inner.decode(value) })
+                                  decode: { value in value.isNull || value == jsonNull ? nil : try inner.decode(value) },
+                                  isJSON: inner.isJSON)
         }
         return open(wrapped)
     }

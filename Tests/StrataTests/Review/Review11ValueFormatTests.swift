@@ -294,16 +294,21 @@ private final class R11Keyed: Model {
     var title = ""
     var byID: [UUID: Int] = [:]
     var byName: [String: [Int]] = [:]
+    var tagged = R11Tagged()
+    var maybeTagged: R11Tagged?
     required init() {}
 }
 
 extension Review11ValueFormatTests {
-    /// A dictionary whose keys are not strings (stored as an array of pairs) is as stable as a set.
+    /// A dictionary whose keys are not strings (stored as an array of pairs) is as stable as a set; a set
+    /// nested in a struct is no change on a refresh.
     @Test func aDictionaryOfUUIDKeysIsNoChangeAfterARefresh() throws {
         let temp = try TemporaryDatabase(), db = temp.db
         let item = R11Keyed()
         item.byID = Dictionary(uniqueKeysWithValues: (0..<8).map { (UUID(), $0) })
         item.byName = ["b": [3, 1, 2], "a": [], "c": [0]]
+        item.tagged.labels = Set((0..<8).map { "l\($0)" })
+        item.maybeTagged = item.tagged
         try db.save(item)
         let stored = try db.value(String.self, "SELECT byID || byName FROM keyed")
         try db.execute("UPDATE keyed SET title = 'raw'")
@@ -314,7 +319,16 @@ extension Review11ValueFormatTests {
         try db.save(item)
         #expect(writes.isEmpty)
         let other = try #require(try Database(path: temp.path).object(R11Keyed.self, forKey: 1))
-        #expect(other.changedProperties == [] && other.byID == item.byID && other.byName == item.byName)
+        #expect(other.changedProperties == [] && other.byID == item.byID && other.byName == item.byName && other.tagged == item.tagged)
+        // A set nested in a struct keeps its instance's order in its text: equal values are no change on a
+        // refresh all the same (Equatable types), so nothing is saved, nor notified.
+        let otherHandle = try Database(path: temp.path)
+        try otherHandle.execute("UPDATE keyed SET title = 'other'")
+        try otherHandle.close()
+        _ = try db.objects(R11Keyed.self)
+        #expect(item.title == "other" && item.changedProperties == [])
+        try db.save(item)
+        #expect(writes.isEmpty)
         #expect(try db.value(String.self, "SELECT byID || byName FROM keyed") == stored)
         #expect(try db.value(String.self, "SELECT byName FROM keyed") == #"{"a":[],"b":[3,1,2],"c":[0]}"#)
     }
