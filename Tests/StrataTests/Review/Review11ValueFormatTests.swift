@@ -333,3 +333,43 @@ extension Review11ValueFormatTests {
         #expect(try db.value(String.self, "SELECT byName FROM keyed") == #"{"a":[],"b":[3,1,2],"c":[0]}"#)
     }
 }
+
+private final class R11Kind: Model {
+    static let tableName = "kind"
+    var id = R11Status.draft
+    var label = ""
+    required init() {}
+}
+
+private final class R11Thing: Model {
+    static let tableName = "thing"
+    var id: Int64 = 0
+    var name = ""
+    @Reference var kind: R11Kind?
+    required init() {}
+}
+
+extension Review11ValueFormatTests {
+    /// An enum key, and a reference to it, over a value no case has: a thrown error, no default.
+    @Test func enumKeysOverAValueNoCaseHasThrow() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE kind (id varchar(10) PRIMARY KEY, label TEXT NOT NULL DEFAULT '')")
+        try db.execute("CREATE TABLE thing (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', kind varchar(10) REFERENCES kind(id))")
+        try db.execute("INSERT INTO kind VALUES ('active', 'A'), ('archived', 'Z'); INSERT INTO thing VALUES (1, 'a', 'active'), (2, 'z', 'archived')")
+        #expect(try db.object(R11Kind.self, forKey: R11Status.active)?.label == "A")
+        let error = #expect(throws: (any Error).self) { try db.objects(R11Kind.self) }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("archived"))
+        let a = try #require(try db.object(R11Thing.self, forKey: 1))
+        #expect(a.kind?.label == "A")
+        let z = try? db.object(R11Thing.self, forKey: 2)
+        #expect(z?.$kind.key == .text("archived"))
+        #expect(z?.kind == nil, "the related row does not decode: it reads as nil, the key stays readable")
+        let loadError = #expect(throws: (any Error).self) { try z?.$kind.load() }
+        #expect("\(loadError.map { "\($0)" } ?? "")".contains("archived"))
+        if let z {
+            z.name = "changed"
+            try db.save(z)
+            #expect(try db.value(String.self, "SELECT kind FROM thing WHERE id = 2") == "archived")
+        }
+    }
+}
