@@ -174,12 +174,16 @@ public struct Children<Child: Model>: TransientStorage {
         let table = try database.registry(for: Child.self, checkingCommits: false).table
         let (column, order, property, index) = try storage.query(owner: Owner.self, columns: table.columns)
         let forms = table.formats[index].storedKey(parentKey).keyForms(untypedColumn: table.untypedColumns.contains(index))
-        let condition = forms.count == 1 ? "\(column) = ?" : "\(column) IN (\(SQL.placeholders(forms.count)))"
+        // As SQLite's foreign key compares: by the parent key's collation ('ada' is a child of 'Ada' under
+        // a `COLLATE NOCASE` key).
+        let collation = registry.table.keyCollation
+        let compared = collation == .binary ? column : column + collation.clause
+        let condition = forms.count == 1 ? "\(compared) = ?" : "\(compared) IN (\(SQL.placeholders(forms.count)))"
         let children = try database.objects(Child.self, where: "WHERE \(condition) ORDER BY \(order)", arguments: forms)
         let io: AnyFieldIO? = if property.related != nil, case .generic(let io) = property.accessor { io } else { nil }
         let rule = try StrongHolds.ChildrenRule(parent: Owner.self, child: ModelMetadata.of(Child.self), by: index)
         var kept = storage
-        keep(children.asModelObjects, for: owner, key: parentKey, by: io, rule: rule, in: &kept)
+        keep(children.asModelObjects, for: owner, key: parentKey, collation: collation, by: io, rule: rule, in: &kept)
         owner[keyPath: path].cache = kept.cache
         owner[keyPath: path].partlyWeak = kept.partlyWeak
         return children
@@ -193,12 +197,12 @@ public struct Children<Child: Model>: TransientStorage {
     /// weakly, the others strongly: ``partlyWeak``.
     /// (Written into `storage`: the prefetch runs unspecialized, where returning a generic tuple would
     /// look its type up at run time for every owner.)
-    static func keep(_ children: [ModelObject], for parent: ModelObject, key: SQLValue, by io: AnyFieldIO?,
+    static func keep(_ children: [ModelObject], for parent: ModelObject, key: SQLValue, collation: KeyCollation = .binary, by io: AnyFieldIO?,
                      rule: StrongHolds.ChildrenRule, in storage: UnsafeMutablePointer<Children<Child>>) {
         // The children's relationship resolves to this parent with no query, and holds it weakly, unless
         // it holds it strongly already.
         parent._registry?.noteArrayLoaded(by: parent)
-        let (holdsOther, byHolding) = io?.attachResolved(parent, key: key, to: children) ?? (false, nil)
+        let (holdsOther, byHolding) = io?.attachResolved(parent, key: key, collation: collation, to: children) ?? (false, nil)
         guard let holding = rule.childrenHolding(parent, in: children, byHolding: byHolding) else {
             // Kept unless a child holds the parent through others (a cycle): then each read queries.
             storage.pointee.cache = rule.parentMayHold(children, of: parent, holdsOther: holdsOther) ? children.unsafelyDowncast(to: Child.self) : nil
@@ -276,13 +280,16 @@ public struct Children<Child: Model>: TransientStorage {
         let childRegistry = try database.registry(for: Child.self, checkingCommits: false)
         let (column, order, property, propertyIndex) = try storage(first).pointee.query(owner: ownerMetadata.type, columns: childRegistry.table.columns)
         // Each distinct owner key gets a bucket for its children.
+        // (Under a parent key with a collation of its own, `COLLATE NOCASE`, the keys as that collation folds
+        // them: a child holding 'ada' goes with the owner 'Ada', as SQLite's foreign key has it.)
+        let collation = ownerRegistry.table.keyCollation
         var buckets = KeyBuckets(), ownerKeys: [SQLValue] = [], bucketOfOwner: [Int] = []
         ownerKeys.reserveCapacity(live.count)
         bucketOfOwner.reserveCapacity(live.count)
         for owner in live {
             let key = try ownerMetadata.key.accessor.load(owner)
             ownerKeys.append(key)
-            bucketOfOwner.append(buckets.bucket(adding: key))
+            bucketOfOwner.append(buckets.bucket(adding: collation == .binary ? key : collation.folded(key)))
         }
         buckets.seal()
         let keys = buckets.keys
@@ -295,7 +302,7 @@ public struct Children<Child: Model>: TransientStorage {
             && (!table.indexedColumns.contains(propertyIndex) || database.areMany(keys.count, of: ownerRegistry))
         let children = scan
             ? try database.modelObjects(registry: childRegistry, scanning: propertyIndex, for: buckets, orderBy: order)
-            : try database.modelObjects(registry: childRegistry, quotedColumn: column,
+            : try database.modelObjects(registry: childRegistry, quotedColumn: column + collation.clause,
                                         in: Self.storedKeys(keys, table: table, property: propertyIndex),
                                         orderBy: order)
         let io: AnyFieldIO? = if property.related != nil, case .generic(let io) = property.accessor { io } else { nil }
@@ -311,7 +318,11 @@ public struct Children<Child: Model>: TransientStorage {
         var bucketOfWord: [UInt64: Int]?
         for (i, child) in children.enumerated() {
             let found: Int?
-            if !allNew {
+            if collation != .binary {
+                // (A live child's unsaved reassignment is not told apart here: its snapshot keeps a word of the
+                // row's value, not the value a collation folds.)
+                found = buckets.bucket(of: collation.folded(try property.accessor.load(child)))
+            } else if !allNew {
                 found = bucket(ofRow: child, property: property, index: propertyIndex, registry: childRegistry,
                                buckets: buckets, bucketOfWord: &bucketOfWord)
             } else if let io, let value = io.storedIntegerKey(of: child) {
@@ -336,7 +347,7 @@ public struct Children<Child: Model>: TransientStorage {
             var own: [ModelObject] = []
             own.reserveCapacity(count)
             for k in start..<(start + count) { own.append(children[grouped[k]]) }
-            keep(own, for: owner, key: ownerKeys[index], by: io, rule: rule, in: storage(owner))
+            keep(own, for: owner, key: ownerKeys[index], collation: collation, by: io, rule: rule, in: storage(owner))
         }
         return loaded.isEmpty ? children : loaded + children
     }

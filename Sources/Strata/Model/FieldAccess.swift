@@ -423,7 +423,8 @@ class AnyFieldIO {
     /// ``Children``), but leaves a strong hold on `target` as it is. Returns whether the field of some of
     /// them holds another object strongly (an unsaved reassignment: the caller must then check for cycles),
     /// and which hold `target` strongly (nil: none).
-    func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) -> (holdsOther: Bool, holding: [Bool]?) {
+    func attachResolved(_ target: ModelObject, key: SQLValue, collation: KeyCollation = .binary,
+                        to objects: [ModelObject]) -> (holdsOther: Bool, holding: [Bool]?) {
         (false, nil)
     }
     /// Turns a relationship field's strong hold on `target` into a weak one, in each of `objects` (a
@@ -651,7 +652,10 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
     /// Points the field of each of `objects` weakly at `target` when it stores `key` and `target` is a
     /// `Related` (the parent that just loaded its children); a strong hold on that same object stays, and
     /// is reported, so that the parent's array holds that child weakly: parent and child form no cycle.
-    final override func attachResolved(_ target: ModelObject, key: SQLValue, to objects: [ModelObject]) -> (holdsOther: Bool, holding: [Bool]?) {
+    /// A key stored in another spelling that the parent key's `collation` finds equal ('ada' for a
+    /// `COLLATE NOCASE` key 'Ada') stores the same parent.
+    final override func attachResolved(_ target: ModelObject, key: SQLValue, collation: KeyCollation = .binary,
+                                       to objects: [ModelObject]) -> (holdsOther: Bool, holding: [Bool]?) {
         guard target is Related else { return (false, nil) }
         let integer: Int64? = if case .integer(let value) = key { value } else { nil }
         var holdsOther = false
@@ -663,7 +667,8 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
                     if state.pointee.strongTarget != nil { holdsOther = true }
                     continue
                 }
-            } else if state.pointee.key != key {
+            } else if state.pointee.key != key
+                        && (collation == .binary || collation.folded(state.pointee.key) != collation.folded(key)) {
                 if state.pointee.strongTarget != nil { holdsOther = true }
                 continue
             }

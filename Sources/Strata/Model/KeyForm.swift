@@ -132,3 +132,50 @@ extension SQLValue {
         return [self, .text(String(value))]
     }
 }
+
+/// The collating sequence a text key compares by (a primary key declared `COLLATE NOCASE`), which a
+/// foreign key to it uses too: a child row holding 'ada' refers to the parent 'Ada'.
+enum KeyCollation: Equatable {
+    /// Bytes (the default): a key equals only itself.
+    case binary
+    /// ASCII letters folded to lowercase, as SQLite's NOCASE does (no other letter: 'Ä' and 'ä' differ).
+    case noCase
+    /// Trailing spaces ignored, as SQLite's RTRIM does.
+    case rtrim
+    /// An application's collating sequence, which only SQLite can apply.
+    case other(String)
+
+    init(name: String) {
+        switch name.uppercased() {
+        case "BINARY", "": self = .binary
+        case "NOCASE": self = .noCase
+        case "RTRIM": self = .rtrim
+        default: self = .other(name)
+        }
+    }
+
+    /// ` COLLATE NOCASE` (empty for BINARY): appended to a column compared with keys.
+    var clause: String {
+        switch self {
+        case .binary: ""
+        case .noCase: " COLLATE NOCASE"
+        case .rtrim: " COLLATE RTRIM"
+        case .other(let name): " COLLATE " + SQL.quote(name)
+        }
+    }
+
+    /// The form of `key` that equals, by Swift's equality of ``SQLValue``, the form of every key this
+    /// collation finds equal to it (a text key folded; other values as they are). Not defined for an
+    /// application's collation (``other(_:)``), where it gives the key as it is.
+    func folded(_ key: SQLValue) -> SQLValue {
+        guard case .text(let text) = key else { return key }
+        switch self {
+        case .binary, .other: return key
+        case .noCase: return .text(text.sqlFolded)
+        case .rtrim:
+            var bytes = Array(text.utf8)
+            while bytes.last == 0x20 { bytes.removeLast() }
+            return bytes.count == text.utf8.count ? key : .text(String(decoding: bytes, as: UTF8.self))
+        }
+    }
+}

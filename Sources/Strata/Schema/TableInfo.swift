@@ -27,6 +27,9 @@ struct IndexInfo {
     /// Whether its CREATE INDEX names a collating sequence (`name COLLATE NOCASE`): the index then does
     /// not order by the columns' own collations.
     var hasExplicitCollation = false
+    /// The collating sequence of each key column (`BINARY`, `NOCASE`, `RTRIM` or an application's), as
+    /// `index_xinfo` gives it: for the primary key's index, the key column's own collation.
+    var collations: [String] = []
 
     /// Indices Strata made carry this prefix; no other index is ever dropped.
     static let ownedPrefix = "strata_"
@@ -162,15 +165,16 @@ struct TableInfo {
         for entry in listed {
             let info = try connection.cachedStatement("SELECT seqno, cid, name, \"desc\", coll, \"key\" FROM pragma_index_xinfo(?)")
             try info.bind(values: [.text(entry.name)])
-            var names: [String?] = [], descending: [Bool] = []
+            var names: [String?] = [], descending: [Bool] = [], collations: [String] = []
             while try info.step() {
                 guard info.int64(at: 5) != 0 else { continue }  // key columns only
                 names.append(info.int64(at: 1) < 0 ? nil : info.string(at: 2))
                 descending.append(info.int64(at: 3) != 0)
+                collations.append(info.string(at: 4))
             }
             info.reset()
             indices.append(IndexInfo(name: entry.name, unique: entry.unique, origin: entry.origin,
-                                     partial: entry.partial, columns: names, descending: descending))
+                                     partial: entry.partial, columns: names, descending: descending, collations: collations))
             if entry.origin == "c", let sql = catalog.indexSQL[entry.name] {
                 indices[indices.count - 1].hasExplicitCollation = SQLTokenizer.tokens(sql).contains { $0.isKeyword("COLLATE") }
             }
@@ -219,7 +223,7 @@ extension TableInfo {
             indices: indices.map {
                 IndexInfo(name: $0.name, unique: $0.unique, origin: $0.origin, partial: $0.partial,
                           columns: $0.columns.map { $0.map(rename) }, descending: $0.descending,
-                          hasExplicitCollation: $0.hasExplicitCollation)
+                          hasExplicitCollation: $0.hasExplicitCollation, collations: $0.collations)
             },
             withoutRowID: withoutRowID,
             foreignKeys: foreignKeys.map { ForeignKeyInfo(from: rename($0.from), table: $0.table, onDelete: $0.onDelete) },

@@ -37,6 +37,9 @@ final class TableMapping {
     let keyCount: Int
     /// `"a" = ? AND "b" = ?` over the key columns (`"id" = ?` for a single key).
     let keyClause: String
+    /// How SQLite compares values of a single-column key that is not the rowid (its primary key index's
+    /// collating sequence): what a foreign key to it, a child's or a join table's column, matches by.
+    let keyCollation: KeyCollation
     /// A view (writable through INSTEAD OF triggers, or read-only).
     let isView: Bool
     /// Why saves and deletes are refused (a read-only model, a view without INSTEAD OF triggers); nil
@@ -138,6 +141,9 @@ final class TableMapping {
         self.foldsNegativeZero = foldsNegativeZero
         columns = properties.map(\.column)
         keyCount = metadata.keyCount
+        keyCollation = keyIsRowID || metadata.keyCount != 1 ? .binary
+            : info.indices.first { $0.origin == "pk" && $0.columns.count == 1 && $0.columns[0]?.sqlNameEquals(properties[0].column) == true }
+                .flatMap { $0.collations.first }.map(KeyCollation.init(name:)) ?? .binary
         isView = info.isView
         insertVerb = info.replacesOnConflict ? "INSERT OR ABORT" : "INSERT"
         updateVerb = info.replacesOnConflict ? "UPDATE OR ABORT" : "UPDATE"

@@ -1,0 +1,100 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Review 11: relationships over text keys — collations (NOCASE parent keys), key forms ('01' vs 1),
+// trailing spaces, NUL bytes and Unicode normalization (SQLite compares bytes; Swift's String == does not).
+
+private final class R11Owner: Model {
+    static let tableName = "owner"
+    static let primaryKey = "name"
+    var name = ""
+    @Children(by: "owner") var pets: [R11Pet]
+    @Siblings(through: "owner_toy", from: "owner", to: "toy") var toys: [R11Toy]
+    required init() {}
+}
+
+private final class R11Pet: Model {
+    static let tableName = "pet"
+    var id: Int64 = 0
+    @Reference var owner: R11Owner?
+    required init() {}
+}
+
+private final class R11Toy: Model {
+    static let tableName = "toy"
+    static let primaryKey = "code"
+    var code = ""
+    required init() {}
+}
+
+private func makeSchema(_ db: Database, collate: String = " COLLATE NOCASE", joinType: String = "TEXT") throws {
+    try db.execute("""
+        CREATE TABLE owner(name TEXT PRIMARY KEY\(collate));
+        CREATE TABLE pet(id INTEGER PRIMARY KEY, owner TEXT REFERENCES owner(name) ON DELETE CASCADE);
+        CREATE TABLE toy(code TEXT PRIMARY KEY\(collate));
+        CREATE TABLE owner_toy(owner \(joinType) REFERENCES owner(name) ON DELETE CASCADE,
+                               toy \(joinType) REFERENCES toy(code) ON DELETE CASCADE);
+        """)
+}
+
+@Suite struct Review11RelationshipKeyTests {
+    // MARK: @Children under a NOCASE parent key
+
+    @Test func childrenOfANoCaseKeyIncludeRowsSpelledInAnotherCase() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db)
+        try temp.db.execute("""
+            INSERT INTO owner VALUES ('Ada'), ('Bob');
+            INSERT INTO pet VALUES (1, 'Ada'), (2, 'ada'), (3, 'ADA'), (4, 'Bob'), (5, 'bob');
+            """)
+        let ada = try #require(try temp.db.object(R11Owner.self, forKey: "Ada"))
+        #expect(ada.pets.map(\.id) == [1, 2, 3])
+        let two = try #require(try temp.db.object(R11Pet.self, forKey: 2))
+        #expect(two.owner === ada)
+        #expect(ada.pets.allSatisfy { $0.owner === ada })
+    }
+
+    @Test func prefetchedChildrenOfNoCaseKeysGoToTheirOwners() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db)
+        try temp.db.execute("""
+            INSERT INTO owner VALUES ('Ada'), ('Bob'), ('Cy');
+            INSERT INTO pet VALUES (1, 'Ada'), (2, 'ada'), (3, 'ADA'), (4, 'Bob'), (5, 'bob');
+            """)
+        let owners = try temp.db.objects(R11Owner.self, where: "ORDER BY name")
+        try temp.db.prefetch("pets", of: owners)
+        #expect(owners.map { $0.$pets.isLoaded } == [true, true, true])
+        #expect(owners.map { $0.pets.map(\.id) } == [[1, 2, 3], [4, 5], []])
+        for owner in owners { #expect(owner.pets.allSatisfy { $0.owner === owner }) }
+    }
+
+    @Test func prefetchedChildrenOfManyNoCaseOwnersScanOrSearchAlike() throws {
+        // Enough owners to take the scan path if it applied to text keys.
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db)
+        try temp.db.execute("""
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
+            INSERT INTO owner SELECT 'O' || i FROM n;
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200)
+            INSERT INTO pet SELECT i, CASE WHEN i % 2 = 0 THEN 'o' || i ELSE 'O' || i END FROM n;
+            """)
+        let owners = try temp.db.objects(R11Owner.self)
+        try temp.db.prefetch("pets", of: owners)
+        #expect(owners.allSatisfy { $0.pets.count == 1 && $0.pets[0].owner === $0 })
+    }
+
+    @Test func objectsForKeysOfANoCaseKeyGiveOneInstancePerKey() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db)
+        try temp.db.execute("INSERT INTO owner VALUES ('Bob'), ('Ada')")
+        let found = try temp.db.objects(R11Owner.self, forKeys: ["Bob", "bob", "ADA", "nobody"])
+        #expect(found.map(\.name) == ["Bob", "Bob", "Ada"])
+        #expect(found.count == 3 && found[0] === found[1])
+        let unordered = try temp.db.objects(R11Owner.self, forKeys: ["Bob", "bob"], ordered: false)
+        #expect(unordered.count == 1)
+    }
+
+}
+
