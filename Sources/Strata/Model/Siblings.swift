@@ -122,8 +122,9 @@ public struct Siblings<Target: Model>: TransientStorage {
         }
         guard let registry = owner._registry, !owner._isDeleted else { return [] }
         let database = try registry.openDatabase()
-        let (groups, _) = try storage.query([owner], ownerMetadata: registry.metadata, database: database)
-        let targets = groups[try registry.metadata.key.accessor.load(owner)] ?? []
+        let collation = registry.table.keyCollation
+        let (groups, _) = try storage.query([owner], ownerMetadata: registry.metadata, collation: collation, database: database)
+        let targets = groups[collation.folded(try registry.metadata.key.accessor.load(owner))] ?? []
         owner[keyPath: path].cache = cacheable(targets, for: owner)
         registry.noteArrayLoaded(by: owner)
         return targets
@@ -158,7 +159,10 @@ public struct Siblings<Target: Model>: TransientStorage {
         // The pair as the join table may hold it: in a column with no type, an integer key also as its text.
         let fromForms = pair[0].keyForms(untypedColumn: database.joinColumnIsUntyped(table: storage.joinTable, column: storage.fromColumn))
         let toForms = pair[1].keyForms(untypedColumn: database.joinColumnIsUntyped(table: storage.joinTable, column: storage.toColumn))
-        let matching = "\(from) IN (\(SQL.placeholders(fromForms.count))) AND \(to) IN (\(SQL.placeholders(toForms.count)))"
+        // (Compared as SQLite's foreign keys compare: by each key's collation, 'ada' is a link of 'Ada' under a
+        // `COLLATE NOCASE` key.)
+        let matching = "\(from)\(registry.table.keyCollation.clause) IN (\(SQL.placeholders(fromForms.count)))"
+            + " AND \(to)\(targetRegistry.table.keyCollation.clause) IN (\(SQL.placeholders(toForms.count)))"
         // The write drops every loaded array over the join table (the target's own, on the other side, say);
         // the owner's is then set from what it was (for an add, once its transaction began: beginning merges
         // other connections' commits, which drops the arrays).
@@ -198,9 +202,10 @@ public struct Siblings<Target: Model>: TransientStorage {
         let loaded = live.compactMap { storage($0).pointee.cache }.flatMap { $0 }
         let pending = live.filter { storage($0).pointee.cache == nil }
         guard let first = pending.first else { return loaded }
-        let (groups, all) = try storage(first).pointee.query(pending, ownerMetadata: ownerRegistry.metadata, database: database)
+        let collation = ownerRegistry.table.keyCollation
+        let (groups, all) = try storage(first).pointee.query(pending, ownerMetadata: ownerRegistry.metadata, collation: collation, database: database)
         for owner in pending {
-            let targets = groups[try ownerRegistry.metadata.key.accessor.load(owner)] ?? []
+            let targets = groups[collation.folded(try ownerRegistry.metadata.key.accessor.load(owner))] ?? []
             storage(owner).pointee.cache = cacheable(targets, for: owner)
             ownerRegistry.noteArrayLoaded(by: owner)
         }
@@ -209,7 +214,7 @@ public struct Siblings<Target: Model>: TransientStorage {
 
     /// The targets of each owner (by the owner's key): one query per 32,768 integer keys (a JSON array), or per
     /// chunk of other keys as large as SQLite's variable limit allows.
-    private func query(_ owners: [ModelObject], ownerMetadata: ModelMetadata, database: Database) throws
+    private func query(_ owners: [ModelObject], ownerMetadata: ModelMetadata, collation: KeyCollation, database: Database) throws
         -> (groups: [SQLValue: [Target]], all: [Target]) {
         guard ownerMetadata.keyCount == 1 else {
             throw ModelError(.unsupportedType, model: ownerMetadata.typeName,
@@ -223,11 +228,13 @@ public struct Siblings<Target: Model>: TransientStorage {
         }
         var groups: [SQLValue: [Target]] = [:], keys: [SQLValue] = []
         for owner in owners {
-            let key = try ownerMetadata.key.accessor.load(owner)
+            let key = collation.folded(try ownerMetadata.key.accessor.load(owner))
             if groups.updateValue([], forKey: key) == nil { keys.append(key) }
         }
         let t = SQL.quote(table.table), j = SQL.quote(joinTable)
+        // The owner keys compared by their own collation, as SQLite's foreign key from the join table does.
         let from = "\(j).\(SQL.quote(fromColumn))"
+        let fromCompared = from + collation.clause
         let ownerColumn = Int32(targetRegistry.metadata.properties.count + (table.selectsRowID ? 1 : 0))
         // The target's columns named unqualified (`id`, as Django's join table has one too) are the target's.
         let ordering = order.map { SQLTokenizer.qualifying($0, columns: table.columns, with: t) } ?? "\(t).\(SQL.quote(table.columns[0]))"
@@ -235,14 +242,20 @@ public struct Siblings<Target: Model>: TransientStorage {
         let fromFormat = try database.joinColumnFormat(table: joinTable, column: fromColumn, holding: ownerMetadata)
         let ownerKeyForm = ownerMetadata.keyForm
         var all: [Target] = []
-        let select = "SELECT \(table.selectColumns), \(from) FROM \(t) JOIN \(j) ON \(j).\(SQL.quote(toColumn)) = \(t).\(SQL.quote(table.columns[0]))"
-            + " WHERE \(from) IN "
+        // A text key is joined as SQLite's foreign key finds it: by the key column's affinity and collation
+        // (the key column on the left, the join column with no affinity: '7' finds the integer 7, '07' does
+        // not, and 'ball' finds 'Ball' under a `COLLATE NOCASE` key). An integer key as before.
+        let on = table.keyIsRowID || targetRegistry.metadata.keyIsInteger
+            ? "\(j).\(SQL.quote(toColumn)) = \(t).\(SQL.quote(table.columns[0]))"
+            : "\(t).\(SQL.quote(table.columns[0])) = +\(j).\(SQL.quote(toColumn))"
+        let select = "SELECT \(table.selectColumns), \(from) FROM \(t) JOIN \(j) ON \(on)"
+            + " WHERE \(fromCompared) IN "
         func read(_ statement: Statement, _ values: [SQLValue]) throws {
             try statement.bind(values: values)
             defer { statement.reset() }
             while try statement.step() {
                 let target = try database.object(Target.self, from: statement, registry: targetRegistry)
-                groups[ownerKeyForm.canonical(statement.value(at: ownerColumn))]?.append(target)
+                groups[collation.folded(ownerKeyForm.canonical(statement.value(at: ownerColumn)))]?.append(target)
                 all.append(target)
             }
         }

@@ -96,5 +96,53 @@ private func makeSchema(_ db: Database, collate: String = " COLLATE NOCASE", joi
         #expect(unordered.count == 1)
     }
 
+    // MARK: @Siblings through a join table holding keys in another case
+
+    @Test func siblingsThroughJoinRowsSpelledInAnotherCase() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db)
+        try temp.db.execute("""
+            INSERT INTO owner VALUES ('Ada'), ('Bob');
+            INSERT INTO toy VALUES ('Ball'), ('Kite'), ('Yoyo');
+            INSERT INTO owner_toy VALUES ('ada', 'ball'), ('ADA', 'Kite'), ('bob', 'YOYO');
+            """)
+        let ada = try #require(try temp.db.object(R11Owner.self, forKey: "Ada"))
+        #expect(ada.toys.map(\.code) == ["Ball", "Kite"])
+        let db2 = try Database(path: temp.path)
+        let owners = try db2.objects(R11Owner.self, where: "ORDER BY name")
+        try db2.prefetch("toys", of: owners)
+        #expect(owners.map { $0.toys.map(\.code) } == [["Ball", "Kite"], ["Yoyo"]])
+        try db2.close()
+        // Adding a link present in another case adds none; removing it removes it.
+        let ball = try #require(try temp.db.object(R11Toy.self, forKey: "Ball"))
+        try ada.$toys.add(ball)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM owner_toy") == 3)
+        try ada.$toys.remove(ball)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM owner_toy WHERE toy = 'ball'") == 0)
+        #expect(try ada.$toys.reload().map(\.code) == ["Kite"])
+    }
+
+    @Test func siblingsThroughIntegerJoinColumnsOverDigitTextKeys() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db, collate: "", joinType: "INTEGER")
+        try temp.db.execute("""
+            PRAGMA foreign_keys = OFF;
+            INSERT INTO owner VALUES ('1'), ('01');
+            INSERT INTO toy VALUES ('7'), ('07');
+            INSERT INTO owner_toy VALUES (1, 7);
+            PRAGMA foreign_keys = ON;
+            """)
+        // SQLite's foreign key reads the integer 1 as the text '1' (the parent key's affinity): owner '1' to toy '7'.
+        #expect(try temp.db.rows("PRAGMA foreign_key_check").isEmpty)
+        let one = try #require(try temp.db.object(R11Owner.self, forKey: "1"))
+        let zeroOne = try #require(try temp.db.object(R11Owner.self, forKey: "01"))
+        #expect(one.toys.map(\.code) == ["7"])
+        #expect(zeroOne.toys.map(\.code) == [])
+        let db2 = try Database(path: temp.path)
+        let owners = try db2.objects(R11Owner.self, where: "ORDER BY name")
+        try db2.prefetch("toys", of: owners)
+        #expect(owners.map { $0.toys.map(\.code) } == [[], ["7"]])
+    }
+
 }
 
