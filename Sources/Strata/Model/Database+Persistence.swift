@@ -274,7 +274,7 @@ extension Database {
         let registered: SQLValue
         if registry.table.keyIsRowID {
             registered = .integer(object._rowID)
-        } else if let text = registry.textKey(of: object), TypeRegistry.textKey(current) != text {
+        } else if let text = registry.textKey(of: object), TypeRegistry.textKey(current).map(SQLValue.text) != .text(text) {   // (bytes, as SQLite compares)
             registered = .text(text)
         } else {
             return current

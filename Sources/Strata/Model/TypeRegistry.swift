@@ -72,7 +72,9 @@ final class TypeRegistry {
     /// entry may outlive its array or its instance (``arrayOwners(clearing:)`` then drops it).
     @exclusivity(unchecked) private var arrayOwnerRowIDs: [Int64] = []
     /// Live instances by text key, for text and UUID keys.
-    @exclusivity(unchecked) private(set) var byTextKey: [String: Unmanaged<ModelObject>] = [:]
+    /// (Keyed by ``SQLValue/text(_:)``, which compares UTF-8 bytes as SQLite does: NFC "caf\u{E9}" and NFD
+    /// "cafe\u{301}" are two rows, which `String` keys would merge into one instance.)
+    @exclusivity(unchecked) private(set) var byTextKey: [SQLValue: Unmanaged<ModelObject>] = [:]
     /// The text key each instance was registered under (kept here, not in every instance, because only
     /// tables whose key is not the rowid need it; the key property itself may have been changed since).
     @exclusivity(unchecked) private var textKeys: [ObjectIdentifier: String] = [:]
@@ -205,7 +207,7 @@ final class TypeRegistry {
         case .null: return nil
         default:
             guard let text = TypeRegistry.textKey(key) else { return nil }
-            return byTextKey[text]?.takeUnretainedValue()
+            return byTextKey[.text(text)]?.takeUnretainedValue()
         }
     }
 
@@ -256,7 +258,7 @@ final class TypeRegistry {
         registrations &+= 1
         if table.hasRowID { byRowID.insert(Unmanaged.passUnretained(object), for: rowID) }
         if let textKey {
-            byTextKey[textKey] = Unmanaged.passUnretained(object)
+            byTextKey[.text(textKey)] = Unmanaged.passUnretained(object)
             textKeys[ObjectIdentifier(object)] = textKey
         }
     }
@@ -274,8 +276,8 @@ final class TypeRegistry {
         // Not conditional on the current table mode: a resync may have changed it since registration.
         byRowID.remove(object._rowID, ifValue: Unmanaged.passUnretained(object).toOpaque())
         if !textKeys.isEmpty, let textKey = textKeys.removeValue(forKey: ObjectIdentifier(object)),
-           let entry = byTextKey[textKey], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            byTextKey[textKey] = nil
+           let entry = byTextKey[.text(textKey)], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+            byTextKey[.text(textKey)] = nil
         }
     }
 

@@ -39,6 +39,42 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     /// ```
     case blob(Data)
 
+    /// Equal as SQLite's `=` with the BINARY collation has it for the same storage class: text by its
+    /// UTF-8 bytes, not by Swift's `String` equality, which finds "caf\u{E9}" (NFC) and "cafe\u{301}" (NFD)
+    /// equal where SQLite stores and compares two different keys.
+    ///
+    /// ```swift
+    /// SQLValue.text("caf\u{E9}") == .text("cafe\u{301}")   // false
+    /// ```
+    public static func == (lhs: SQLValue, rhs: SQLValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.integer(let a), .integer(let b)): return a == b
+        case (.real(let a), .real(let b)): return a == b
+        case (.text(let a), .text(let b)): return a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+        case (.blob(let a), .blob(let b)): return a == b
+        default: return false
+        }
+    }
+
+    /// Hashes text by its UTF-8 bytes (see ``==(_:_:)``).
+    ///
+    /// ```swift
+    /// Set([SQLValue.text("caf\u{E9}"), .text("cafe\u{301}")]).count   // 2
+    /// ```
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0 as UInt8)
+        case .integer(let v): hasher.combine(1 as UInt8); hasher.combine(v)
+        case .real(let v): hasher.combine(2 as UInt8); hasher.combine(v)
+        case .text(let s):
+            hasher.combine(3 as UInt8)
+            var s = s
+            s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case .blob(let d): hasher.combine(4 as UInt8); hasher.combine(d)
+        }
+    }
+
     /// The storage class name as `typeof()` spells it.
     ///
     /// ```swift

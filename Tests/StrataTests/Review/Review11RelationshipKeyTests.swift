@@ -144,5 +144,24 @@ private func makeSchema(_ db: Database, collate: String = " COLLATE NOCASE", joi
         #expect(owners.map { $0.toys.map(\.code) } == [[], ["7"]])
     }
 
+    // MARK: Unicode normalization, NUL bytes, trailing spaces: distinct rows stay distinct
+
+    @Test func nfcAndNfdKeysAreTwoRowsAndTwoInstances() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db, collate: "")
+        let nfc = "caf\u{E9}", nfd = "cafe\u{301}"
+        try temp.db.execute("INSERT INTO owner VALUES (?), (?)", nfc, nfd)
+        try temp.db.execute("INSERT INTO pet VALUES (1, ?), (2, ?), (3, ?)", nfc, nfd, nfd)
+        let a = try #require(try temp.db.object(R11Owner.self, forKey: nfc))
+        let b = try #require(try temp.db.object(R11Owner.self, forKey: nfd))
+        #expect(a !== b)
+        #expect(Array(a.name.utf8) == Array(nfc.utf8) && Array(b.name.utf8) == Array(nfd.utf8))
+        let all = try temp.db.objects(R11Owner.self)
+        #expect(all.count == 2 && Set(all.map(ObjectIdentifier.init)).count == 2)
+        #expect(a.pets.map(\.id) == [1] && b.pets.map(\.id) == [2, 3])
+        let p1 = try #require(try temp.db.object(R11Pet.self, forKey: 1))
+        let p2 = try #require(try temp.db.object(R11Pet.self, forKey: 2))
+        #expect(p1.owner === a && p2.owner === b)
+    }
 }
 
