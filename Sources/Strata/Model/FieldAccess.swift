@@ -527,6 +527,16 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
                              "the related \(name) has not been saved, so there is no key to store; save it first (new objects of one model that refer to each other: save them together, with save([a, b]))")
         }
         state.pointee.missingAt = -1
+        // A stored key spelled otherwise that the related key's collation finds equal ('ada' for a `COLLATE
+        // NOCASE` key 'Ada', which the reference resolved to) still names the held object: it stays as the
+        // column holds it, so that reading the reference is no change to save.
+        let stored = state.pointee.key
+        if stored != heldKey, !stored.isNull, let collation = held._registry?.table.keyCollation, collation != .binary,
+           collation.folded(stored) == collation.folded(heldKey) {
+            state.pointee.target = held
+            state.pointee.strongTarget = StrongHolds.reaches(from: held, to: object) ? nil : held
+            return stored
+        }
         state.pointee.key = heldKey
         // Saved on both sides now: held strongly as a resolved reference is, unless the object holds the
         // owner (objects assigned to each other before either was saved must not keep each other alive).

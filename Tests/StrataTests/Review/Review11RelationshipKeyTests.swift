@@ -29,6 +29,14 @@ private final class R11Toy: Model {
     required init() {}
 }
 
+private final class R11Tag: Model {
+    static let tableName = "tag"
+    static let primaryKey = "code"
+    var code = ""
+    @Reference var owner: R11Owner?
+    required init() {}
+}
+
 private func makeSchema(_ db: Database, collate: String = " COLLATE NOCASE", joinType: String = "TEXT") throws {
     try db.execute("""
         CREATE TABLE owner(name TEXT PRIMARY KEY\(collate));
@@ -162,6 +170,146 @@ private func makeSchema(_ db: Database, collate: String = " COLLATE NOCASE", joi
         let p1 = try #require(try temp.db.object(R11Pet.self, forKey: 1))
         let p2 = try #require(try temp.db.object(R11Pet.self, forKey: 2))
         #expect(p1.owner === a && p2.owner === b)
+    }
+
+    // MARK: Probes: cascades, loaded arrays, other key spellings
+
+    @Test func cascadeAndSetNullReachChildrenSpelledInAnotherCase() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db)
+        try temp.db.execute("""
+            CREATE TABLE tag(code TEXT PRIMARY KEY, owner TEXT REFERENCES owner(name) ON DELETE SET NULL) WITHOUT ROWID;
+            INSERT INTO owner VALUES ('Ada'), ('Bob');
+            INSERT INTO pet VALUES (1, 'ada'), (2, 'Bob');
+            INSERT INTO tag VALUES ('t1', 'ADA'), ('t2', 'bob');
+            """)
+        let ada = try #require(try temp.db.object(R11Owner.self, forKey: "Ada"))
+        let pet = try #require(try temp.db.object(R11Pet.self, forKey: 1))
+        let tag = try #require(try temp.db.object(R11Tag.self, forKey: "t1"))
+        #expect(tag.owner === ada && pet.owner === ada)
+        try temp.db.delete(ada)
+        #expect(pet.isDeleted)
+        #expect(tag.owner == nil && tag.$owner.key == .null)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM tag WHERE owner IS NULL") == 1)
+        try temp.db.save(tag)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM tag WHERE owner IS NULL") == 1)
+    }
+
+    @Test func resolvingAReferenceSpelledInAnotherCaseWritesNothing() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db)
+        try temp.db.execute("""
+            CREATE TABLE tag(code TEXT PRIMARY KEY, owner TEXT REFERENCES owner(name) ON DELETE SET NULL) WITHOUT ROWID;
+            INSERT INTO owner VALUES ('Ada');
+            INSERT INTO pet VALUES (1, 'ada');
+            INSERT INTO tag VALUES ('t1', 'ADA');
+            """)
+        let ada = try #require(try temp.db.object(R11Owner.self, forKey: "Ada"))
+        let pet = try #require(try temp.db.object(R11Pet.self, forKey: 1))
+        let tag = try #require(try temp.db.object(R11Tag.self, forKey: "t1"))
+        #expect(pet.owner === ada && tag.owner === ada)
+        try temp.db.save(pet)
+        try temp.db.save(tag)
+        #expect(try temp.db.value(String.self, "SELECT owner FROM pet") == "ada")
+        #expect(try temp.db.value(String.self, "SELECT owner FROM tag") == "ADA")
+        // Raw SQL moving the row on: the instance follows, with no conflict.
+        try temp.db.execute("UPDATE tag SET owner = NULL")
+        #expect(tag.owner == nil)
+        try temp.db.save(tag)
+    }
+
+    @Test func aNewChildSpelledInAnotherCaseDropsTheLoadedArray() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db)
+        try temp.db.execute("INSERT INTO owner VALUES ('Ada'); INSERT INTO pet VALUES (1, 'Ada')")
+        let ada = try #require(try temp.db.object(R11Owner.self, forKey: "Ada"))
+        #expect(ada.pets.map(\.id) == [1])
+        try temp.db.execute("INSERT INTO pet VALUES (2, 'ada')")
+        #expect(ada.pets.map(\.id) == [1, 2])
+        let pet = try #require(try temp.db.object(R11Pet.self, forKey: 1))
+        try temp.db.execute("UPDATE pet SET owner = 'ADA' WHERE id = 2")
+        #expect(ada.pets.map(\.id) == [1, 2] && pet.owner === ada)
+    }
+
+    @Test func aParentWithChildrenInAnotherCaseIsFreedWithThem() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db)
+        try temp.db.execute("INSERT INTO owner VALUES ('Ada'); INSERT INTO pet VALUES (1, 'ada'), (2, 'Ada')")
+        weak var weakAda: R11Owner?
+        weak var weakPet: R11Pet?
+        do {
+            let ada = try #require(try temp.db.object(R11Owner.self, forKey: "Ada"))
+            weakAda = ada
+            #expect(ada.pets.count == 2)
+            #expect(ada.pets.allSatisfy { $0.owner === ada })
+            weakPet = ada.pets.first
+        }
+        #expect(weakAda == nil && weakPet == nil)
+    }
+
+    @Test func nfcAndNfdKeysStayApartThroughSiblingsPrefetchAndCascades() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db, collate: "")
+        let nfc = "caf\u{E9}", nfd = "cafe\u{301}"
+        try temp.db.execute("INSERT INTO owner VALUES (?), (?)", nfc, nfd)
+        try temp.db.execute("INSERT INTO toy VALUES (?), (?)", nfc, nfd)
+        try temp.db.execute("INSERT INTO owner_toy VALUES (?, ?), (?, ?)", nfc, nfd, nfd, nfc)
+        try temp.db.execute("INSERT INTO pet VALUES (1, ?), (2, ?)", nfc, nfd)
+        let owners = try temp.db.objects(R11Owner.self, where: "ORDER BY rowid")
+        try temp.db.prefetch("toys", of: owners)
+        try temp.db.prefetch("pets", of: owners)
+        #expect(owners.count == 2 && owners[0] !== owners[1])
+        #expect(owners.map { $0.toys.map { Array($0.code.utf8) } } == [[Array(nfd.utf8)], [Array(nfc.utf8)]])
+        #expect(owners.map { $0.pets.map(\.id) } == [[1], [2]])
+        let pets = try temp.db.objects(R11Pet.self, where: "ORDER BY id")
+        let fresh = try Database(path: temp.path)
+        let freshPets = try fresh.objects(R11Pet.self, where: "ORDER BY id")
+        try fresh.prefetch("owner", of: freshPets)
+        #expect(freshPets.map { Array($0.owner?.name.utf8 ?? "".utf8) } == [Array(nfc.utf8), Array(nfd.utf8)])
+        #expect(freshPets[0].owner !== freshPets[1].owner)
+        try fresh.close()
+        // Adding the NFC toy to the NFC owner adds a link (there is none: the one there is NFD's).
+        let toyNFC = try #require(try temp.db.object(R11Toy.self, forKey: nfc))
+        try owners[0].$toys.add(toyNFC)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM owner_toy") == 3)
+        try owners[0].$toys.remove(toyNFC)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM owner_toy") == 2)
+        // Deleting the NFD owner cascades to its pet only.
+        try temp.db.delete(owners[1])
+        #expect(pets.map(\.isDeleted) == [false, true])
+        #expect(pets[0].owner === owners[0])
+    }
+
+    @Test func keysWithTrailingSpacesAndNulBytesAreRowsOfTheirOwn() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db, collate: "")
+        let keys = ["ada", "ada ", "ada\u{0}", "ada\u{0}x"]
+        for key in keys { try temp.db.execute("INSERT INTO owner VALUES (?)", key) }
+        for (i, key) in keys.enumerated() { try temp.db.execute("INSERT INTO pet VALUES (?, ?)", i + 1, key) }
+        let found = try keys.map { try #require(try temp.db.object(R11Owner.self, forKey: $0)) }
+        #expect(Set(found.map(ObjectIdentifier.init)).count == 4)
+        #expect(found.map(\.name) == keys)
+        #expect(found.map { $0.pets.map(\.id) } == [[1], [2], [3], [4]])
+        let pets = try temp.db.objects(R11Pet.self, where: "ORDER BY id")
+        #expect(zip(pets, found).allSatisfy { $0.owner === $1 })
+        let fresh = try Database(path: temp.path)
+        let owners = try fresh.objects(R11Owner.self, where: "ORDER BY rowid")
+        try fresh.prefetch("pets", of: owners)
+        #expect(owners.map { $0.pets.map(\.id) } == [[1], [2], [3], [4]])
+        try fresh.close()
+    }
+
+    @Test func rtrimKeyChildrenAndPrefetch() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db, collate: " COLLATE RTRIM")
+        try temp.db.execute("INSERT INTO owner VALUES ('ada'), ('bob'); INSERT INTO pet VALUES (1, 'ada  '), (2, 'ada'), (3, 'bob ')")
+        let ada = try #require(try temp.db.object(R11Owner.self, forKey: "ada"))
+        #expect(ada.pets.map(\.id) == [1, 2])
+        let fresh = try Database(path: temp.path)
+        let owners = try fresh.objects(R11Owner.self, where: "ORDER BY name")
+        try fresh.prefetch("pets", of: owners)
+        #expect(owners.map { $0.pets.map(\.id) } == [[1, 2], [3]])
+        try fresh.close()
     }
 }
 
