@@ -319,9 +319,8 @@ public struct Children<Child: Model>: TransientStorage {
         for (i, child) in children.enumerated() {
             let found: Int?
             if collation != .binary {
-                // (A live child's unsaved reassignment is not told apart here: its snapshot keeps a word of the
-                // row's value, not the value a collation folds.)
-                found = buckets.bucket(of: collation.folded(try property.accessor.load(child)))
+                found = try bucket(ofRow: child, property: property, index: propertyIndex, registry: childRegistry,
+                                   collation: collation, buckets: buckets, database: database)
             } else if !allNew {
                 found = bucket(ofRow: child, property: property, index: propertyIndex, registry: childRegistry,
                                buckets: buckets, bucketOfWord: &bucketOfWord)
@@ -390,6 +389,23 @@ extension Children {
             bucketOfWord = words
         }
         return bucketOfWord?[remembered.bits]
+    }
+}
+
+extension Children {
+    /// ``bucket(ofRow:property:index:registry:buckets:bucketOfWord:)`` under a parent key with a collation
+    /// of its own (`COLLATE NOCASE`), whose buckets hold the keys as it folds them: the child's value folded
+    /// when it has not changed it, else the row's value (read again: a snapshot keeps no text to fold).
+    private static func bucket(ofRow child: ModelObject, property: PropertyMetadata, index: Int, registry: TypeRegistry,
+                               collation: KeyCollation, buckets: KeyBuckets, database: Database) throws -> Int? {
+        let current = registry.metadata.snapshotWord(of: child, at: index)
+        guard let remembered = registry.snapshotWord(of: child, at: index), !current.matches(remembered) else {
+            return buckets.bucket(of: collation.folded(try property.accessor.load(child)))
+        }
+        let statement = try database.selectRow(of: child, registry: registry)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return buckets.bucket(of: collation.folded(statement.value(at: Int32(index))))
     }
 }
 

@@ -416,7 +416,7 @@ extension Database {
     /// The statement that selects the row of a live instance, bound (the caller steps and resets it): by
     /// rowid when the key is the rowid, else by the key the instance was registered under (its rowid may
     /// have changed, e.g. through INSERT OR REPLACE).
-    private func selectRow(of object: ModelObject, registry: TypeRegistry) throws -> Statement {
+    func selectRow(of object: ModelObject, registry: TypeRegistry) throws -> Statement {
         let table = registry.table
         if table.keyIsRowID {
             let statement = try table.statement(.selectByRowID, in: connection)

@@ -168,8 +168,20 @@ extension Database {
         for key in pending.distinct {
             if let live = registry.instance(key: key) { matched.insert(ObjectIdentifier(live)) } else { unmatched.append(key) }
         }
-        guard !unmatched.isEmpty, loaded.contains(where: { !matched.contains(ObjectIdentifier($0)) }) else { return [:] }
+        guard !unmatched.isEmpty else { return [:] }
         var aliases: [SQLValue: ModelObject] = [:]
+        let collation = registry.table.keyCollation
+        if collation == .noCase || collation == .rtrim {
+            // The key column's collation says which keys are one: a row loaded for 'Ada' is also the row of
+            // 'ada' and 'ADA' pending beside it (no query).
+            var byFolded: [SQLValue: ModelObject] = [:]
+            for object in loaded { byFolded[collation.folded(try registry.metadata.key.accessor.load(object))] = object }
+            for key in unmatched { if let found = byFolded[collation.folded(key)] { aliases[key] = found } }
+            return aliases
+        }
+        // (A key spelled otherwise finds a row only some other key did not already: one loaded row no key
+        // names exactly. Under an application's collation, any row may.)
+        guard collation != .binary || loaded.contains(where: { !matched.contains(ObjectIdentifier($0)) }) else { return [:] }
         for key in unmatched {
             if let found = try object(R.self, forKey: key, checkingCommits: false) { aliases[key] = found }
         }

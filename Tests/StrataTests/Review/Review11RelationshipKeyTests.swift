@@ -311,5 +311,33 @@ private func makeSchema(_ db: Database, collate: String = " COLLATE NOCASE", joi
         #expect(owners.map { $0.pets.map(\.id) } == [[1, 2], [3]])
         try fresh.close()
     }
+
+    @Test func prefetchedChildrenOfNoCaseKeysGoByTheRowNotAnUnsavedReassignment() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db)
+        try temp.db.execute("INSERT INTO owner VALUES ('Ada'), ('Bob'); INSERT INTO pet VALUES (1, 'ada'), (2, 'BOB')")
+        let pets = try temp.db.objects(R11Pet.self, where: "ORDER BY id")
+        let owners = try temp.db.objects(R11Owner.self, where: "ORDER BY name")
+        pets[0].owner = owners[1]   // not saved: the row still says 'ada'
+        try temp.db.prefetch("pets", of: owners)
+        #expect(owners.map { $0.pets.map(\.id) } == [[1], [2]])
+        try temp.db.save(pets[0])
+        try temp.db.prefetch("pets", of: try temp.db.objects(R11Owner.self))
+        #expect(try owners[1].$pets.reload().map(\.id) == [1, 2])
+        #expect(try owners[0].$pets.reload().map(\.id) == [])
+    }
+
+    @Test func prefetchedReferencesToANoCaseKeyShareTheParentAndWriteNothing() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db)
+        try temp.db.execute("INSERT INTO owner VALUES ('Ada'); INSERT INTO pet VALUES (1, 'ada'), (2, 'ADA'), (3, 'Ada')")
+        let pets = try temp.db.objects(R11Pet.self, where: "ORDER BY id")
+        try temp.db.prefetch("owner", of: pets)
+        let ada = try #require(pets[0].owner)
+        #expect(pets.allSatisfy { $0.owner === ada } && ada.name == "Ada")
+        try temp.db.save(pets)
+        #expect(try temp.db.column(String.self, "SELECT owner FROM pet ORDER BY id") == ["ada", "ADA", "Ada"])
+        #expect(ada.pets.map(\.id) == [1, 2, 3])
+    }
 }
 
