@@ -37,6 +37,13 @@ private final class R11Tag: Model {
     required init() {}
 }
 
+private final class R11Label: Model {
+    static let tableName = "label"
+    var id: Int64 = 0
+    var text = ""
+    required init() {}
+}
+
 private func makeSchema(_ db: Database, collate: String = " COLLATE NOCASE", joinType: String = "TEXT") throws {
     try db.execute("""
         CREATE TABLE owner(name TEXT PRIMARY KEY\(collate));
@@ -338,6 +345,34 @@ private func makeSchema(_ db: Database, collate: String = " COLLATE NOCASE", joi
         try temp.db.save(pets)
         #expect(try temp.db.column(String.self, "SELECT owner FROM pet ORDER BY id") == ["ada", "ADA", "Ada"])
         #expect(ada.pets.map(\.id) == [1, 2, 3])
+    }
+
+    @Test func faultedReferencesToANoCaseKeyInALoopResolveToOneParent() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db)
+        try temp.db.execute("INSERT INTO owner VALUES ('Ada'), ('Bob'); INSERT INTO pet VALUES (1, 'Ada'), (2, 'ada'), (3, 'ADA'), (4, 'bob')")
+        let pets = try temp.db.objects(R11Pet.self, where: "ORDER BY id")
+        let names = pets.map { $0.owner?.name }
+        #expect(names == ["Ada", "Ada", "Ada", "Bob"])
+        #expect(pets[0].owner === pets[1].owner && pets[1].owner === pets[2].owner)
+        #expect(try temp.db.column(String.self, "SELECT owner FROM pet ORDER BY id") == ["Ada", "ada", "ADA", "bob"])
+    }
+
+    @Test func nfcAndNfdKeysByObjectsForKeysAndARenameBetweenThem() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db, collate: "")
+        let nfc = "caf\u{E9}", nfd = "cafe\u{301}"
+        try temp.db.execute("INSERT INTO owner VALUES (?), (?)", nfc, nfd)
+        let found = try temp.db.objects(R11Owner.self, forKeys: [nfd, nfc, nfd])
+        #expect(found.map { Array($0.name.utf8) } == [Array(nfd.utf8), Array(nfc.utf8), Array(nfd.utf8)])
+        #expect(found[0] === found[2] && found[0] !== found[1])
+        // A text changed from its NFC to its NFD spelling is a change to save (the bytes differ).
+        try temp.db.execute("CREATE TABLE label(id INTEGER PRIMARY KEY, text TEXT)")
+        let label = R11Label(); label.text = nfc
+        try temp.db.save(label)
+        label.text = nfd
+        try temp.db.save(label)
+        #expect(try temp.db.value(Data.self, "SELECT CAST(text AS BLOB) FROM label") == Data(nfd.utf8))
     }
 }
 
