@@ -374,5 +374,33 @@ private func makeSchema(_ db: Database, collate: String = " COLLATE NOCASE", joi
         try temp.db.save(label)
         #expect(try temp.db.value(Data.self, "SELECT CAST(text AS BLOB) FROM label") == Data(nfd.utf8))
     }
+
+    @Test func noCaseKeyOfAWithoutRowIDParentAndCascadesThroughTheJoinTable() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE owner(name TEXT PRIMARY KEY COLLATE NOCASE) WITHOUT ROWID;
+            CREATE TABLE pet(id INTEGER PRIMARY KEY, owner TEXT REFERENCES owner(name) ON DELETE CASCADE);
+            CREATE TABLE toy(code TEXT NOT NULL COLLATE NOCASE, PRIMARY KEY (code)) WITHOUT ROWID;
+            CREATE TABLE owner_toy(owner TEXT REFERENCES owner(name) ON DELETE CASCADE,
+                                   toy TEXT REFERENCES toy(code) ON DELETE CASCADE, PRIMARY KEY (owner, toy)) WITHOUT ROWID;
+            INSERT INTO owner VALUES ('Ada');
+            INSERT INTO toy VALUES ('Ball'), ('Kite');
+            INSERT INTO owner_toy VALUES ('ADA', 'BALL'), ('ada', 'kite');
+            INSERT INTO pet VALUES (1, 'aDa');
+            """)
+        let ada = try #require(try temp.db.object(R11Owner.self, forKey: "ada"))
+        #expect(ada.name == "Ada")
+        #expect(ada.pets.map(\.id) == [1] && ada.toys.map(\.code) == ["Ball", "Kite"])
+        let kite = try #require(try temp.db.object(R11Toy.self, forKey: "KITE"))
+        try temp.db.delete(kite)
+        #expect(ada.toys.map(\.code) == ["Ball"])
+        let ball = try #require(try temp.db.object(R11Toy.self, forKey: "Ball"))
+        try ada.$toys.add(ball)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM owner_toy") == 1)
+        let pet = ada.pets[0]
+        try temp.db.delete(ada)
+        #expect(pet.isDeleted)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM owner_toy") == 0)
+    }
 }
 
