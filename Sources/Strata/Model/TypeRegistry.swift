@@ -384,7 +384,7 @@ final class TypeRegistry {
         // Arrays that find their children by a plain column: the parent is the live instance of its value.
         for (parents, array, index) in context?.childrenByPlainColumn[type] ?? [] {
             guard let key = try? metadata.properties[index].accessor.load(object), !key.isNull,
-                  let parent = parents.instance(key: key),
+                  let parent = parents.arrayOwner(key: key),
                   !holdingIt || array.objects(of: parent).contains(where: { $0 === object }) else { continue }
             array.invalidate(of: parent)
         }
@@ -395,7 +395,7 @@ final class TypeRegistry {
             var held = io.heldTarget(of: object)
             if held == nil, let registry = context?.registries[ObjectIdentifier(related)] {
                 let key = io.storedKey(of: object)
-                held = key.isNull ? nil : registry.instance(key: key)
+                held = key.isNull ? nil : registry.arrayOwner(key: key)
             }
             guard let parent = held, let arrays = parent._registry?.metadata.heldArrays else { continue }
             for array in arrays where array.relatedType.map(ObjectIdentifier.init) == type
@@ -403,6 +403,17 @@ final class TypeRegistry {
                 array.invalidate(of: parent)
             }
         }
+    }
+
+    /// The live instance of the row `key` names as SQLite compares it, when it may hold a loaded array: the
+    /// instance of the key, else, under a key collation (`COLLATE NOCASE`: 'ada' names the row 'Ada'), the
+    /// one among those that loaded an array whose registered key the collation finds equal.
+    func arrayOwner(key: SQLValue) -> ModelObject? {
+        if let exact = instance(key: key) { return exact }
+        let collation = table.keyCollation
+        guard collation != .binary, case .text = key else { return nil }
+        let folded = collation.folded(key)
+        return arrayOwners().first { owner in textKey(of: owner).map { collation.folded(.text($0)) == folded } ?? false }
     }
 
     /// Every live instance (for refreshes after a rollback).

@@ -44,6 +44,21 @@ private final class R11Label: Model {
     required init() {}
 }
 
+private final class R11Author: Model {
+    static let tableName = "author"
+    static let primaryKey = "name"
+    var name = ""
+    @Children(by: "author") var notes: [R11Note]
+    required init() {}
+}
+
+private final class R11Note: Model {
+    static let tableName = "note"
+    var id: Int64 = 0
+    var author: String?
+    required init() {}
+}
+
 private func makeSchema(_ db: Database, collate: String = " COLLATE NOCASE", joinType: String = "TEXT") throws {
     try db.execute("""
         CREATE TABLE owner(name TEXT PRIMARY KEY\(collate));
@@ -401,6 +416,28 @@ private func makeSchema(_ db: Database, collate: String = " COLLATE NOCASE", joi
         try temp.db.delete(ada)
         #expect(pet.isDeleted)
         #expect(try temp.db.value(Int.self, "SELECT count(*) FROM owner_toy") == 0)
+    }
+
+    @Test func aChildSavedWithTheKeySpelledOtherwiseDropsTheLoadedArray() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE author(name TEXT PRIMARY KEY COLLATE NOCASE);
+            CREATE TABLE note(id INTEGER PRIMARY KEY, author TEXT REFERENCES author(name));
+            INSERT INTO author VALUES ('Ada'), ('Bob');
+            INSERT INTO note VALUES (1, 'Ada');
+            """)
+        let ada = try #require(try temp.db.object(R11Author.self, forKey: "Ada"))
+        let bob = try #require(try temp.db.object(R11Author.self, forKey: "Bob"))
+        #expect(ada.notes.map(\.id) == [1] && bob.notes.isEmpty)
+        let note = R11Note(); note.id = 2; note.author = "ada"
+        try temp.db.save(note)
+        #expect(ada.notes.map(\.id) == [1, 2])
+        let first = ada.notes[0]
+        first.author = "bob"
+        try temp.db.save(first)
+        #expect(ada.notes.map(\.id) == [2] && bob.notes.map(\.id) == [1])
+        try temp.db.delete(note)
+        #expect(ada.notes.isEmpty)
     }
 }
 
