@@ -126,10 +126,18 @@ extension SQLValue {
     /// The values a key may be stored as in a column: an integer key in a column with no type (BLOB
     /// affinity, where SQLite compares the text '1' and the integer 1 as different, but a reference reads
     /// both as key 1) is looked up as the integer and as its decimal text; any other key as itself. (A REAL
-    /// `1.0` equals the integer already; other spellings, `' 1e1 '`, are not found this way.)
+    /// `1.0` equals the integer already; other spellings, `' 1e1 '`, are not found this way.) A text key
+    /// that an integer's decimal text spells ('1', not '01') is also looked up as that integer, which a
+    /// foreign key to a TEXT key reads as that text.
     func keyForms(untypedColumn: Bool) -> [SQLValue] {
-        guard untypedColumn, case .integer(let value) = self else { return [self] }
-        return [self, .text(String(value))]
+        guard untypedColumn else { return [self] }
+        switch self {
+        case .integer(let value): return [self, .text(String(value))]
+        case .text(let text):
+            guard text.utf8.count <= 20, let value = Int64(text), String(value) == text else { return [self] }
+            return [self, .integer(value)]
+        default: return [self]
+        }
     }
 }
 

@@ -439,5 +439,38 @@ private func makeSchema(_ db: Database, collate: String = " COLLATE NOCASE", joi
         try temp.db.delete(note)
         #expect(ada.notes.isEmpty)
     }
+
+    @Test func untypedColumnsHoldingIntegersForDigitTextKeys() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE owner(name TEXT PRIMARY KEY);
+            CREATE TABLE pet(id INTEGER PRIMARY KEY, owner REFERENCES owner(name) ON DELETE CASCADE);
+            CREATE TABLE toy(code TEXT PRIMARY KEY);
+            CREATE TABLE owner_toy(owner REFERENCES owner(name), toy REFERENCES toy(code));
+            INSERT INTO owner VALUES ('1'), ('01');
+            INSERT INTO toy VALUES ('7'), ('07');
+            INSERT INTO owner_toy VALUES (1, 7), ('01', '07');
+            INSERT INTO pet VALUES (1, 1), (2, '01'), (3, '1');
+            """)
+        // SQLite's foreign keys read the integers 1 and 7 as '1' and '7' (the parent keys' TEXT affinity).
+        #expect(try temp.db.rows("PRAGMA foreign_key_check").isEmpty)
+        let one = try #require(try temp.db.object(R11Owner.self, forKey: "1"))
+        let zeroOne = try #require(try temp.db.object(R11Owner.self, forKey: "01"))
+        #expect(one.toys.map(\.code) == ["7"] && zeroOne.toys.map(\.code) == ["07"])
+        #expect(one.pets.map(\.id) == [1, 3] && zeroOne.pets.map(\.id) == [2])
+        let fresh = try Database(path: temp.path)
+        let owners = try fresh.objects(R11Owner.self, where: "ORDER BY name")
+        try fresh.prefetch("toys", of: owners)
+        try fresh.prefetch("pets", of: owners)
+        #expect(owners.map { $0.toys.map(\.code) } == [["07"], ["7"]])
+        #expect(owners.map { $0.pets.map(\.id) } == [[2], [1, 3]])
+        try fresh.close()
+        // Adding the link present as integers adds none; removing it removes it.
+        let seven = try #require(try temp.db.object(R11Toy.self, forKey: "7"))
+        try one.$toys.add(seven)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM owner_toy") == 2)
+        try one.$toys.remove(seven)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM owner_toy") == 1)
+    }
 }
 
