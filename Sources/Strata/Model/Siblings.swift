@@ -167,13 +167,28 @@ public struct Siblings<Target: Model>: TransientStorage {
         // the owner's is then set from what it was (for an add, once its transaction began: beginning merges
         // other connections' commits, which drops the arrays).
         var loaded = owner[keyPath: path].cache
+        // With a text key, whether the join table links the pair is asked as SQLite's foreign keys read its
+        // columns (each key column's affinity and collation): an INTEGER join column stores '07' as 7, which
+        // links '7', not '07'.
+        let linked: String? = registry.metadata.keyIsInteger && targetRegistry.metadata.keyIsInteger ? nil : {
+            let (o, t) = (SQL.quote("strata_owner"), SQL.quote("strata_target"))
+            let ownerKey = "\(o).\(SQL.quote(registry.table.columns[0]))", targetKey = "\(t).\(SQL.quote(targetRegistry.table.columns[0]))"
+            return "FROM \(SQL.quote(registry.table.table)) AS \(o), \(SQL.quote(targetRegistry.table.table)) AS \(t)"
+                + " WHERE \(ownerKey) = +\(join).\(from) AND \(targetKey) = +\(join).\(to) AND \(ownerKey) = ? AND \(targetKey) = ?"
+        }()
+        let keys = linked == nil ? [] : [try registry.table.storedKey(ownerKey), try targetRegistry.table.storedKey(targetKey)]
         if adding {
             try database.transaction {
                 loaded = owner[keyPath: path].cache
-                let present = try database.value(Int.self, "SELECT count(*) FROM \(join) WHERE \(matching)",
-                                                 arguments: fromForms + toForms) ?? 0
+                let present = try linked.map { try database.value(Int.self, "SELECT count(*) FROM \(join) WHERE \(matching) AND EXISTS (SELECT 1 \($0))", arguments: fromForms + toForms + keys) ?? 0 }
+                    ?? database.value(Int.self, "SELECT count(*) FROM \(join) WHERE \(matching)", arguments: fromForms + toForms) ?? 0
                 if present == 0 {
                     try database.execute("INSERT INTO \(join) (\(from), \(to)) VALUES (?, ?)", arguments: pair)
+                    // A join column that stores the key as another (a number for '07') would link another row.
+                    if let linked, try database.value(Int.self, "SELECT count(*) FROM \(join) WHERE \(matching) AND EXISTS (SELECT 1 \(linked))", arguments: fromForms + toForms + keys) ?? 0 == 0 {
+                        throw ModelError(.unsupportedType, model: String(describing: Owner.self), key: ownerKey,
+                                         "@Siblings through \"\(storage.joinTable)\": its columns \(storage.fromColumn), \(storage.toColumn) store the keys \(pair[0]), \(pair[1]) as values that name other rows (a column's affinity converts them, as INTEGER turns '07' into 7); nothing was written")
+                    }
                 }
             }
             owner[keyPath: path].cache = loaded
@@ -190,7 +205,10 @@ public struct Siblings<Target: Model>: TransientStorage {
                 }
             }
         } else {
-            try database.execute("DELETE FROM \(join) WHERE \(matching)", arguments: fromForms + toForms)
+            // (With a text key, only the rows that link the pair as the foreign keys read them: an INTEGER
+            // join column's 7 is '7''s link, not '07''s.)
+            try database.execute("DELETE FROM \(join) WHERE \(matching)" + (linked.map { " AND EXISTS (SELECT 1 \($0))" } ?? ""),
+                                 arguments: fromForms + toForms + keys)
             owner[keyPath: path].cache = loaded?.filter { $0 !== target }
         }
     }

@@ -472,5 +472,25 @@ private func makeSchema(_ db: Database, collate: String = " COLLATE NOCASE", joi
         try one.$toys.remove(seven)
         #expect(try temp.db.value(Int.self, "SELECT count(*) FROM owner_toy") == 1)
     }
+
+    @Test func addingAPaddedKeyThroughIntegerJoinColumnsThrowsAndWritesNothing() throws {
+        let temp = try TemporaryDatabase()
+        try makeSchema(temp.db, collate: "", joinType: "INTEGER")
+        try temp.db.execute("INSERT INTO owner VALUES ('1'); INSERT INTO toy VALUES ('7'), ('07'); INSERT INTO owner_toy VALUES (1, 7)")
+        let one = try #require(try temp.db.object(R11Owner.self, forKey: "1"))
+        let seven = try #require(try temp.db.object(R11Toy.self, forKey: "7"))
+        let zeroSeven = try #require(try temp.db.object(R11Toy.self, forKey: "07"))
+        // '07' in an INTEGER column is 7, which SQLite's foreign key reads as '7': no way to link '07'.
+        let error = #expect(throws: ModelError.self) { try one.$toys.add(zeroSeven) }
+        #expect(error?.kind == .unsupportedType)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM owner_toy") == 1)
+        try one.$toys.add(seven)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM owner_toy") == 1)
+        try temp.db.execute("DELETE FROM owner_toy")
+        try one.$toys.add(seven)
+        #expect(try one.$toys.reload().map(\.code) == ["7"])
+        try one.$toys.remove(zeroSeven)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM owner_toy") == 1)
+    }
 }
 
