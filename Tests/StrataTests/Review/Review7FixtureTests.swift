@@ -249,41 +249,6 @@ private final class R7SAUser: Model {
     required init() {}
 }
 
-private final class R7SAPost: Model {
-    static let tableName = "posts"
-    var id: Int64 = 0
-    var user_id: Int64 = 0
-    var title = ""
-    var body: String?
-    var published_on: Date?
-    var updated_at: Date?
-    required init() {}
-}
-
-private final class R7SAEvent: Model {
-    static let tableName = "events"
-    var id: Int64 = 0
-    var kind = ""
-    var payload: Data?
-    var at = Date(timeIntervalSince1970: 0)
-    required init() {}
-}
-
-private final class R7SASetting: Model {
-    static let tableName = "settings"
-    static let primaryKey = "key"
-    var key = ""
-    var value: String?
-    required init() {}
-}
-
-private final class R7SATag: Model {
-    static let tableName = "tags"
-    var id: Int64 = 0
-    var name = ""
-    required init() {}
-}
-
 private final class R7SAPostTag: Model {
     static let tableName = "post_tags"
     static let compositeKey = ["post_id", "tag_id"]
@@ -345,21 +310,6 @@ private final class R7FCSimple: Model {
     var lowercase: String?
     var mixedcase = 0
     var typelessTest: String?
-    required init() {}
-}
-
-private final class R7FCSimpler: Model {
-    static let tableName = "SimplerModel"
-    var id: Int64 = 0
-    var title: String?
-    required init() {}
-}
-
-private final class R7FCAdvanced: Model {
-    static let tableName = "AdvancedModel"
-    static let primaryKey = "uniqueID"
-    var uniqueID = ""
-    var url: URL?
     required init() {}
 }
 
@@ -427,16 +377,6 @@ private final class R7SPlace: Model {
     var name: String?
     var isHot = false
     var isWet = false
-    required init() {}
-}
-
-private final class R7SPerson: Model {
-    static let tableName = "_Person"
-    var id = UUID()
-    var name: String?
-    var email: String?
-    var age: Int?
-    var active = false
     required init() {}
 }
 
@@ -811,22 +751,22 @@ struct Review7FixtureTests {
             }
             #expect(try db.value(String.self, "SELECT external_id FROM users WHERE id = 1") == "abcdef00000000000000000000000000")
         }
-        try exercise(db, R7SAPost.self, table: "posts", formats: ["published_on", "updated_at"],
+        try exercise(db, FxSAPost.self, table: "posts", formats: ["published_on", "updated_at"],
                      change: { $0.body = "longer body"; return "body" },   // body_length follows: generated
                      make: {
-                         let p = R7SAPost(); p.user_id = 2; p.title = "New"; p.body = "b"
+                         let p = FxSAPost(); p.user_id = 2; p.title = "New"; p.body = "b"
                          p.published_on = Date(timeIntervalSince1970: 86_400 * 18_000); p.updated_at = Date(timeIntervalSince1970: 1_555_555_555.75)
                          return p
                      })
-        try exercise(db, R7SAEvent.self, table: "events", formats: ["at"],
+        try exercise(db, FxSAEvent.self, table: "events", formats: ["at"],
                      change: { $0.at = Date(timeIntervalSince1970: 1_600_000_000); return "at" },   // REAL in a STRICT table
-                     make: { let e = R7SAEvent(); e.kind = "logout"; e.at = Date(timeIntervalSince1970: 2); e.payload = Data([1]); return e })
-        try exercise(db, R7SASetting.self, table: "settings", rowKey: "quote(\"key\")", orderBy: "\"key\"",
+                     make: { let e = FxSAEvent(); e.kind = "logout"; e.at = Date(timeIntervalSince1970: 2); e.payload = Data([1]); return e })
+        try exercise(db, FxSASetting.self, table: "settings", rowKey: "quote(\"key\")", orderBy: "\"key\"",
                      change: { $0.value = "set"; return "value" },
-                     make: { let s = R7SASetting(); s.key = "new"; s.value = "v"; return s })
-        try exercise(db, R7SATag.self, table: "tags",
+                     make: { let s = FxSASetting(); s.key = "new"; s.value = "v"; return s })
+        try exercise(db, FxSATag.self, table: "tags",
                      change: { $0.name = "sqlite3"; return "name" },
-                     make: { let t = R7SATag(); t.name = "swift"; return t })
+                     make: { let t = FxSATag(); t.name = "swift"; return t })
         try exercise(db, R7SAPostTag.self, table: "post_tags", orderBy: "post_id, tag_id",
                      change: { _ in nil },
                      make: { let l = R7SAPostTag(); l.post_id = 2; l.tag_id = 1; return l })
@@ -836,10 +776,10 @@ struct Review7FixtureTests {
         let temp = try r7Copy("sqlalchemy_blog.sqlite3")
         try temp.db.close()
         #expect(race(temp.path, R7SAUser.self) { w, i in let u = R7SAUser(); u.username = "u\(w)-\(i)"; u.email = "e"; return u } == [])
-        #expect(race(temp.path, R7SAPost.self) { w, i in let p = R7SAPost(); p.user_id = 1; p.title = "p\(w)-\(i)"; return p } == [])
-        #expect(race(temp.path, R7SAEvent.self) { w, i in let e = R7SAEvent(); e.kind = "k\(w)-\(i)"; return e } == [])
-        #expect(race(temp.path, R7SASetting.self) { w, i in let s = R7SASetting(); s.key = "s\(w)-\(i)"; return s } == [])
-        #expect(race(temp.path, R7SATag.self) { w, i in let t = R7SATag(); t.name = "t\(w)-\(i)"; return t } == [])
+        #expect(race(temp.path, FxSAPost.self) { w, i in let p = FxSAPost(); p.user_id = 1; p.title = "p\(w)-\(i)"; return p } == [])
+        #expect(race(temp.path, FxSAEvent.self) { w, i in let e = FxSAEvent(); e.kind = "k\(w)-\(i)"; return e } == [])
+        #expect(race(temp.path, FxSASetting.self) { w, i in let s = FxSASetting(); s.key = "s\(w)-\(i)"; return s } == [])
+        #expect(race(temp.path, FxSATag.self) { w, i in let t = FxSATag(); t.name = "t\(w)-\(i)"; return t } == [])
         #expect(race(temp.path, R7SAPostTag.self) { w, i in let l = R7SAPostTag(); l.post_id = Int64(2 + w); l.tag_id = Int64(3 + i); return l } == [])
         let db = try temp.reopen()
         #expect(try db.value(Int.self, "SELECT count(*) FROM users") == 403)
@@ -859,16 +799,16 @@ struct Review7FixtureTests {
         let user = R7SAUser(); user.username = "carol"; user.email = "c"
         let username = try #require(throws: ModelError.self) { try db.save(user) }
         #expect(username.kind == .duplicateKey && username.model == "R7SAUser" && username.properties == ["username"] && username.key == .integer(3))
-        let post = R7SAPost(); post.user_id = 2; post.title = "Hello"
+        let post = FxSAPost(); post.user_id = 2; post.title = "Hello"
         let pair = try #require(throws: ModelError.self) { try db.save(post) }
-        #expect(pair.kind == .duplicateKey && pair.model == "R7SAPost" && pair.properties == ["user_id", "title"] && pair.key == .integer(3))
-        let tag = try #require(try db.object(R7SATag.self, forKey: 1))
+        #expect(pair.kind == .duplicateKey && pair.model == "FxSAPost" && pair.properties == ["user_id", "title"] && pair.key == .integer(3))
+        let tag = try #require(try db.object(FxSATag.self, forKey: 1))
         tag.name = "orm"
         let renamed = try #require(throws: ModelError.self) { try db.save(tag) }
         #expect(renamed.kind == .duplicateKey && renamed.properties == ["name"] && renamed.key == .integer(2))
-        let setting = R7SASetting(); setting.key = "empty"
+        let setting = FxSASetting(); setting.key = "empty"
         let key = try #require(throws: ModelError.self) { try db.save(setting) }
-        #expect(key.kind == .duplicateKey && key.model == "R7SASetting" && key.properties == ["key"] && key.key == .text("empty"))
+        #expect(key.kind == .duplicateKey && key.model == "FxSASetting" && key.properties == ["key"] && key.key == .text("empty"))
         #expect(try db.value(Int.self, "SELECT seq FROM sqlite_sequence WHERE name = 'posts'") == 3)
         #expect(try db.column(String.self, "SELECT name FROM tags ORDER BY id") == ["sqlite", "orm"])
     }
@@ -911,13 +851,13 @@ struct Review7FixtureTests {
         b2.name = "deux"
         try db.save(b2)
         #expect(try db.value(String.self, "SELECT quote(typelessTest) FROM SimpleModel WHERE uniqueID = 'B2'") == "42")
-        try exercise(db, R7FCSimpler.self, table: "SimplerModel", change: { $0.title = "T"; return "title" },
-                     make: { let m = R7FCSimpler(); m.title = "new"; return m })
-        try exercise(db, R7FCAdvanced.self, table: "AdvancedModel", rowKey: "quote(uniqueID)", orderBy: "uniqueID",
+        try exercise(db, FxFCSimpler.self, table: "SimplerModel", change: { $0.title = "T"; return "title" },
+                     make: { let m = FxFCSimpler(); m.title = "new"; return m })
+        try exercise(db, FxFCAdvanced.self, table: "AdvancedModel", rowKey: "quote(uniqueID)", orderBy: "uniqueID",
                      change: { $0.url = URL(string: "https://example.org/changed"); return "url" },
-                     make: { let m = R7FCAdvanced(); m.uniqueID = "c"; m.url = URL(string: "https://example.org/c"); return m })
+                     make: { let m = FxFCAdvanced(); m.uniqueID = "c"; m.url = URL(string: "https://example.org/c"); return m })
         #expect(race(temp.path, R7FCSimple.self) { w, i in let m = R7FCSimple(); m.uniqueID = "r\(w)-\(i)"; m.mixedcase = i; return m } == [])
-        #expect(race(temp.path, R7FCSimpler.self) { w, i in let m = R7FCSimpler(); m.title = "r\(w)-\(i)"; return m } == [])
+        #expect(race(temp.path, FxFCSimpler.self) { w, i in let m = FxFCSimpler(); m.title = "r\(w)-\(i)"; return m } == [])
         #expect(try db.value(Int.self, "SELECT count(*) FROM SimpleModel WHERE uniqueID LIKE 'r%'") == 400)
         #expect(try db.value(Int.self, "SELECT count(DISTINCT id) FROM SimplerModel WHERE title LIKE 'r%'") == 400)
     }
@@ -942,9 +882,9 @@ struct Review7FixtureTests {
         try exercise(db, R7SPlace.self, table: "Place", rowKey: "quote(localId)", orderBy: "localId", formats: ["localId", "isHot", "isWet"],
                      change: { $0.isHot = true; return "isHot" },
                      make: { let p = R7SPlace(); p.placeId = "p3"; p.isWet = true; return p })
-        try exercise(db, R7SPerson.self, table: "_Person", rowKey: "quote(id)", orderBy: "id", formats: ["id", "active"],
+        try exercise(db, FxSPerson.self, table: "_Person", rowKey: "quote(id)", orderBy: "id", formats: ["id", "active"],
                      change: { $0.age = 37; return "age" },
-                     make: { let p = R7SPerson(); p.name = "Cy"; p.active = true; return p })
+                     make: { let p = FxSPerson(); p.name = "Cy"; p.active = true; return p })
         try exercise(db, R7SMessage.self, table: "_Message", rowKey: "quote(localId)", orderBy: "localId", formats: ["localId", "createdOn", "ownerPersonId"],
                      change: { $0.ownerPersonId = UUID(uuidString: "7D8FAD5B-D9CB-469F-A165-70867728950E"); return "ownerPersonId" },
                      make: { let m = R7SMessage(); m.messageId = "m3"; m.createdOn = Date(timeIntervalSince1970: 9.5)
@@ -956,11 +896,11 @@ struct Review7FixtureTests {
             #expect(try db.value(Int.self, "SELECT count(*) FROM \(r7Quoted(table)) WHERE localId <> upper(localId)") == 0, "\(table)")
         }
         #expect(try db.value(Int.self, "SELECT count(*) FROM _Person WHERE id <> upper(id) OR length(id) <> 36") == 0)
-        #expect(try db.object(R7SPerson.self, forKey: UUID(uuidString: "6c8fad5b-d9cb-469f-a165-70867728950e")!)?.name == "Ada")
+        #expect(try db.object(FxSPerson.self, forKey: UUID(uuidString: "6c8fad5b-d9cb-469f-a165-70867728950e")!)?.name == "Ada")
         #expect(try db.value(Int.self, "SELECT count(*) FROM _Message WHERE ownerPersonId <> upper(ownerPersonId)") == 0)
 
         // Two handles inserting: UUID keys chosen by the instances, none lost.
-        #expect(race(temp.path, R7SPerson.self) { w, i in let p = R7SPerson(); p.name = "p\(w)-\(i)"; return p } == [])
+        #expect(race(temp.path, FxSPerson.self) { w, i in let p = FxSPerson(); p.name = "p\(w)-\(i)"; return p } == [])
         #expect(race(temp.path, R7SThing.self) { w, i in let t = R7SThing(); t.tid = "t\(w)-\(i)"; return t } == [])
         #expect(try db.value(Int.self, "SELECT count(*) FROM _Person WHERE name LIKE 'p%-%'") == 400)
         #expect(try db.value(Int.self, "SELECT count(*) FROM Thing WHERE tid LIKE 't%-%' AND localId = upper(localId)") == 400)
@@ -1172,11 +1112,11 @@ struct Review7FixtureTests {
             INSERT INTO _Person VALUES ('12345678-0000-0000-0000-000000000000', 'Zero', NULL, NULL, 0),
                 ('6C8FAD5B-D9CB-469F-A165-70867728950E', 'Ada', NULL, 36, 1)
             """)
-        let ada = try #require(try db.object(R7SPerson.self, forKey: UUID(uuidString: "6c8fad5b-d9cb-469f-a165-70867728950e")!))
+        let ada = try #require(try db.object(FxSPerson.self, forKey: UUID(uuidString: "6c8fad5b-d9cb-469f-a165-70867728950e")!))
         #expect(ada.name == "Ada")
         ada.age = 37
         try db.save(ada)
-        let new = R7SPerson(); new.name = "New"
+        let new = FxSPerson(); new.name = "New"
         try db.save(new)
         #expect(try db.column(String.self, "SELECT id FROM _Person WHERE id <> upper(id)") == [])
         #expect(try db.value(Int.self, "SELECT age FROM _Person WHERE name = 'Ada'") == 37)

@@ -64,21 +64,6 @@ private final class FxFCSimpleWithoutMixedcase: Model {
     required init() {}
 }
 
-private final class FxFCSimpler: Model {
-    static let tableName = "SimplerModel"
-    var id: Int64 = 0
-    var title: String?
-    required init() {}
-}
-
-private final class FxFCAdvanced: Model {
-    static let tableName = "AdvancedModel"
-    static let primaryKey = "uniqueID"
-    var uniqueID = ""
-    var url: URL?
-    required init() {}
-}
-
 // MARK: smodel_test.sqlite3
 
 private final class FxSThing: Model {
@@ -106,16 +91,6 @@ private final class FxSAnimal: Model {
     required init() {}
 }
 
-private final class FxSPerson: Model {
-    static let tableName = "_Person"
-    var id = UUID()
-    var name: String?
-    var email: String?
-    var age: Int?
-    var active = false
-    required init() {}
-}
-
 // MARK: sqlalchemy_blog.sqlite3
 
 private final class FxSAUser: Model {
@@ -137,46 +112,11 @@ private final class FxSAUser: Model {
     required init() {}
 }
 
-private final class FxSAPost: Model {
-    static let tableName = "posts"
-    var id: Int64 = 0
-    var user_id: Int64 = 0
-    var title = ""
-    var body: String?
-    var published_on: Date?
-    var updated_at: Date?
-    required init() {}
-}
-
 private final class FxSAPostWritingGenerated: Model {
     static let tableName = "posts"
     var id: Int64 = 0
     var title = ""
     var body_length: Int?
-    required init() {}
-}
-
-private final class FxSAEvent: Model {
-    static let tableName = "events"
-    var id: Int64 = 0
-    var kind = ""
-    var payload: Data?
-    var at = Date(timeIntervalSince1970: 0)
-    required init() {}
-}
-
-private final class FxSASetting: Model {
-    static let tableName = "settings"
-    static let primaryKey = "key"
-    var key = ""
-    var value: String?
-    required init() {}
-}
-
-private final class FxSATag: Model {
-    static let tableName = "tags"
-    var id: Int64 = 0
-    var name = ""
     required init() {}
 }
 
