@@ -86,8 +86,20 @@ public final class Database {
             defer { statement.finalize() }
             return try statement.step() ? statement.string(at: 0).lowercased() : nil
         }
-        guard try pragma("PRAGMA journal_mode") != mode.rawValue else { return }
-        let now = try pragma("PRAGMA journal_mode = \(mode.rawValue.uppercased())")
+        // Two connections changing the mode of one file at once (two processes opening a new file) can each
+        // hold the lock the other waits for: SQLite then answers SQLITE_BUSY at once, without its busy handler,
+        // to one of them. That one tries again, within the busy timeout, unless the other set the mode meanwhile.
+        let deadline = ContinuousClock.now + configuration.busyTimeout
+        var now: String?
+        while true {
+            do {
+                guard try pragma("PRAGMA journal_mode") != mode.rawValue else { return }
+                now = try pragma("PRAGMA journal_mode = \(mode.rawValue.uppercased())")
+                break
+            } catch let error as DatabaseError where error.code.primary == .busy && ContinuousClock.now < deadline {
+                Thread.sleep(forTimeInterval: 0.002)
+            }
+        }
         guard now == mode.rawValue || now == "memory" else {
             throw DatabaseError(code: .error, message: "the journal mode stayed \(now ?? "unknown") instead of \(mode.rawValue)",
                                 sql: "PRAGMA journal_mode = \(mode.rawValue.uppercased())")
