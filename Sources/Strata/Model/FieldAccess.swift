@@ -533,15 +533,13 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
         let stored = state.pointee.key
         if stored != heldKey, !stored.isNull, let collation = held._registry?.table.keyCollation, collation != .binary,
            collation.folded(stored) == collation.folded(heldKey) {
-            state.pointee.target = held
-            state.pointee.strongTarget = StrongHolds.reaches(from: held, to: object) ? nil : held
+            state.pointee.hold(held, strongly: !StrongHolds.reaches(from: held, to: object))
             return stored
         }
         state.pointee.key = heldKey
         // Saved on both sides now: held strongly as a resolved reference is, unless the object holds the
         // owner (objects assigned to each other before either was saved must not keep each other alive).
-        state.pointee.target = held
-        state.pointee.strongTarget = StrongHolds.reaches(from: held, to: object) ? nil : held
+        state.pointee.hold(held, strongly: !StrongHolds.reaches(from: held, to: object))
         return heldKey
     }
 
@@ -582,7 +580,7 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
     final override func heldTarget(of object: ModelObject) -> ModelObject? { ReferenceState.held(at: state(object)) }
 
     final override func declaredOnDelete(of object: ModelObject) -> ForeignKeyAction? {
-        field(object, offset, Reference<Related>.self).pointee.onDelete
+        state(object).pointee.onDelete
     }
 
     final override func unresolvedKey(of object: ModelObject, generation: Int) -> SQLValue? {
@@ -692,7 +690,7 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
                 }
                 continue
             }
-            state.pointee.target = target
+            state.pointee.hold(target, strongly: false)
             state.pointee.missingAt = -1
         }
         return (holdsOther, holding)
@@ -702,8 +700,7 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
         for object in objects {
             let state = state(object)
             guard let strong = state.pointee.strongTarget, strong === target else { continue }
-            state.pointee.target = strong
-            state.pointee.strongTarget = nil
+            state.pointee.hold(strong, strongly: false)
         }
     }
 
@@ -711,7 +708,7 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
 
     override func dropHeld(of object: ModelObject) {
         let state = state(object)
-        (state.pointee.target, state.pointee.strongTarget) = (nil, nil)
+        state.pointee.holder = nil
         state.pointee.missingAt = -1
     }
 
@@ -722,12 +719,12 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
     override func setHoldsItself(_ object: ModelObject, _ holds: Bool) {
         let state = state(object)
         guard holds else {
-            (state.pointee.key, state.pointee.target, state.pointee.strongTarget) = (.null, nil, nil)
+            (state.pointee.key, state.pointee.holder) = (.null, nil)
             state.pointee.missingAt = -1
             return
         }
         // Weakly: an object never holds itself strongly.
-        (state.pointee.target, state.pointee.strongTarget) = (object, nil)
+        state.pointee.hold(object, strongly: false)
         if let key = try? ModelMetadata.persistedKey(of: object) {
             state.pointee.key = key
             state.pointee.missingAt = -1
@@ -745,9 +742,8 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
         guard target is Related else { return }
         let state = state(object)
         state.pointee.key = .null
-        state.pointee.target = target
         let weakly = StrongHolds.reaches(from: target, to: object)
-        state.pointee.strongTarget = weakly ? nil : target
+        state.pointee.hold(target, strongly: !weakly)
         state.pointee.missingAt = weakly ? ReferenceState.unsavedHeldWeakly : -1
     }
 }

@@ -6,22 +6,57 @@ protocol ReferenceStorage {
     static func makeIO(offset: Int, keyForm: KeyForm) -> AnyFieldIO
 }
 
+/// A related object held weakly, boxed so that a reference holds one pointer however it holds its target
+/// (a box is made for each weak hold and never changed, so copies of a state may share it).
+@usableFromInline
+final class WeakTarget {
+    @usableFromInline weak var object: ModelObject?
+    init(_ object: ModelObject) { self.object = object }
+}
+
+/// How a reference holds its related object: strongly, or weakly through a box.
+@usableFromInline
+enum HeldTarget {
+    case strong(ModelObject)
+    case weak(WeakTarget)
+}
+
 /// What a ``Reference`` holds, whatever its related type: the stored key and the related object, held
 /// strongly or weakly. It is not generic, so the field accessors, fetches and prefetches work on it
 /// through specialized code instead of copying a generic wrapper through its value witnesses.
 ///
-/// `target` and `strongTarget` only ever hold instances of the wrapper's `Related` type: every store
-/// goes through `Reference<Related>` (typed), the prefetch (which loads through `Related`'s own registry)
-/// or a checked cast (``ReferenceIO/attachResolved(_:key:to:)``).
+/// 40 bytes: the key (17), the declaration's `onDelete` in the key's padding, the missing mark, and one
+/// pointer for the held object (``HeldTarget``: a strong reference, or a weak box where holding strongly
+/// would form a cycle), so an instance with a resolved reference is no larger than it must be.
+///
+/// The held object is only ever an instance of the wrapper's `Related` type: every store goes through
+/// `Reference<Related>` (typed), the prefetch (which loads through `Related`'s own registry) or a checked
+/// cast (``ReferenceIO/attachResolved(_:key:to:)``).
 @usableFromInline
 struct ReferenceState {
     @usableFromInline var key: SQLValue = .null
-    @usableFromInline weak var target: ModelObject?
-    @usableFromInline var strongTarget: ModelObject?
+    /// The foreign key the column carries in a table Strata creates (nil: none); set once, by the
+    /// wrapper's initialiser.
+    @usableFromInline var onDelete: ForeignKeyAction?
     /// The handle's change count when the key was found to have no row (-1: not known missing). The mark
     /// holds only while nothing was written since: a row inserted with the key is found again.
     /// (``unsavedHeldWeakly``: an object never saved is assigned and held weakly.)
     @usableFromInline var missingAt = -1
+    /// The related object, if one is held.
+    @usableFromInline var holder: HeldTarget?
+
+    /// The object held strongly, if any.
+    @inlinable var strongTarget: ModelObject? {
+        if case .strong(let object)? = holder { return object }
+        return nil
+    }
+
+    /// Holds `object` (nil: nothing), strongly or weakly.
+    @inline(__always)
+    mutating func hold(_ object: ModelObject?, strongly: Bool) {
+        guard let object else { holder = nil; return }
+        holder = strongly ? .strong(object) : .weak(WeakTarget(object))
+    }
 
     /// `missingAt` of a reference assigned an object never saved that holds the owner back (or is the
     /// owner): held weakly, so that no cycle forms; saving the owner after it was freed throws rather
@@ -31,13 +66,18 @@ struct ReferenceState {
     @usableFromInline init() {}
 
     /// The related object held, strongly or weakly, if any.
-    @inlinable var held: ModelObject? { strongTarget ?? target }
+    @inlinable var held: ModelObject? {
+        switch holder {
+        case .strong(let object)?: object
+        case .weak(let box)?: box.object
+        case nil: nil
+        }
+    }
 
     /// Sets the stored key (a row read or refreshed); a different key lets go of the held object.
     mutating func setStoredKey(_ value: SQLValue) {
         if value != key {
-            target = nil
-            strongTarget = nil
+            holder = nil
             missingAt = -1
         }
         key = value
@@ -49,19 +89,21 @@ struct ReferenceState {
     mutating func setStoredInteger(_ value: Int64) -> Bool {
         if case .integer(let old) = key, old == value { return false }
         // As `setStoredKey` with a different key, without comparing values or storing nil over nil.
-        if strongTarget != nil { strongTarget = nil }
-        if target != nil { target = nil }
+        if holder != nil { holder = nil }
         missingAt = -1
         key = .integer(value)
         return true
     }
 
     /// The related object held by the state at `state`, read in place: a call on `pointee` would copy the
-    /// whole state first, and copying its weak field costs more than the rest of a row's decoding.
+    /// whole state first.
     @inline(__always)
     static func held(at state: UnsafeMutablePointer<ReferenceState>) -> ModelObject? {
-        if let strong = state.pointee.strongTarget { return strong }
-        return state.pointee.target
+        switch state.pointee.holder {
+        case .strong(let object)?: object
+        case .weak(let box)?: box.object
+        case nil: nil
+        }
     }
 
     /// The stored key of the state at `state` when no live related object is held (what a prefetch must
@@ -81,11 +123,7 @@ struct ReferenceState {
     /// `generation`).
     mutating func attachPrefetched(_ object: ModelObject?, strongly: Bool, generation: Int) {
         if let object {
-            if strongly {
-                strongTarget = object    // read first; `target` is not needed
-            } else {
-                target = object
-            }
+            hold(object, strongly: strongly)
             missingAt = -1
         } else {
             missingAt = key.isNull ? -1 : generation
@@ -122,16 +160,14 @@ public struct Reference<Related: Model>: ReferenceStorage {
     /// The key and the held object (always a `Related`).
     @usableFromInline var state = ReferenceState()
     /// The foreign key the column carries in a table Strata creates (nil: none).
-    let onDelete: ForeignKeyAction?
+    var onDelete: ForeignKeyAction? { state.onDelete }
 
     /// An empty relationship.
     ///
     /// ```swift
     /// @Reference var department: Department?
     /// ```
-    public init() {
-        onDelete = nil
-    }
+    public init() {}
 
     /// A relationship whose column carries a FOREIGN KEY constraint to the related table, with what
     /// SQLite does to this row when the related row is deleted. Tables Strata creates get it in their
@@ -144,7 +180,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
     /// @Reference(onDelete: .setNull) var producer: Artist?
     /// ```
     public init(onDelete: ForeignKeyAction) {
-        self.onDelete = onDelete
+        state.onDelete = onDelete
     }
 
     /// A relationship set at initialisation.
@@ -153,8 +189,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
     /// @Reference var department: Department? = nil
     /// ```
     public init(wrappedValue: Related?) {
-        state.strongTarget = wrappedValue
-        onDelete = nil
+        state.hold(wrappedValue, strongly: true)
     }
 
     /// Not used: a relationship needs its owner, so it is read through the owner's enclosing-instance
@@ -192,13 +227,9 @@ public struct Reference<Related: Model>: ReferenceStorage {
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Reference<Related>>
     ) -> Related? {
         get {
-            // Field by field, so that only the field read is loaded (a whole copy of the wrapper, weak
-            // field included, cost more than the rest of the read).
-            // (The held object is the strong one if any, else the weak one, as ``ReferenceState/held``.)
-            if let strong = owner[keyPath: storageKeyPath].state.strongTarget {
-                if !strong._isDeleted { return unsafeDowncast(strong, to: Related.self) }
-            } else if let weak = owner[keyPath: storageKeyPath].state.target, !weak._isDeleted {
-                return unsafeDowncast(weak, to: Related.self)
+            // The held field alone, so that only the field read is loaded.
+            if let held = owner[keyPath: storageKeyPath].state.held, !held._isDeleted {
+                return unsafeDowncast(held, to: Related.self)
             }
             return try? resolve(owner, storageKeyPath)
         }
@@ -246,7 +277,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
             // Deleted through this handle: let go of it, and look the key up again (a row re-created with
             // the same key is found; none is `notFound`).
             storage.key = Self.currentKey(of: storage)
-            (storage.target, storage.strongTarget) = (nil, nil)
+            storage.holder = nil
             owner[keyPath: path].state = storage
         }
         // An owner never saved has no database to read through; one whose handle is gone cannot read.
@@ -269,8 +300,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
         if owner[keyPath: path].state.key == storage.key {
             // Held for as long as the owner lives (no query on the next read), unless the target already
             // holds the owner, directly or through others: then weakly, so that no cycle forms.
-            owner[keyPath: path].state.target = loaded
-            owner[keyPath: path].state.strongTarget = StrongHolds.reaches(from: loaded, to: owner) ? nil : loaded
+            owner[keyPath: path].state.hold(loaded, strongly: !StrongHolds.reaches(from: loaded, to: owner))
             owner[keyPath: path].state.missingAt = -1
         }
         return loaded
@@ -309,17 +339,15 @@ public struct Reference<Related: Model>: ReferenceStorage {
     private mutating func assign(_ object: Related?, attached: Bool, holdsOwner: Bool) {
         state.missingAt = -1
         guard let object else {
-            (state.key, state.target, state.strongTarget) = (.null, nil, nil)
+            (state.key, state.holder) = (.null, nil)
             return
         }
         if let objectKey = try? ModelMetadata.persistedKey(of: object) {
             state.key = objectKey
-            state.target = object
-            state.strongTarget = attached || holdsOwner ? nil : object
+            state.hold(object, strongly: !(attached || holdsOwner))
         } else {
             state.key = .null
-            state.target = object
-            state.strongTarget = holdsOwner ? nil : object
+            state.hold(object, strongly: !holdsOwner)
             if holdsOwner { state.missingAt = ReferenceState.unsavedHeldWeakly }
         }
     }
