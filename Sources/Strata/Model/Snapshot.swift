@@ -179,9 +179,9 @@ extension TypeRegistry {
     @usableFromInline
     func capture(_ object: ModelObject, row: ModelObject? = nil) {
         if object._snapshotSlot == 0 { object._snapshotSlot = snapshots.allocate() }
+        snapshots.clearNulls(object._snapshotSlot)
         let words = snapshots.words(object._snapshotSlot)
         let count = snapshots.count
-        for i in count..<snapshots.stride { words[i] = 0 }
         let source = row ?? object
         if let start = metadata.plainWordsStart {
             // Fields of 8-byte numbers side by side, never NULL: the snapshot is a copy of their bytes.
@@ -204,9 +204,8 @@ extension TypeRegistry {
     @usableFromInline
     func snapshotWords(for object: ModelObject) -> UnsafeMutablePointer<UInt64> {
         if object._snapshotSlot == 0 { object._snapshotSlot = snapshots.allocate() }
-        let words = snapshots.words(object._snapshotSlot)
-        for i in snapshots.count..<snapshots.stride { words[i] = 0 }
-        return words
+        snapshots.clearNulls(object._snapshotSlot)
+        return snapshots.words(object._snapshotSlot)
     }
 
     /// Remembers the current value of the given properties (after an update wrote them).

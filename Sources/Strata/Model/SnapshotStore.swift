@@ -7,6 +7,10 @@
 /// copying as the store grows, and at most one page unused. An instance holds its slot number in
 /// `_snapshotSlot` (0: none).
 ///
+/// A model whose properties are all 8-byte numbers (``ModelMetadata/plainWordsStart``) is never NULL: its
+/// slots have no NULL-bit words (8 bytes less per instance). Should a NULL word reach such a store all
+/// the same, its bit is kept aside (`nullsAside`), so no word is ever taken for another.
+///
 /// The pages are raw memory of `UInt64` words (a trivial type), indexed only through `words(_:)` with
 /// slots this store handed out, so every access is in bounds; a slot's words are all written by
 /// ``TypeRegistry/capture(_:row:)`` or the decoder before any is read (a free slot's first word links
@@ -14,15 +18,20 @@
 struct SnapshotStore {
     let count: Int
     let stride: Int
+    /// Whether slots carry NULL-bit words.
+    let nullable: Bool
+    /// The NULL bits of slots of a store without NULL-bit words, by slot; empty unless a NULL word came.
+    private var nullsAside: [UInt32: [UInt64]] = [:]
     private static let pageShift = 10
     private var pages: [UnsafeMutablePointer<UInt64>] = []
     private var used = 0
     /// The most recently freed slot; each free slot's first word holds the next one (0: none).
     private var freeHead: UInt32 = 0
 
-    init(count: Int) {
+    init(count: Int, nullable: Bool = true) {
         self.count = count
-        stride = count + (count + 63) / 64
+        self.nullable = nullable
+        stride = count + (nullable ? (count + 63) / 64 : 0)
     }
 
     func deallocate() { pages.forEach { $0.deallocate() } }
@@ -44,8 +53,20 @@ struct SnapshotStore {
 
     @inline(__always)
     mutating func release(_ slot: UInt32) {
+        if !nullsAside.isEmpty { nullsAside[slot] = nil }
         words(slot)[0] = UInt64(freeHead)
         freeHead = slot
+    }
+
+    /// Marks no property of `slot` NULL (before its words are all written anew).
+    @inline(__always)
+    mutating func clearNulls(_ slot: UInt32) {
+        guard nullable else {
+            if !nullsAside.isEmpty { nullsAside[slot] = nil }
+            return
+        }
+        let words = words(slot)
+        for i in count..<stride { words[i] = 0 }
     }
 
     /// The words of a slot: `count` property words, then the NULL bits.
@@ -58,14 +79,31 @@ struct SnapshotStore {
     @inline(__always)
     func word(_ slot: UInt32, _ index: Int) -> SnapshotWord {
         let words = words(slot)
-        return SnapshotWord(bits: words[index], isNull: words[count + (index >> 6)] & (1 << UInt64(index & 63)) != 0)
+        let bit: UInt64 = 1 << UInt64(index & 63)
+        guard nullable else {
+            let aside = nullsAside.isEmpty ? nil : nullsAside[slot]
+            return SnapshotWord(bits: words[index], isNull: aside.map { $0[index >> 6] & bit != 0 } ?? false)
+        }
+        return SnapshotWord(bits: words[index], isNull: words[count + (index >> 6)] & bit != 0)
     }
 
     @inline(__always)
-    func set(_ slot: UInt32, _ index: Int, _ word: SnapshotWord) {
+    mutating func set(_ slot: UInt32, _ index: Int, _ word: SnapshotWord) {
         let words = words(slot)
         words[index] = word.bits
         let bit: UInt64 = 1 << UInt64(index & 63)
+        guard nullable else {
+            if word.isNull || !nullsAside.isEmpty { setAside(slot, index, isNull: word.isNull) }
+            return
+        }
         if word.isNull { words[count + (index >> 6)] |= bit } else { words[count + (index >> 6)] &= ~bit }
+    }
+
+    /// Keeps the NULL bit of a word of a store without NULL-bit words.
+    private mutating func setAside(_ slot: UInt32, _ index: Int, isNull: Bool) {
+        var bits = nullsAside[slot] ?? [UInt64](repeating: 0, count: (count + 63) / 64)
+        let bit: UInt64 = 1 << UInt64(index & 63)
+        if isNull { bits[index >> 6] |= bit } else { bits[index >> 6] &= ~bit }
+        nullsAside[slot] = bits.allSatisfy { $0 == 0 } ? nil : bits
     }
 }

@@ -124,7 +124,7 @@ final class TypeRegistry {
         self.plainRealMask = Self.realMask(plainReals)
         self.readingBack = table.readingBack
         self.context = context
-        self.snapshots = SnapshotStore(count: metadata.properties.count)
+        self.snapshots = SnapshotStore(count: metadata.properties.count, nullable: metadata.plainWordsStart == nil)
         // References to a model that has loadable arrays (a model it cannot reflect counts too).
         var references = ColumnSet()
         for (index, property) in metadata.properties.enumerated() {

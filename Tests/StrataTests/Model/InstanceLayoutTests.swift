@@ -3,6 +3,20 @@ import StrataTestSupport
 import Testing
 @testable import Strata
 
+private final class Meter: Model {
+    var id: Int64 = 0
+    var level = 0
+    var reading = 0.0
+    required init() {}
+}
+
+private final class Label: Model {
+    var id: Int64 = 0
+    var level = 0
+    var caption: String?
+    required init() {}
+}
+
 /// The bytes an instance takes, which the Benchmarks' heap figures measure: each field Strata adds to a
 /// model is sized here, so that growing one is a decision, not an accident.
 @Suite struct InstanceLayoutTests {
@@ -25,5 +39,49 @@ import Testing
         let track = Track()
         let fields = try ModelMetadata.of(Track.self).relationshipFields
         #expect(fields.map { $0.declaredOnDelete(of: track) } == [.cascade, nil])
+    }
+
+    @Test func aModelOfPlainNumbersHasNoNullBitsInItsSnapshot() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let meter = Meter(); meter.level = 3; meter.reading = 0.5
+        try db.save(meter)
+        let label = Label(); label.level = 1
+        try db.save(label)
+        let meters = try #require(db.models.registries[ObjectIdentifier(Meter.self)])
+        let labels = try #require(db.models.registries[ObjectIdentifier(Label.self)])
+        // Three words per meter (id, level, reading): never NULL, so no NULL-bit word.
+        #expect((meters.snapshots.count, meters.snapshots.stride, meters.snapshots.nullable) == (3, 3, false))
+        #expect((labels.snapshots.count, labels.snapshots.stride, labels.snapshots.nullable) == (3, 4, true))
+        // Dirty tracking still sees every change, and an unchanged save writes nothing.
+        meter.reading = 0.75
+        #expect(meter.changedProperties == ["reading"])
+        try db.save(meter)
+        #expect(!meter.hasChanges)
+        #expect(try db.value(Double.self, "SELECT reading FROM Meter WHERE id = ?", [meter.id]) == 0.75)
+        label.caption = "a"
+        #expect(label.changedProperties == ["caption"])
+    }
+
+    @Test func aNullWordInAStoreWithoutNullBitsIsKeptAside() {
+        var store = SnapshotStore(count: 2, nullable: false)
+        defer { store.deallocate() }
+        let slot = store.allocate()
+        store.set(slot, 0, SnapshotWord(integer: 0))
+        store.set(slot, 1, .null)
+        // NULL is not the integer 0, although both words have bits 0.
+        #expect(store.word(slot, 0).matches(SnapshotWord(integer: 0)))
+        #expect(!store.word(slot, 1).matches(SnapshotWord(integer: 0)))
+        #expect(store.word(slot, 1).isNull)
+        store.set(slot, 1, SnapshotWord(integer: 0))
+        #expect(store.word(slot, 1).matches(SnapshotWord(integer: 0)))
+        store.set(slot, 1, .unknown)
+        #expect(!store.word(slot, 1).matches(.unknown))
+        // A freed slot given out again starts with no NULL kept for it.
+        store.release(slot)
+        let again = store.allocate()
+        #expect(again == slot)
+        store.set(again, 1, SnapshotWord(integer: 1))
+        #expect(!store.word(again, 0).isNull && !store.word(again, 1).isNull)
     }
 }
