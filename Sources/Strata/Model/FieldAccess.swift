@@ -626,9 +626,18 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
 
     final override func attachPrefetched(_ pending: PrefetchKeys, of owners: [ModelObject], from registry: TypeRegistry,
                                    checkingHoldBack: Bool, generation: Int, aliases: [SQLValue: ModelObject] = [:]) {
+        // Owners that hold one target weakly share one box (many owners, few targets).
+        var boxes: [ObjectIdentifier: WeakTarget] = [:]
         func attach(_ found: ModelObject?, to owner: ModelObject) {
             let target = found?._isDeleted == false ? found : nil
             let strongly = target.map { !checkingHoldBack || !StrongHolds.reaches(from: $0, to: owner) } ?? false
+            if let target, !strongly {
+                let box = boxes[ObjectIdentifier(target)] ?? WeakTarget(target)
+                boxes[ObjectIdentifier(target)] = box
+                state(owner).pointee.hold(weakly: box)
+                state(owner).pointee.missingAt = -1
+                return
+            }
             state(owner).pointee.attachPrefetched(target, strongly: strongly, generation: generation)
         }
         let byRowID = registry.keyIsRowID
@@ -668,6 +677,7 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
         let integer: Int64? = if case .integer(let value) = key { value } else { nil }
         var holdsOther = false
         var holding: [Bool]?
+        var box: WeakTarget?     // one for every child that holds the parent weakly
         for (i, object) in objects.enumerated() {
             let state = state(object)
             if let integer {
@@ -690,17 +700,20 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
                 }
                 continue
             }
-            state.pointee.hold(target, strongly: false)
+            if box == nil { box = WeakTarget(target) }
+            if let box { state.pointee.hold(weakly: box) }
             state.pointee.missingAt = -1
         }
         return (holdsOther, holding)
     }
 
     override func weakenHold(on target: ModelObject, in objects: [ModelObject]) {
+        var box: WeakTarget?
         for object in objects {
             let state = state(object)
             guard let strong = state.pointee.strongTarget, strong === target else { continue }
-            state.pointee.hold(strong, strongly: false)
+            if box == nil { box = WeakTarget(strong) }
+            if let box { state.pointee.hold(weakly: box) }
         }
     }
 

@@ -58,6 +58,12 @@ struct ReferenceState {
         holder = strongly ? .strong(object) : .weak(WeakTarget(object))
     }
 
+    /// Holds weakly the object of `box`, which other references may share (a box is never changed).
+    @inline(__always)
+    mutating func hold(weakly box: WeakTarget) {
+        holder = .weak(box)
+    }
+
     /// `missingAt` of a reference assigned an object never saved that holds the owner back (or is the
     /// owner): held weakly, so that no cycle forms; saving the owner after it was freed throws rather
     /// than storing NULL.

@@ -84,4 +84,44 @@ private final class Label: Model {
         store.set(again, 1, SnapshotWord(integer: 1))
         #expect(!store.word(again, 0).isNull && !store.word(again, 1).isNull)
     }
+
+    /// The weak box of each member's team, read in place.
+    private func boxes(_ members: [RMember]) throws -> [WeakTarget?] {
+        let field = try #require(ModelMetadata.of(RMember.self).relationshipFields.first as? ReferenceIO<RTeam>)
+        return members.map { member in
+            if case .weak(let box)? = field.state(member).pointee.holder { return box }
+            return nil
+        }
+    }
+
+    @Test func childrenThatHoldTheirParentWeaklyShareOneBox() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let teamIDs: [Int64] = try {
+            let teams = (1...2).map { n in let t = RTeam(); t.name = "team \(n)"; return t }
+            try db.save(teams)
+            for n in 1...6 {
+                let m = RMember(); m.name = "m\(n)"; m.team = teams[n % 2]
+                try db.save(m)
+            }
+            return teams.map(\.id)
+        }()
+        let fetched = try db.objects(RTeam.self, where: "ORDER BY id")
+        try db.prefetch("members", of: fetched)
+        // Each team's array holds its members; they hold the team weakly (no cycle), through one box per team.
+        for team in fetched {
+            let members = team.members
+            #expect(members.count == 3 && members.allSatisfy { $0.team === team })
+            let boxes = try boxes(members)
+            #expect(boxes.allSatisfy { $0 != nil && $0 === boxes[0] })
+        }
+        #expect(try boxes(fetched[0].members)[0] !== boxes(fetched[1].members)[0])
+        #expect(fetched.map(\.id) == teamIDs)
+        // The weak holds let the teams go: nothing else holds them.
+        weak let first = fetched.first
+        let members = fetched[0].members
+        _ = consume fetched
+        #expect(first == nil)
+        #expect(members.allSatisfy { $0.$team.key == .integer(teamIDs[0]) })
+    }
 }
