@@ -29,6 +29,7 @@ public struct QueryCondition<Root: Model> {
             switch node {
             case .compare(let term, let op, let value):
                 let (column, format) = try term.comparedColumn(registry)
+                if format == .native, let range = FloatRange.of(value) { return range.sql(column, op, &arguments) }
                 // As one value (an array compares as its JSON text, never expands), in the stored format.
                 arguments.append(try term.locating(registry) { format == .native ? try value.sqlValue : try format.stored(value.sqlValue) })
                 return "\(column) \(op) ?"
@@ -37,6 +38,10 @@ public struct QueryCondition<Root: Model> {
             case .list(let term, let values):
                 let (column, format) = try term.comparedColumn(registry)
                 guard !values.isEmpty else { return "0" }
+                if format == .native, values.contains(where: { FloatRange.of($0) != nil }) {
+                    // Floats as the ranges of REALs that read back as them (``FloatRange``).
+                    return try "(" + values.map { try render(.compare(term, "=", $0)) }.joined(separator: " OR ") + ")"
+                }
                 arguments += try term.locating(registry) {
                     try values.map { format == .native ? try $0.sqlValue : try format.stored($0.sqlValue) }
                 }

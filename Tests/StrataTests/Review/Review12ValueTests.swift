@@ -1,0 +1,116 @@
+import Foundation
+
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Review 12, second reader: values other tools stored, queried with key-path conditions and rewritten by
+// saves — JSON in Python's json.dumps style, floats another tool wrote as REAL, decimals kept as text.
+
+private struct R12Address: Codable, Equatable, JSONColumnValue {
+    var city = ""
+    var zips: [Int] = []
+    var score = 0.0
+}
+
+private enum R12Ratio: Float, Codable, ColumnValue { case low = 0.1, high = 0.7 }
+
+private final class R12Doc: Model {
+    static let tableName = "doc"
+    var id: Int64 = 0
+    var title = ""
+    var meta: [String: Int] = [:]
+    var address = R12Address()
+    var tags: [String] = []
+    var labels: Set<String> = []
+    var extra: R12Address?
+    var ratio: Float = 0
+    var maybeRatio: Float?
+    var level = R12Ratio.low
+    var price = Decimal(0)
+    required init() {}
+}
+
+/// Django's columns for the model (JSONField as `text` with JSON_VALID, FloatField as `real`), and a
+/// `varchar` price that another tool keeps as text with two decimals.
+private let docDDL = """
+    CREATE TABLE "doc" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "title" varchar(20) NOT NULL,
+    "meta" text NOT NULL CHECK ((JSON_VALID("meta") OR "meta" IS NULL)),
+    "address" text NOT NULL CHECK ((JSON_VALID("address") OR "address" IS NULL)),
+    "tags" text NOT NULL CHECK ((JSON_VALID("tags") OR "tags" IS NULL)),
+    "labels" text NOT NULL CHECK ((JSON_VALID("labels") OR "labels" IS NULL)),
+    "extra" text NULL CHECK ((JSON_VALID("extra") OR "extra" IS NULL)),
+    "ratio" real NOT NULL, "maybeRatio" real NULL, "level" real NOT NULL, "price" varchar(20) NOT NULL)
+    """
+
+/// Rows as Python's `json.dumps` writes them: spaces, keys in insertion order, `\\u00e9`, `1.0`.
+private let pythonRows = #"""
+    INSERT INTO doc VALUES (1, 'one', '{"b": 2, "a": 1}', '{"zips": [1, 2], "city": "Caf\u00e9", "score": 1.0}',
+        '["x", "y"]', '["b", "a"]', 'null', 0.1, 0.7, 0.7, '12.30');
+    INSERT INTO doc VALUES (2, 'two', '{}', '{"city": "Oslo", "zips": [], "score": 0.5}', '[]', '[]', NULL, 0.5, NULL, 0.1, '9.50');
+    """#
+
+private func column(_ db: Database, _ name: String, _ id: Int64) throws -> String? {
+    try db.value(String.self, "SELECT quote(\(name)) FROM doc WHERE id = ?", id)
+}
+
+@Suite struct Review12ValueTests {
+
+    @Test func floatConditionsMatchAnotherToolsReals() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(docDDL)
+        try db.execute(pythonRows)
+        #expect(try db.objects(R12Doc.self, where: \.ratio == 0.1).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, where: \.ratio != 0.1).map(\.id) == [2])
+        #expect(try db.objects(R12Doc.self, where: \.ratio <= 0.1).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, where: \.ratio > 0.1).map(\.id) == [2])
+        #expect(try db.objects(R12Doc.self, where: \.ratio >= 0.1).map(\.id) == [1, 2])
+        #expect(try db.objects(R12Doc.self, where: \.ratio < 0.5).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, where: (\R12Doc.ratio).in([0.1, 0.3])).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, where: \.maybeRatio == 0.7).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, where: \.level == .high).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, where: \.level == .low).map(\.id) == [2])
+        // The widened double GRDB writes, and the 15 digits GYDataCenter's FMDB kept of 1.1f, read as the
+        // same floats and match them.
+        try db.execute("UPDATE doc SET ratio = 0.100000001490116 WHERE id = 1")
+        try db.execute("UPDATE doc SET ratio = 1.10000002384186 WHERE id = 2")
+        #expect(try db.objects(R12Doc.self, where: \.ratio == 0.1).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, where: \.ratio == 1.1).map(\.id) == [2])
+        #expect(try db.objects(R12Doc.self, where: \.ratio > 0.1).map(\.id) == [2])
+        #expect(try db.objects(R12Doc.self, where: \.ratio <= 1.1).map(\.id) == [1, 2])
+        #expect(try db.objects(R12Doc.self, where: \.ratio < 1.1).map(\.id) == [1])
+    }
+
+    @Test func unchangedValuesReadFromPythonRowsAreNoChange() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(docDDL)
+        try db.execute(pythonRows)
+        var writes: [String] = []
+        let trace = db.traceStatements { if $0.hasPrefix("UPDATE") { writes.append($0) } }
+        defer { trace.cancel() }
+        for doc in try db.objects(R12Doc.self) {
+            #expect(doc.changedProperties == [])
+            try db.save(doc)
+        }
+        #expect(writes.isEmpty)
+        let doc = try #require(try db.object(R12Doc.self, forKey: 1))
+        #expect(doc.ratio == 0.1 && doc.labels == ["a", "b"] && doc.level == .high)
+    }
+
+    @Test func aChangedFloatIsWrittenAsItsShortestDecimal() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(docDDL)
+        try db.execute(pythonRows)
+        let doc = try #require(try db.object(R12Doc.self, forKey: 2))
+        doc.ratio = 0.3
+        doc.maybeRatio = 0.1
+        doc.level = .high
+        try db.save(doc)
+        #expect(try column(db, "ratio", 2) == "0.3")
+        #expect(try column(db, "maybeRatio", 2) == "0.1")
+        #expect(try column(db, "level", 2) == "0.7")
+        #expect(doc.changedProperties == [])
+        _ = try db.objects(R12Doc.self)
+        #expect(doc.changedProperties == [] && doc.ratio == 0.3)
+    }
+}
