@@ -51,6 +51,7 @@ final class Connection {
         self.argumentsArePublic = argumentsArePublic
         self.logger = logger
         sqlite3_extended_result_codes(db, 1)
+        JSONCanonical.register(on: db)   // what key-path conditions on JSON properties compare
         let (seconds, attoseconds) = busyTimeout.components
         let milliseconds = seconds > Int64(Int32.max) / 1000 ? Int64(Int32.max)
             : max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)

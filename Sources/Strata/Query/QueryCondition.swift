@@ -30,14 +30,27 @@ public struct QueryCondition<Root: Model> {
             case .compare(let term, let op, let value):
                 let (column, format) = try term.comparedColumn(registry)
                 if format == .native, let range = FloatRange.of(value) { return range.sql(column, op, &arguments) }
-                // As one value (an array compares as its JSON text, never expands), in the stored format.
+                if let json = term.json, op == "=" || op == "<>" {
+                    arguments.append(JSONCanonical.argument(try term.locating(registry) { try value.sqlValue }, sortingArray: json.sortsArray))
+                    return "\(json.compared(column)) \(op) ?"
+                }
+                // As one value (an array compares as its JSON, never expands), in the stored format.
                 arguments.append(try term.locating(registry) { format == .native ? try value.sqlValue : try format.stored(value.sqlValue) })
                 return "\(column) \(op) ?"
             case .isNull(let term, let isNull):
+                if term.json != nil {
+                    // Other tools write the JSON text `null` for none too (pitfall 7), which reads as nil.
+                    let column = try term.column(registry).0
+                    return isNull ? "(\(column) IS NULL OR \(column) = 'null')" : "(\(column) IS NOT NULL AND \(column) <> 'null')"
+                }
                 return "\(try term.column(registry).0) IS \(isNull ? "" : "NOT ")NULL"
             case .list(let term, let values):
                 let (column, format) = try term.comparedColumn(registry)
                 guard !values.isEmpty else { return "0" }
+                if let json = term.json {
+                    arguments += try term.locating(registry) { try values.map { JSONCanonical.argument(try $0.sqlValue, sortingArray: json.sortsArray) } }
+                    return "\(json.compared(column)) IN (\(SQL.placeholders(values.count)))"
+                }
                 if format == .native, values.contains(where: { FloatRange.of($0) != nil }) {
                     // Floats as the ranges of REALs that read back as them (``FloatRange``).
                     return try "(" + values.map { try render(.compare(term, "=", $0)) }.joined(separator: " OR ") + ")"
@@ -60,8 +73,18 @@ struct KeyPathTerm {
     let keyPath: AnyKeyPath
     let resolve: (ModelMetadata) throws -> Int
 
+    /// For a property stored as JSON: how conditions compare it (its canonical text, ``JSONCanonical``).
+    let json: JSONTerm?
+
+    struct JSONTerm {
+        let sortsArray: Bool
+        /// The column's canonical JSON text, which `=`, `<>` and `IN` compare with the value's.
+        func compared(_ column: String) -> String { "\(JSONCanonical.functionName)(\(column), \(sortsArray ? 1 : 0))" }
+    }
+
     init<Root: Model, Value>(_ keyPath: KeyPath<Root, Value>) {
         self.keyPath = keyPath
+        json = JSONCanonical.kind(of: Value.self).map { JSONTerm(sortsArray: $0.sortsArray) }
         resolve = { metadata in try KeyPathIndex.index(of: keyPath, metadata: metadata) }
     }
 

@@ -113,4 +113,39 @@ private func column(_ db: Database, _ name: String, _ id: Int64) throws -> Strin
         _ = try db.objects(R12Doc.self)
         #expect(doc.changedProperties == [] && doc.ratio == 0.3)
     }
+
+    @Test func jsonConditionsMatchRowsInPythonsStyle() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(docDDL)
+        try db.execute(pythonRows)
+        #expect(try db.objects(R12Doc.self, where: \.meta == ["a": 1, "b": 2]).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, where: \.tags == ["x", "y"]).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, where: \.tags == []).map(\.id) == [2])
+        #expect(try db.objects(R12Doc.self, where: \.address == R12Address(city: "Café", zips: [1, 2], score: 1)).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, where: \.labels == ["a", "b"]).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, where: \.meta != ["a": 1, "b": 2]).map(\.id) == [2])
+        #expect(try db.objects(R12Doc.self, where: (\R12Doc.tags).in([["x", "y"], ["z"]])).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, where: \.extra == R12Address(city: "Oslo")).map(\.id) == [])
+        // The JSON text `null` reads as nil, as SQL NULL does: `== nil` finds both.
+        #expect(try db.objects(R12Doc.self, where: \.extra == nil).map(\.id) == [1, 2])
+        #expect(try db.objects(R12Doc.self, where: \.extra != nil).map(\.id) == [])
+        try db.execute(#"UPDATE doc SET extra = '{"score": 0.0, "zips": [], "city": "Oslo\/Nord\n"}', labels = '["c", "a", "b"]' WHERE id = 2"#)
+        #expect(try db.objects(R12Doc.self, where: \.extra == R12Address(city: "Oslo/Nord\n")).map(\.id) == [2])
+        #expect(try db.objects(R12Doc.self, where: \.extra != nil).map(\.id) == [2])
+        #expect(try db.objects(R12Doc.self, where: (\R12Doc.labels).in([["a", "b", "c"], ["a", "b"]])).map(\.id) == [1, 2])
+        #expect(try db.count(R12Doc.self, where: \.labels == ["a", "b", "c"] && \.tags == []) == 1)
+    }
+
+    @Test func theCanonicalJSONTextOfEachSpelling() {
+        let cases: [(String, String?)] = [
+            (#"{"b": [1, 2.0], "a": "Caf\u00e9"}"#, #"{"a":"Café","b":[1,2]}"#),
+            (#" [ 1.5e3 , -0 , 1E-7, 100000000000000000000, 1e+20, true, null ] "#, "[1500,0,1e-07,1e+20,1e+20,true,null]"),
+            (#""\ud83d\ude00 \" \/ \u0001""#, "\"😀 \\\" / \\u0001\""),
+            (#"{"a": 1,}"#, nil), ("[1] x", nil), (#""\x""#, nil), ("01", nil), ("", nil),
+        ]
+        for (input, canonical) in cases {
+            #expect(JSONCanonical.text(Array(input.utf8)) == canonical, "\(input)")
+        }
+        #expect(JSONCanonical.text(Array(#"["b", "a", ["d", "c"]]"#.utf8), sortingArray: true) == #"["a","b",["d","c"]]"#)
+    }
 }
