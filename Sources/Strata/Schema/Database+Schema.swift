@@ -216,7 +216,8 @@ extension Database {
         var unsampled = false
         let formats = try properties.map { property in
             if let declared = metadata.columnFormats[property.name] { return declared }
-            guard let kind = property.formatKind, kind != .decimal, let column = info.column(named: property.column) else { return ColumnFormat.native }
+            guard let kind = property.formatKind, let column = info.column(named: property.column),
+                  kind != .decimal || property.related == nil && (column.affinity == .text || column.affinity == .blob) else { return ColumnFormat.native }
             let (format, sampled) = try detectedFormat(kind, table: info.name, column: column)
             if !sampled { unsampled = true }
             return format
@@ -236,6 +237,15 @@ extension Database {
             }
             let sample = ColumnSample(row: (0..<ColumnSample.columnCount).map { statement.value(at: Int32($0)) })
             return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample, defaultSQL: column.defaultSQL), sample.first != nil)
+        }
+        if kind == .decimal {
+            let statement = try connection.prepare(ColumnSample.decimalStatementSQL(column: column.name, table: table))
+            defer { statement.finalize() }
+            // (No non-NULL value: decided again once the table has rows.)
+            guard try statement.step(), case .integer(let least) = statement.value(at: 0) else { return (.native, false) }
+            var sample = ColumnSample(nil)
+            sample.decimalFractionDigits = statement.value(at: 1) == .integer(least) ? Int(max(0, least)) : 0
+            return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample), true)
         }
         let name = SQL.quote(column.name)
         // A UUID's case shows only in its letters: of the first 100 non-NULL values, one that has some

@@ -95,6 +95,15 @@ public enum ColumnFormat: Hashable, Sendable {
     /// try ColumnFormat.boolText(true: "t", false: "f").stored(.integer(1))   // .text("t")
     /// ```
     case boolText(true: String, false: String)
+    /// Decimals as text with at least `fractionDigits` digits after the point (`'12.30'`, `'9.50'`), as a
+    /// TEXT column keeps them when every sampled value has that many: a changed value is padded with zeros
+    /// to as many, never rounded (`12.5` as `'12.50'`, `1.125` as `'1.125'`). (Django's `decimal` columns
+    /// have NUMERIC affinity, and hold numbers: none of this applies there.)
+    ///
+    /// ```swift
+    /// try ColumnFormat.decimalText(fractionDigits: 2).stored(.text("12.5"))   // .text("12.50")
+    /// ```
+    case decimalText(fractionDigits: Int)
 
     /// What kind of Swift value a format applies to.
     enum Kind { case date, uuid, bool, decimal }
@@ -199,6 +208,11 @@ extension ColumnFormat {
             }
         case .boolText(let yes, let no):
             return .text(try Bool(sqlValue: native) ? yes : no)
+        case .decimalText(let digits):
+            guard case .text(let text) = native, NumericText.isNumeral(text), !text.contains(where: { $0 == "e" || $0 == "E" }) else { return native }
+            let fraction = text.firstIndex(of: ".").map { text.distance(from: $0, to: text.endIndex) - 1 }
+            guard (fraction ?? 0) < digits else { return native }
+            return .text(text + (fraction == nil ? "." : "") + String(repeating: "0", count: digits - (fraction ?? 0)))
         }
     }
 
@@ -221,6 +235,9 @@ extension ColumnFormat {
             if s.caseInsensitiveCompare(yes) == .orderedSame { return .integer(1) }
             if s.caseInsensitiveCompare(no) == .orderedSame { return .integer(0) }
             return stored
+        case (.decimalText, .text):
+            // Strata's own text ('12.5' for '12.50'), which snapshots compare; what is no decimal passes through.
+            return (try? Decimal(sqlValue: stored))?.sqlValue ?? stored
         case (.uuidHex, .text), (.uuidDashed, .text), (.uuidBlob, .blob):
             // Strata's own text, in which keys meet the identity map; what is no UUID passes through.
             return (try? UUID(sqlValue: stored))?.sqlValue ?? stored
@@ -292,7 +309,10 @@ extension ColumnFormat {
         let sample = column.first
         switch kind {
         case .decimal:
-            return .native   // written as text; the column's affinity stores it as the column does
+            // Written as text; the column's affinity stores it as the column does. A text column whose
+            // sampled values all have the same digits after the point keeps them.
+            if column.decimalFractionDigits > 0 { return .decimalText(fractionDigits: column.decimalFractionDigits) }
+            return .native
         case .date:
             // A column that SQLite fills with `julianday('now')` holds Julian days, whatever rows it has yet.
             if let defaultSQL, SQL.mentions(defaultSQL, "julianday") {
@@ -366,6 +386,9 @@ struct ColumnSample {
     var integers = 0, microsecondSized = 0, millisecondSized = 0
     /// How many REAL values were sampled.
     var reals = 0
+    /// For a decimal column: the digits after the point that every sampled value has, when all are text
+    /// with a point and as many digits after it; else 0.
+    var decimalFractionDigits = 0
     /// A sampled date-and-time text with a fraction (`…:SS.fff…`), and one without (`…:SS`, `…:SSZ`).
     var withFraction: String?
     var withoutFraction: String?
@@ -379,6 +402,16 @@ struct ColumnSample {
         (self.integers, self.microsecondSized, self.millisecondSized) = integers
         self.withFraction = withFraction
         self.withoutFraction = withoutFraction
+    }
+
+    /// The sample of a decimal column: how many digits after the point its first ``limit`` non-NULL values
+    /// have, least and most (-1 for a value that is no text with a point, or has an exponent).
+    static func decimalStatementSQL(column: String, table: String) -> String {
+        let c = SQL.quote(column), t = SQL.quote(table)
+        return """
+            SELECT min(d), max(d) FROM (SELECT CASE WHEN typeof(v) = 'text' AND instr(v, '.') > 0 AND v NOT GLOB '*[eE]*'
+            THEN length(v) - instr(v, '.') ELSE -1 END AS d FROM (SELECT \(c) AS v FROM \(t) WHERE \(c) IS NOT NULL LIMIT \(limit)))
+            """
     }
 
     /// The scale of a column of integer dates, by majority of the sampled values (nil when none).

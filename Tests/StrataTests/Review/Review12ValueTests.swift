@@ -148,4 +148,36 @@ private func column(_ db: Database, _ name: String, _ id: Int64) throws -> Strin
         }
         #expect(JSONCanonical.text(Array(#"["b", "a", ["d", "c"]]"#.utf8), sortingArray: true) == #"["a","b",["d","c"]]"#)
     }
+
+    @Test func aChangedDecimalKeepsTheTextColumnsDecimalPlaces() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(docDDL)
+        try db.execute(pythonRows)
+        let doc = try #require(try db.object(R12Doc.self, forKey: 2))
+        doc.price = Decimal(string: "12.5")!
+        try db.save(doc)
+        #expect(try column(db, "price", 2) == "'12.50'")
+        #expect(doc.changedProperties == [])
+        _ = try db.objects(R12Doc.self)
+        #expect(doc.changedProperties == [])
+        doc.price = Decimal(string: "1.125")!
+        try db.save(doc)
+        #expect(try column(db, "price", 2) == "'1.125'")
+        #expect(try db.objects(R12Doc.self, where: \.price == Decimal(string: "12.3")!).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, where: \.price > Decimal(2)).map(\.id) == [1])
+    }
+
+    @Test(arguments: [("'12.30', '9.5'", "'12.5'"), ("'12', '9.50'", "'12.5'"), ("'1e1', '9.50'", "'12.5'"), ("'12.300', '9.500'", "'12.500'")])
+    func aDecimalTextColumnWhoseRowsDisagreeGetsStrataText(prices: String, written: String) throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(docDDL)
+        try db.execute(pythonRows)
+        let values = prices.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        try db.execute("UPDATE doc SET price = \(values[0]) WHERE id = 1; UPDATE doc SET price = \(values[1]) WHERE id = 2")
+        let doc = try #require(try db.object(R12Doc.self, forKey: 2))
+        #expect(doc.changedProperties == [])
+        doc.price = Decimal(string: "12.5")!
+        try db.save(doc)
+        #expect(try column(db, "price", 2) == written)
+    }
 }
