@@ -73,6 +73,11 @@ enum FieldAccessor {
         }
     }
 
+    /// Whether the property is stored as JSON text.
+    var storesJSON: Bool {
+        if case .generic(let io) = self { io.storesJSON } else { false }
+    }
+
     /// Whether `a` and `b` hold equal JSON values whose text differs (``AnyFieldIO/holdsEqualJSONValue(_:_:)``).
     func holdsEqualJSONValue(_ a: ModelObject, _ b: ModelObject) -> Bool {
         if case .generic(let io) = self { io.holdsEqualJSONValue(a, b) } else { false }
@@ -401,6 +406,8 @@ class AnyFieldIO {
     /// Whether the field of `a` and of `b` hold equal JSON values of an `Equatable` type whose JSON text
     /// differs (a set nested in a struct keeps each instance's own order); false for any other field.
     func holdsEqualJSONValue(_ a: ModelObject, _ b: ModelObject) -> Bool { false }
+    /// Whether the field is stored as JSON text.
+    var storesJSON: Bool { false }
     /// The object a relationship field holds strongly, if any (what keeps it alive).
     func strongTarget(of object: ModelObject) -> ModelObject? { nil }
     /// The object a relationship field holds, strongly or weakly, if any.
@@ -469,6 +476,8 @@ final class FieldIO<Value>: AnyFieldIO {
     override func store(_ value: SQLValue, into object: ModelObject) throws {
         field(object, offset, Value.self).pointee = try codec.decode(value)
     }
+
+    override var storesJSON: Bool { codec.isJSON }
 
     override func holdsEqualJSONValue(_ a: ModelObject, _ b: ModelObject) -> Bool {
         guard codec.isJSON, let value = field(a, offset, Value.self).pointee as? any Equatable else { return false }

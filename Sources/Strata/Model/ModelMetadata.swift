@@ -20,7 +20,7 @@ struct PropertyMetadata {
     /// Whether the property is a ``SQLValue`` (optional or not), bound as it is, so that the column's
     /// affinity may convert it (``ReadBack/affinity(_:)``).
     var isRawValue = false
-    /// Set for dates, UUIDs, booleans and decimals, whose columns may use another tool's format
+    /// Set for dates, UUIDs, booleans, decimals and JSON, whose columns may use another tool's format
     /// (``ColumnFormat``); for a relationship, the related key's (a UUID key's column may hold 32 hex
     /// digits).
     let formatKind: ColumnFormat.Kind?
@@ -178,6 +178,7 @@ final class ModelMetadata: @unchecked Sendable {
                 formatKind = key.formatKind
             } else if let made = FieldAccessor.make(type: field.type, offset: field.offset) {
                 (accessor, columnType, nullable) = made
+                if formatKind == nil, accessor.storesJSON { formatKind = .json }
             } else {
                 throw ModelError(.unsupportedType, model: typeName, property: name,
                                  "Strata cannot store a \(field.type); conform it to ColumnValue (or Codable, stored as JSON), or leave it out of persistentProperties")

@@ -98,7 +98,7 @@ extension PropertyMetadata {
         case .date?: return true
         case .bool?: return affinity == .text
         case .decimal?: return true   // text keeps every digit; numeric columns store numbers, as Django's do
-        case .uuid?, nil: return false
+        case .uuid?, .json?, nil: return false
         }
     }
 }

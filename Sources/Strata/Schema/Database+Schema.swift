@@ -238,6 +238,14 @@ extension Database {
             let sample = ColumnSample(row: (0..<ColumnSample.columnCount).map { statement.value(at: Int32($0)) })
             return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample, defaultSQL: column.defaultSQL), sample.first != nil)
         }
+        if kind == .json {
+            let name = SQL.quote(column.name)
+            let statement = try connection.prepare("SELECT \(name) FROM \(SQL.quote(table)) WHERE typeof(\(name)) = 'text' LIMIT \(ColumnSample.limit)")
+            defer { statement.finalize() }
+            var texts: [String] = []
+            while try statement.step() { if case .text(let text) = statement.value(at: 0) { texts.append(text) } }
+            return (JSONStyle.detect(texts), !texts.isEmpty)
+        }
         if kind == .decimal {
             let statement = try connection.prepare(ColumnSample.decimalStatementSQL(column: column.name, table: table))
             defer { statement.finalize() }

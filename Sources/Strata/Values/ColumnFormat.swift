@@ -104,9 +104,19 @@ public enum ColumnFormat: Hashable, Sendable {
     /// try ColumnFormat.decimalText(fractionDigits: 2).stored(.text("12.5"))   // .text("12.50")
     /// ```
     case decimalText(fractionDigits: Int)
+    /// JSON as Python's `json.dumps` writes it (Django's `JSONField`, SQLAlchemy's and peewee's JSON):
+    /// a space after each `,` and `:` (`spaced`), and every character beyond ASCII escaped, `é` as
+    /// `\u00e9` (`asciiOnly`). Strata's own JSON (``native``) has neither; a column whose rows have them
+    /// is written so (keys stay sorted).
+    ///
+    /// ```swift
+    /// try ColumnFormat.jsonText(spaced: true, asciiOnly: true).stored(.text(#"{"a":["é",1]}"#))
+    /// // .text(#"{"a": ["\u00e9", 1]}"#)
+    /// ```
+    case jsonText(spaced: Bool, asciiOnly: Bool)
 
     /// What kind of Swift value a format applies to.
-    enum Kind { case date, uuid, bool, decimal }
+    enum Kind { case date, uuid, bool, decimal, json }
 }
 
 /// The layout of dates stored as text: always UTC.
@@ -208,6 +218,9 @@ extension ColumnFormat {
             }
         case .boolText(let yes, let no):
             return .text(try Bool(sqlValue: native) ? yes : no)
+        case .jsonText(let spaced, let asciiOnly):
+            guard case .text(let text) = native else { return native }
+            return .text(JSONStyle.restyle(text, spaced: spaced, asciiOnly: asciiOnly))
         case .decimalText(let digits):
             guard case .text(let text) = native, NumericText.isNumeral(text), !text.contains(where: { $0 == "e" || $0 == "E" }) else { return native }
             let fraction = text.firstIndex(of: ".").map { text.distance(from: $0, to: text.endIndex) - 1 }
@@ -308,6 +321,8 @@ extension ColumnFormat {
         let declared = declaredType.uppercased().filter { !$0.isWhitespace }
         let sample = column.first
         switch kind {
+        case .json:
+            return .native   // from the sampled texts: JSONStyle.detect
         case .decimal:
             // Written as text; the column's affinity stores it as the column does. A text column whose
             // sampled values all have the same digits after the point keeps them.

@@ -180,4 +180,54 @@ private func column(_ db: Database, _ name: String, _ id: Int64) throws -> Strin
         try db.save(doc)
         #expect(try column(db, "price", 2) == written)
     }
+
+    @Test func aChangedJSONValueIsWrittenInTheColumnsStyle() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(docDDL)
+        try db.execute(pythonRows)
+        let doc = try #require(try db.object(R12Doc.self, forKey: 2))
+        doc.meta = ["z": 1, "é": 2]
+        doc.tags = ["a", "b"]
+        doc.address = R12Address(city: "Zürich", zips: [8001], score: 2.5)
+        try db.save(doc)
+        #expect(try column(db, "meta", 2) == #"'{"z": 1, "\u00e9": 2}'"#)
+        #expect(try column(db, "tags", 2) == #"'["a", "b"]'"#)
+        #expect(try column(db, "address", 2) == #"'{"city": "Z\u00fcrich", "score": 2.5, "zips": [8001]}'"#)
+        #expect(doc.changedProperties == [])
+        _ = try db.objects(R12Doc.self)
+        #expect(doc.changedProperties == [])
+    }
+
+    @Test func theJSONLayoutOfAColumnIsFoundFromItsRowsAndAppliedWhole() throws {
+        #expect(JSONStyle.detect([#"{"a": 1, "b": "\u00e9"}"#, "[]"]) == .jsonText(spaced: true, asciiOnly: true))
+        #expect(JSONStyle.detect([#"{"a": "é"}"#]) == .jsonText(spaced: true, asciiOnly: false))
+        #expect(JSONStyle.detect([#"["\u00e9"]"#]) == .jsonText(spaced: true, asciiOnly: true))
+        #expect(JSONStyle.detect([#"{"a": 1}"#, #"{"a":1}"#]) == .native)
+        #expect(JSONStyle.detect([#"{"a":1,"b":"x, y: z"}"#, #"["é"]"#, "[]"]) == .native)
+        #expect(JSONStyle.detect([#"{"a, ":"b: "}"#]) == .native)   // spaces inside strings show nothing
+        #expect(JSONStyle.restyle(#"{"a":["é😀",1],"b\"":"x,:y"}"#, spaced: true, asciiOnly: true)
+                == #"{"a": ["\u00e9\ud83d\ude00", 1], "b\"": "x,:y"}"#)
+
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(docDDL)
+        try db.execute(pythonRows)
+        // The optional column holds only `null` yet: Strata's own layout; the others Python's.
+        let doc = try #require(try db.object(R12Doc.self, forKey: 1))
+        doc.extra = R12Address(city: "Åre", zips: [1, 2])
+        doc.labels = ["é", "a"]
+        try db.save(doc)
+        #expect(try column(db, "extra", 1) == #"'{"city":"Åre","score":0,"zips":[1,2]}'"#)
+        #expect(try column(db, "labels", 1) == #"'["a", "\u00e9"]'"#)
+        #expect(try db.objects(R12Doc.self, where: \.labels == ["a", "é"]).map(\.id) == [1])
+        #expect(doc.changedProperties == [])
+        // A table Strata made keeps Strata's layout.
+        let own = try TemporaryDatabase(), mine = own.db
+        let made = R12Doc()
+        made.tags = ["é", "b"]
+        try mine.save(made)
+        made.meta = ["k": 1, "j": 2]
+        try mine.save(made)
+        #expect(try column(mine, "tags", made.id) == #"'["é","b"]'"#)
+        #expect(try column(mine, "meta", made.id) == #"'{"j":2,"k":1}'"#)
+    }
 }
