@@ -31,7 +31,7 @@ enum ValueCodecs {
 
     private static func columnValueCodec<V: ColumnValue>(_ type: V.Type) -> Any {
         ValueCodec<V>(columnType: V.columnType, isNullable: V.isNullable,
-                      encode: { try $0.sqlValue }, decode: { try V(sqlValue: $0) }, isJSON: V.self is any JSONColumnValue.Type)
+                      encode: { try $0.sqlValue }, decode: { try V(sqlValue: $0) }, isJSON: JSONCanonical.kind(of: V.self) != nil)
     }
 
     private static func optionalCodec(_ wrapped: Any.Type) -> Any? {

@@ -98,7 +98,10 @@ extension PropertyMetadata {
         case .date?: return true
         case .bool?: return affinity == .text
         case .decimal?: return true   // text keeps every digit; numeric columns store numbers, as Django's do
-        case .uuid?, .json?, nil: return false
+        // JSON in a column of NUMERIC affinity (SQLAlchemy's and peewee's `JSON`): objects, arrays, strings,
+        // true, false and null stay text there; a top-level number becomes one, which reads back as the same.
+        case .json?: return affinity == .numeric
+        case .uuid?, nil: return false
         }
     }
 }

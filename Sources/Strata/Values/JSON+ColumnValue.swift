@@ -24,7 +24,8 @@ extension JSONColumnValue {
     /// try [1, 2].sqlValue  // .text("[1,2]")
     /// ```
     public var sqlValue: SQLValue { get throws { try JSONCoding.encode(self) } }
-    /// Decodes JSON from TEXT or BLOB; invalid JSON throws, naming the decoding failure.
+    /// Decodes JSON from TEXT or BLOB (or a number a NUMERIC column made of a JSON number); invalid JSON
+    /// throws, naming the decoding failure.
     ///
     /// ```swift
     /// try [Int](sqlValue: .text("[1,2]"))  // [1, 2]
@@ -95,9 +96,12 @@ enum JSONCoding {
         switch value {
         case .text(let s): data = Data(s.utf8)
         case .blob(let d): data = d
+        // A JSON number in a column of NUMERIC affinity (SQLAlchemy's `JSON`), which stores it as one.
+        case .integer(let v): data = Data(String(v).utf8)
+        case .real(let d) where d.isFinite: data = Data("\(d)".utf8)
         default:
             throw ValueConversionError(expected: T.self, found: value,
-                                       reason: value.isNull ? "NULL in a non-optional value" : "JSON must be TEXT or BLOB")
+                                       reason: value.isNull ? "NULL in a non-optional value" : "JSON must be TEXT, BLOB or a number")
         }
         do {
             return try JSONDecoder().decode(T.self, from: data)

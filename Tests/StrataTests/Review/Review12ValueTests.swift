@@ -231,3 +231,33 @@ private func column(_ db: Database, _ name: String, _ id: Int64) throws -> Strin
         #expect(try column(mine, "meta", made.id) == #"'{"j":2,"k":1}'"#)
     }
 }
+
+private struct R12Prefs: Codable, Equatable, JSONColumnValue {
+    var theme: String?
+    var n: Int?
+}
+
+/// SQLAlchemy's `users`, its `prefs JSON` column (NUMERIC affinity) holding an object, the text `null`
+/// and SQL NULL.
+private final class R12User: Model {
+    static let tableName = "users"
+    static let persistentProperties = ["id", "username", "prefs"]
+    var id: Int64 = 0
+    var username = ""
+    var prefs: R12Prefs?
+    required init() {}
+}
+
+extension Review12ValueTests {
+    @Test(.enabled(if: Fixtures.available)) func sqlalchemyJSONColumnIsQueriedAndWrittenInItsLayout() throws {
+        let temp = try TemporaryDatabase(copying: Fixtures.path("sqlalchemy_blog.sqlite3")), db = temp.db
+        #expect(try db.objects(R12User.self, where: \.prefs == R12Prefs(theme: "dark", n: 3)).map(\.id) == [1])
+        #expect(try db.objects(R12User.self, where: \.prefs == nil).map(\.id) == [2, 3])
+        let user = try #require(try db.object(R12User.self, forKey: 3))
+        #expect(user.changedProperties == [])
+        user.prefs = R12Prefs(theme: "light", n: 4)
+        try db.save(user)
+        #expect(try db.value(String.self, "SELECT quote(prefs) FROM users WHERE id = 3") == #"'{"n": 4, "theme": "light"}'"#)
+        #expect(try db.objects(R12User.self, where: \.prefs != nil).map(\.id) == [1, 3])
+    }
+}
