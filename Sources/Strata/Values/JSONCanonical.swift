@@ -16,7 +16,8 @@ import Foundation
 /// ```
 enum JSONCanonical {
     /// The SQL function every connection has: `strata_json_canonical(value [, sortsArray])`, the canonical
-    /// text of TEXT or BLOB JSON; NULL for NULL, and any other value (or text that is no JSON) as it is.
+    /// text of TEXT or BLOB JSON, or of a number (a JSON number a NUMERIC column stored as one); NULL for NULL,
+    /// and text that is no JSON as it is.
     static let functionName = "strata_json_canonical"
 
     /// The canonical text of JSON `bytes`, nil when they are no JSON value.
@@ -51,11 +52,18 @@ enum JSONCanonical {
         sqlite3_create_function_v2(db, functionName, -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { context, count, values in
             guard let values, count >= 1, let value = values[0] else { return sqlite3_result_null(context) }
             let type = sqlite3_value_type(value)
-            guard type == SQLITE_TEXT || type == SQLITE_BLOB else { return sqlite3_result_value(context, value) }
             let sorts = count >= 2 && values[1].map { sqlite3_value_int($0) != 0 } == true
-            let start = type == SQLITE_TEXT ? sqlite3_value_text(value).map(UnsafeRawPointer.init) : sqlite3_value_blob(value)
-            let length = Int(sqlite3_value_bytes(value))
-            let bytes = start.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+            let bytes: [UInt8]
+            switch type {
+            case SQLITE_TEXT, SQLITE_BLOB:
+                let start = type == SQLITE_TEXT ? sqlite3_value_text(value).map(UnsafeRawPointer.init) : sqlite3_value_blob(value)
+                let length = Int(sqlite3_value_bytes(value))
+                bytes = start.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+            // A JSON number that a column of NUMERIC affinity (SQLAlchemy's `JSON`) stored as a number.
+            case SQLITE_INTEGER: bytes = Array(String(sqlite3_value_int64(value)).utf8)
+            case SQLITE_FLOAT where sqlite3_value_double(value).isFinite: bytes = Array("\(sqlite3_value_double(value))".utf8)
+            default: return sqlite3_result_value(context, value)
+            }
             guard let text = JSONCanonical.text(bytes, sortingArray: sorts) else { return sqlite3_result_value(context, value) }
             let utf8 = Array(text.utf8)
             utf8.withUnsafeBytes { buffer in

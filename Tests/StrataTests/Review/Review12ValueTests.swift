@@ -261,3 +261,50 @@ extension Review12ValueTests {
         #expect(try db.objects(R12User.self, where: \.prefs != nil).map(\.id) == [1, 3])
     }
 }
+
+private struct R12Score: Codable, Equatable, JSONColumnValue {
+    var value: Double
+    init(_ value: Double) { self.value = value }
+    init(from decoder: Decoder) throws { value = try decoder.singleValueContainer().decode(Double.self) }
+    func encode(to encoder: Encoder) throws { var c = encoder.singleValueContainer(); try c.encode(value) }
+}
+
+private final class R12Sheet: Model {
+    static let tableName = "sheet"
+    var id: Int64 = 0
+    var score = R12Score(0)
+    var note: R12Prefs?
+    var cost: Decimal?
+    var weights: [String: Double] = [:]
+    required init() {}
+}
+
+extension Review12ValueTests {
+    @Test func neighboursOptionalsTopLevelNumbersBlobJSONAndJSONNull() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE sheet (id INTEGER PRIMARY KEY, score JSON NOT NULL, note JSON, cost varchar(20), weights JSON NOT NULL);
+            INSERT INTO sheet VALUES (1, '2.5', 'null', '1.50', '{"b": 1.0, "a": 0.5}'), (2, '3', '{"theme": "x"}', NULL, X'7B7D')
+            """)
+        let sheets = try db.objects(R12Sheet.self)
+        #expect(sheets.map(\.score) == [R12Score(2.5), R12Score(3)])
+        #expect(sheets.map(\.note) == [nil, R12Prefs(theme: "x")])
+        #expect(sheets.map(\.weights) == [["a": 0.5, "b": 1], [:]])
+        #expect(sheets.allSatisfy { $0.changedProperties == [] })
+        #expect(try db.objects(R12Sheet.self, where: \.weights == ["a": 0.5, "b": 1]).map(\.id) == [1])
+        #expect(try db.objects(R12Sheet.self, where: \.weights == [:]).map(\.id) == [2])
+        #expect(try db.objects(R12Sheet.self, where: \.score == R12Score(3)).map(\.id) == [2])
+        #expect(try db.objects(R12Sheet.self, where: \.cost == Decimal(string: "1.5")!).map(\.id) == [1])
+        let second = sheets[1]
+        second.cost = Decimal(2)
+        second.score = R12Score(4.25)
+        try db.save(second)
+        #expect(try db.value(String.self, "SELECT quote(cost) || ' ' || quote(score) FROM sheet WHERE id = 2") == "'2.00' 4.25")
+        second.note = nil
+        try db.save(second)
+        #expect(try db.value(String.self, "SELECT quote(note) FROM sheet WHERE id = 2") == "NULL")
+        #expect(try db.objects(R12Sheet.self, where: \.note == nil).map(\.id) == [1, 2])
+        _ = try db.objects(R12Sheet.self)
+        #expect(second.changedProperties == [] && second.score == R12Score(4.25) && second.cost == 2)
+    }
+}
