@@ -31,8 +31,18 @@ struct PropertyMetadata {
         case is UUID.Type, is UUID?.Type: .uuid
         case is Bool.Type, is Bool?.Type: .bool
         case is Decimal.Type, is Decimal?.Type: .decimal
-        default: nil
+        default: rawValueIsDecimal(type) ? .decimal : nil
         }
+    }
+
+    /// Whether `type` (or the type it wraps in an Optional) is `RawRepresentable` with `Decimal` raw values,
+    /// such as `enum Tier: Decimal, ColumnValue`: its column holds the raw decimals, in the column's format
+    /// (``ColumnFormat/decimalText(fractionDigits:)``), compared as numbers.
+    private static func rawValueIsDecimal(_ type: Any.Type) -> Bool {
+        func rawType<R: RawRepresentable>(_: R.Type) -> Any.Type { R.RawValue.self }
+        let base = (type as? any OptionalType.Type)?.wrappedType ?? type
+        guard let raw = base as? any RawRepresentable.Type else { return false }
+        return rawType(raw) == Decimal.self
     }
 }
 

@@ -308,3 +308,51 @@ extension Review12ValueTests {
         #expect(second.changedProperties == [] && second.score == R12Score(4.25) && second.cost == 2)
     }
 }
+
+extension Review12ValueTests {
+    @Test func aFloatGRDBStoredWidenedIsNoChangeAndStaysAsStored() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(docDDL)
+        try db.execute(pythonRows)
+        try db.execute("UPDATE doc SET ratio = 0.100000001490116, maybeRatio = 1.10000002384186 WHERE id = 1")
+        let doc = try #require(try db.object(R12Doc.self, forKey: 1))
+        #expect(doc.ratio == 0.1 && doc.maybeRatio == 1.1 && doc.changedProperties == [])
+        var writes: [String] = []
+        let trace = db.traceStatements { if $0.hasPrefix("UPDATE") { writes.append($0) } }
+        defer { trace.cancel() }
+        doc.title = "uno"
+        try db.save(doc)
+        #expect(writes.count == 1 && !writes.joined().contains("ratio"), "\(writes)")
+        #expect(try column(db, "ratio", 1) == "0.100000001490116" && column(db, "maybeRatio", 1) == "1.10000002384186")
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE doc SET title = 'other' WHERE id = 1")
+        try other.close()
+        _ = try db.objects(R12Doc.self)
+        #expect(doc.title == "other" && doc.changedProperties == [])
+    }
+}
+
+private enum R12Tier: Decimal, ColumnValue { case basic = 1.5, plus = 10 }
+
+private final class R12Plan: Model {
+    static let tableName = "plan"
+    var id: Int64 = 0
+    var tier = R12Tier.basic
+    var maybeTier: R12Tier?
+    required init() {}
+}
+
+extension Review12ValueTests {
+    @Test func enumsOfDecimalRawValuesInATextColumnCompareAsNumbersAndKeepItsDigits() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE plan (id INTEGER PRIMARY KEY, tier varchar(10) NOT NULL, maybeTier varchar(10)); INSERT INTO plan VALUES (1, '1.50', NULL), (2, '10.00', '1.50')")
+        #expect(try db.objects(R12Plan.self).map(\.tier) == [.basic, .plus])
+        #expect(try db.objects(R12Plan.self, where: \.tier == .basic).map(\.id) == [1])
+        #expect(try db.objects(R12Plan.self, where: \.maybeTier == .basic).map(\.id) == [2])
+        let plan = try #require(try db.object(R12Plan.self, forKey: 1))
+        plan.tier = .plus
+        plan.maybeTier = .plus
+        try db.save(plan)
+        #expect(try db.value(String.self, "SELECT tier || ' ' || maybeTier FROM plan WHERE id = 1") == "10.00 10.00")
+    }
+}
