@@ -148,6 +148,15 @@ extension Database {
                     arguments += values
                 } else if try value.sqlValue.isNull {
                     clauses.append("\(column) IS NULL")
+                } else if format == .native, let range = FloatRange.of(value) {
+                    // As key-path conditions compare them: a float with the REALs that read back as it.
+                    var bound: [SQLValue] = []
+                    clauses.append(range.sql(column, "=", &bound))
+                    arguments += bound
+                } else if metadata.properties[index].formatKind == .json, let json = JSONCanonical.kind(of: Swift.type(of: value)) {
+                    // JSON as key-path conditions compare it: canonical text on both sides (``JSONCanonical``).
+                    clauses.append("\(JSONCanonical.functionName)(\(column), \(json.sortsArray ? 1 : 0)) = ?")
+                    arguments.append(JSONCanonical.argument(try value.sqlValue, sortingArray: json.sortsArray))
                 } else if untyped, case let forms = try format.stored(value.sqlValue).keyForms(untypedColumn: true), forms.count > 1 {
                     clauses.append("\(column) IN (\(SQL.placeholders(forms.count)))")
                     arguments += forms

@@ -356,3 +356,18 @@ extension Review12ValueTests {
         #expect(try db.value(String.self, "SELECT tier || ' ' || maybeTier FROM plan WHERE id = 1") == "10.00 10.00")
     }
 }
+
+extension Review12ValueTests {
+    @Test func matchingComparesFloatsAndJSONAsKeyPathConditionsDo() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(docDDL)
+        try db.execute(pythonRows)
+        try db.execute("UPDATE doc SET maybeRatio = 0.100000001490116 WHERE id = 2")
+        #expect(try db.objects(R12Doc.self, matching: ["ratio": Float(0.1)]).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, matching: ["maybeRatio": Float?(0.1)]).map(\.id) == [2])
+        #expect(try db.objects(R12Doc.self, matching: ["meta": ["a": 1, "b": 2]]).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, matching: ["labels": Set(["a", "b"]), "title": "one"]).map(\.id) == [1])
+        #expect(try db.objects(R12Doc.self, matching: ["address": R12Address(city: "Oslo", zips: [], score: 0.5)]).map(\.id) == [2])
+        #expect(try db.objects(R12Doc.self, matching: ["level": R12Ratio.high]).map(\.id) == [1])
+    }
+}
