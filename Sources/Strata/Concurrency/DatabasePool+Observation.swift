@@ -2,8 +2,9 @@ extension DatabasePool {
     /// The changes each commit of the pool's writer made to the table of `type`: one element per
     /// transaction (or per statement outside one) that touched it, with the row IDs inserted, updated
     /// and deleted and, for rows only the library's saves updated, the names of the changed properties.
-    /// Raw SQL writes through the pool count; rolled-back ones never appear. The stream ends when the
-    /// pool closes or the loop stops.
+    /// Raw SQL writes through the pool count; rolled-back ones never appear. A WITHOUT ROWID table has no
+    /// row IDs: its change names the table with empty sets. The stream ends when the pool closes or the
+    /// loop stops.
     ///
     /// ```swift
     /// for await change in pool.changes(of: Employee.self) {

@@ -35,6 +35,17 @@ final class Connection {
     /// Set when a writing bare `Statement` finished (``Statement/reportsWrites``): what it wrote to WITHOUT
     /// ROWID tables, which SQLite's update hook never reports, is for the owner to reload.
     var unreportedWrite = false
+    /// The tables of `main` and `temp` that the statement being prepared may write, itself or through its
+    /// triggers and foreign key actions, as the owner's authorizer reports them (cleared before each prepare).
+    var preparedWrites: [String] = []
+    /// Keeps, of the tables a statement may write, those whose rows SQLite's update hook never reports
+    /// (WITHOUT ROWID tables); set by the owner.
+    var silentTables: (([String]) -> [String])?
+    /// The number of rows the update hook reported so far (the owner's running count).
+    var reportedRows: (() -> Int)?
+    /// Told when a statement that may write silent tables finished having changed rows the update hook did
+    /// not report: the tables it may have written.
+    var silentWritesHappened: (([String]) -> Void)?
     private var traceObservers: [Int: (String, UInt64) -> Void] = [:]
     private var nextObserverID = 0
 
@@ -111,8 +122,10 @@ final class Connection {
         guard !isClosed else { throw closedError(sql: sql) }
         var stmt: OpaquePointer?
         var tail: UnsafePointer<CChar>?
+        preparedWrites.removeAll()
         let code = sql.withCString { sqlite3_prepare_v3(handle, $0, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, &tail) }
         guard code == SQLITE_OK else { throw error(code: code, sql: sql) }
+        let silent = silentTargets()
         guard let stmt else {
             throw DatabaseError(code: .misuse, message: "no SQL statement in the text", sql: sql)
         }
@@ -126,7 +139,30 @@ final class Connection {
                 throw DatabaseError(code: .misuse, message: "more than one statement; use execute(_:) without arguments for a script", sql: sql)
             }
         }
-        return Statement(connection: self, sql: sql, handle: stmt)
+        let statement = Statement(connection: self, sql: sql, handle: stmt)
+        if !silent.isEmpty { statement.silentTargets = silent }
+        return statement
+    }
+
+    /// The tables the statement just prepared may write that SQLite's update hook never reports.
+    private func silentTargets() -> [String] {
+        guard !preparedWrites.isEmpty, let silentTables else { return [] }
+        let written = preparedWrites
+        preparedWrites.removeAll()
+        return silentTables(written)
+    }
+
+    /// Runs `step` (which steps a statement that may write `silent` tables to its end), and tells the owner
+    /// when it changed rows the update hook did not report: SQLite's count of changed rows (which counts
+    /// those of triggers and foreign key actions) grew by more than the rows the hook reported.
+    func noteSilentWrites<T>(_ silent: [String], _ step: () throws -> T) rethrows -> T {
+        let changesBefore = sqlite3_total_changes64(handle), reportedBefore = reportedRows?() ?? 0
+        defer {
+            let changed = sqlite3_total_changes64(handle) - changesBefore
+            let reported = Int64((reportedRows?() ?? 0) &- reportedBefore)
+            if changed > reported { silentWritesHappened?(silent) }
+        }
+        return try step()
     }
 
     /// Runs SQL that may hold several statements (no arguments), each to completion.
@@ -137,13 +173,19 @@ final class Connection {
             while let current = next, current.pointee != 0 {
                 var stmt: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
+                preparedWrites.removeAll()
                 let code = sqlite3_prepare_v2(handle, current, -1, &stmt, &tail)
                 guard code == SQLITE_OK else { throw error(code: code, sql: script) }
                 next = tail
                 guard let stmt else { continue }  // whitespace or a comment
                 defer { sqlite3_finalize(stmt) }
-                var result = sqlite3_step(stmt)
-                while result == SQLITE_ROW { result = sqlite3_step(stmt) }
+                let silent = silentTargets()
+                func run() -> Int32 {
+                    var result = sqlite3_step(stmt)
+                    while result == SQLITE_ROW { result = sqlite3_step(stmt) }
+                    return result
+                }
+                let result = silent.isEmpty ? run() : noteSilentWrites(silent, run)
                 guard result == SQLITE_DONE else {
                     // The failing statement alone, without the whitespace before it or its semicolon.
                     let statement = String(cString: sqlite3_sql(stmt)).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -53,6 +53,11 @@ public final class Database {
             defer { self?.models.refusedTransactionStatement = nil }
             return self?.models.refusedTransactionStatement
         }
+        // Writes to WITHOUT ROWID tables, which the update hook never reports, are told by the statements
+        // that may make them (see `Connection.noteSilentWrites`).
+        connection.silentTables = { [weak self] tables in self?.silentTables(tables) ?? [] }
+        connection.reportedRows = { [weak self] in self?.models.changeCount ?? 0 }
+        connection.silentWritesHappened = { [weak self] tables in self?.silentWritesHappened(tables) }
         // A statement stepped outside the library's own calls (a bare `Statement`) may fail after SQLite
         // reported changes it then undid; they are checked against the rows before they reach live instances.
         connection.statementFailed = { [weak self] in

@@ -45,6 +45,10 @@ public final class Statement {
     /// Whether finishing a run tells the connection that a write happened outside the library's own calls
     /// (``Connection/unreportedWrite``): set for the writing statements ``Database/statement(_:)`` hands out.
     var reportsWrites = false
+    /// The tables this statement may write whose rows SQLite's update hook never reports (WITHOUT ROWID),
+    /// when there are any: a run that changed such rows is told to the connection
+    /// (``Connection/noteSilentWrites(_:_:)``).
+    var silentTargets: [String]?
     private let argumentsArePublic: Bool
     private var boundArguments: [SQLValue] = []
 
@@ -171,13 +175,20 @@ public final class Statement {
     /// ```
     @inline(__always)
     public func step() throws -> Bool {
-        let code = sqlite3_step(handle)
+        let code = silentTargets == nil ? sqlite3_step(handle) : stepNotingSilentWrites()
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE {
             if reportsWrites { connection?.unreportedWrite = true }
             return false
         }
         throw stepError(code)
+    }
+
+    /// `sqlite3_step` for a statement that may write silent tables (out of line: rarely taken).
+    @inline(never)
+    private func stepNotingSilentWrites() -> Int32 {
+        guard let connection, let silentTargets else { return sqlite3_step(handle) }
+        return connection.noteSilentWrites(silentTargets) { sqlite3_step(handle) }
     }
 
     func stepError(_ code: Int32) -> DatabaseError {

@@ -55,17 +55,25 @@ extension Database {
         // SQLITE_DROP_* check, and treat SQLITE_IGNORE there as "skip the drop silently": so the SQLITE_DELETE
         // that directly follows a SQLITE_DROP_* is allowed. (Prepare runs on one thread, so the flag cannot
         // interleave with another statement's checks.)
-        sqlite3_set_authorizer(connection.handle, { context, action, table, _, _, _ in
+        sqlite3_set_authorizer(connection.handle, { context, action, table, _, database, _ in
             guard let context else { return SQLITE_OK }
             let models = Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue()
             let afterDrop = models.authorizingDrop
             switch action {
             case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_VTABLE:
                 models.authorizingDrop = true
+                if !models.silentTables.isEmpty { models.silentTables.removeAll() }
             case SQLITE_DELETE:
                 models.authorizingDrop = false
                 guard !afterDrop, let table, strncmp(table, "sqlite_", 7) != 0 else { return SQLITE_OK }
+                noteWriteTarget(models, table, database)
                 return SQLITE_IGNORE
+            case SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_TABLE, SQLITE_ALTER_TABLE:
+                models.authorizingDrop = false
+                if !models.silentTables.isEmpty { models.silentTables.removeAll() }
+            case SQLITE_INSERT, SQLITE_UPDATE:
+                models.authorizingDrop = false
+                if let table, strncmp(table, "sqlite_", 7) != 0 { noteWriteTarget(models, table, database) }
             case SQLITE_READ:
                 models.authorizingDrop = false
                 if models.readRegion != nil, let table { models.readRegion?.insert(String(cString: table).sqlFolded) }
@@ -93,6 +101,38 @@ extension Database {
             models.rolledBack = true
             models.transactionMerged = false
         }, context)
+    }
+
+    /// Of the tables a statement may write, those whose rows SQLite's update hook never reports: WITHOUT
+    /// ROWID tables (whose `rowid` does not prepare), remembered until this handle prepares a statement that
+    /// creates, drops or alters a table, or another connection commits.
+    func silentTables(_ tables: [String]) -> [String] {
+        var silent: [String] = []
+        for table in tables {
+            let key = table.sqlFolded
+            if let known = models.silentTables[key] {
+                if known && !silent.contains(table) { silent.append(table) }
+                continue
+            }
+            let withoutRowID: Bool
+            if let statement = try? connection.prepare("SELECT rowid FROM \(SQL.quote(table)) LIMIT 0") {
+                statement.finalize()
+                withoutRowID = false
+            } else {
+                withoutRowID = true
+            }
+            models.silentTables[key] = withoutRowID
+            if withoutRowID && !silent.contains(table) { silent.append(table) }
+        }
+        return silent
+    }
+
+    /// A statement changed rows of WITHOUT ROWID `tables` (which SQLite's update hook never reports): each
+    /// is reported to observers as changed, with no row IDs, at the end of the transaction.
+    func silentWritesHappened(_ tables: [String]) {
+        models.silentWrites = true
+        guard !models.observers.isEmpty else { return }
+        for table in tables { models.recordTable(table) }
     }
 
     /// Runs `body` and returns, with its result, the tables its statements read (lowercased): statements
@@ -138,7 +178,7 @@ extension Database {
 
     /// Applies writes not yet reflected in live instances (those of a bare `Statement`).
     func applyPendingChanges() {
-        if (!models.pending.isEmpty || models.rolledBack) && !models.ownWrite { reconcileLiveInstances() }
+        if (!models.pending.isEmpty || models.rolledBack || models.silentWrites) && !models.ownWrite { reconcileLiveInstances() }
         if connection.unreportedWrite && !models.ownWrite { applyUnreportedWrites() }
     }
 
@@ -665,6 +705,7 @@ extension Database {
         models.dataVersion = version
         if previous == nil { return }
         models.changeCount &+= 1
+        models.silentTables.removeAll()   // another connection may have made a table WITHOUT ROWID
         // Another connection changed the schema (a migration, another tool's rebuild): plan every synced model
         // again first (re-adding what a rebuild dropped), so the refresh reads the tables as they are now.
         checkSchemaVersion()
@@ -705,6 +746,7 @@ extension Database {
 
     private func transactionEnded() {
         models.committed = false
+        models.silentWrites = false
         if !models.childTypesWrittenInTransaction.isEmpty { models.childTypesWrittenInTransaction.removeAll() }
         if !models.deletedInTransaction.isEmpty { models.deletedInTransaction.removeAll() }
         if !models.insertedInTransaction.isEmpty { models.insertedInTransaction.removeAll() }
@@ -738,6 +780,13 @@ enum RefreshMode {
     case rollback
     /// Every property takes the row's value (settling a conflict).
     case discard
+}
+
+/// Notes, from the authorizer, a table the statement being prepared may write (of `main` or `temp`).
+private func noteWriteTarget(_ models: ModelContext, _ table: UnsafePointer<CChar>, _ database: UnsafePointer<CChar>?) {
+    guard let database, isMainOrTemp(database), let connection = models.database?.connection else { return }
+    let name = String(cString: table)
+    if !connection.preparedWrites.contains(name) { connection.preparedWrites.append(name) }
 }
 
 /// Whether a database name the update hook reports is `main` or `temp` (not an attached database).

@@ -101,6 +101,12 @@ final class ModelContext {
     var nextObserverID = 0
     /// Changes of the open transaction, by table, delivered after commit.
     var transactionChanges: [String: DatabaseChange] = [:]
+    /// Set when a statement changed rows of WITHOUT ROWID tables since the last reconciliation: the changes
+    /// are delivered when the transaction ends even if the update hook reported nothing.
+    var silentWrites = false
+    /// Which tables are WITHOUT ROWID (lowercased name -> whether), as last seen (see
+    /// ``Database/silentTables(_:)``).
+    var silentTables: [String: Bool] = [:]
 
     func registries(forTable table: String) -> [TypeRegistry] {
         registriesByTable[table.sqlFolded] ?? []
@@ -191,6 +197,12 @@ final class ModelContext {
         guard !change.unknownProperties.contains(rowID) else { return }
         change.updatedProperties[rowID, default: []].formUnion(names)
         transactionChanges[key] = change
+    }
+
+    /// Records that `table` changed, rows unknown (a WITHOUT ROWID table: the update hook reports none).
+    func recordTable(_ table: String) {
+        let key = table.sqlFolded
+        if transactionChanges[key] == nil { transactionChanges[key] = newChange(table) }
     }
 
     private func newChange(_ table: String) -> DatabaseChange {
