@@ -384,6 +384,28 @@ extension Database {
         }
     }
 
+    /// After a `ROLLBACK TO` of raw SQL: the changes recorded for observers in the transaction are checked
+    /// against the rows, since which of them the rollback undid SQLite does not say. A row reported
+    /// inserted that is gone, or reported deleted that is there, is no longer reported. (An update the
+    /// rollback undid cannot be told from one it kept, and stays reported.)
+    private func dropUndoneChanges() {
+        for (key, recorded) in models.transactionChanges {
+            // (A change with no rows at all stands for a WITHOUT ROWID table's: it cannot be checked.)
+            guard !recorded.insertedRowIDs.isEmpty || !recorded.updatedRowIDs.isEmpty || !recorded.deletedRowIDs.isEmpty else { continue }
+            var change = recorded
+            for rowID in change.insertedRowIDs where !rowExists(table: change.table, rowID: rowID) {
+                change.insertedRowIDs.remove(rowID)
+                change.updatedProperties[rowID] = nil
+                change.unknownProperties.remove(rowID)
+            }
+            for rowID in change.deletedRowIDs where rowExists(table: change.table, rowID: rowID) {
+                change.deletedRowIDs.remove(rowID)
+            }
+            let rowsLeft = !change.insertedRowIDs.isEmpty || !change.updatedRowIDs.isEmpty || !change.deletedRowIDs.isEmpty
+            models.transactionChanges[key] = rowsLeft ? change : nil
+        }
+    }
+
     /// Every live instance, and those deleted in the open transaction (which a rollback may bring back).
     private func liveAndDeletedInstances() -> [(ModelObject, TypeRegistry)] {
         var live: [(ModelObject, TypeRegistry)] = []
@@ -403,6 +425,7 @@ extension Database {
     func restoreLiveInstancesAfterPartialRollback() {
         models.pending.removeAll()
         checkSchemaVersion()
+        if !models.transactionChanges.isEmpty { dropUndoneChanges() }
         var kept: [InsertedInstance] = []
         var undone: [ModelObject] = []
         for insert in models.insertedInTransaction {
