@@ -216,6 +216,36 @@ private func keyedPool() async throws -> (TemporaryDatabase, DatabasePool) {
         await log.task.value
     }
 
+    /// A pool write cancelled while it waited for another connection's write lock (another process's
+    /// transaction) went on waiting for the whole busy timeout (5 s) and then threw SQLITE_BUSY, not
+    /// `CancellationError`: `sqlite3_interrupt` does not end SQLite's busy wait. A pool's handles now wait
+    /// with a busy handler of their own (SQLite's schedule, the same timeout) that stops once the call is
+    /// cancelled; the call throws `CancellationError` at once, wrote nothing, and the writer takes the next.
+    @Test func aWriteCancelledWhileWaitingForAnotherConnectionsLockStopsAtOnce() async throws {
+        let (temp, pool) = try pool(readers: 1)
+        try await pool.write { db in try db.syncSchema(R12Row.self) }
+        let other = try Database(path: temp.path)
+        try other.execute("BEGIN IMMEDIATE")
+        let ran = Locked(false)
+        let task = Task { try await pool.write { db in ran.withLock { $0 = true }; try db.save(R12Row()) } }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let cancelled = Date()
+        task.cancel()
+        let result = await task.result
+        let waited = Date().timeIntervalSince(cancelled)
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(waited < 1, "waited \(waited) s after the cancellation")
+        #expect(!ran.withLock { $0 })
+        // Uncancelled, a write still waits for the lock, and gets it once the other connection lets go.
+        let next = Task { try await pool.write { db in try db.save(R12Row()) } }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        try other.execute("ROLLBACK")
+        try await next.value
+        #expect(try await pool.read { db in try db.count(R12Row.self) } == 1)
+        try other.close()
+        try await pool.close()
+    }
+
     // MARK: Guards (probes that passed, of cases no other test covers)
 
     /// Guard: a batch that fails on its last object inside a pool write whose closure then throws: the
@@ -405,3 +435,4 @@ private func keyedPool() async throws -> (TemporaryDatabase, DatabasePool) {
         try reopened.close()
     }
 }
+

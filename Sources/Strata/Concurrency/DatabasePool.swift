@@ -288,11 +288,12 @@ public final class DatabasePool: Sendable {
         throw DatabaseError(code: .schema, message: "the schema changed twice while one pool read began; try again")
     }
 
-    /// Turns the error of a statement interrupted by cancellation into `CancellationError`.
+    /// Turns the error of a statement interrupted by cancellation, or of a wait for another connection's
+    /// lock that cancellation ended (see ``BusyWait``), into `CancellationError`.
     static func cancellable<T>(_ job: PoolJob, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as DatabaseError where error.code.primary == .interrupt && job.isCancelled {
+        } catch let error as DatabaseError where (error.code.primary == .interrupt || error.code.primary == .busy) && job.isCancelled {
             throw CancellationError()
         }
     }

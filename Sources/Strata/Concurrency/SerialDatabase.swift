@@ -19,11 +19,16 @@ final class SerialDatabase: @unchecked Sendable {
     /// Marks a pool's queues, so a call made from inside a closure of the same pool is recognized.
     static let poolKey = DispatchSpecificKey<ObjectIdentifier>()
 
+    /// The handle's busy handler's state: the wait SQLite's busy timeout allows, and the call running.
+    private let busyWait: BusyWait
+
     init(_ database: Database, label: String, pool: ObjectIdentifier) {
         self.database = database
         self.handle = database.connection.handle
         queue = DispatchQueue(label: label)
         queue.setSpecific(key: SerialDatabase.poolKey, value: pool)
+        busyWait = BusyWait(timeout: database.configuration.busyTimeout)
+        busyWait.install(on: handle)
     }
 
     /// Objects that live as long as the handle (observation tokens); set at creation only.
@@ -49,7 +54,11 @@ final class SerialDatabase: @unchecked Sendable {
                 queue.async {
                     let result = Result { () throws -> T in
                         guard job.start(self.handle) else { throw CancellationError() }
-                        defer { job.finish() }
+                        self.busyWait.job = job
+                        defer {
+                            self.busyWait.job = nil
+                            job.finish()
+                        }
                         return try body(self.database, job)
                     }
                     continuation.resume(with: result)
@@ -58,6 +67,57 @@ final class SerialDatabase: @unchecked Sendable {
         } onCancel: {
             job.cancel()
         }
+    }
+}
+
+/// A pool handle's busy handler: SQLite's own schedule of waits for a lock another connection holds, up to
+/// the busy timeout (as `sqlite3_busy_timeout`), that stops waiting as soon as the async call waiting is
+/// cancelled (`sqlite3_interrupt` does not end a busy wait): the call then throws `CancellationError` at
+/// once instead of after the whole timeout.
+final class BusyWait: @unchecked Sendable {
+    // Sound as `Sendable`: `job` is only touched on the handle's queue (by `run` and by SQLite's busy handler,
+    // which runs inside a statement on that queue).
+    private let timeout: Int32
+    /// The async call running on the handle, if any.
+    var job: PoolJob?
+
+    init(timeout: Duration) {
+        let (seconds, attoseconds) = timeout.components
+        let milliseconds = seconds > Int64(Int32.max) / 1000 ? Int64(Int32.max) : max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        self.timeout = Int32(clamping: milliseconds)
+    }
+
+    /// Replaces the handle's busy timeout with this handler (the handle keeps this object alive).
+    func install(on handle: OpaquePointer) {
+        sqlite3_busy_handler(handle, { context, count in
+            guard let context else { return 0 }
+            return Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue().wait(count)
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// SQLite's `sqliteDefaultBusyCallback`: waits of 1, 2, 5 ... 100 ms, until the timeout is spent.
+    private static let delays: [Int32] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
+    private static let totals: [Int32] = [0, 1, 3, 8, 18, 33, 53, 78, 103, 128, 178, 228]
+
+    private func wait(_ count: Int32) -> Int32 {
+        if job?.isCancelled == true { return 0 }
+        let index = Int(count)
+        var delay: Int32, prior: Int32
+        if index < BusyWait.delays.count {
+            delay = BusyWait.delays[index]; prior = BusyWait.totals[index]
+        } else {
+            delay = 100; prior = BusyWait.totals[BusyWait.totals.count - 1] &+ 100 &* (count - Int32(BusyWait.totals.count - 1))
+        }
+        if prior < 0 || prior >= timeout { return 0 }
+        if prior + delay > timeout { delay = timeout - prior }
+        // In slices, so that a cancellation stops the wait within 10 ms.
+        while delay > 0 {
+            let slice = min(delay, 10)
+            sqlite3_sleep(slice)
+            delay -= slice
+            if job?.isCancelled == true { return 0 }
+        }
+        return 1
     }
 }
 
