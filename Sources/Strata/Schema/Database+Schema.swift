@@ -219,10 +219,28 @@ extension Database {
             guard let kind = property.formatKind, let column = info.column(named: property.column),
                   kind != .decimal || property.related == nil && (column.affinity == .text || column.affinity == .blob) else { return ColumnFormat.native }
             let (format, sampled) = try detectedFormat(kind, table: info.name, column: column)
-            if !sampled { unsampled = true }
+            guard sampled else {
+                unsampled = true
+                // A column of another model's keys holds them as its key column does (peewee's foreign key to
+                // a UUID key stores uuid.hex in a TEXT column), else SQLite's foreign key finds no row.
+                return try property.related.flatMap { try shownKeyFormat(of: ModelMetadata.of($0), kind: kind) } ?? format
+            }
             return format
         }
         return (formats, unsampled)
+    }
+
+    /// The format in which `related`'s key column holds its keys, when its declaration
+    /// (``ModelDeclaration/columnFormats``) or a stored key shows it; nil when its table has no key yet.
+    /// What an empty column holding those keys (a reference, a join table's) takes, over its declared type's
+    /// default: a key is found by its exact value.
+    private func shownKeyFormat(of related: ModelMetadata, kind: ColumnFormat.Kind) throws -> ColumnFormat? {
+        guard related.keyCount == 1, related.key.formatKind == kind else { return nil }
+        if let declared = related.columnFormats[related.key.name] { return declared }
+        guard let info = try TableInfo.read(related.tableName, in: connection, views: true),
+              let column = info.column(named: related.key.column) else { return nil }
+        let (format, sampled) = try detectedFormat(kind, table: info.name, column: column)
+        return sampled ? format : nil
     }
 
     /// The format of values of `kind` in an existing column, from its declared type and its first non-NULL
@@ -269,8 +287,10 @@ extension Database {
     /// The format of a join table's column that holds the keys of `metadata`'s model (``Siblings``): the
     /// format a model of this handle that maps the column has for it (its ``ModelDeclaration/columnFormats``
     /// included), else, as for any column of the key's type, what the column's declared type and first
-    /// non-NULL value show (a UUID key as 32 hex digits in Django's `char(32)`). Native for keys no other
-    /// tool stores otherwise (integers, text). Found once per handle and schema.
+    /// non-NULL value show (a UUID key as 32 hex digits in Django's `char(32)`); a column with no value yet
+    /// takes the format of the key column it holds keys of, when that shows one (peewee's through table
+    /// holds uuid.hex in TEXT columns, as the key column does). Native for keys no other tool stores
+    /// otherwise (integers, text). Found once per handle and schema.
     func joinColumnFormat(table: String, column: String, holding metadata: ModelMetadata) throws -> ColumnFormat {
         guard metadata.keyCount == 1, let kind = metadata.key.formatKind, kind != .decimal else { return .native }
         let cacheKey = table.sqlFolded + "\u{0}" + column.sqlFolded
@@ -283,7 +303,8 @@ extension Database {
         }).first {
             format = mapped
         } else if let info = try TableInfo.read(table, in: connection), let found = info.column(named: column) {
-            format = try detectedFormat(kind, table: info.name, column: found).0
+            let (detected, sampled) = try detectedFormat(kind, table: info.name, column: found)
+            format = try sampled ? detected : shownKeyFormat(of: metadata, kind: kind) ?? detected
         }
         models.joinColumnFormats[cacheKey] = format
         return format

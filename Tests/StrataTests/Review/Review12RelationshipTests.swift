@@ -1,0 +1,519 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Review 12: relationships — join-table formats of other tools, failed loads, cascades reaching live
+// instances, deep and cyclic prefetches, faults after close().
+
+// MARK: Models
+
+/// Django: a product keyed by a UUIDField (char(32), 32 lowercase hex digits), tags through the auto table.
+private final class R12Product: Model {
+    static let tableName = "shop_product"
+    var id = UUID()
+    var name = ""
+    @Siblings(through: "shop_product_tags", from: "product_id", to: "tag_id") var tags: [R12Tag]
+    required init() {}
+}
+
+private final class R12Tag: Model {
+    static let tableName = "shop_tag"
+    var id: Int64 = 0
+    var name = ""
+    @Siblings(through: "shop_product_tags", from: "tag_id", to: "product_id") var products: [R12Product]
+    required init() {}
+}
+
+/// peewee: a UUIDField primary key (TEXT, uuid.hex) and a ManyToManyField's through table.
+private final class R12Gadget: Model {
+    static let tableName = "gadget"
+    var id = UUID()
+    var name = ""
+    @Siblings(through: "gadget_part_through", from: "gadget_id", to: "part_id") var parts: [R12Part]
+    required init() {}
+}
+
+private final class R12Part: Model {
+    static let tableName = "part"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+/// peewee: a ForeignKeyField to the UUID-keyed gadget (column TEXT, the referenced field's type).
+private final class R12Widget: Model {
+    static let tableName = "widget"
+    var id: Int64 = 0
+    @Reference var gadget: R12Gadget?
+    required init() {}
+}
+
+private func peeweeGadgets(_ db: Database) throws {
+    try db.execute("""
+        CREATE TABLE "gadget" ("id" TEXT NOT NULL PRIMARY KEY, "name" VARCHAR(255) NOT NULL);
+        CREATE TABLE "part" ("id" INTEGER NOT NULL PRIMARY KEY, "name" VARCHAR(255) NOT NULL);
+        CREATE TABLE "gadget_part_through" ("id" INTEGER NOT NULL PRIMARY KEY,
+            "gadget_id" TEXT NOT NULL, "part_id" INTEGER NOT NULL,
+            FOREIGN KEY ("gadget_id") REFERENCES "gadget" ("id"), FOREIGN KEY ("part_id") REFERENCES "part" ("id"));
+        CREATE UNIQUE INDEX "gadgetpartthrough_gadget_id_part_id" ON "gadget_part_through" ("gadget_id", "part_id");
+        CREATE TABLE "widget" ("id" INTEGER NOT NULL PRIMARY KEY, "gadget_id" TEXT,
+            FOREIGN KEY ("gadget_id") REFERENCES "gadget" ("id"));
+        INSERT INTO gadget VALUES ('0f8fad5bd9cb469fa16570867728950e', 'g1'), ('7c9e6679742540de944be07fc1f90ae7', 'g2');
+        INSERT INTO part VALUES (1, 'bolt'), (2, 'nut');
+        """)
+}
+
+private let g1 = UUID(uuidString: "0f8fad5b-d9cb-469f-a165-70867728950e")!
+
+// Cascades
+
+private final class R12Country: Model {
+    static let tableName = "country"
+    static let primaryKey = "code"
+    var code = ""
+    @Children(by: "country") var cities: [R12City]
+    required init() {}
+}
+
+private final class R12City: Model {
+    static let tableName = "city"
+    var id: Int64 = 0
+    var name = ""
+    @Reference var country: R12Country?
+    @Children(by: "city") var streets: [R12Street]
+    required init() {}
+}
+
+private final class R12Street: Model {
+    static let tableName = "street"
+    var id: Int64 = 0
+    @Reference var city: R12City?
+    @Reference var mayorCountry: R12Country?
+    required init() {}
+}
+
+private func geography(_ db: Database, collate: String = " COLLATE NOCASE") throws {
+    try db.execute("""
+        CREATE TABLE country(code TEXT PRIMARY KEY\(collate));
+        CREATE TABLE city(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '',
+                          country TEXT REFERENCES country(code) ON DELETE CASCADE);
+        CREATE TABLE street(id INTEGER PRIMARY KEY, city INTEGER REFERENCES city(id) ON DELETE CASCADE,
+                            mayorCountry TEXT REFERENCES country(code) ON DELETE SET NULL);
+        INSERT INTO country VALUES ('FR'), ('DE');
+        INSERT INTO city VALUES (1, 'Paris', 'fr'), (2, 'Lyon', 'FR'), (3, 'Berlin', 'DE');
+        INSERT INTO street VALUES (10, 1, 'Fr'), (11, 2, 'DE'), (12, 3, 'fr'), (13, NULL, 'FR');
+        """)
+}
+
+/// UUID keys stored as Django's 32 hex digits, with a DEFERRABLE INITIALLY DEFERRED key.
+private final class R12Owner: Model {
+    static let tableName = "app_owner"
+    var id = UUID()
+    required init() {}
+}
+
+private final class R12Pet: Model {
+    static let tableName = "app_pet"
+    var id: Int64 = 0
+    @Reference var owner: R12Owner?
+    required init() {}
+}
+
+/// A composite-key parent (its children store the parts in their own columns, and cascade).
+private final class R12Line: Model {
+    static let tableName = "line"
+    static let compositeKey = ["orderId", "lineNo"]
+    var orderId: Int64 = 0
+    var lineNo: Int64 = 0
+    required init() {}
+}
+
+private final class R12LineNote: Model {
+    static let tableName = "line_note"
+    var id: Int64 = 0
+    var orderId: Int64 = 0
+    var lineNo: Int64 = 0
+    required init() {}
+}
+
+// Prefetch
+
+private final class R12Employee: Model {
+    static let tableName = "employee"
+    var id: Int64 = 0
+    var name = ""
+    @Reference var department: R12Department?
+    @Reference var mentor: R12Employee?
+    required init() {}
+}
+
+private final class R12Department: Model {
+    static let tableName = "department"
+    var id: Int64 = 0
+    @Reference var manager: R12Employee?
+    @Children(by: "department") var staff: [R12Employee]
+    required init() {}
+}
+
+private final class R12Word: Model {
+    static let tableName = "word"
+    static let primaryKey = "text"
+    var text = ""
+    @Reference var next: R12Word?
+    @Children(by: "word") var uses: [R12Use]
+    required init() {}
+}
+
+private final class R12Use: Model {
+    static let tableName = "use"
+    var id: Int64 = 0
+    @Reference var word: R12Word?
+    required init() {}
+}
+
+// MARK: Tests
+
+@Suite struct Review12RelationshipTests {
+    // MARK: 1. Join-table formats
+
+    @Test func djangoUUIDJoinTableAddWritesHexAndRemoveFindsDjangosRow() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE "shop_product" ("id" char(32) NOT NULL PRIMARY KEY, "name" varchar(40) NOT NULL);
+            CREATE TABLE "shop_tag" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "name" varchar(40) NOT NULL);
+            CREATE TABLE "shop_product_tags" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT,
+                "product_id" char(32) NOT NULL REFERENCES "shop_product" ("id") DEFERRABLE INITIALLY DEFERRED,
+                "tag_id" integer NOT NULL REFERENCES "shop_tag" ("id") DEFERRABLE INITIALLY DEFERRED);
+            CREATE UNIQUE INDEX "shop_product_tags_product_id_tag_id_uniq" ON "shop_product_tags" ("product_id", "tag_id");
+            INSERT INTO shop_product VALUES ('0f8fad5bd9cb469fa16570867728950e', 'lamp');
+            INSERT INTO shop_tag VALUES (1, 'red'), (2, 'blue');
+            INSERT INTO shop_product_tags (product_id, tag_id) VALUES ('0f8fad5bd9cb469fa16570867728950e', 1);
+            """)
+        let lamp = try #require(try db.object(R12Product.self, forKey: g1))
+        #expect(lamp.tags.map(\.name) == ["red"])
+        let blue = try #require(try db.object(R12Tag.self, forKey: 2))
+        let red = try #require(try db.object(R12Tag.self, forKey: 1))
+        try lamp.$tags.add(blue)
+        #expect(try db.value(String.self, "SELECT group_concat(product_id || ':' || tag_id, ' ') FROM shop_product_tags ORDER BY id")
+                == "0f8fad5bd9cb469fa16570867728950e:1 0f8fad5bd9cb469fa16570867728950e:2")
+        #expect(blue.products.map(\.name) == ["lamp"])
+        try lamp.$tags.remove(red)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM shop_product_tags WHERE tag_id = 1") == 0)
+        #expect(try lamp.$tags.reload().map(\.name) == ["blue"])
+        // A new product, saved by Strata: its key, its link, both in Django's format.
+        let desk = R12Product(); desk.name = "desk"
+        try db.save(desk)
+        try desk.$tags.add(red)
+        let hex = desk.id.uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        #expect(try db.value(Int.self, "SELECT count(*) FROM shop_product_tags WHERE product_id = ? AND tag_id = 1", hex) == 1)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM shop_product WHERE id = ?", hex) == 1)
+        #expect(try db.value(Int.self, "PRAGMA foreign_key_check") == nil)
+    }
+
+    @Test func peeweeUUIDThroughTableEmptyAtFirstAddTakesTheKeyColumnsHexFormat() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try peeweeGadgets(db)
+        let gadget = try #require(try db.object(R12Gadget.self, forKey: g1))
+        let bolt = try #require(try db.object(R12Part.self, forKey: 1))
+        try gadget.$parts.add(bolt)
+        // peewee writes uuid.hex and looks links up by it; its foreign key points at the hex key.
+        #expect(try db.value(String.self, "SELECT gadget_id FROM gadget_part_through") == "0f8fad5bd9cb469fa16570867728950e")
+        #expect(try db.value(Int.self, "SELECT count(*) FROM gadget_part_through JOIN gadget ON gadget.id = gadget_id") == 1)
+        #expect(try gadget.$parts.reload().map(\.name) == ["bolt"])
+    }
+
+    @Test func peeweeForeignKeyToAUUIDKeyEmptyColumnTakesTheKeyColumnsHexFormat() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try peeweeGadgets(db)
+        let gadget = try #require(try db.object(R12Gadget.self, forKey: g1))
+        let widget = R12Widget(); widget.gadget = gadget
+        try db.save(widget)
+        #expect(try db.value(String.self, "SELECT gadget_id FROM widget") == "0f8fad5bd9cb469fa16570867728950e")
+        #expect(try db.value(Int.self, "SELECT count(*) FROM widget JOIN gadget ON gadget.id = gadget_id") == 1)
+        #expect(try gadget.$parts.load().isEmpty)
+    }
+
+    // MARK: 2. Failed loads
+
+    @Test func loadsOverADroppedTableThrowAndGettersReadEmpty() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try geography(db)
+        let france = try #require(try db.object(R12Country.self, forKey: "FR"))
+        let street = try #require(try db.object(R12Street.self, forKey: 10))
+        // A load that fails (a read-only connection, where the sync of a dropped table cannot create it).
+        try db.execute("PRAGMA foreign_keys = OFF")
+        try db.execute("DROP TABLE city")
+        try db.execute("PRAGMA query_only = ON")
+        #expect(throws: (any Error).self) { try france.$cities.load() }
+        #expect(france.cities.isEmpty)
+        #expect(throws: (any Error).self) { try street.$city.load() }
+        #expect(street.city == nil)
+        #expect(street.$city.key == .integer(1))
+    }
+
+    // MARK: 3. Cascades reaching live instances
+
+    @Test func noCaseTextCascadeReachesGrandchildrenAndSetNull() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try geography(db)
+        let france = try #require(try db.object(R12Country.self, forKey: "FR"))
+        let cities = try db.objects(R12City.self, where: "ORDER BY id")
+        let streets = try db.objects(R12Street.self, where: "ORDER BY id")
+        #expect(france.cities.map(\.id) == [1, 2])
+        #expect(streets.map { $0.mayorCountry?.code } == ["FR", "DE", "FR", "FR"])
+        try db.delete(france)
+        #expect(cities.map(\.isDeleted) == [true, true, false])
+        #expect(streets.map(\.isDeleted) == [true, true, false, false])
+        #expect(streets[2].mayorCountry == nil)
+        #expect(streets[2].$mayorCountry.key == .null)
+        #expect(streets[3].$mayorCountry.key == .null)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM street WHERE mayorCountry IS NOT NULL") == 0)
+        #expect(try cities[2].$streets.load().map(\.id) == [12])
+    }
+
+    @Test func cascadeRolledBackLeavesInstancesAsBefore() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try geography(db)
+        let france = try #require(try db.object(R12Country.self, forKey: "FR"))
+        let cities = try db.objects(R12City.self, where: "ORDER BY id")
+        let streets = try db.objects(R12Street.self, where: "ORDER BY id")
+        #expect(france.cities.count == 2)
+        _ = streets.map(\.mayorCountry)
+        struct Undo: Error {}
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                try db.delete(france)
+                #expect(cities[0].isDeleted && streets[1].isDeleted)
+                #expect(streets[2].$mayorCountry.key == .null)
+                throw Undo()
+            }
+        }
+        #expect(!france.isDeleted)
+        #expect(cities.map(\.isDeleted) == [false, false, false])
+        #expect(streets.map(\.isDeleted) == [false, false, false, false])
+        #expect(streets.map { $0.mayorCountry?.code } == ["FR", "DE", "FR", "FR"])
+        #expect(streets[2].mayorCountry === france)
+        #expect(france.cities.map(\.id) == [1, 2])
+        #expect(cities[1].streets.map(\.id) == [11])
+        #expect(try db.object(R12City.self, forKey: 1) === cities[0])
+    }
+
+    @Test func cascadeInASavepointRolledBackLeavesInstancesAsBefore() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try geography(db)
+        let france = try #require(try db.object(R12Country.self, forKey: "FR"))
+        let streets = try db.objects(R12Street.self, where: "ORDER BY id")
+        _ = streets.map(\.mayorCountry)
+        struct Undo: Error {}
+        try db.transaction {
+            try? db.transaction {
+                try db.delete(france)
+                throw Undo()
+            }
+            #expect(!france.isDeleted)
+            #expect(streets.map(\.isDeleted) == [false, false, false, false])
+            #expect(streets[2].mayorCountry === france)
+        }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM street") == 4)
+    }
+
+    @Test func cascadeByAnotherConnectionReachesThisHandlesInstances() throws {
+        let temp = try TemporaryDatabase()
+        try geography(temp.db)
+        let other = try Database(path: temp.path)
+        defer { try? other.close() }
+        let db = temp.db
+        let france = try #require(try db.object(R12Country.self, forKey: "FR"))
+        let cities = try db.objects(R12City.self, where: "ORDER BY id")
+        let streets = try db.objects(R12Street.self, where: "ORDER BY id")
+        _ = streets.map(\.mayorCountry)
+        #expect(france.cities.count == 2)
+        let theirs = try #require(try other.object(R12Country.self, forKey: "fr"))
+        try other.delete(theirs)
+        _ = try db.objects(R12Country.self)   // the next call sees the commit
+        #expect(france.isDeleted)
+        #expect(cities.map(\.isDeleted) == [true, true, false])
+        #expect(streets.map(\.isDeleted) == [true, true, false, false])
+        #expect(streets[2].mayorCountry == nil)
+        #expect(streets[2].$mayorCountry.key == .null)
+    }
+
+    @Test func uuidHexCascadeAndDeferredViolationRollsEverythingBack() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE "app_owner" ("id" char(32) NOT NULL PRIMARY KEY);
+            CREATE TABLE "app_pet" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT,
+                "owner_id" char(32) NULL REFERENCES "app_owner" ("id") DEFERRABLE INITIALLY DEFERRED);
+            INSERT INTO app_owner VALUES ('0f8fad5bd9cb469fa16570867728950e');
+            INSERT INTO app_pet (owner_id) VALUES ('0f8fad5bd9cb469fa16570867728950e');
+            """)
+        let owner = try #require(try db.object(R12Owner.self, forKey: g1))
+        let pet = try #require(try db.object(R12Pet.self, forKey: 1))
+        #expect(pet.owner === owner)
+        let added = R12Pet(); added.owner = owner
+        #expect(throws: (any Error).self) {
+            try db.transaction {
+                try db.save(added)
+                try db.delete(owner)   // deferred: the violation shows at commit
+            }
+        }
+        #expect(!owner.isDeleted && !pet.isDeleted)
+        #expect(!added.isPersisted)
+        #expect(pet.owner === owner)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM app_pet") == 1)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM app_owner") == 1)
+        // And the save afterwards works, in hex.
+        try db.save(added)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM app_pet WHERE owner_id = '0f8fad5bd9cb469fa16570867728950e'") == 2)
+    }
+
+    @Test func compositeKeyCascadeMarksChildrenDeleted() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE line(orderId INTEGER NOT NULL, lineNo INTEGER NOT NULL, PRIMARY KEY (orderId, lineNo));
+            CREATE TABLE line_note(id INTEGER PRIMARY KEY, orderId INTEGER NOT NULL, lineNo INTEGER NOT NULL,
+                FOREIGN KEY (orderId, lineNo) REFERENCES line(orderId, lineNo) ON DELETE CASCADE);
+            INSERT INTO line VALUES (1, 1), (1, 2);
+            INSERT INTO line_note VALUES (1, 1, 1), (2, 1, 2), (3, 1, 2);
+            """)
+        let lines = try db.objects(R12Line.self, where: "ORDER BY lineNo")
+        let notes = try db.objects(R12LineNote.self, where: "ORDER BY id")
+        try db.delete(lines[1])
+        #expect(notes.map(\.isDeleted) == [false, true, true])
+        #expect(try db.value(Int.self, "SELECT count(*) FROM line_note") == 1)
+    }
+
+    // MARK: 4. Prefetch
+
+    private func company(_ db: Database) throws {
+        try db.execute("""
+            CREATE TABLE department(id INTEGER PRIMARY KEY, manager INTEGER);
+            CREATE TABLE employee(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', department INTEGER, mentor INTEGER);
+            INSERT INTO department VALUES (1, 10), (2, 20);
+            INSERT INTO employee VALUES (10, 'a', 1, NULL), (11, 'b', 1, 10), (20, 'c', 2, 11), (21, 'd', 2, 21);
+            """)
+    }
+
+    @Test func threeLevelsWithACycleRunOneStatementPerLevelAndAreFreed() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try company(db)
+        _ = try db.objects(R12Department.self, where: "WHERE 0")
+        _ = try db.objects(R12Employee.self, where: "WHERE 0")
+        weak var weakEmployee: R12Employee?
+        weak var weakDepartment: R12Department?
+        do {
+            var seen: [String] = []
+            let trace = db.traceStatements { seen.append($0) }
+            let staff = try db.objects(R12Employee.self, where: "ORDER BY id",
+                                       prefetching: ["department.manager.department", "mentor.mentor"])
+            trace.cancel()
+            #expect(seen.count <= 4)
+            seen.removeAll()
+            let trace2 = db.traceStatements { seen.append($0) }
+            #expect(staff.map { $0.department?.manager?.department?.id } == [1, 1, 2, 2])
+            #expect(staff.map { $0.mentor?.mentor?.id } == [nil, nil, 10, 21])
+            #expect(staff[3].mentor === staff[3])
+            trace2.cancel()
+            #expect(seen.isEmpty)
+            weakEmployee = staff[0]
+            weakDepartment = staff[0].department
+        }
+        #expect(weakEmployee == nil)
+        #expect(weakDepartment == nil)
+    }
+
+    @Test func prefetchOwnersWithDuplicatesAndDeletedInstances() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try company(db)
+        let staff = try db.objects(R12Employee.self, where: "ORDER BY id")
+        let departments = try db.objects(R12Department.self, where: "ORDER BY id")
+        try db.delete(staff[1])
+        try db.prefetch("department", of: staff + staff)
+        try db.prefetch("staff", of: departments + departments.reversed())
+        #expect(departments.map { $0.staff.map(\.id) } == [[10], [20, 21]])
+        #expect(staff[0].department === departments[0])
+        try db.delete(departments[1])
+        try db.prefetch("staff", of: departments + departments)
+        try db.prefetch("manager", of: departments)
+        #expect(departments[0].staff.map(\.id) == [10])
+        #expect(departments[0].manager === staff[0])
+    }
+
+    @Test func prefetchPastTheVariableLimitWithTextKeys() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE word(text TEXT PRIMARY KEY, next TEXT);
+            CREATE TABLE use(id INTEGER PRIMARY KEY, word TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000)
+            INSERT INTO word SELECT 'w' || i, 'w' || ((i % 40000) + 1) FROM n;
+            INSERT INTO use (word) SELECT text FROM word WHERE rowid % 3 = 0;
+            """)
+        let words = try db.objects(R12Word.self)
+        #expect(words.count == 40_000)
+        var count = 0
+        let trace = db.traceStatements { _ in count += 1 }
+        try db.prefetch("next", of: words)
+        try db.prefetch("uses", of: words)
+        trace.cancel()
+        #expect(count < 40)
+        count = 0
+        let trace2 = db.traceStatements { _ in count += 1 }
+        #expect(words.filter { $0.next != nil }.count == 40_000)
+        #expect(words.reduce(0) { $0 + $1.uses.count } == 13_333)
+        trace2.cancel()
+        #expect(count == 0)
+    }
+
+    @Test func selfReferencePrefetchInOneStatement() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE word(text TEXT PRIMARY KEY, next TEXT);
+            CREATE TABLE use(id INTEGER PRIMARY KEY, word TEXT);
+            INSERT INTO word VALUES ('a', 'b'), ('b', 'a'), ('c', 'c'), ('d', 'zz');
+            """)
+        weak var weakA: R12Word?
+        do {
+            let words = try db.objects(R12Word.self, where: "ORDER BY text", prefetching: ["next.next"])
+            #expect(words.map { $0.next?.text } == ["b", "a", "c", nil])
+            #expect(words[0].next?.next === words[0])
+            #expect(words[2].next === words[2])
+            #expect(words[3].$next.key == .text("zz"))
+            weakA = words[0]
+        }
+        #expect(weakA == nil)
+    }
+
+    // MARK: 5. Faults after close()
+
+    @Test func faultsAfterCloseThrowAndReadAsEmpty() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try geography(db)
+        let france = try #require(try db.object(R12Country.self, forKey: "FR"))
+        let street = try #require(try db.object(R12Street.self, forKey: 10))
+        let lamp = R12Product()
+        _ = lamp
+        try db.close()
+        #expect(street.city == nil)
+        #expect(street.$city.key == .integer(1))
+        #expect(throws: (any Error).self) { try street.$city.load() }
+        #expect(throws: (any Error).self) { try street.$city.require() }
+        #expect(france.cities.isEmpty)
+        #expect(throws: (any Error).self) { try france.$cities.load() }
+        #expect(throws: (any Error).self) { try db.prefetch("cities", of: [france]) }
+    }
+}
