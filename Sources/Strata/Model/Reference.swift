@@ -218,7 +218,10 @@ public struct Reference<Related: Model>: ReferenceStorage {
     @available(*, unavailable, message: "@Reference works only on properties of Model classes")
     public var projectedValue: ReferenceHandle<Related> { ReferenceHandle(key: .null, resolve: { nil }) }
 
-    /// Reading resolves the fault; writing stores the object and its key.
+    /// Reading resolves the fault; writing stores the object and its key. A property read cannot throw:
+    /// a key with no row reads as nil, and so does a load that fails (a closed handle, a query SQLite
+    /// refuses), with the error logged at error level through the owner's handle; `try $property.load()`
+    /// gives the error.
     ///
     /// ```swift
     /// employee.department = sales
@@ -237,9 +240,24 @@ public struct Reference<Related: Model>: ReferenceStorage {
             if let held = owner[keyPath: storageKeyPath].state.held, !held._isDeleted {
                 return unsafeDowncast(held, to: Related.self)
             }
-            return try? resolve(owner, storageKeyPath)
+            return resolvingOrLogging(owner, storageKeyPath)
         }
         set { assign(newValue, to: owner, storageKeyPath) }
+    }
+
+    /// What a read of an unresolved reference gives: ``resolve(_:_:)``'s object, or nil when it throws; an
+    /// error other than a key with no row (which reads as nil by design) is logged, as a to-many read's is.
+    @usableFromInline
+    static func resolvingOrLogging<Owner: ModelObject>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Reference<Related>>) -> Related? {
+        do {
+            return try resolve(owner, path)
+        } catch let error as ModelError where error.kind == .notFound {
+            return nil
+        } catch {
+            owner._registry?.database?.configuration.logger.error(
+                "Strata: \(Owner.self).\(Related.self) reference could not be loaded; it reads as nil: \(error)")
+            return nil
+        }
     }
 
     /// `$property`: the stored key and a throwing load.

@@ -517,3 +517,68 @@ private final class R12Use: Model {
         #expect(throws: (any Error).self) { try db.prefetch("cities", of: [france]) }
     }
 }
+
+private final class R12LogRecord: @unchecked Sendable {
+    // (Guarded by `lock`: the handler may log from any thread.)
+    private let lock = NSLock()
+    private var stored: [String] = []
+    var messages: [String] { lock.withLock { stored } }
+    func append(_ message: String) { lock.withLock { stored.append(message) } }
+}
+
+import Logging
+
+private struct R12LogHandler: LogHandler {
+    let record: R12LogRecord
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) { record.append("\(event.level): \(event.message)") }
+}
+
+extension Review12RelationshipTests {
+    @Test func undecodableStoredKeyReadsNilAndLoadThrows() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE "app_owner" ("id" char(32) NOT NULL PRIMARY KEY);
+            CREATE TABLE "app_pet" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT,
+                "owner_id" char(32) NULL REFERENCES "app_owner" ("id") DEFERRABLE INITIALLY DEFERRED);
+            INSERT INTO app_owner VALUES ('0f8fad5bd9cb469fa16570867728950e');
+            PRAGMA foreign_keys = OFF;
+            INSERT INTO app_pet (owner_id) VALUES ('not a uuid');
+            PRAGMA foreign_keys = ON;
+            """)
+        let pets = try db.objects(R12Pet.self)
+        #expect(pets.count == 1)
+        #expect(pets[0].$owner.key == .text("not a uuid"))
+        #expect(pets[0].owner == nil)
+        #expect(throws: (any Error).self) { try pets[0].$owner.load() }
+    }
+
+    @Test func aReferenceFaultThatFailsIsLoggedAndThrownByItsHandle() throws {
+        let record = R12LogRecord()
+        var configuration = Database.Configuration()
+        configuration.logger = Logger(label: "test") { _ in R12LogHandler(record: record) }
+        let temp = try TemporaryDatabase(configuration: configuration)
+        let db = temp.db
+        try geography(db)
+        let street = try #require(try db.object(R12Street.self, forKey: 10))
+        try db.execute("PRAGMA foreign_keys = OFF")
+        try db.execute("DROP TABLE city")
+        try db.execute("PRAGMA query_only = ON")
+        #expect(street.city == nil)
+        #expect(record.messages.contains { $0.hasPrefix("error:") && $0.contains("R12City") })
+        #expect(throws: (any Error).self) { try street.$city.load() }
+        // A key with no row is no failure: nil, and no error logged.
+        let before = record.messages.count
+        try db.execute("PRAGMA query_only = OFF")
+        let other = try #require(try db.object(R12Street.self, forKey: 12))
+        try db.execute("UPDATE street SET mayorCountry = 'XX' WHERE id = 12")
+        #expect(other.mayorCountry == nil)
+        #expect(record.messages.count == before)
+    }
+}
