@@ -221,13 +221,26 @@ extension Database {
             let (format, sampled) = try detectedFormat(kind, table: info.name, column: column)
             guard sampled else {
                 unsampled = true
-                // A column of another model's keys holds them as its key column does (peewee's foreign key to
+                // A column of another table's keys holds them as its key column does (peewee's foreign key to
                 // a UUID key stores uuid.hex in a TEXT column), else SQLite's foreign key finds no row.
-                return try property.related.flatMap { try shownKeyFormat(of: ModelMetadata.of($0), kind: kind) } ?? format
+                return try shownReferencedFormat(kind, info: info, column: column)
+                    ?? property.related.flatMap { try shownKeyFormat(of: ModelMetadata.of($0), kind: kind) } ?? format
             }
             return format
         }
         return (formats, unsampled)
+    }
+
+    /// The format in which the column that `column` of `info` refers to by a foreign key holds its values,
+    /// when a value there shows it; nil otherwise (no foreign key, or an empty parent column).
+    private func shownReferencedFormat(_ kind: ColumnFormat.Kind, info: TableInfo, column: ColumnInfo) throws -> ColumnFormat? {
+        guard let key = info.foreignKeys.first(where: { $0.from.sqlNameEquals(column.name) }),
+              let parent = try TableInfo.read(key.table, in: connection) else { return nil }
+        let keyColumns = parent.primaryKeyColumns
+        guard let target = key.to.flatMap(parent.column(named:)) ?? (key.sequence < keyColumns.count ? keyColumns[key.sequence] : nil),
+              !(parent.name.sqlNameEquals(info.name) && target.name.sqlNameEquals(column.name)) else { return nil }
+        let (format, sampled) = try detectedFormat(kind, table: parent.name, column: target)
+        return sampled ? format : nil
     }
 
     /// The format in which `related`'s key column holds its keys, when its declaration
@@ -288,7 +301,8 @@ extension Database {
     /// format a model of this handle that maps the column has for it (its ``ModelDeclaration/columnFormats``
     /// included), else, as for any column of the key's type, what the column's declared type and first
     /// non-NULL value show (a UUID key as 32 hex digits in Django's `char(32)`); a column with no value yet
-    /// takes the format of the key column it holds keys of, when that shows one (peewee's through table
+    /// takes the format of the column its foreign key names, else of the key column it holds keys of, when
+    /// that shows one (peewee's through table
     /// holds uuid.hex in TEXT columns, as the key column does). Native for keys no other tool stores
     /// otherwise (integers, text). Found once per handle and schema.
     func joinColumnFormat(table: String, column: String, holding metadata: ModelMetadata) throws -> ColumnFormat {
@@ -304,7 +318,8 @@ extension Database {
             format = mapped
         } else if let info = try TableInfo.read(table, in: connection), let found = info.column(named: column) {
             let (detected, sampled) = try detectedFormat(kind, table: info.name, column: found)
-            format = try sampled ? detected : shownKeyFormat(of: metadata, kind: kind) ?? detected
+            format = try sampled ? detected
+                : shownReferencedFormat(kind, info: info, column: found) ?? shownKeyFormat(of: metadata, kind: kind) ?? detected
         }
         models.joinColumnFormats[cacheKey] = format
         return format

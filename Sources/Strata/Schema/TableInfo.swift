@@ -44,6 +44,10 @@ struct ForeignKeyInfo {
     let table: String
     /// `ON DELETE` (`NO ACTION` when none was declared).
     var onDelete = "NO ACTION"
+    /// The parent column (nil: the parent's primary key, its `sequence`th column).
+    var to: String?
+    /// The column's place in a composite foreign key (0 for a single column).
+    var sequence = 0
 }
 
 /// A table's (or view's) schema as SQLite reports it.
@@ -183,10 +187,13 @@ struct TableInfo {
         // A foreign key is declared with REFERENCES in the CREATE TABLE statement (ALTER TABLE ADD COLUMN
         // rewrites that statement), so a table whose SQL never says it has none.
         if SQL.mentions(createSQL, "references") {
-            let keys = try connection.cachedStatement("SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?)")
+            let keys = try connection.cachedStatement("SELECT \"from\", \"table\", on_delete, \"to\", seq FROM pragma_foreign_key_list(?)")
             try keys.bind(values: [.text(name)])
             while try keys.step() {
-                foreignKeys.append(ForeignKeyInfo(from: keys.string(at: 0), table: keys.string(at: 1), onDelete: keys.string(at: 2)))
+                let to: String? = if case .text(let column) = keys.value(at: 3) { column } else { nil }
+                let sequence: Int = if case .integer(let seq) = keys.value(at: 4) { Int(seq) } else { 0 }
+                foreignKeys.append(ForeignKeyInfo(from: keys.string(at: 0), table: keys.string(at: 1), onDelete: keys.string(at: 2),
+                                                  to: to, sequence: sequence))
             }
             keys.reset()
         }
@@ -226,7 +233,7 @@ extension TableInfo {
                           hasExplicitCollation: $0.hasExplicitCollation, collations: $0.collations)
             },
             withoutRowID: withoutRowID,
-            foreignKeys: foreignKeys.map { ForeignKeyInfo(from: rename($0.from), table: $0.table, onDelete: $0.onDelete) },
+            foreignKeys: foreignKeys.map { ForeignKeyInfo(from: rename($0.from), table: $0.table, onDelete: $0.onDelete, to: $0.to, sequence: $0.sequence) },
             isView: isView, isWritableView: isWritableView)
         info.isVirtual = isVirtual
         info.replacesOnConflict = replacesOnConflict

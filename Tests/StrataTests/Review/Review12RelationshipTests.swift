@@ -64,6 +64,15 @@ private func peeweeGadgets(_ db: Database) throws {
         """)
 }
 
+/// peewee's through model, mapped by a model with a plain UUID property.
+private final class R12GadgetPart: Model {
+    static let tableName = "gadget_part_through"
+    var id: Int64 = 0
+    var gadget_id = UUID()
+    var part_id: Int64 = 0
+    required init() {}
+}
+
 private let g1 = UUID(uuidString: "0f8fad5b-d9cb-469f-a165-70867728950e")!
 
 // Cascades
@@ -223,6 +232,22 @@ private final class R12Use: Model {
         #expect(try db.value(String.self, "SELECT gadget_id FROM gadget_part_through") == "0f8fad5bd9cb469fa16570867728950e")
         #expect(try db.value(Int.self, "SELECT count(*) FROM gadget_part_through JOIN gadget ON gadget.id = gadget_id") == 1)
         #expect(try gadget.$parts.reload().map(\.name) == ["bolt"])
+    }
+
+    @Test func emptyColumnWithAForeignKeyTakesTheReferencedColumnsFormat() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try peeweeGadgets(db)
+        // The through table mapped by a model of its own (a plain UUID property, no @Reference)...
+        let link = R12GadgetPart(); link.gadget_id = g1; link.part_id = 2
+        try db.save(link)
+        #expect(try db.value(String.self, "SELECT gadget_id FROM gadget_part_through") == "0f8fad5bd9cb469fa16570867728950e")
+        // ...and @Siblings over it, which takes the mapped model's format.
+        let gadget = try #require(try db.object(R12Gadget.self, forKey: g1))
+        let bolt = try #require(try db.object(R12Part.self, forKey: 1))
+        try gadget.$parts.add(bolt)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM gadget_part_through WHERE gadget_id = '0f8fad5bd9cb469fa16570867728950e'") == 2)
+        #expect(try gadget.$parts.reload().map(\.name) == ["bolt", "nut"])
     }
 
     @Test func peeweeForeignKeyToAUUIDKeyEmptyColumnTakesTheKeyColumnsHexFormat() throws {
