@@ -181,6 +181,15 @@ private final class R12Use: Model {
     required init() {}
 }
 
+private func company(_ db: Database) throws {
+    try db.execute("""
+        CREATE TABLE department(id INTEGER PRIMARY KEY, manager INTEGER);
+        CREATE TABLE employee(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', department INTEGER, mentor INTEGER);
+        INSERT INTO department VALUES (1, 10), (2, 20);
+        INSERT INTO employee VALUES (10, 'a', 1, NULL), (11, 'b', 1, 10), (20, 'c', 2, 11), (21, 'd', 2, 21);
+        """)
+}
+
 // MARK: Tests
 
 @Suite struct Review12RelationshipTests {
@@ -420,15 +429,6 @@ private final class R12Use: Model {
 
     // MARK: 4. Prefetch
 
-    private func company(_ db: Database) throws {
-        try db.execute("""
-            CREATE TABLE department(id INTEGER PRIMARY KEY, manager INTEGER);
-            CREATE TABLE employee(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', department INTEGER, mentor INTEGER);
-            INSERT INTO department VALUES (1, 10), (2, 20);
-            INSERT INTO employee VALUES (10, 'a', 1, NULL), (11, 'b', 1, 10), (20, 'c', 2, 11), (21, 'd', 2, 21);
-            """)
-    }
-
     @Test func threeLevelsWithACycleRunOneStatementPerLevelAndAreFreed() throws {
         let temp = try TemporaryDatabase()
         let db = temp.db
@@ -606,4 +606,132 @@ extension Review12RelationshipTests {
         #expect(other.mayorCountry == nil)
         #expect(record.messages.count == before)
     }
+}
+
+private final class R12Album: Model {
+    static let tableName = "album"
+    var id = UUID()
+    var title = ""
+    @Children(by: "album") var tracks: [R12Track]
+    required init() {}
+}
+
+private final class R12Track: Model {
+    static let tableName = "track"
+    var id: Int64 = 0
+    var title = ""
+    @Reference(onDelete: .cascade) var album: R12Album?
+    @Reference(onDelete: .setNull) var featured: R12Album?
+    required init() {}
+}
+
+extension Review12RelationshipTests {
+    @Test func uuidKeyedCascadeAndSetNullInStrataTablesReachLiveInstances() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let a = R12Album(), b = R12Album()
+        try db.save([a, b])
+        let t1 = R12Track(), t2 = R12Track(), t3 = R12Track()
+        t1.album = a; t2.album = b; t2.featured = a; t3.album = b
+        try db.save([t1, t2, t3])
+        #expect(a.tracks.map(\.id) == [t1.id])
+        try db.delete(a)
+        #expect(t1.isDeleted && !t2.isDeleted)
+        #expect(t2.featured == nil && t2.$featured.key == .null)
+        #expect(b.tracks.map(\.id) == [t2.id, t3.id])
+        #expect(try db.value(Int.self, "SELECT count(*) FROM track") == 2)
+    }
+
+    @Test func setNullOnAChildThatChangedTheColumnIsAConflictToRetry() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try geography(db)
+        let france = try #require(try db.object(R12Country.self, forKey: "FR"))
+        let germany = try #require(try db.object(R12Country.self, forKey: "DE"))
+        let streets = try db.objects(R12Street.self, where: "ORDER BY id")
+        // Street 12: a pending change of its mayor's country; street 13: of nothing it cascades.
+        streets[2].mayorCountry = germany
+        try db.delete(france)
+        #expect(streets[2].mayorCountry === germany)
+        // The cascade changed the column this instance changed too: a conflict, retried with the change.
+        #expect(throws: (any Error).self) { try db.save(streets[2]) }
+        #expect(streets[2].mayorCountry == nil)
+        streets[2].mayorCountry = germany
+        try db.save(streets[2])
+        #expect(try db.value(String.self, "SELECT mayorCountry FROM street WHERE id = 12") == "DE")
+        #expect(streets[3].mayorCountry == nil)
+        try db.save(streets[3])   // nothing to write
+        #expect(try db.value(String.self, "SELECT mayorCountry FROM street WHERE id = 13") == nil)
+    }
+
+    @Test func savingAChildACascadeDeletedThrowsAndWritesNothing() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try geography(db)
+        let france = try #require(try db.object(R12Country.self, forKey: "FR"))
+        let paris = try #require(try db.object(R12City.self, forKey: 1))
+        paris.name = "Lutetia"
+        try db.delete(france)
+        #expect(paris.isDeleted)
+        #expect(throws: (any Error).self) { try db.save(paris) }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM city WHERE id = 1") == 0)
+    }
+
+    @Test func prefetchPathBackToItsStartReusesTheOwners() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try company(db)
+        _ = try db.objects(R12Department.self, where: "WHERE 0")
+        _ = try db.objects(R12Employee.self, where: "WHERE 0")
+        var count = 0
+        let trace = db.traceStatements { _ in count += 1 }
+        let departments = try db.objects(R12Department.self, where: "ORDER BY id", prefetching: ["staff.department.staff", "manager.mentor"])
+        trace.cancel()
+        #expect(count <= 4)
+        count = 0
+        let trace2 = db.traceStatements { _ in count += 1 }
+        #expect(departments.map { $0.staff.map(\.id) } == [[10, 11], [20, 21]])
+        #expect(departments[1].staff[0].department === departments[1])
+        #expect(departments[1].manager?.mentor?.id == 11)
+        trace2.cancel()
+        #expect(count == 0)
+    }
+
+    @Test func siblingsPrefetchPastTheVariableLimitWithTextKeys() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE owner(name TEXT PRIMARY KEY);
+            CREATE TABLE toy(code TEXT PRIMARY KEY);
+            CREATE TABLE owner_toy(owner TEXT, toy TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000)
+            INSERT INTO owner SELECT 'o' || i FROM n;
+            INSERT INTO toy VALUES ('ball'), ('kite');
+            INSERT INTO owner_toy SELECT name, 'ball' FROM owner;
+            INSERT INTO owner_toy SELECT name, 'kite' FROM owner WHERE rowid % 2 = 0;
+            """)
+        let owners = try db.objects(R12ToyOwner.self)
+        var count = 0
+        let trace = db.traceStatements { _ in count += 1 }
+        try db.prefetch("toys", of: owners + owners)
+        trace.cancel()
+        #expect(count < 20)
+        #expect(owners.reduce(0) { $0 + $1.toys.count } == 60_000)
+        #expect(owners.first { $0.name == "o2" }?.toys.map(\.code) == ["ball", "kite"])
+    }
+}
+
+private final class R12ToyOwner: Model {
+    static let tableName = "owner"
+    static let primaryKey = "name"
+    var name = ""
+    @Siblings(through: "owner_toy", from: "owner", to: "toy") var toys: [R12Toy]
+    required init() {}
+}
+
+private final class R12Toy: Model {
+    static let tableName = "toy"
+    static let primaryKey = "code"
+    var code = ""
+    required init() {}
 }
