@@ -735,3 +735,108 @@ private final class R12Toy: Model {
     var code = ""
     required init() {}
 }
+
+private func djangoOwners(_ db: Database) throws {
+    try db.execute("""
+        CREATE TABLE "app_owner" ("id" char(32) NOT NULL PRIMARY KEY);
+        CREATE TABLE "app_pet" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT,
+            "owner_id" char(32) NULL REFERENCES "app_owner" ("id") DEFERRABLE INITIALLY DEFERRED);
+        INSERT INTO app_owner VALUES ('0f8fad5bd9cb469fa16570867728950e'), ('7c9e6679742540de944be07fc1f90ae7');
+        INSERT INTO app_pet (owner_id) VALUES ('0f8fad5bd9cb469fa16570867728950e');
+        """)
+}
+
+extension Review12RelationshipTests {
+    @Test func deferredViolationOfADeleteOutsideATransactionDeletesNothing() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try djangoOwners(db)
+        let owner = try #require(try db.object(R12Owner.self, forKey: g1))
+        let pet = try #require(try db.object(R12Pet.self, forKey: 1))
+        #expect(throws: (any Error).self) { try db.delete(owner) }
+        #expect(!owner.isDeleted)
+        #expect(pet.owner === owner)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM app_owner") == 2)
+        #expect(!db.isInTransaction)
+        // Raw SQL the same way, in a transaction: the commit fails, and nothing stays.
+        #expect(throws: (any Error).self) {
+            try db.transaction { try db.execute("DELETE FROM $T WHERE id = ?", for: R12Owner.self, "0f8fad5bd9cb469fa16570867728950e") }
+        }
+        #expect(!owner.isDeleted)
+        #expect(!db.isInTransaction)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM app_owner") == 2)
+        #expect(try db.object(R12Owner.self, forKey: g1) === owner)
+    }
+
+    @Test func deferredViolationInASavepointFailsTheOuterCommit() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try djangoOwners(db)
+        let owner = try #require(try db.object(R12Owner.self, forKey: g1))
+        let other = try #require(try db.object(R12Owner.self, forKey: UUID(uuidString: "7c9e6679-7425-40de-944b-e07fc1f90ae7")!))
+        let pet = try #require(try db.object(R12Pet.self, forKey: 1))
+        #expect(throws: (any Error).self) {
+            try db.transaction {
+                try db.delete(other)
+                try db.transaction { try db.delete(owner) }   // released: deferred keys are checked at COMMIT
+                #expect(owner.isDeleted)
+            }
+        }
+        #expect(!owner.isDeleted && !other.isDeleted && !pet.isDeleted)
+        #expect(pet.owner === owner)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM app_owner") == 2)
+    }
+
+    @Test func rawSQLDeleteCascadesToLiveInstancesAtEveryLevel() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try geography(db)
+        let france = try #require(try db.object(R12Country.self, forKey: "FR"))
+        let cities = try db.objects(R12City.self, where: "ORDER BY id")
+        let streets = try db.objects(R12Street.self, where: "ORDER BY id")
+        _ = streets.map(\.mayorCountry)
+        #expect(france.cities.count == 2)
+        try db.execute("DELETE FROM country WHERE code = 'fr'")
+        #expect(france.isDeleted)
+        #expect(cities.map(\.isDeleted) == [true, true, false])
+        #expect(streets.map(\.isDeleted) == [true, true, false, false])
+        #expect(streets[2].mayorCountry == nil && streets[3].$mayorCountry.key == .null)
+    }
+
+    @Test func siblingsAfterCloseThrowAndReadAsEmpty() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try peeweeGadgets(db)
+        let gadget = try #require(try db.object(R12Gadget.self, forKey: g1))
+        let bolt = try #require(try db.object(R12Part.self, forKey: 1))
+        try db.close()
+        #expect(gadget.parts.isEmpty)
+        #expect(throws: (any Error).self) { try gadget.$parts.load() }
+        #expect(throws: (any Error).self) { try gadget.$parts.add(bolt) }
+        #expect(throws: (any Error).self) { try gadget.$parts.remove(bolt) }
+        #expect(throws: (any Error).self) { try db.prefetch("parts", of: [gadget]) }
+    }
+}
+
+extension Review12RelationshipTests {
+    @Test func faultsAfterTheHandleIsReleasedThrowAndReadAsEmpty() throws {
+        let temp = try TemporaryDatabase()
+        try geography(temp.db)
+        try temp.db.close()
+        var street: R12Street?, france: R12Country?
+        weak var released: Database?
+        do {
+            let db = try Database(path: temp.path)
+            street = try db.object(R12Street.self, forKey: 10)
+            france = try db.object(R12Country.self, forKey: "FR")
+            released = db
+        }
+        #expect(released == nil)
+        let s = try #require(street), f = try #require(france)
+        #expect(s.city == nil)
+        #expect(s.$city.key == .integer(1))
+        #expect(throws: (any Error).self) { try s.$city.load() }
+        #expect(f.cities.isEmpty)
+        #expect(throws: (any Error).self) { try f.$cities.load() }
+    }
+}
