@@ -840,3 +840,59 @@ extension Review12RelationshipTests {
         #expect(throws: (any Error).self) { try f.$cities.load() }
     }
 }
+
+private final class R12Song: Model {
+    static let tableName = "song"
+    var id: Int64 = 0
+    @Siblings(through: "song_genre", from: "song", to: "genre") var genres: [R12Genre]
+    required init() {}
+}
+
+private final class R12Genre: Model {
+    static let tableName = "genre"
+    var id = UUID()
+    var name = ""
+    @Siblings(through: "song_genre", from: "genre", to: "song") var songs: [R12Song]
+    required init() {}
+}
+
+extension Review12RelationshipTests {
+    @Test func uuidTargetsThroughHexJoinColumnsFromTheOtherSide() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE song(id INTEGER PRIMARY KEY);
+            CREATE TABLE genre(id char(32) NOT NULL PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE song_genre(id INTEGER PRIMARY KEY AUTOINCREMENT,
+                song INTEGER NOT NULL REFERENCES song(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+                genre char(32) NOT NULL REFERENCES genre(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+                UNIQUE (song, genre));
+            INSERT INTO song VALUES (1), (2);
+            INSERT INTO genre VALUES ('0f8fad5bd9cb469fa16570867728950e', 'jazz'), ('7c9e6679742540de944be07fc1f90ae7', 'rock');
+            INSERT INTO song_genre (song, genre) VALUES (1, '0f8fad5bd9cb469fa16570867728950e'), (2, '0f8fad5bd9cb469fa16570867728950e'),
+                                                        (1, '7c9e6679742540de944be07fc1f90ae7');
+            """)
+        let jazz = try #require(try db.object(R12Genre.self, forKey: g1))
+        let songs = try db.objects(R12Song.self, where: "ORDER BY id")
+        try db.prefetch("genres", of: songs)
+        #expect(songs.map { $0.genres.map(\.name).sorted() } == [["jazz", "rock"], ["jazz"]])
+        try jazz.$songs.remove(songs[0])
+        #expect(try db.value(Int.self, "SELECT count(*) FROM song_genre WHERE genre = '0f8fad5bd9cb469fa16570867728950e'") == 1)
+        #expect(songs[0].genres.map(\.name) == ["rock"])
+        try jazz.$songs.add(songs[0])
+        #expect(try db.value(Int.self, "SELECT count(*) FROM song_genre WHERE genre = '0f8fad5bd9cb469fa16570867728950e'") == 2)
+        // A cascade through the join table, rolled back: the arrays read as the file says.
+        struct Undo: Error {}
+        #expect(jazz.songs.count == 2)
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                try db.delete(songs[1])
+                #expect(jazz.songs.map(\.id) == [1])
+                throw Undo()
+            }
+        }
+        #expect(!songs[1].isDeleted)
+        #expect(jazz.songs.map(\.id) == [1, 2])
+        #expect(songs[1].genres.map(\.name) == ["jazz"])
+    }
+}
