@@ -896,3 +896,68 @@ extension Review12RelationshipTests {
         #expect(songs[1].genres.map(\.name) == ["jazz"])
     }
 }
+
+extension Review12RelationshipTests {
+    @Test func prefetchOfNoCaseKeysSpelledOtherwisePastTheVariableLimit() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE country(code TEXT PRIMARY KEY COLLATE NOCASE);
+            CREATE TABLE city(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', country TEXT REFERENCES country(code));
+            CREATE TABLE street(id INTEGER PRIMARY KEY, city INTEGER, mayorCountry TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000)
+            INSERT INTO country SELECT 'C' || i FROM n;
+            INSERT INTO city (country) SELECT lower(code) FROM country;
+            INSERT INTO city (country) SELECT code FROM country WHERE rowid % 4 = 0;
+            """)
+        let cities = try db.objects(R12City.self)
+        var count = 0
+        let trace = db.traceStatements { _ in count += 1 }
+        try db.prefetch("country.cities", of: cities)
+        trace.cancel()
+        #expect(count < 30)
+        count = 0
+        let trace2 = db.traceStatements { _ in count += 1 }
+        #expect(cities.filter { $0.country == nil }.isEmpty)
+        let c4 = try #require(cities.first { $0.country?.code == "C4" }?.country)
+        #expect(c4.cities.count == 2)
+        #expect(cities.reduce(0) { $0 + ($1.country?.cities.count ?? 0) } == 40_000 + 10_000 * 3)
+        trace2.cancel()
+        #expect(count == 0)
+    }
+}
+
+private final class R12Person: Model {
+    static let tableName = "person"
+    var id: Int64 = 0
+    @Reference var partner: R12Person?
+    @Siblings(through: "friendship", from: "a", to: "b") var friends: [R12Person]
+    @Children(by: "partner") var admirers: [R12Person]
+    required init() {}
+}
+
+extension Review12RelationshipTests {
+    @Test func selfRelationshipsPrefetchedBothWaysAreFreed() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE person(id INTEGER PRIMARY KEY, partner INTEGER REFERENCES person(id));
+            CREATE TABLE friendship(a INTEGER NOT NULL, b INTEGER NOT NULL, PRIMARY KEY (a, b));
+            INSERT INTO person VALUES (1, 2), (2, 1), (3, 3), (4, NULL);
+            INSERT INTO friendship VALUES (1, 2), (2, 1), (2, 3), (3, 3), (4, 1);
+            """)
+        weak var weakOne: R12Person?
+        weak var weakThree: R12Person?
+        do {
+            let people = try db.objects(R12Person.self, where: "ORDER BY id",
+                                        prefetching: ["friends.friends", "partner.admirers", "admirers.friends"])
+            #expect(people.map { $0.friends.map(\.id) } == [[2], [1, 3], [3], [1]])
+            #expect(people.map { $0.partner?.id } == [2, 1, 3, nil])
+            #expect(people.map { $0.admirers.map(\.id) } == [[2], [1], [3], []])
+            weakOne = people[0]
+            weakThree = people[2]
+        }
+        #expect(weakOne == nil)
+        #expect(weakThree == nil)
+    }
+}
