@@ -177,8 +177,9 @@ extension Database {
         }
         models.schemaVersion = try schemaVersion()
         let properties = try planner.resolveColumns(info)
-        let (formats, unsampled) = try columnFormats(metadata, properties, info)
+        let (formats, unsampled, awaited) = try columnFormats(metadata, properties, info)
         let mapping = TableMapping(metadata: metadata, properties: properties, info: info, formats: formats)
+        mapping.keyTablesAwaited = awaited
         // Only an empty table is watched: a column that stays NULL in a table with rows (a `deletedAt`) would
         // otherwise cost a scan at every commit of another connection.
         mapping.formatsFromEmptyColumns = try unsampled && !info.isView && !tableHasRows(info.name)
@@ -196,14 +197,20 @@ extension Database {
     /// (``TableMapping/formatsFromEmptyColumns``) are made again once it has rows, so that rows another tool wrote first
     /// decide the format (uppercase UUIDs, ISO 8601 dates) instead of the declared type alone.
     func redecideFormatsOfEmptyColumns() throws {
-        for registry in models.registries.values where registry.table.formatsFromEmptyColumns {
-            // Still empty: nothing to decide from yet, and no sync to pay for.
-            guard try tableHasRows(registry.table.table) else { continue }
+        for registry in models.registries.values where registry.table.formatsFromEmptyColumns || !registry.table.keyTablesAwaited.isEmpty {
+            // Still empty, and no table whose keys it holds has rows: nothing to decide from yet, and no sync
+            // to pay for.
+            var decidable = try registry.table.formatsFromEmptyColumns && tableHasRows(registry.table.table)
+            for table in registry.table.keyTablesAwaited where !decidable {
+                decidable = (try? tableHasRows(table)) == true   // (a table not made yet has no rows)
+            }
+            guard decidable else { continue }
             let mapping = try sync(registry.metadata).mapping
             if mapping.formats != registry.table.formats {
                 registry.table = mapping
             } else {
                 registry.table.formatsFromEmptyColumns = mapping.formatsFromEmptyColumns
+                registry.table.keyTablesAwaited = mapping.keyTablesAwaited
             }
         }
     }
@@ -212,8 +219,12 @@ extension Database {
     /// booleans what the column's declared type and its first non-NULL value show (``ColumnFormat``);
     /// for dates, what its first 100 non-NULL values show (``ColumnSample``), in one statement. Also
     /// whether some format was decided on a column that holds no value yet (from its declared type alone).
-    private func columnFormats(_ metadata: ModelMetadata, _ properties: [PropertyMetadata], _ info: TableInfo) throws -> ([ColumnFormat], Bool) {
+    /// Also the tables whose keys an empty column holds while their key column shows no format yet
+    /// (``TableMapping/keyTablesAwaited``).
+    private func columnFormats(_ metadata: ModelMetadata, _ properties: [PropertyMetadata], _ info: TableInfo) throws
+        -> ([ColumnFormat], Bool, [String]) {
         var unsampled = false
+        var awaited: [String] = []
         let formats = try properties.map { property in
             if let declared = metadata.columnFormats[property.name] { return declared }
             guard let kind = property.formatKind, let column = info.column(named: property.column),
@@ -223,12 +234,19 @@ extension Database {
                 unsampled = true
                 // A column of another table's keys holds them as its key column does (peewee's foreign key to
                 // a UUID key stores uuid.hex in a TEXT column), else SQLite's foreign key finds no row.
-                return try shownReferencedFormat(kind, info: info, column: column)
-                    ?? property.related.flatMap { try shownKeyFormat(of: ModelMetadata.of($0), kind: kind) } ?? format
+                if let shown = try shownReferencedFormat(kind, info: info, column: column)
+                    ?? property.related.flatMap({ try shownKeyFormat(of: ModelMetadata.of($0), kind: kind) }) {
+                    return shown
+                }
+                if let parent = info.foreignKeys.first(where: { $0.from.sqlNameEquals(column.name) })?.table ?? property.related?.tableName,
+                   !parent.sqlNameEquals(info.name) {
+                    awaited.append(parent)
+                }
+                return format
             }
             return format
         }
-        return (formats, unsampled)
+        return (formats, unsampled, awaited)
     }
 
     /// The format in which the column that `column` of `info` refers to by a foreign key holds its values,

@@ -20,6 +20,10 @@ final class TableMapping {
     /// yet: decided again after another connection's commit once it has rows
     /// (``Database/redecideFormatsOfEmptyColumns()``).
     var formatsFromEmptyColumns = false
+    /// The tables whose keys some empty column of this table holds (a reference, a foreign key) and whose
+    /// key column showed no format yet: the column's format is decided again after another connection's
+    /// commit once one of them has rows, so that it stores keys as they do (``Database/redecideFormatsOfEmptyColumns()``).
+    var keyTablesAwaited: [String] = []
     /// What each property's value reads back as from its column, where not exactly as bound (a date in
     /// whole seconds, a `Decimal` in a `decimal` column): dirty tracking remembers that (``ReadBack``).
     let readBacks: [ReadBack?]

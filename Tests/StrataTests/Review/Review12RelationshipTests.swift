@@ -961,3 +961,45 @@ extension Review12RelationshipTests {
         #expect(weakThree == nil)
     }
 }
+
+extension Review12RelationshipTests {
+    @Test func emptyReferenceColumnFollowsKeysAnotherConnectionWritesFirst() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE "gadget" ("id" TEXT NOT NULL PRIMARY KEY, "name" VARCHAR(255) NOT NULL);
+            CREATE TABLE "widget" ("id" INTEGER NOT NULL PRIMARY KEY, "gadget_id" TEXT,
+                FOREIGN KEY ("gadget_id") REFERENCES "gadget" ("id"));
+            """)
+        #expect(try db.objects(R12Widget.self).isEmpty)   // mapped while both tables are empty
+        let other = try Database(path: temp.path)
+        defer { try? other.close() }
+        try other.execute("INSERT INTO gadget VALUES ('0f8fad5bd9cb469fa16570867728950e', 'g1')")
+        let gadget = try #require(try db.object(R12Gadget.self, forKey: g1))
+        let widget = R12Widget(); widget.gadget = gadget
+        try db.save(widget)
+        #expect(try db.value(String.self, "SELECT gadget_id FROM widget") == "0f8fad5bd9cb469fa16570867728950e")
+    }
+}
+
+private final class R12Orphan: Model {
+    static let tableName = "orphan"
+    var id: Int64 = 0
+    @Reference var gadget: R12Gadget?
+    required init() {}
+}
+
+extension Review12RelationshipTests {
+    @Test func anAwaitedKeyTableThatDoesNotExistBreaksNoCall() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("CREATE TABLE orphan(id INTEGER PRIMARY KEY, gadget TEXT); CREATE TABLE other(x)")
+        #expect(try db.objects(R12Orphan.self).isEmpty)   // gadget's table does not exist
+        let other = try Database(path: temp.path)
+        defer { try? other.close() }
+        try other.execute("INSERT INTO other VALUES (1)")
+        #expect(try db.objects(R12Orphan.self).isEmpty)
+        try other.execute("INSERT INTO orphan VALUES (1, NULL)")
+        #expect(try db.objects(R12Orphan.self).count == 1)
+    }
+}
