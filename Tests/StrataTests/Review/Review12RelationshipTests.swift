@@ -1003,3 +1003,29 @@ extension Review12RelationshipTests {
         #expect(try db.objects(R12Orphan.self).count == 1)
     }
 }
+
+extension Review12RelationshipTests {
+    @Test func prefetchKeepsReferencesAssignedButNotSaved() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try company(db)
+        let staff = try db.objects(R12Employee.self, where: "ORDER BY id")
+        let departments = try db.objects(R12Department.self, where: "ORDER BY id")
+        let fresh = R12Department()
+        staff[0].department = fresh
+        staff[1].department = departments[1]
+        staff[2].department = nil
+        try db.prefetch("department", of: staff)
+        try db.prefetch("staff", of: departments)
+        #expect(staff[0].department === fresh)
+        #expect(staff[1].department === departments[1])
+        #expect(staff[2].department == nil)
+        #expect(staff[3].department === departments[1])
+        // The children arrays say what the rows say until the saves.
+        #expect(departments.map { $0.staff.map(\.id) } == [[10, 11], [20, 21]])
+        try db.save([fresh])
+        try db.save(staff)
+        #expect(departments.map { $0.staff.map(\.id) } == [[], [11, 21]])
+        #expect(fresh.staff.map(\.id) == [10])
+    }
+}
