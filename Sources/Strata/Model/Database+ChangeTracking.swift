@@ -378,7 +378,7 @@ extension Database {
         refreshAfterRollback(live)
         if !isInTransaction {
             models.childTypesWrittenInTransaction.removeAll()
-            models.deletedInTransaction.removeAll()
+            releaseSnapshotsOfDeleted()
             models.insertedInTransaction.removeAll()
             models.transactionChanges.removeAll()
         }
@@ -404,6 +404,13 @@ extension Database {
             let rowsLeft = !change.insertedRowIDs.isEmpty || !change.updatedRowIDs.isEmpty || !change.deletedRowIDs.isEmpty
             models.transactionChanges[key] = rowsLeft ? change : nil
         }
+    }
+
+    /// At the end of a transaction: the instances deleted in it that stay deleted let go of the snapshots
+    /// they kept for a rollback (``TypeRegistry/detach(_:deleted:)``).
+    private func releaseSnapshotsOfDeleted() {
+        for object in models.deletedInTransaction.values where object._isDeleted { object._registry?.releaseSnapshot(object) }
+        models.deletedInTransaction.removeAll()
     }
 
     /// Every live instance, and those deleted in the open transaction (which a rollback may bring back).
@@ -771,7 +778,7 @@ extension Database {
         models.committed = false
         models.silentWrites = false
         if !models.childTypesWrittenInTransaction.isEmpty { models.childTypesWrittenInTransaction.removeAll() }
-        if !models.deletedInTransaction.isEmpty { models.deletedInTransaction.removeAll() }
+        if !models.deletedInTransaction.isEmpty { releaseSnapshotsOfDeleted() }
         if !models.insertedInTransaction.isEmpty { models.insertedInTransaction.removeAll() }
         guard !models.transactionChanges.isEmpty else { return }
         let changes = Array(models.transactionChanges.values)

@@ -264,9 +264,9 @@ final class TypeRegistry {
     }
 
     /// Removes `object` from the map and frees its snapshot (called from `deinit` and on delete).
-    func forget(_ object: ModelObject) {
+    func forget(_ object: ModelObject, keepingSnapshot: Bool = false) {
         forgetIdentity(object)
-        releaseSnapshot(object)
+        if !keepingSnapshot { releaseSnapshot(object) }
         if !conflicts.isEmpty { conflicts[ObjectIdentifier(object)] = nil }
         if !staleInstances.isEmpty { staleInstances[ObjectIdentifier(object)] = nil }
     }
@@ -282,8 +282,12 @@ final class TypeRegistry {
     }
 
     /// Detaches `object` from the database: it no longer stands for a row.
+    ///
+    /// An instance deleted in an open transaction (noted in ``ModelContext/deletedInTransaction`` first)
+    /// keeps its snapshot, so that a rollback that brings its row back also keeps the changes it had not
+    /// saved (the snapshot says which); the end of the transaction lets it go.
     func detach(_ object: ModelObject, deleted: Bool) {
-        forget(object)
+        forget(object, keepingSnapshot: deleted && context?.deletedInTransaction[ObjectIdentifier(object)] != nil)
         let wasDeleted = object._isDeleted
         object._isDeleted = deleted
         if !deleted { object._registry = nil }

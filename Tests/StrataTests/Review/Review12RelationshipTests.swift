@@ -1029,3 +1029,63 @@ extension Review12RelationshipTests {
         #expect(fresh.staff.map(\.id) == [10])
     }
 }
+
+extension Review12RelationshipTests {
+    @Test func cascadeRolledBackKeepsPendingChangesOfTheInstancesItReached() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try geography(db)
+        let france = try #require(try db.object(R12Country.self, forKey: "FR"))
+        let lyon = try #require(try db.object(R12City.self, forKey: 2))
+        let street = try #require(try db.object(R12Street.self, forKey: 12))
+        let germany = try #require(try db.object(R12Country.self, forKey: "DE"))
+        lyon.name = "Lugdunum"
+        street.city = nil
+        struct Undo: Error {}
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                try db.delete(france)
+                #expect(lyon.isDeleted)
+                throw Undo()
+            }
+        }
+        #expect(!lyon.isDeleted)
+        #expect(lyon.name == "Lugdunum")
+        #expect(street.city == nil && street.mayorCountry === france)
+        try db.save(lyon)
+        try db.save(street)
+        #expect(try db.value(String.self, "SELECT name FROM city WHERE id = 2") == "Lugdunum")
+        #expect(try db.value(Int.self, "SELECT city FROM street WHERE id = 12") == nil)
+        #expect(try db.value(String.self, "SELECT mayorCountry FROM street WHERE id = 12") == "fr")
+        _ = germany
+    }
+}
+
+extension Review12RelationshipTests {
+    @Test func deletesRolledBackKeepThePendingChangesOfTheirInstances() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try geography(db)
+        let lyon = try #require(try db.object(R12City.self, forKey: 2))
+        lyon.name = "Lugdunum"
+        struct Undo: Error {}
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                try db.delete(lyon)
+                throw Undo()
+            }
+        }
+        #expect(!lyon.isDeleted)
+        #expect(lyon.name == "Lugdunum")
+        let paris = try #require(try db.object(R12City.self, forKey: 1))
+        paris.name = "Lutetia"
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                try db.execute("DELETE FROM city WHERE id = 1")
+                throw Undo()
+            }
+        }
+        #expect(!paris.isDeleted)
+        #expect(paris.name == "Lutetia")
+    }
+}
