@@ -643,13 +643,17 @@ extension Database {
             var values: [(index: Int, value: SQLValue)] = []
             var words: [(index: Int, word: SnapshotWord)] = []
             var conflicting: [String] = []
+            var settled: [String] = []   // changed here, over a row a rollback put back as it was read
             var movedInConflict = false
             for i in 0..<metadata.properties.count {
                 let stored = registry.refreshWord(of: fresh, at: i)
                 let current = registry.refreshWord(of: object, at: i)
                 if mode != .discard, slot != 0, let remembered = registry.rememberedWord(of: object, at: i), !current.matches(remembered) {
                     // Changed here and not saved: kept while the row holds what it was read with.
-                    if stored.matches(remembered) { continue }
+                    if stored.matches(remembered) {
+                        if mode == .rollback { settled.append(metadata.properties[i].name) }
+                        continue
+                    }
                     if mode == .merge {
                         conflicting.append(metadata.properties[i].name)
                         if registry.parentKeyColumns.contains(i) { movedInConflict = true }
@@ -683,6 +687,11 @@ extension Database {
                 registry.conflicts[id] = known + conflicting.filter { !known.contains($0) }
             } else if mode == .discard {
                 registry.conflicts[id] = nil
+            } else if !settled.isEmpty, let known = registry.conflicts[id] {
+                // A rollback put back the row this instance's unsaved change was made on: the conflict with
+                // the write it undid is gone with it.
+                let remaining = known.filter { !settled.contains($0) }
+                registry.conflicts[id] = remaining.isEmpty ? nil : remaining
             }
             if object._isDeleted || rowID != object._rowID {
                 let key = try metadata.key.accessor.load(object)
@@ -806,7 +815,8 @@ enum RefreshMode {
     /// recorded as a conflict, so the next save throws instead of overwriting the other write.
     case merge
     /// A rollback: the change was made on values the rollback undid, so the row's value wins. (Unsaved
-    /// changes to properties the rolled-back writes did not touch are kept.)
+    /// changes to properties whose rows hold again what the instance read are kept, and their conflicts
+    /// with the undone writes are forgotten.)
     case rollback
     /// Every property takes the row's value (settling a conflict).
     case discard

@@ -1089,3 +1089,25 @@ extension Review12RelationshipTests {
         #expect(paris.name == "Lutetia")
     }
 }
+
+extension Review12RelationshipTests {
+    @Test func setNullOverAPendingChangeRolledBackLeavesNoConflict() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try geography(db)
+        let france = try #require(try db.object(R12Country.self, forKey: "FR"))
+        let germany = try #require(try db.object(R12Country.self, forKey: "DE"))
+        let street = try #require(try db.object(R12Street.self, forKey: 12))
+        street.mayorCountry = germany
+        struct Undo: Error {}
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                try db.delete(france)
+                throw Undo()
+            }
+        }
+        #expect(street.mayorCountry === germany)
+        try db.save(street)   // the row is as the instance read it: no conflict
+        #expect(try db.value(String.self, "SELECT mayorCountry FROM street WHERE id = 12") == "DE")
+    }
+}
