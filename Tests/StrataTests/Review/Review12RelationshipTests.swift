@@ -1111,3 +1111,59 @@ extension Review12RelationshipTests {
         #expect(try db.value(String.self, "SELECT mayorCountry FROM street WHERE id = 12") == "DE")
     }
 }
+
+private final class R12NamedOwner: Model {
+    static let tableName = "app_owner"
+    var id = UUID()
+    var name = ""
+    required init() {}
+}
+
+extension Review12RelationshipTests {
+    @Test func deferredViolationAtCommitKeepsThePendingChangesOfTheDeleted() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE "app_owner" ("id" char(32) NOT NULL PRIMARY KEY, "name" varchar(20) NOT NULL DEFAULT '');
+            CREATE TABLE "app_pet" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT,
+                "owner_id" char(32) NULL REFERENCES "app_owner" ("id") DEFERRABLE INITIALLY DEFERRED);
+            INSERT INTO app_owner VALUES ('0f8fad5bd9cb469fa16570867728950e', 'ann');
+            INSERT INTO app_pet (owner_id) VALUES ('0f8fad5bd9cb469fa16570867728950e');
+            """)
+        let owner = try #require(try db.object(R12NamedOwner.self, forKey: g1))
+        owner.name = "anne"
+        #expect(throws: (any Error).self) {
+            try db.transaction { try db.delete(owner) }
+        }
+        #expect(!owner.isDeleted)
+        #expect(owner.name == "anne")
+        try db.save(owner)
+        #expect(try db.value(String.self, "SELECT name FROM app_owner") == "anne")
+    }
+}
+
+extension Review12RelationshipTests {
+    @Test func deferredViolationOfASingleDeleteKeepsThePendingChanges() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE "app_owner" ("id" char(32) NOT NULL PRIMARY KEY, "name" varchar(20) NOT NULL DEFAULT '');
+            CREATE TABLE "app_pet" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT,
+                "owner_id" char(32) NULL REFERENCES "app_owner" ("id") DEFERRABLE INITIALLY DEFERRED);
+            INSERT INTO app_owner VALUES ('0f8fad5bd9cb469fa16570867728950e', 'ann');
+            INSERT INTO app_pet (owner_id) VALUES ('0f8fad5bd9cb469fa16570867728950e');
+            """)
+        let owner = try #require(try db.object(R12NamedOwner.self, forKey: g1))
+        owner.name = "anne"
+        #expect(throws: (any Error).self) { try db.delete(owner) }
+        #expect(!owner.isDeleted)
+        #expect(owner.name == "anne")
+        #expect(throws: (any Error).self) {
+            try db.execute("DELETE FROM app_owner")
+        }
+        #expect(!owner.isDeleted)
+        #expect(owner.name == "anne")
+        try db.save(owner)
+        #expect(try db.value(String.self, "SELECT name FROM app_owner") == "anne")
+    }
+}
