@@ -1167,3 +1167,30 @@ extension Review12RelationshipTests {
         #expect(try db.value(String.self, "SELECT name FROM app_owner") == "anne")
     }
 }
+
+extension Review12RelationshipTests {
+    @Test func cascadeRolledBackKeepsAChildsPendingMoveAndTheArraysFollowItsSave() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try geography(db)
+        let france = try #require(try db.object(R12Country.self, forKey: "FR"))
+        let germany = try #require(try db.object(R12Country.self, forKey: "DE"))
+        let lyon = try #require(try db.object(R12City.self, forKey: 2))
+        #expect(france.cities.map(\.id) == [1, 2] && germany.cities.map(\.id) == [3])
+        lyon.country = germany
+        struct Undo: Error {}
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                try db.delete(france)
+                #expect(france.cities.isEmpty)
+                throw Undo()
+            }
+        }
+        #expect(!lyon.isDeleted && lyon.country === germany)
+        #expect(france.cities.map(\.id) == [1, 2])   // the rows say so until the save
+        try db.save(lyon)
+        #expect(try db.value(String.self, "SELECT country FROM city WHERE id = 2") == "DE")
+        #expect(france.cities.map(\.id) == [1])
+        #expect(germany.cities.map(\.id) == [2, 3])
+    }
+}
