@@ -502,6 +502,8 @@ extension Database {
     /// before (0 where SQLite assigned it).
     private func makeUnsaved(_ insert: InsertedInstance, registry: TypeRegistry) {
         if registry.hasParentArrays { registry.dropParentsArrays(of: insert.object, holdingIt: true) }
+        // An object with no row has no children nor links: the arrays it loaded in the undone part go.
+        for array in registry.metadata.heldArrays { array.invalidate(of: insert.object) }
         registry.detach(insert.object, deleted: false)
         let key = registry.metadata.key.accessor
         if let own = insert.adoptedFromKey {

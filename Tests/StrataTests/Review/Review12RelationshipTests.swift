@@ -1194,3 +1194,30 @@ extension Review12RelationshipTests {
         #expect(germany.cities.map(\.id) == [2, 3])
     }
 }
+
+extension Review12RelationshipTests {
+    @Test func referenceToAnInsertRolledBackReadsTheRowsTargetAgain() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try company(db)
+        let staff = try db.objects(R12Employee.self, where: "ORDER BY id", prefetching: ["department"])
+        let first = try #require(staff[0].department)
+        #expect(first.staff.map(\.id) == [10, 11])
+        let fresh = R12Department()
+        struct Undo: Error {}
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                try db.save(fresh)
+                staff[0].department = fresh
+                try db.save(staff[0])
+                #expect(fresh.staff.map(\.id) == [10])
+                throw Undo()
+            }
+        }
+        #expect(!fresh.isPersisted)
+        #expect(staff[0].department === first)
+        #expect(first.staff.map(\.id) == [10, 11])
+        #expect(fresh.staff.isEmpty)
+        #expect(try db.value(Int.self, "SELECT department FROM employee WHERE id = 10") == 1)
+    }
+}
