@@ -1221,3 +1221,30 @@ extension Review12RelationshipTests {
         #expect(try db.value(Int.self, "SELECT department FROM employee WHERE id = 10") == 1)
     }
 }
+
+extension Review12RelationshipTests {
+    @Test func deleteInASavepointRolledBackKeepsPendingChangesAndACommittedDeleteLetsThemGo() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try geography(db)
+        let lyon = try #require(try db.object(R12City.self, forKey: 2))
+        let berlin = try #require(try db.object(R12City.self, forKey: 3))
+        lyon.name = "Lugdunum"
+        berlin.name = "Berolina"
+        struct Undo: Error {}
+        try db.transaction {
+            #expect(throws: Undo.self) {
+                try db.transaction {
+                    try db.delete(lyon)
+                    throw Undo()
+                }
+            }
+            try db.delete(berlin)
+        }
+        #expect(!lyon.isDeleted && lyon.name == "Lugdunum")
+        #expect(lyon.changedProperties == ["name"])
+        #expect(berlin.isDeleted && berlin.changedProperties.isEmpty && !berlin.hasChanges)
+        try db.save(lyon)
+        #expect(try db.value(String.self, "SELECT group_concat(name) FROM city ORDER BY id") == "Paris,Lugdunum")
+    }
+}
