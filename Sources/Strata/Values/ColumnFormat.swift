@@ -107,7 +107,8 @@ public enum ColumnFormat: Hashable, Sendable {
     /// JSON as Python's `json.dumps` writes it (Django's `JSONField`, SQLAlchemy's and peewee's JSON):
     /// a space after each `,` and `:` (`spaced`), and every character beyond ASCII escaped, `é` as
     /// `\u00e9` (`asciiOnly`). Strata's own JSON (``native``) has neither; a column whose rows have them
-    /// is written so (keys stay sorted).
+    /// is written so (keys stay sorted). peewee's `JSONField` (SQLite's `json()` of json.dumps text) has
+    /// the escapes and no spaces: `jsonText(spaced: false, asciiOnly: true)`.
     ///
     /// ```swift
     /// try ColumnFormat.jsonText(spaced: true, asciiOnly: true).stored(.text(#"{"a":["é",1]}"#))

@@ -2,8 +2,10 @@
 /// column's first non-NULL values, and applied to Strata's own compact text on save.
 enum JSONStyle {
     /// What a column's sampled texts show: Python's `json.dumps` (spaces after separators, and escapes
-    /// beyond ASCII unless a text holds such a character raw), or Strata's own (``ColumnFormat/native``)
-    /// when they have no spaces, or disagree (a column never gets a mix of layouts from Strata).
+    /// beyond ASCII unless a text holds such a character raw); no spaces but escapes beyond ASCII and no raw
+    /// such character (SQLite's `json()` of json.dumps text, as peewee's `JSONField` stores it); or
+    /// Strata's own (``ColumnFormat/native``) when they have neither, or disagree (a column never gets a
+    /// mix of layouts from Strata).
     static func detect(_ texts: [String]) -> ColumnFormat {
         var spaced = 0, compact = 0, raw = false, escaped = false
         for text in texts {
@@ -35,7 +37,13 @@ enum JSONStyle {
             }
         }
         let isSpaced = spaced > 0 && compact == 0
-        guard compact == 0, isSpaced || escaped else { return .native }
+        if compact > 0 {
+            // Compact (SQLite's `json()` of json.dumps text: peewee's JSONField) yet escaping every character
+            // beyond ASCII: the escapes are kept, since lookups compare the text (`data -> '$.k' = json(?)`).
+            guard spaced == 0, escaped, !raw else { return .native }
+            return .jsonText(spaced: false, asciiOnly: true)
+        }
+        guard isSpaced || escaped else { return .native }
         return .jsonText(spaced: true, asciiOnly: !raw)
     }
 
