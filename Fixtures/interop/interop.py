@@ -14,6 +14,7 @@ import sqlite3
 import sys
 import tempfile
 import uuid
+from decimal import Decimal
 
 UTC = dt.timezone.utc
 SEED = [
@@ -37,6 +38,25 @@ EVENT_STAMP = dt.datetime(2024, 1, 2, 3, 4, 5, 250000)      # peewee's seed, nai
 EVENT_NEW_STAMP = dt.datetime(2024, 1, 4, 3, 4, 5, 500000)   # what Strata writes
 FIELDS = ["name", "created_at", "released_on", "uid", "active", "counter", "weight", "notes"]
 TABLES = {"django": "interop_item", "sqlalchemy": "items", "peewee": "item"}
+# JSON, decimals and floats (InteropTests.docs): Strata changes a key of `one`'s JSON, `two`'s decimal and its
+# float (to 0.1), leaves `three` alone (finding it by its JSON) and inserts `strata`.
+DOC_FIELDS = ["name", "data", "scores", "price", "ratio"]
+DOC_TABLES = {"django": "interop_doc", "sqlalchemy": "docs", "peewee": "doc"}
+DOC_SEED = [
+    dict(name="one", data={"title": "café ✓", "tags": ["a", "ü"], "nested": {"x": 1.5, "ys": [1.0, 2.5],
+         "deep": {"flag": True, "note": "naïve 😀"}}, "whole": 2.0, "count": 3}, scores=[1.5, 2.0, 3],
+         price=Decimal("12.30"), ratio=1.25),
+    dict(name="two", data={"title": "zwei", "tags": [], "nested": {"x": -0.5, "ys": [], "deep": {"flag": False, "note": ""}},
+         "whole": 10.0, "count": 0}, scores=[], price=Decimal("0.10"), ratio=3.0),
+    dict(name="three", data={"title": "drei ✓", "tags": ["x"], "nested": {"x": 0.1, "ys": [3.0],
+         "deep": {"flag": True, "note": "ß"}}, "whole": 1e20, "count": -1}, scores=[0.1], price=Decimal("7.00"), ratio=-2.5),
+]
+DOC_NEW = dict(name="strata", data={"title": "neu ✓ 😀", "tags": ["é"], "nested": {"x": 2.5, "ys": [1.5, 2.0],
+               "deep": {"flag": True, "note": "strata"}}, "whole": 4.0, "count": 7}, scores=[0.5, 2.0],
+               price=Decimal("12.30"), ratio=0.1)
+# peewee's ManyToManyField between UUID-keyed notes and labels; its through table starts empty.
+NOTES = {"todo": uuid.UUID("3f2504e0-4f89-41d3-9a0c-0305e82c3301"), "done": uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")}
+LABELS = {"work": uuid.UUID("550e8400-e29b-41d4-a716-446655440000"), "home": uuid.UUID("c9bf9e57-1685-4c89-bafb-ff5af830be8a")}
 
 
 # ---- Django ---------------------------------------------------------------------------------------------
@@ -75,7 +95,13 @@ def django_setup(path):
                 "    tags = models.ManyToManyField(Tag)\n"
                 "class Pet(models.Model):\n"
                 "    name = models.CharField(max_length=50)\n"
-                "    owner = models.ForeignKey(Owner, on_delete=models.CASCADE)\n")
+                "    owner = models.ForeignKey(Owner, on_delete=models.CASCADE)\n"
+                "class Doc(models.Model):\n"
+                "    name = models.CharField(max_length=50)\n"
+                "    data = models.JSONField()\n"
+                "    scores = models.JSONField()\n"
+                "    price = models.DecimalField(max_digits=10, decimal_places=2)\n"
+                "    ratio = models.FloatField()\n")
         sys.path.insert(0, app)
         settings.configure(
             DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": path}},
@@ -144,6 +170,21 @@ def django_prepare(path):
         if row["name"] in ("alpha", "gamma"):
             Price.objects.create(item=item, amount=Decimal("19.99") if row["name"] == "alpha" else Decimal("0.10"))
     django_uuid_prepare()
+    from interop.models import Doc
+    for row in DOC_SEED:
+        Doc.objects.create(**{k: row[k] for k in DOC_FIELDS})
+
+
+def django_docs(path):
+    """Every Doc row as the ORM reads it, by name, and what Django's own lookups find: a key of the JSON
+    (`data__title`), the decimal and the float Strata wrote."""
+    django_setup(path)
+    from interop.models import Doc
+    rows = {d.name: {k: getattr(d, k) for k in DOC_FIELDS} | {"id": d.id} for d in Doc.objects.all()}
+    found = {"title": sorted(d.name for d in Doc.objects.filter(data__title=DOC_NEW["data"]["title"])),
+             "price": sorted(d.name for d in Doc.objects.filter(price=Decimal("12.30"))),
+             "ratio": sorted(d.name for d in Doc.objects.filter(ratio=0.1))}
+    return rows, found
 
 
 def django_rows(path):
@@ -156,7 +197,7 @@ def django_rows(path):
 # ---- SQLAlchemy -----------------------------------------------------------------------------------------
 
 def sqlalchemy_model():
-    from sqlalchemy import Boolean, Date, DateTime, Float, Integer, String, Text, Uuid
+    from sqlalchemy import JSON, Boolean, Date, DateTime, Float, Integer, Numeric, String, Text, Uuid
     from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
     class Base(DeclarativeBase):
@@ -179,7 +220,17 @@ def sqlalchemy_model():
         id: Mapped[int] = mapped_column(Integer, primary_key=True)
         at: Mapped[dt.datetime] = mapped_column(DateTime)
 
+    class Doc(Base):
+        __tablename__ = "docs"
+        id: Mapped[int] = mapped_column(Integer, primary_key=True)
+        name: Mapped[str] = mapped_column(String(50))
+        data: Mapped[dict] = mapped_column(JSON)
+        scores: Mapped[list] = mapped_column(JSON)
+        price: Mapped[Decimal] = mapped_column(Numeric(10, 2))
+        ratio: Mapped[float] = mapped_column(Float)
+
     Item.Event = Event
+    Item.Doc = Doc
     return Base, Item
 
 
@@ -193,7 +244,22 @@ def sqlalchemy_prepare(path):
         for row in SEED:   # naive UTC datetimes: SQLAlchemy's DateTime on SQLite has no zone
             session.add(Item(**{k: row[k] for k in FIELDS} | {"created_at": row["created_at"].replace(tzinfo=None)}))
         session.add(Item.Event(at=dt.datetime.max))   # "never": Strata copies it, and adds a whole second
+        for row in DOC_SEED:
+            session.add(Item.Doc(**{k: row[k] for k in DOC_FIELDS}))
         session.commit()
+
+
+def sqlalchemy_docs(path):
+    from sqlalchemy import create_engine, select
+    from sqlalchemy.orm import Session
+    _, Item = sqlalchemy_model()
+    Doc = Item.Doc
+    with Session(create_engine(f"sqlite:///{path}")) as session:
+        rows = {d.name: {k: getattr(d, k) for k in DOC_FIELDS} | {"id": d.id} for d in session.scalars(select(Doc))}
+        found = {"title": sorted(d.name for d in session.scalars(select(Doc).where(Doc.data["title"].as_string() == DOC_NEW["data"]["title"]))),
+                 "price": sorted(d.name for d in session.scalars(select(Doc).where(Doc.price == Decimal("12.30")))),
+                 "ratio": sorted(d.name for d in session.scalars(select(Doc).where(Doc.ratio == 0.1)))}
+        return rows, found
 
 
 def sqlalchemy_events(path):
@@ -247,7 +313,50 @@ def peewee_model(path):
             database = db
             table_name = "event"
 
+    class PythonJSON(pw.TextField):
+        """A TextField holding `json.dumps` text (Python's layout), as many peewee apps declare JSON."""
+        def db_value(self, value):
+            return None if value is None else json.dumps(value)
+
+        def python_value(self, value):
+            return None if value is None else json.loads(value)
+
+    JSONField = getattr(pw, "JSONField", None)
+    if JSONField is None:   # peewee 3: the SQLite extension's (also stored through SQLite's json())
+        from playhouse.sqlite_ext import JSONField
+
+    class Doc(pw.Model):
+        name = pw.CharField(max_length=50)
+        data = JSONField()          # json(json.dumps(v)): SQLite's minified text, \u escapes kept
+        scores = PythonJSON()
+        price = pw.DecimalField(max_digits=10, decimal_places=2, auto_round=True)
+        ratio = pw.FloatField()
+
+        class Meta:
+            database = db
+            table_name = "doc"
+
+    # UUID keys (uuid.hex in a column declared UUID) and a ManyToManyField's own through table.
+    class Label(pw.Model):
+        id = pw.UUIDField(primary_key=True)
+        name = pw.CharField(max_length=50)
+
+        class Meta:
+            database = db
+            table_name = "label"
+
+    class Note(pw.Model):
+        id = pw.UUIDField(primary_key=True)
+        name = pw.CharField(max_length=50)
+        labels = pw.ManyToManyField(Label, backref="notes")
+
+        class Meta:
+            database = db
+            table_name = "note"
+
     Item.Event = Event
+    Item.Doc = Doc
+    Item.Note, Item.Label = Note, Label
     return db, Item
 
 
@@ -260,7 +369,38 @@ def peewee_prepare(path):
         Item.create(**values)
     db.create_tables([Item.Event])
     Item.Event.create(at=None, stamp_us=EVENT_STAMP)   # `at` stays empty: Strata takes Python's layout
+    Through = Item.Note.labels.get_through_model()
+    db.create_tables([Item.Doc, Item.Note, Item.Label, Through])
+    for row in DOC_SEED:
+        Item.Doc.create(**{k: row[k] for k in DOC_FIELDS})
+    for name, key in NOTES.items():
+        Item.Note.create(id=key, name=name)
+    for name, key in LABELS.items():
+        Item.Label.create(id=key, name=name)
     db.close()
+
+
+def peewee_docs(path):
+    db, Item = peewee_model(path)
+    Doc = Item.Doc
+    rows = {d.name: {k: getattr(d, k) for k in DOC_FIELDS} | {"id": d.id} for d in Doc.select()}
+    found = {"title": sorted(d.name for d in Doc.select().where(Doc.data["title"] == DOC_NEW["data"]["title"])),
+             "price": sorted(d.name for d in Doc.select().where(Doc.price == Decimal("12.30"))),
+             "ratio": sorted(d.name for d in Doc.select().where(Doc.ratio == 0.1))}
+    db.close()
+    return rows, found
+
+
+def peewee_links(path):
+    """Each note's labels and each label's notes through peewee's ManyToManyField, and the stored links."""
+    db, Item = peewee_model(path)
+    notes = sorted((n.name, sorted(l.name for l in n.labels)) for n in Item.Note.select())
+    labels = sorted((l.name, sorted(n.name for n in l.notes)) for l in Item.Label.select())
+    db.close()
+    con = sqlite3.connect(path)
+    stored = sorted(con.execute("SELECT typeof(note_id), note_id, typeof(label_id), label_id FROM note_label_through"))
+    con.close()
+    return notes, labels, stored
 
 
 def peewee_events(path):
@@ -323,6 +463,7 @@ def prepare(folder):
         con = sqlite3.connect(path)
         print(con.execute("SELECT sql FROM sqlite_master WHERE name = ?", (TABLES[tool],)).fetchone()[0])
         con.close()
+    before["docs"] = {tool: raw_rows(os.path.join(folder, f"{tool}.sqlite3"), table) for tool, table in DOC_TABLES.items()}
     with open(os.path.join(folder, "before.json"), "w") as f:
         json.dump(before, f, indent=1, ensure_ascii=False)
 
@@ -403,8 +544,105 @@ def verify(folder):
         print(f"django uuid keys: FAIL\n  - Django reads {relations}, expected {want}")
     else:
         print("django uuid keys: ok")
-    print(f"interop: {len(TOOLS) + 3 - failed} passed, {failed} failed")
+    failed += verify_docs(folder, before["docs"])
+    failed += verify_links(folder)
+    print(f"interop: {len(TOOLS) + 5 - failed} passed, {failed} failed")
     return failed
+
+
+def typed(value, strict=True):
+    """A JSON value with the Python type of every leaf: 2.0 and 2 are equal, but not the same float. Not
+    `strict`: a whole float and an int are both a whole number (Strata writes a whole Double as `2`)."""
+    if isinstance(value, dict):
+        return {k: typed(v, strict) for k, v in value.items()}
+    if isinstance(value, list):
+        return [typed(v, strict) for v in value]
+    if not strict and type(value) in (int, float) and float(value).is_integer():
+        return ("whole", float(value))
+    return (type(value).__name__, value)
+
+
+def verify_docs(folder, before):
+    """JSON, decimals and floats Strata changed and inserted (InteropTests.docs): each tool reads every row
+    back equal, with the same Python types (a whole double stays a float), its own lookups find them (a key
+    of the JSON, Decimal('12.30'), 0.1), columns Strata was not asked to change keep their bytes, and the
+    JSON Strata wrote has the column's layout (json.dumps's, or SQLite's json() for peewee's JSONField)."""
+    problems, notes = [], set()
+    one = DOC_SEED[0] | {"data": DOC_SEED[0]["data"] | {"title": "café ✓ strata"}}
+    two = DOC_SEED[1] | {"price": Decimal("45.60"), "ratio": 0.1}
+    want = {"one": one, "two": two, "three": DOC_SEED[2], "strata": DOC_NEW}
+    changed = {"one": {"data"}, "two": {"price", "ratio"}, "three": set()}
+    readers = {"django": django_docs, "sqlalchemy": sqlalchemy_docs, "peewee": peewee_docs}
+    con = sqlite3.connect(":memory:")
+    for tool, read in readers.items():
+        path = os.path.join(folder, f"{tool}.sqlite3")
+        try:
+            rows, found = read(path)
+        except Exception as error:
+            problems.append(f"{tool} could not read its docs: {type(error).__name__}: {error}")
+            continue
+        raw, old = raw_rows(path, DOC_TABLES[tool]), before[tool]
+        for name, row in want.items():
+            got = rows.get(name)
+            if got is None:
+                problems.append(f"{tool}: no doc {name!r}")
+                continue
+            values = {k: got[k] for k in DOC_FIELDS}
+            if values != row:
+                problems.append(f"{tool}: {name} reads back {values}, expected {row}")
+            elif typed(values["data"], False) != typed(row["data"], False) or typed(values["scores"], False) != typed(row["scores"], False):
+                problems.append(f"{tool}: {name}'s JSON reads back with other types: {values['data']} {values['scores']}")
+            elif typed(values["data"]) != typed(row["data"]) or typed(values["scores"]) != typed(row["scores"]):
+                notes.add(name)
+            # Django and SQLAlchemy quantize to decimal_places on read; peewee's auto_round does on write.
+            price = values["price"] if tool != "peewee" else values["price"].quantize(Decimal("0.01"))
+            if str(price) != str(row["price"]):
+                problems.append(f"{tool}: {name}'s price reads {values['price']!r}, expected {row['price']!r}")
+            stored = raw.get(str(got["id"]), {})
+            if name in changed:
+                moved = {c for c in stored if stored[c] != old[str(got["id"])][c]}
+                if moved != changed[name]:
+                    problems.append(f"{tool}: {name}'s stored columns changed: {sorted(moved)}, expected {sorted(changed[name])}")
+            for column in (["data"] if name == "one" else ["data", "scores"] if name == "strata" else []):
+                kind, text = stored[column][0], con.execute(f"SELECT {stored[column][1]}").fetchone()[0]
+                layout = (con.execute("SELECT json(?)", (text,)).fetchone()[0] if tool == "peewee" and column == "data"
+                          else json.dumps(json.loads(text)))
+                if kind != "text" or text != layout or not text.isascii():   # every tool's rows escape beyond ASCII
+                    problems.append(f"{tool}: {name}'s {column} is stored as {kind} {text!r}, the column's layout is {layout!r}")
+            if name == "strata":
+                for column in ["price", "ratio"]:
+                    if stored[column][0] != old["1"][column][0]:
+                        problems.append(f"{tool}: strata's {column} is stored as {stored[column]}, the column holds {old['1'][column][0]}")
+        want_found = {"title": ["strata"], "price": ["one", "strata"], "ratio": ["strata", "two"]}
+        if found != want_found:
+            problems.append(f"{tool}'s lookups found {found}, expected {want_found}")
+    con.close()
+    if problems:
+        print("docs (JSON, decimals, floats): FAIL")
+        for problem in problems:
+            print(f"  - {problem}")
+        return 1
+    print("docs (JSON, decimals, floats): ok")
+    if notes:   # known: Swift's JSONEncoder writes a Double 2.0 as 2 (see Fixtures/interop/README.md)
+        print(f"  note: whole doubles in the JSON Strata wrote read back as int: {sorted(notes)}")
+    return 0
+
+
+def verify_links(folder):
+    """The links Strata added to (and removed from) peewee's empty ManyToManyField through table, between
+    UUIDField keys (uuid.hex): peewee finds them from both sides, and they are stored as its keys are."""
+    try:
+        notes, labels, stored = peewee_links(os.path.join(folder, "peewee.sqlite3"))
+    except Exception as error:
+        print(f"peewee uuid links: FAIL\n  - {type(error).__name__}: {error}")
+        return 1
+    want = ([("done", ["work"]), ("todo", ["home"])], [("home", ["todo"]), ("work", ["done"])],
+            sorted([("text", NOTES["todo"].hex, "text", LABELS["home"].hex), ("text", NOTES["done"].hex, "text", LABELS["work"].hex)]))
+    if (notes, labels, stored) != want:
+        print(f"peewee uuid links: FAIL\n  - peewee reads {(notes, labels, stored)}, expected {want}")
+        return 1
+    print("peewee uuid links: ok")
+    return 0
 
 
 def verify_events(folder):

@@ -127,6 +127,90 @@ private final class DjangoPet: Model {
     required init() {}
 }
 
+/// The JSON object of each tool's `Doc.data` (Python's `json.dumps` layout for Django and SQLAlchemy, SQLite's
+/// `json()` for peewee's `JSONField`): unicode text, a list, nested objects, 1.5 and whole doubles.
+private struct InteropDocData: JSONColumnValue, Equatable {
+    struct Deep: Codable, Equatable { var flag: Bool; var note: String }
+    struct Nested: Codable, Equatable { var x: Double; var ys: [Double]; var deep: Deep }
+    var title: String
+    var tags: [String]
+    var nested: Nested
+    var whole: Double
+    var count: Int
+}
+
+/// Each tool's `Doc`: a JSON object, a JSON list (`scores`; peewee's a TextField of `json.dumps`), a decimal
+/// (Django's `DecimalField`, SQLAlchemy's `Numeric(10, 2)`, peewee's `DecimalField`) and a float (REAL).
+private protocol InteropDoc: ModelDeclaration, ModelObject {
+    var id: Int64 { get set }
+    var name: String { get set }
+    var data: InteropDocData { get set }
+    var scores: [Double] { get set }
+    var price: Decimal { get set }
+    var ratio: Float { get set }
+}
+
+/// Key paths to a `Doc`'s columns, formed on the concrete model: in generic code `\T.data` goes through the
+/// protocol's witness, a computed key path that names no stored property.
+private struct DocColumns<T> {
+    let data: KeyPath<T, InteropDocData>, scores: KeyPath<T, [Double]>, price: KeyPath<T, Decimal>, ratio: KeyPath<T, Float>
+    init(_ data: KeyPath<T, InteropDocData>, _ scores: KeyPath<T, [Double]>, _ price: KeyPath<T, Decimal>, _ ratio: KeyPath<T, Float>) {
+        (self.data, self.scores, self.price, self.ratio) = (data, scores, price, ratio)
+    }
+}
+
+private let emptyDocData = InteropDocData(title: "", tags: [], nested: .init(x: 0, ys: [], deep: .init(flag: false, note: "")), whole: 0, count: 0)
+
+private final class DjangoDoc: ModelObject, InteropDoc {
+    static let tableName = "interop_doc"
+    var id: Int64 = 0
+    var name = ""
+    var data = emptyDocData
+    var scores: [Double] = []
+    var price = Decimal(0)
+    var ratio: Float = 0
+    required init() { super.init() }
+}
+
+private final class SQLAlchemyDoc: ModelObject, InteropDoc {
+    static let tableName = "docs"
+    var id: Int64 = 0
+    var name = ""
+    var data = emptyDocData
+    var scores: [Double] = []
+    var price = Decimal(0)
+    var ratio: Float = 0
+    required init() { super.init() }
+}
+
+private final class PeeweeDoc: ModelObject, InteropDoc {
+    static let tableName = "doc"
+    var id: Int64 = 0
+    var name = ""
+    var data = emptyDocData
+    var scores: [Double] = []
+    var price = Decimal(0)
+    var ratio: Float = 0
+    required init() { super.init() }
+}
+
+/// peewee's `UUIDField(primary_key=True)` models (uuid.hex in TEXT) and the through table of
+/// `Note.labels = ManyToManyField(Label)`, which peewee leaves empty.
+private final class PeeweeLabel: Model {
+    static let tableName = "label"
+    var id = UUID()
+    var name = ""
+    required init() {}
+}
+
+private final class PeeweeNote: Model {
+    static let tableName = "note"
+    var id = UUID()
+    var name = ""
+    @Siblings(through: "note_label_through", from: "note_id", to: "label_id", orderBy: "name") var labels: [PeeweeLabel]
+    required init() {}
+}
+
 @Suite(.enabled(if: interopFolder != nil, "run by Fixtures/interop/run.sh"))
 struct InteropTests {
     private func exercise<T: InteropItem>(_ type: T.Type, file: String, extra: (T) -> Void = { _ in }) throws {
@@ -161,6 +245,94 @@ struct InteropTests {
         extra(new)
         try db.save(new)
         #expect(new.id == 4)
+    }
+
+    /// Over each tool's `Doc` rows: reads them, finds the untouched one by key-path conditions on its JSON,
+    /// decimal and float, changes one JSON value (`one`), a decimal and a float (`two`, to 45.6 and 0.1),
+    /// saves `three` unchanged (no SQL) and inserts `strata`. interop.py checks what each tool reads.
+    private func exerciseDocs<T: InteropDoc>(_ type: T.Type, file: String, _ c: DocColumns<T>) throws {
+        let folder = try #require(interopFolder)
+        let db = try Database(path: URL(fileURLWithPath: folder).appendingPathComponent(file).path)
+        defer { try? db.close() }
+        #expect(try db.schemaPlan(for: T.self).isEmpty)
+
+        let docs = try db.objects(T.self, where: "ORDER BY id")
+        try #require(docs.map(\.name) == ["one", "two", "three"])
+        let one = docs[0], two = docs[1], three = docs[2]
+        #expect(one.data == InteropDocData(title: "café ✓", tags: ["a", "ü"],
+                                           nested: .init(x: 1.5, ys: [1, 2.5], deep: .init(flag: true, note: "naïve 😀")),
+                                           whole: 2, count: 3))
+        #expect(three.data.whole == 1e20 && three.data.nested.x == 0.1)
+        #expect(docs.map(\.scores) == [[1.5, 2, 3], [], [0.1]])
+        #expect(docs.map(\.price) == ["12.3", "0.1", "7"].map { Decimal(string: $0)! })
+        #expect(docs.map(\.ratio) == [1.25, 3, -2.5])
+
+        // Key-path conditions find the rows the tool wrote.
+        #expect(try db.objects(T.self, where: c.data == three.data).map(\.name) == ["three"])
+        #expect(try db.objects(T.self, where: c.data == one.data).map(\.name) == ["one"])
+        #expect(try db.objects(T.self, where: c.scores == [1.5, 2, 3]).map(\.name) == ["one"])
+        #expect(try db.objects(T.self, where: c.scores == [0.1]).map(\.name) == ["three"])
+        #expect(try db.objects(T.self, where: c.price == Decimal(string: "12.30")!).map(\.name) == ["one"])
+        #expect(try db.objects(T.self, where: c.price == Decimal(string: "0.1")!).map(\.name) == ["two"])
+        #expect(try db.objects(T.self, where: c.ratio == 1.25).map(\.name) == ["one"])
+
+        one.data.title = "café ✓ strata"
+        #expect(one.changedProperties == ["data"])
+        try db.save(one)
+        two.price = Decimal(string: "45.6")!
+        two.ratio = 0.1
+        #expect(two.changedProperties == ["price", "ratio"])
+        try db.save(two)
+        var statements: [String] = []
+        let trace = db.traceStatements { statements.append($0) }
+        try db.save(three)
+        trace.cancel()
+        #expect(statements.isEmpty)
+
+        let new = T()
+        new.name = "strata"
+        new.data = InteropDocData(title: "neu ✓ 😀", tags: ["é"], nested: .init(x: 2.5, ys: [1.5, 2], deep: .init(flag: true, note: "strata")),
+                                  whole: 4, count: 7)
+        new.scores = [0.5, 2]
+        new.price = Decimal(string: "12.30")!
+        new.ratio = 0.1
+        try db.save(new)
+        #expect(new.id == 4)
+        #expect(try db.objects(T.self, where: c.ratio == 0.1).map(\.name) == ["two", "strata"])
+        #expect(try db.objects(T.self, where: c.price == Decimal(string: "12.3")!).map(\.name) == ["one", "strata"])
+        #expect(try db.objects(T.self, where: c.data == new.data).map(\.name) == ["strata"])
+        #expect(try db.objects(T.self, where: c.data == one.data).map(\.name) == ["one"])
+    }
+
+    @Test func djangoDocs() throws { try exerciseDocs(DjangoDoc.self, file: "django.sqlite3", DocColumns(\.data, \.scores, \.price, \.ratio)) }
+    @Test func sqlalchemyDocs() throws { try exerciseDocs(SQLAlchemyDoc.self, file: "sqlalchemy.sqlite3", DocColumns(\.data, \.scores, \.price, \.ratio)) }
+    @Test func peeweeDocs() throws { try exerciseDocs(PeeweeDoc.self, file: "peewee.sqlite3", DocColumns(\.data, \.scores, \.price, \.ratio)) }
+
+    /// Links into peewee's empty ManyToManyField through table between UUIDField keys: Strata adds three
+    /// and removes one; interop.py has peewee read them from both sides.
+    @Test func peeweeLinks() throws {
+        let folder = try #require(interopFolder)
+        let db = try Database(path: URL(fileURLWithPath: folder).appendingPathComponent("peewee.sqlite3").path)
+        defer { try? db.close() }
+        #expect(try db.schemaPlan(for: PeeweeNote.self).isEmpty)
+        let todo = try #require(try db.object(PeeweeNote.self, forKey: UUID(uuidString: "3f2504e0-4f89-41d3-9a0c-0305e82c3301")!))
+        let done = try #require(try db.object(PeeweeNote.self, forKey: UUID(uuidString: "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")!))
+        let work = try #require(try db.object(PeeweeLabel.self, forKey: UUID(uuidString: "550e8400-e29b-41d4-a716-446655440000")!))
+        let home = try #require(try db.first(PeeweeLabel.self, where: \.name == "home"))
+        #expect(home.id == UUID(uuidString: "c9bf9e57-1685-4c89-bafb-ff5af830be8a"))
+        #expect(todo.name == "todo" && done.name == "done" && work.name == "work")
+        #expect(todo.labels.isEmpty && done.labels.isEmpty)
+        try todo.$labels.add(work)
+        try todo.$labels.add(home)
+        try done.$labels.add(work)
+        try todo.$labels.add(home)     // there already: nothing
+        try todo.$labels.remove(work)
+        #expect(todo.labels.map(\.name) == ["home"])
+        #expect(try todo.$labels.reload().map(\.name) == ["home"])
+        #expect(try done.$labels.reload().map(\.name) == ["work"])
+        #expect(try db.value(Int64.self, "SELECT count(*) FROM note_label_through") == 2)
+        let notes = try db.objects(PeeweeNote.self, where: "ORDER BY name", prefetching: ["labels"])
+        #expect(notes.map { $0.labels.map(\.name) } == [["work"], ["home"]])
     }
 
     @Test func django() throws {

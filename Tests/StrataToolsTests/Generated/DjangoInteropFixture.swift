@@ -6,7 +6,7 @@ import Strata
 
 enum DjangoInteropFixture {
     /// Every model of this file. ```swift DjangoInteropFixture.models.count ```
-    static let models: [any Model.Type] = [DjangoMigrations.self, InteropEvent.self, InteropItem.self, InteropOwner.self, InteropOwnerTags.self, InteropPet.self, InteropPrice.self, InteropTag.self]
+    static let models: [any Model.Type] = [DjangoMigrations.self, InteropDoc.self, InteropEvent.self, InteropItem.self, InteropOwner.self, InteropOwnerTags.self, InteropPet.self, InteropPrice.self, InteropTag.self]
 
     final class DjangoMigrations: Model {
         static let tableName = "django_migrations"
@@ -14,6 +14,17 @@ enum DjangoInteropFixture {
         var app: String = ""
         var name: String = ""
         var applied: Date = Date(timeIntervalSince1970: 0)
+        required init() {}
+    }
+
+    final class InteropDoc: Model {
+        static let tableName = "interop_doc"
+        var id: Int64 = 0
+        var name: String = ""
+        var data: String = ""
+        var scores: String = ""
+        var price: Decimal = 0
+        var ratio: Double = 0
         required init() {}
     }
 
