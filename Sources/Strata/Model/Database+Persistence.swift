@@ -731,6 +731,10 @@ extension Database {
     private func bindConverting(_ object: ModelObject, property i: Int, to statement: Statement, at index: Int32, registry: TypeRegistry) throws {
         let metadata = registry.metadata
         do {
+            if case .jsonText = registry.table.formats[i], case .generic(let io) = metadata.properties[i].accessor {
+                try statement.bind(try io.load(object, format: registry.table.formats[i]), at: index)
+                return
+            }
             var value = try metadata.properties[i].accessor.load(object)
             if case .real(let d) = value, d.isNaN {
                 throw ValueConversionError(expected: Double.self, found: value,

@@ -392,6 +392,8 @@ class AnyFieldIO {
     var fieldOffset: Int { -1 }
     func load(_ object: ModelObject) throws -> SQLValue { .null }
     func store(_ value: SQLValue, into object: ModelObject) throws {}
+    /// The value to store in a column of `format` (not ``ColumnFormat/native``).
+    func load(_ object: ModelObject, format: ColumnFormat) throws -> SQLValue { try format.stored(load(object)) }
     /// Sets the field from column `column` of the current row.
     func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
         try store(statement.value(at: column), into: object)
@@ -478,6 +480,16 @@ final class FieldIO<Value>: AnyFieldIO {
     }
 
     override var storesJSON: Bool { codec.isJSON }
+
+    /// In a column of Python's JSON layout, a whole `Double` or `Float` is written as Python writes it, `1.0`
+    /// (``JSONFloatPaths``), which JSONEncoder's text (`1`) does not tell from an integer.
+    override func load(_ object: ModelObject, format: ColumnFormat) throws -> SQLValue {
+        let value = field(object, offset, Value.self).pointee
+        let native = try codec.encode(value)
+        guard codec.isJSON, case .jsonText(let spaced, let asciiOnly) = format, case .text(let text) = native,
+              let encodable = value as? any Encodable else { return try format.stored(native) }
+        return .text(JSONStyle.restyle(text, spaced: spaced, asciiOnly: asciiOnly, floats: JSONFloatPaths.of(encodable)))
+    }
 
     override func holdsEqualJSONValue(_ a: ModelObject, _ b: ModelObject) -> Bool {
         guard codec.isJSON, let value = field(a, offset, Value.self).pointee as? any Equatable else { return false }

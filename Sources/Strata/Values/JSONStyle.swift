@@ -1,3 +1,5 @@
+import Foundation
+
 /// The layout of JSON text another tool wrote (``ColumnFormat/jsonText(spaced:asciiOnly:)``): found from a
 /// column's first non-NULL values, and applied to Strata's own compact text on save.
 enum JSONStyle {
@@ -49,17 +51,37 @@ enum JSONStyle {
 
     /// Strata's compact JSON `text` with a space after each `,` and `:` outside strings (`spaced`), and
     /// characters beyond ASCII inside strings as `\uXXXX` escapes, lowercase, surrogate pairs beyond the
-    /// BMP (`asciiOnly`), as Python writes them.
-    static func restyle(_ text: String, spaced: Bool, asciiOnly: Bool) -> String {
+    /// BMP (`asciiOnly`), as Python writes them; a whole number at one of `floats` (``JSONFloatPaths``: a
+    /// `Double` or `Float`) gets `.0`, as Python writes a whole float (`json.loads` reads `1` as an int).
+    static func restyle(_ text: String, spaced: Bool, asciiOnly: Bool, floats: Set<[String]> = []) -> String {
         var out = String.UnicodeScalarView()
         var inString = false, escaping = false
+        // For `floats`: the containers around (an object's current key, or nil for an array's element), whether
+        // the next string is an object's key (and its raw text), and the number being copied.
+        var frames: [String?] = [], isObject: [Bool] = [], expectingKey = false, inKey = false
+        var key = String.UnicodeScalarView()
+        var inNumber = false, wholeNumber = true
         func escape(_ value: UInt32) {
             let hex = String(value, radix: 16)
             out.append(contentsOf: ("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).unicodeScalars)
         }
+        func endNumber() {
+            guard inNumber else { return }
+            inNumber = false
+            let path = zip(frames, isObject).map { $1 ? ($0 ?? "") : JSONFloatPaths.element }
+            if wholeNumber, floats.contains(path) { out.append(contentsOf: ".0".unicodeScalars) }
+        }
         for scalar in text.unicodeScalars {
             if inString {
-                if escaping { escaping = false } else if scalar == "\\" { escaping = true } else if scalar == "\"" { inString = false }
+                if inKey { key.append(scalar) }
+                if escaping { escaping = false } else if scalar == "\\" { escaping = true } else if scalar == "\"" {
+                    inString = false
+                    if inKey {
+                        inKey = false
+                        key.removeLast()
+                        frames[frames.count - 1] = Self.unescaped(String(key))
+                    }
+                }
                 if asciiOnly, scalar.value >= 0x80 {
                     if scalar.value > 0xFFFF {
                         let v = scalar.value - 0x10000
@@ -72,10 +94,33 @@ enum JSONStyle {
                 out.append(scalar)
                 continue
             }
+            if !floats.isEmpty {
+                if inNumber {
+                    if scalar == "." || scalar == "e" || scalar == "E" { wholeNumber = false }
+                    if !("0"..."9").contains(scalar), !".eE+-".unicodeScalars.contains(scalar) { endNumber() }
+                } else if scalar == "-" || ("0"..."9").contains(scalar) {
+                    inNumber = true; wholeNumber = true
+                }
+                switch scalar {
+                case "{": frames.append(nil); isObject.append(true); expectingKey = true
+                case "[": frames.append(nil); isObject.append(false)
+                case "}", "]": frames.removeLast(); isObject.removeLast()
+                case ",": expectingKey = isObject.last == true
+                case "\"" where expectingKey: expectingKey = false; inKey = true; key = String.UnicodeScalarView()
+                default: break
+                }
+            }
             out.append(scalar)
             if scalar == "\"" { inString = true }
             if spaced, scalar == "," || scalar == ":" { out.append(" ") }
         }
+        endNumber()
         return String(out)
+    }
+
+    /// An object key's text between its quotes, unescaped.
+    private static func unescaped(_ raw: String) -> String {
+        guard raw.contains("\\") else { return raw }
+        return (try? JSONDecoder().decode(String.self, from: Data(("\"" + raw + "\"").utf8))) ?? raw
     }
 }
