@@ -39,6 +39,15 @@ private final class R13Gadget: Model {
     static let tableName = "gadget"
     var id = UUID()
     var name = ""
+    @Siblings(through: "gadget_part_through", from: "gadget_id", to: "part_id") var parts: [R13Part]
+    required init() {}
+}
+
+private final class R13Part: Model {
+    static let tableName = "part"
+    var id: Int64 = 0
+    var name = ""
+    @Siblings(through: "gadget_part_through", from: "part_id", to: "gadget_id") var gadgets: [R13Gadget]
     required init() {}
 }
 
@@ -96,6 +105,43 @@ private let g1 = UUID(uuidString: "0f8fad5b-d9cb-469f-a165-70867728950e")!
         #expect(JSONStyle.restyle(#"{"a\"b":[1,{"c":2}],"d":3}"#, spaced: true, asciiOnly: true,
                                   floats: [[#"a"b"#, JSONFloatPaths.element], [#"a"b"#, JSONFloatPaths.element, "c"]])
                 == #"{"a\"b": [1.0, {"c": 2.0}], "d": 3}"#)
+    }
+
+    @Test func referenceColumnFollowsKeysThisHandleInsertsFirstWithRawSQL() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE "gadget" ("id" TEXT NOT NULL PRIMARY KEY, "name" VARCHAR(255) NOT NULL);
+            CREATE TABLE "widget" ("id" INTEGER NOT NULL PRIMARY KEY, "gadget_id" TEXT,
+                FOREIGN KEY ("gadget_id") REFERENCES "gadget" ("id"));
+            """)
+        #expect(try db.objects(R13Widget.self).isEmpty)   // mapped while both tables are empty
+        try db.execute("INSERT INTO gadget VALUES ('0f8fad5bd9cb469fa16570867728950e', 'g1')")
+        let gadget = try #require(try db.object(R13Gadget.self, forKey: g1))
+        let widget = R13Widget(); widget.gadget = gadget
+        try db.save(widget)
+        #expect(try db.value(String.self, "SELECT gadget_id FROM widget") == "0f8fad5bd9cb469fa16570867728950e")
+    }
+
+    @Test func joinColumnFollowsKeysThisHandleInsertsFirstWithRawSQL() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE "gadget" ("id" TEXT NOT NULL PRIMARY KEY, "name" VARCHAR(255) NOT NULL);
+            CREATE TABLE "part" ("id" INTEGER NOT NULL PRIMARY KEY, "name" VARCHAR(255) NOT NULL);
+            CREATE TABLE "gadget_part_through" ("id" INTEGER NOT NULL PRIMARY KEY,
+                "gadget_id" TEXT NOT NULL, "part_id" INTEGER NOT NULL,
+                FOREIGN KEY ("gadget_id") REFERENCES "gadget" ("id"), FOREIGN KEY ("part_id") REFERENCES "part" ("id"));
+            """)
+        let bolt = R13Part(); bolt.name = "bolt"
+        try db.save(bolt)
+        #expect(try bolt.$gadgets.load().isEmpty)
+        // gadget_id's format decided while gadget is empty (as the first use that needs it would).
+        #expect(try db.joinColumnFormat(table: "gadget_part_through", column: "gadget_id", holding: .of(R13Gadget.self)) == .native)
+        try db.execute("INSERT INTO gadget VALUES ('0f8fad5bd9cb469fa16570867728950e', 'g1')")
+        let gadget = try #require(try db.object(R13Gadget.self, forKey: g1))
+        try gadget.$parts.add(bolt)
+        #expect(try db.value(String.self, "SELECT gadget_id FROM gadget_part_through") == "0f8fad5bd9cb469fa16570867728950e")
+        #expect(try gadget.$parts.reload().map(\.name) == ["bolt"])
+        #expect(try bolt.$gadgets.reload().map(\.name) == ["g1"])
     }
 
     @Test func allNullReferenceColumnOfAPopulatedTableFollowsTheKeyColumn() throws {

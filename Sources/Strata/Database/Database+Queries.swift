@@ -44,6 +44,9 @@ extension Database {
                 refreshWithoutRowIDInstances()
                 dropArraysOverJoinTablesWithoutRowID()
                 connection.unreportedWrite = false   // bare statements' writes, and this one's: reloaded
+                // The first rows of an empty table (keys in another tool's format) decide the formats that
+                // awaited them; a failure leaves them awaiting, for the next write or commit.
+                if formatsAwaitRows { try? redecideFormatsOfEmptyColumns() }
             }
             reconcileLiveInstances()
             // Raw SQL may have ended a transaction it began (a read-only one calls no commit hook).

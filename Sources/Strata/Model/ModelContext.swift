@@ -26,6 +26,9 @@ final class ModelContext {
     /// The formats of join-table columns holding keys (``Database/joinColumnFormat(table:column:holding:)``),
     /// by lowercased table and column; emptied when the schema changes.
     var joinColumnFormats: [String: ColumnFormat] = [:]
+    /// The entries of `joinColumnFormats` decided while the column and the key column it refers to held no
+    /// value (the declared type's default), or taken from a mapping that was: decided again once rows come.
+    var undecidedJoinColumns: Set<String> = []
     /// Whether join-table columns have no type (``Database/joinColumnIsUntyped(table:column:)``), by
     /// lowercased table and column; emptied when the schema changes.
     var joinColumnsUntyped: [String: Bool] = [:]

@@ -193,11 +193,21 @@ extension Database {
         return try statement.step()
     }
 
-    /// After another connection's commit: the mappings whose formats were decided on an empty table
+    /// Whether some format of the handle awaits rows (``redecideFormatsOfEmptyColumns()``): a mapping's, or a
+    /// join-table column's. Raw SQL that wrote rows decides them again then (it may have written the first
+    /// keys, in another tool's format), as another connection's commit does.
+    var formatsAwaitRows: Bool {
+        !models.undecidedJoinColumns.isEmpty || models.registries.values.contains { $0.table.awaitsRows }
+    }
+
+    /// After another connection's commit (or raw SQL of this handle that wrote rows): the mappings whose formats were decided on an empty table
     /// (``TableMapping/formatsFromEmptyColumns``) are made again once it has rows, so that rows another tool wrote first
     /// decide the format (uppercase UUIDs, ISO 8601 dates) instead of the declared type alone.
     func redecideFormatsOfEmptyColumns() throws {
-        for registry in models.registries.values where registry.table.formatsFromEmptyColumns || !registry.table.keyTablesAwaited.isEmpty {
+        // Join-table columns decided from no value are looked at again when next used (a few reads, once).
+        for key in models.undecidedJoinColumns { models.joinColumnFormats.removeValue(forKey: key) }
+        models.undecidedJoinColumns.removeAll()
+        for registry in models.registries.values where registry.table.awaitsRows {
             // Still empty, and no table whose keys it holds has rows: nothing to decide from yet, and no sync
             // to pay for.
             var decidable = try registry.table.formatsFromEmptyColumns && tableHasRows(registry.table.table)
@@ -208,6 +218,7 @@ extension Database {
             let mapping = try sync(registry.metadata).mapping
             if mapping.formats != registry.table.formats {
                 registry.table = mapping
+                models.joinColumnFormats.removeAll()   // some may have been taken from the old mapping
             } else {
                 registry.table.formatsFromEmptyColumns = mapping.formatsFromEmptyColumns
                 registry.table.keyTablesAwaited = mapping.keyTablesAwaited
@@ -328,16 +339,24 @@ extension Database {
         let cacheKey = table.sqlFolded + "\u{0}" + column.sqlFolded
         if let known = models.joinColumnFormats[cacheKey] { return known }
         var format = ColumnFormat.native
-        if let mapped = models.registries(forTable: table).lazy.compactMap({ registry -> ColumnFormat? in
+        if let mapped = models.registries(forTable: table).lazy.compactMap({ registry -> (ColumnFormat, Bool)? in
             guard let index = registry.table.columns.firstIndex(where: { $0.sqlNameEquals(column) }),
                   registry.metadata.properties[index].formatKind == kind else { return nil }
-            return registry.table.formats[index]
+            return (registry.table.formats[index], registry.table.awaitsRows)
         }).first {
-            format = mapped
+            format = mapped.0
+            if mapped.1 { models.undecidedJoinColumns.insert(cacheKey) }
         } else if let info = try TableInfo.read(table, in: connection), let found = info.column(named: column) {
             let (detected, sampled) = try detectedFormat(kind, table: info.name, column: found)
-            format = try sampled ? detected
-                : shownReferencedFormat(kind, info: info, column: found) ?? shownKeyFormat(of: metadata, kind: kind) ?? detected
+            if sampled {
+                format = detected
+            } else if let shown = try shownReferencedFormat(kind, info: info, column: found) ?? shownKeyFormat(of: metadata, kind: kind) {
+                format = shown
+            } else {
+                // From the declared type alone: decided again once this table or a key table has rows.
+                format = detected
+                models.undecidedJoinColumns.insert(cacheKey)
+            }
         }
         models.joinColumnFormats[cacheKey] = format
         return format

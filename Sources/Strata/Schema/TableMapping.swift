@@ -24,6 +24,8 @@ final class TableMapping {
     /// key column showed no format yet: the column's format is decided again after another connection's
     /// commit once one of them has rows, so that it stores keys as they do (``Database/redecideFormatsOfEmptyColumns()``).
     var keyTablesAwaited: [String] = []
+    /// Whether some format was decided on an empty table, or awaits a key table's rows.
+    var awaitsRows: Bool { formatsFromEmptyColumns || !keyTablesAwaited.isEmpty }
     /// What each property's value reads back as from its column, where not exactly as bound (a date in
     /// whole seconds, a `Decimal` in a `decimal` column): dirty tracking remembers that (``ReadBack``).
     let readBacks: [ReadBack?]
