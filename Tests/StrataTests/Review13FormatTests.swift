@@ -60,6 +60,21 @@ private final class R13Widget: Model {
 
 private let g1 = UUID(uuidString: "0f8fad5b-d9cb-469f-a165-70867728950e")!
 
+private final class R13Flag: Model {
+    static let tableName = "flag"
+    var id: Int64 = 0
+    var on = false
+    required init() {}
+}
+
+private final class R13Day: Model {
+    static let tableName = "day"
+    static let primaryKey = "day"
+    var day = Date()
+    var note = ""
+    required init() {}
+}
+
 @Suite struct Review13FormatTests {
 
     @Test func wholeDoublesKeepTheirPointInPythonsJSONLayout() throws {
@@ -157,5 +172,46 @@ private let g1 = UUID(uuidString: "0f8fad5b-d9cb-469f-a165-70867728950e")!
         widget.gadget = try db.object(R13Gadget.self, forKey: g1)
         try db.save(widget)
         #expect(try db.value(String.self, "SELECT gadget_id FROM widget") == "0f8fad5bd9cb469fa16570867728950e")
+    }
+
+    @Test func boolTextColumnEmptyAtFirstFollowsTheRowsAnotherToolWritesLater() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(#"CREATE TABLE "flag" ("id" integer NOT NULL PRIMARY KEY, "on" bool NOT NULL)"#)
+        #expect(try db.objects(R13Flag.self).isEmpty)   // mapped while empty: Strata's 0/1
+        let other = try Database(path: temp.path)
+        defer { try? other.close() }
+        try other.execute("INSERT INTO flag VALUES (1, 't')")
+        let flag = try #require(try db.object(R13Flag.self, forKey: 1))
+        #expect(flag.on)
+        flag.on = false
+        try db.save(flag)
+        #expect(try db.value(String.self, #"SELECT "on" FROM flag WHERE id = 1"#) == "f")
+        // The same through this handle's own raw SQL.
+        try db.execute("INSERT INTO flag VALUES (2, 'f')")
+        #expect(try db.objects(R13Flag.self, where: \.on == false).map(\.id) == [1, 2])
+    }
+
+    @Test func boolTextColumnFilledByThisHandlesRawSQLFirst() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(#"CREATE TABLE "flag" ("id" integer NOT NULL PRIMARY KEY, "on" bool NOT NULL)"#)
+        #expect(try db.objects(R13Flag.self).isEmpty)
+        try db.execute("INSERT INTO flag VALUES (1, 'f')")
+        let flag = R13Flag(); flag.on = true
+        try db.save(flag)
+        #expect(try db.column(String.self, #"SELECT "on" FROM flag ORDER BY id"#) == ["f", "t"])
+        #expect(try db.objects(R13Flag.self, where: \.on == true).map(\.id) == [flag.id])
+    }
+
+    @Test func aDateKeyIsRefusedNamingModelPropertyAndWhy() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(#"CREATE TABLE "day" ("day" DATE NOT NULL PRIMARY KEY, "note" TEXT NOT NULL)"#)
+        do {
+            _ = try db.objects(R13Day.self)
+            Issue.record("a Date key mapped")
+        } catch let error as ModelError {
+            #expect(error.kind == .invalidPrimaryKey)
+            #expect(error.model == "R13Day" && error.property == "day")
+            #expect("\(error)".contains("not Date (stored as REAL), column \"day\""))
+        }
     }
 }

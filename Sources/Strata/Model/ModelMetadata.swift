@@ -217,7 +217,7 @@ final class ModelMetadata: @unchecked Sendable {
 
         for part in properties.prefix(keyCount) where part.columnType != .integer && part.columnType != .text {
             throw ModelError(.invalidPrimaryKey, model: typeName, property: part.name,
-                             "a primary key must be an integer, a String or a UUID, not \(part.columnType.rawValue)")
+                             "a primary key must be an integer, a String or a UUID, not \(property(named: part.name).map { "\($0.type)" } ?? part.columnType.rawValue) (stored as \(part.columnType.rawValue)), column \"\(part.column)\"; map another column (an INTEGER rowid, a text key) as the key and keep this one a plain property")
         }
         keyIsInteger = keyCount == 1 && properties[0].columnType == .integer
         keyForm = RelatedKey(keyType: keyCount == 1 ? property(named: keyNames[0])?.type : nil).form
