@@ -16,6 +16,9 @@ struct ColumnProperty {
     let optional: Bool
     /// The Swift initial value, nil for an optional without one.
     let initialValue: String?
+    /// A comment for the line, when the type is only a stand-in: a column declared `JSON` (SQLAlchemy's,
+    /// peewee's; NUMERIC affinity) holds values of a Codable type the schema does not tell.
+    let note: String?
 
     init(_ column: ColumnSchema) {
         let declared = column.declaredType.uppercased()
@@ -36,6 +39,13 @@ struct ColumnProperty {
         }
         self.type = type
         optional = !column.notNull && type != "SQLValue"
+        if column.affinity == .numeric, declared.contains("JSON") {
+            note = type == "SQLValue"
+                ? "  // JSON: read as stored; a Codable type of yours ([String: Int], a struct) maps here too"
+                : "  // JSON: put the Codable type it holds here (\(type) reads top-level numbers only; SQLValue cannot be NOT NULL)"
+        } else {
+            note = nil
+        }
         let literal = ColumnProperty.literal(column.defaultSQL, as: type)
         initialValue = literal ?? (optional ? nil : ColumnProperty.zero(type))
     }

@@ -173,8 +173,9 @@ public struct ModelGenerator: Sendable {
                 if name != column.name && !conventional { columnNames.append((name, column.name)) }
                 continue
             } else {
-                declaration = ColumnProperty(column).declaration
-                if column.isGenerated { comment = "  // generated column: read, never written" }
+                let property = ColumnProperty(column)
+                declaration = property.declaration
+                if column.isGenerated { comment = "  // generated column: read, never written" } else if let note = property.note { comment = note }
             }
             if name != column.name {
                 while used.contains(name) { name += "_" }

@@ -63,7 +63,7 @@ enum SQLAlchemyFixture {
         var created_at: Date = Date()
         var balance: Decimal = 0
         var avatar: Data?
-        var prefs: SQLValue = .null
+        var prefs: SQLValue = .null  // JSON: read as stored; a Codable type of yours ([String: Int], a struct) maps here too
         var external_id: UUID = UUID()
         var status: String = ""
         var bio: String?

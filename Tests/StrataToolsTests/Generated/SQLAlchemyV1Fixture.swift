@@ -63,7 +63,7 @@ enum SQLAlchemyV1Fixture {
         var balance: Decimal = 0
         var score: Double?
         var avatar: Data?
-        var prefs: SQLValue = .null
+        var prefs: SQLValue = .null  // JSON: read as stored; a Codable type of yours ([String: Int], a struct) maps here too
         var external_id: UUID = UUID()
         var status: String = ""
         required init() {}

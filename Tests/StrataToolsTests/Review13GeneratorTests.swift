@@ -1,0 +1,26 @@
+import Foundation
+import Testing
+import Strata
+@testable import StrataTools
+
+/// Review 13: what `strata generate` writes for SQLAlchemy's and peewee's `JSON` columns (NUMERIC affinity).
+@Suite struct Review13GeneratorTests {
+    @Test func jsonColumnsSayACodableTypeMapsThere() {
+        let table = TableSchema(name: "settings", columns: [
+            ColumnSchema(name: "id", declaredType: "INTEGER", primaryKeyPosition: 1),
+            ColumnSchema(name: "prefs", declaredType: "JSON"),
+            ColumnSchema(name: "flags", declaredType: "JSON", notNull: true),
+            ColumnSchema(name: "kind", declaredType: "STRING"),
+        ])
+        #expect(ModelGenerator().model(for: table).source == """
+            final class Settings: Model {
+                static let tableName = "settings"
+                var id: Int64 = 0
+                var prefs: SQLValue = .null  // JSON: read as stored; a Codable type of yours ([String: Int], a struct) maps here too
+                var flags: Double = 0  // JSON: put the Codable type it holds here (Double reads top-level numbers only; SQLValue cannot be NOT NULL)
+                var kind: SQLValue = .null
+                required init() {}
+            }
+            """)
+    }
+}
