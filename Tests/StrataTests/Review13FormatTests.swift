@@ -214,4 +214,34 @@ private final class R13Day: Model {
             #expect("\(error)".contains("not Date (stored as REAL), column \"day\""))
         }
     }
+
+    @Test func allNullReferenceColumnWithoutAForeignKeyFollowsTheRelatedKeyColumn() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE "gadget" ("id" TEXT NOT NULL PRIMARY KEY, "name" VARCHAR(255) NOT NULL);
+            CREATE TABLE "widget" ("id" INTEGER NOT NULL PRIMARY KEY, "gadget" TEXT);
+            INSERT INTO gadget VALUES ('0f8fad5bd9cb469fa16570867728950e', 'g1');
+            INSERT INTO widget VALUES (1, NULL);
+            """)
+        let widget = try #require(try db.object(R13Widget.self, forKey: 1))
+        widget.gadget = try db.object(R13Gadget.self, forKey: g1)
+        try db.save(widget)
+        #expect(try db.value(String.self, "SELECT gadget FROM widget") == "0f8fad5bd9cb469fa16570867728950e")
+    }
+
+    @Test func wholeDoublesInSQLAlchemysNumericJSONColumn() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute(#"""
+            CREATE TABLE reading (id INTEGER NOT NULL PRIMARY KEY, "values" JSON NOT NULL, weights JSON NOT NULL,
+                counts JSON NOT NULL, point JSON NOT NULL, maybe JSON);
+            INSERT INTO reading VALUES (1, '[0.5, 1.0]', '{"a": 1.0}', '{}', '{"x": 1.5, "n": 2, "tags": []}', NULL);
+            """#)
+        let reading = try #require(try db.object(R13Reading.self, forKey: 1))
+        reading.weights = ["a": 2]
+        reading.values = [2]
+        try db.save(reading)
+        #expect(try db.value(String.self, "SELECT weights FROM reading") == #"{"a": 2.0}"#)
+        #expect(try db.value(String.self, "SELECT \"values\" FROM reading") == "[2.0]")
+        #expect(try db.object(R13Reading.self, forKey: 1)?.weights == ["a": 2])
+    }
 }
