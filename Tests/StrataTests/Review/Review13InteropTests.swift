@@ -33,7 +33,7 @@ struct Review13InteropTests {
         #expect(doc.data == R13Data(title: "café ✓", tags: ["ü"], whole: 2))
         doc.data.title = "neu 😀"
         try db.save(doc)
-        #expect(try db.value(String.self, "SELECT data FROM doc") == #"{"tags":["\u00fc"],"title":"neu \ud83d\ude00","whole":2}"#)
+        #expect(try db.value(String.self, "SELECT data FROM doc") == #"{"tags":["\u00fc"],"title":"neu \ud83d\ude00","whole":2.0}"#)
         #expect(try db.value(Int64.self, #"SELECT id FROM doc WHERE data -> '$."title"' = json('"neu \ud83d\ude00"')"#) == 1)
         let new = R13Doc()
         new.data = R13Data(title: "é", tags: [], whole: 1.5)
