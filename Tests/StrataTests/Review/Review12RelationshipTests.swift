@@ -1120,9 +1120,9 @@ private final class R12NamedOwner: Model {
 }
 
 extension Review12RelationshipTests {
-    @Test func deferredViolationAtCommitKeepsThePendingChangesOfTheDeleted() throws {
-        let temp = try TemporaryDatabase()
-        let db = temp.db
+    /// Django's layout: an owner with a char(32) UUID key, and a pet whose DEFERRABLE INITIALLY DEFERRED
+    /// foreign key holds it; the owner's live instance.
+    private func ownerWithADeferredPet(_ db: Database) throws -> R12NamedOwner {
         try db.execute("""
             CREATE TABLE "app_owner" ("id" char(32) NOT NULL PRIMARY KEY, "name" varchar(20) NOT NULL DEFAULT '');
             CREATE TABLE "app_pet" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT,
@@ -1130,7 +1130,13 @@ extension Review12RelationshipTests {
             INSERT INTO app_owner VALUES ('0f8fad5bd9cb469fa16570867728950e', 'ann');
             INSERT INTO app_pet (owner_id) VALUES ('0f8fad5bd9cb469fa16570867728950e');
             """)
-        let owner = try #require(try db.object(R12NamedOwner.self, forKey: g1))
+        return try #require(try db.object(R12NamedOwner.self, forKey: g1))
+    }
+
+    @Test func deferredViolationAtCommitKeepsThePendingChangesOfTheDeleted() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let owner = try ownerWithADeferredPet(db)
         owner.name = "anne"
         #expect(throws: (any Error).self) {
             try db.transaction { try db.delete(owner) }
@@ -1146,14 +1152,7 @@ extension Review12RelationshipTests {
     @Test func deferredViolationOfASingleDeleteKeepsThePendingChanges() throws {
         let temp = try TemporaryDatabase()
         let db = temp.db
-        try db.execute("""
-            CREATE TABLE "app_owner" ("id" char(32) NOT NULL PRIMARY KEY, "name" varchar(20) NOT NULL DEFAULT '');
-            CREATE TABLE "app_pet" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT,
-                "owner_id" char(32) NULL REFERENCES "app_owner" ("id") DEFERRABLE INITIALLY DEFERRED);
-            INSERT INTO app_owner VALUES ('0f8fad5bd9cb469fa16570867728950e', 'ann');
-            INSERT INTO app_pet (owner_id) VALUES ('0f8fad5bd9cb469fa16570867728950e');
-            """)
-        let owner = try #require(try db.object(R12NamedOwner.self, forKey: g1))
+        let owner = try ownerWithADeferredPet(db)
         owner.name = "anne"
         #expect(throws: (any Error).self) { try db.delete(owner) }
         #expect(!owner.isDeleted)
