@@ -252,7 +252,12 @@ final class Connection {
     /// which count the statements the library runs for the caller's work.
     static let dataVersionSQL = "PRAGMA data_version"
 
+    /// Set while the library reads what it needs for its own bookkeeping (the schema's catalog when it
+    /// decides which tables are WITHOUT ROWID): those statements are not reported to trace observers.
+    var untraced = false
+
     private func traced(sql: String, nanoseconds: UInt64) {
+        if untraced { return }
         if logger.logLevel <= .debug {
             logger.debug("\(sql)", metadata: ["ms": "\(Double(nanoseconds) / 1_000_000)"])
         }

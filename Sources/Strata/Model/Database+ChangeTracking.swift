@@ -114,17 +114,25 @@ extension Database {
                 if known && !silent.contains(table) { silent.append(table) }
                 continue
             }
-            let withoutRowID: Bool
-            if let statement = try? connection.prepare("SELECT rowid FROM \(SQL.quote(table)) LIMIT 0") {
-                statement.finalize()
-                withoutRowID = false
-            } else {
-                withoutRowID = true
-            }
+            let withoutRowID = !hasRowID(table)
             models.silentTables[key] = withoutRowID
             if withoutRowID && !silent.contains(table) { silent.append(table) }
         }
         return silent
+    }
+
+    /// Whether `table` has a rowid: `rowid` selects from it, and its CREATE statement does not end in
+    /// WITHOUT ROWID (a WITHOUT ROWID table may name a column `rowid`, which then selects). The schema's
+    /// catalog is read once per schema version, untraced (it is no statement of the caller's work).
+    private func hasRowID(_ table: String) -> Bool {
+        guard let statement = try? connection.prepare("SELECT rowid FROM \(SQL.quote(table)) LIMIT 0") else { return false }
+        statement.finalize()
+        let wasUntraced = connection.untraced
+        connection.untraced = true
+        defer { connection.untraced = wasUntraced }
+        guard let catalog = try? SchemaCatalog.current(in: connection), let entry = catalog.tables[table.sqlFolded] else { return true }
+        let options = entry.sql.lastIndex(of: ")").map { entry.sql[entry.sql.index(after: $0)...] } ?? ""
+        return !String(options.uppercased().filter { $0.isLetter }).contains("WITHOUTROWID")
     }
 
     /// A statement changed rows of WITHOUT ROWID `tables` (which SQLite's update hook never reports): each
