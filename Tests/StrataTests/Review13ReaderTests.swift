@@ -92,4 +92,61 @@ private final class Seen {
         #expect(two.a == 6 || two.a == 0)
         #expect(throws: (any Error).self) { try db.object(R13Plain.self, forKey: 1) }
     }
+
+    /// Members that shared one weak box for their team after a prefetch: the team dies, each member reads
+    /// it again (one instance for all), and one member moved to another team leaves the others' reads alone.
+    @Test func membersSharingAWeakBoxReadTheirTeamAgainAfterItDied() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let ids: [Int64] = try {
+            let teams = (1...2).map { n in let t = RTeam(); t.name = "team \(n)"; return t }
+            try db.save(teams)
+            for n in 1...4 { let m = RMember(); m.name = "m\(n)"; m.team = teams[0]; try db.save(m) }
+            return teams.map(\.id)
+        }()
+        var fetched: [RTeam]? = try db.objects(RTeam.self, where: "ORDER BY id")
+        try db.prefetch("members", of: fetched!)
+        let members = fetched![0].members
+        weak let old = fetched![0]
+        fetched = nil
+        #expect(old == nil)
+        let again = try #require(members[0].team)
+        #expect(again.id == ids[0] && members.allSatisfy { $0.team === again })
+        let other = try #require(try db.object(RTeam.self, forKey: ids[1]))
+        members[1].team = other
+        try db.save(members[1])
+        #expect(members[1].team === other && members[0].team === again && members[2].team === again)
+        #expect(try db.value(Int64.self, "SELECT count(*) FROM RMember WHERE team = ?", ids[0]) == 3)
+    }
+
+    /// An instance deleted in a transaction and released inside it (its deinit may run only after the
+    /// transaction let go of it): the transaction commits, and the row stays gone; a rollback brings back
+    /// a row whose instance is fetched again with its values.
+    @Test func aDeletedInstanceReleasedInsideItsTransaction() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let team = RTeam(); team.name = "a"
+        try db.save(team)
+        let id = team.id
+        weak let weakTeam: RTeam? = team
+        try db.transaction {
+            let fetched = try #require(try db.object(RTeam.self, forKey: id))
+            #expect(try db.delete(fetched))
+        }
+        _ = consume team
+        #expect(weakTeam == nil)
+        #expect(try db.count(RTeam.self) == 0)
+        let b = RTeam(); b.name = "b"
+        try db.save(b)
+        let bid = b.id
+        _ = consume b
+        #expect(throws: CancellationError.self) {
+            try db.transaction {
+                let fetched = try #require(try db.object(RTeam.self, forKey: bid))
+                #expect(try db.delete(fetched))
+                throw CancellationError()
+            }
+        }
+        #expect(try db.object(RTeam.self, forKey: bid)?.name == "b")
+    }
 }
