@@ -25,29 +25,6 @@ private final class R12Tag: Model {
     required init() {}
 }
 
-/// peewee: a UUIDField primary key (TEXT, uuid.hex) and a ManyToManyField's through table.
-private final class R12Gadget: Model {
-    static let tableName = "gadget"
-    var id = UUID()
-    var name = ""
-    @Siblings(through: "gadget_part_through", from: "gadget_id", to: "part_id") var parts: [R12Part]
-    required init() {}
-}
-
-private final class R12Part: Model {
-    static let tableName = "part"
-    var id: Int64 = 0
-    var name = ""
-    required init() {}
-}
-
-/// peewee: a ForeignKeyField to the UUID-keyed gadget (column TEXT, the referenced field's type).
-private final class R12Widget: Model {
-    static let tableName = "widget"
-    var id: Int64 = 0
-    @Reference var gadget: R12Gadget?
-    required init() {}
-}
 
 private func peeweeGadgets(_ db: Database) throws {
     try db.execute("""
@@ -234,8 +211,8 @@ private func company(_ db: Database) throws {
         let temp = try TemporaryDatabase()
         let db = temp.db
         try peeweeGadgets(db)
-        let gadget = try #require(try db.object(R12Gadget.self, forKey: g1))
-        let bolt = try #require(try db.object(R12Part.self, forKey: 1))
+        let gadget = try #require(try db.object(PeeweeGadget.self, forKey: g1))
+        let bolt = try #require(try db.object(PeeweePart.self, forKey: 1))
         try gadget.$parts.add(bolt)
         // peewee writes uuid.hex and looks links up by it; its foreign key points at the hex key.
         #expect(try db.value(String.self, "SELECT gadget_id FROM gadget_part_through") == "0f8fad5bd9cb469fa16570867728950e")
@@ -252,8 +229,8 @@ private func company(_ db: Database) throws {
         try db.save(link)
         #expect(try db.value(String.self, "SELECT gadget_id FROM gadget_part_through") == "0f8fad5bd9cb469fa16570867728950e")
         // ...and @Siblings over it, which takes the mapped model's format.
-        let gadget = try #require(try db.object(R12Gadget.self, forKey: g1))
-        let bolt = try #require(try db.object(R12Part.self, forKey: 1))
+        let gadget = try #require(try db.object(PeeweeGadget.self, forKey: g1))
+        let bolt = try #require(try db.object(PeeweePart.self, forKey: 1))
         try gadget.$parts.add(bolt)
         #expect(try db.value(Int.self, "SELECT count(*) FROM gadget_part_through WHERE gadget_id = '0f8fad5bd9cb469fa16570867728950e'") == 2)
         #expect(try gadget.$parts.reload().map(\.name) == ["bolt", "nut"])
@@ -263,8 +240,8 @@ private func company(_ db: Database) throws {
         let temp = try TemporaryDatabase()
         let db = temp.db
         try peeweeGadgets(db)
-        let gadget = try #require(try db.object(R12Gadget.self, forKey: g1))
-        let widget = R12Widget(); widget.gadget = gadget
+        let gadget = try #require(try db.object(PeeweeGadget.self, forKey: g1))
+        let widget = PeeweeWidget(); widget.gadget = gadget
         try db.save(widget)
         #expect(try db.value(String.self, "SELECT gadget_id FROM widget") == "0f8fad5bd9cb469fa16570867728950e")
         #expect(try db.value(Int.self, "SELECT count(*) FROM widget JOIN gadget ON gadget.id = gadget_id") == 1)
@@ -807,8 +784,8 @@ extension Review12RelationshipTests {
         let temp = try TemporaryDatabase()
         let db = temp.db
         try peeweeGadgets(db)
-        let gadget = try #require(try db.object(R12Gadget.self, forKey: g1))
-        let bolt = try #require(try db.object(R12Part.self, forKey: 1))
+        let gadget = try #require(try db.object(PeeweeGadget.self, forKey: g1))
+        let bolt = try #require(try db.object(PeeweePart.self, forKey: 1))
         try db.close()
         #expect(gadget.parts.isEmpty)
         #expect(throws: (any Error).self) { try gadget.$parts.load() }
@@ -971,12 +948,12 @@ extension Review12RelationshipTests {
             CREATE TABLE "widget" ("id" INTEGER NOT NULL PRIMARY KEY, "gadget_id" TEXT,
                 FOREIGN KEY ("gadget_id") REFERENCES "gadget" ("id"));
             """)
-        #expect(try db.objects(R12Widget.self).isEmpty)   // mapped while both tables are empty
+        #expect(try db.objects(PeeweeWidget.self).isEmpty)   // mapped while both tables are empty
         let other = try Database(path: temp.path)
         defer { try? other.close() }
         try other.execute("INSERT INTO gadget VALUES ('0f8fad5bd9cb469fa16570867728950e', 'g1')")
-        let gadget = try #require(try db.object(R12Gadget.self, forKey: g1))
-        let widget = R12Widget(); widget.gadget = gadget
+        let gadget = try #require(try db.object(PeeweeGadget.self, forKey: g1))
+        let widget = PeeweeWidget(); widget.gadget = gadget
         try db.save(widget)
         #expect(try db.value(String.self, "SELECT gadget_id FROM widget") == "0f8fad5bd9cb469fa16570867728950e")
     }
@@ -985,7 +962,7 @@ extension Review12RelationshipTests {
 private final class R12Orphan: Model {
     static let tableName = "orphan"
     var id: Int64 = 0
-    @Reference var gadget: R12Gadget?
+    @Reference var gadget: PeeweeGadget?
     required init() {}
 }
 

@@ -35,28 +35,6 @@ private let readingDDL = #"""
     INSERT INTO reading VALUES (1, '[1.0, 2.5]', '{"a": 1.0}', '{"a": 1}', '{"x": 1.0, "n": 2, "tags": [3.0]}', '{"x": 2.0, "n": 0, "tags": []}');
     """#
 
-private final class R13Gadget: Model {
-    static let tableName = "gadget"
-    var id = UUID()
-    var name = ""
-    @Siblings(through: "gadget_part_through", from: "gadget_id", to: "part_id") var parts: [R13Part]
-    required init() {}
-}
-
-private final class R13Part: Model {
-    static let tableName = "part"
-    var id: Int64 = 0
-    var name = ""
-    @Siblings(through: "gadget_part_through", from: "part_id", to: "gadget_id") var gadgets: [R13Gadget]
-    required init() {}
-}
-
-private final class R13Widget: Model {
-    static let tableName = "widget"
-    var id: Int64 = 0
-    @Reference var gadget: R13Gadget?
-    required init() {}
-}
 
 private let g1 = UUID(uuidString: "0f8fad5b-d9cb-469f-a165-70867728950e")!
 
@@ -129,10 +107,10 @@ private final class R13Day: Model {
             CREATE TABLE "widget" ("id" INTEGER NOT NULL PRIMARY KEY, "gadget_id" TEXT,
                 FOREIGN KEY ("gadget_id") REFERENCES "gadget" ("id"));
             """)
-        #expect(try db.objects(R13Widget.self).isEmpty)   // mapped while both tables are empty
+        #expect(try db.objects(PeeweeWidget.self).isEmpty)   // mapped while both tables are empty
         try db.execute("INSERT INTO gadget VALUES ('0f8fad5bd9cb469fa16570867728950e', 'g1')")
-        let gadget = try #require(try db.object(R13Gadget.self, forKey: g1))
-        let widget = R13Widget(); widget.gadget = gadget
+        let gadget = try #require(try db.object(PeeweeGadget.self, forKey: g1))
+        let widget = PeeweeWidget(); widget.gadget = gadget
         try db.save(widget)
         #expect(try db.value(String.self, "SELECT gadget_id FROM widget") == "0f8fad5bd9cb469fa16570867728950e")
     }
@@ -146,13 +124,13 @@ private final class R13Day: Model {
                 "gadget_id" TEXT NOT NULL, "part_id" INTEGER NOT NULL,
                 FOREIGN KEY ("gadget_id") REFERENCES "gadget" ("id"), FOREIGN KEY ("part_id") REFERENCES "part" ("id"));
             """)
-        let bolt = R13Part(); bolt.name = "bolt"
+        let bolt = PeeweePart(); bolt.name = "bolt"
         try db.save(bolt)
         #expect(try bolt.$gadgets.load().isEmpty)
         // gadget_id's format decided while gadget is empty (as the first use that needs it would).
-        #expect(try db.joinColumnFormat(table: "gadget_part_through", column: "gadget_id", holding: .of(R13Gadget.self)) == .native)
+        #expect(try db.joinColumnFormat(table: "gadget_part_through", column: "gadget_id", holding: .of(PeeweeGadget.self)) == .native)
         try db.execute("INSERT INTO gadget VALUES ('0f8fad5bd9cb469fa16570867728950e', 'g1')")
-        let gadget = try #require(try db.object(R13Gadget.self, forKey: g1))
+        let gadget = try #require(try db.object(PeeweeGadget.self, forKey: g1))
         try gadget.$parts.add(bolt)
         #expect(try db.value(String.self, "SELECT gadget_id FROM gadget_part_through") == "0f8fad5bd9cb469fa16570867728950e")
         #expect(try gadget.$parts.reload().map(\.name) == ["bolt"])
@@ -168,8 +146,8 @@ private final class R13Day: Model {
             INSERT INTO gadget VALUES ('0f8fad5bd9cb469fa16570867728950e', 'g1');
             INSERT INTO widget VALUES (1, NULL);
             """)
-        let widget = try #require(try db.object(R13Widget.self, forKey: 1))
-        widget.gadget = try db.object(R13Gadget.self, forKey: g1)
+        let widget = try #require(try db.object(PeeweeWidget.self, forKey: 1))
+        widget.gadget = try db.object(PeeweeGadget.self, forKey: g1)
         try db.save(widget)
         #expect(try db.value(String.self, "SELECT gadget_id FROM widget") == "0f8fad5bd9cb469fa16570867728950e")
     }
@@ -223,8 +201,8 @@ private final class R13Day: Model {
             INSERT INTO gadget VALUES ('0f8fad5bd9cb469fa16570867728950e', 'g1');
             INSERT INTO widget VALUES (1, NULL);
             """)
-        let widget = try #require(try db.object(R13Widget.self, forKey: 1))
-        widget.gadget = try db.object(R13Gadget.self, forKey: g1)
+        let widget = try #require(try db.object(PeeweeWidget.self, forKey: 1))
+        widget.gadget = try db.object(PeeweeGadget.self, forKey: g1)
         try db.save(widget)
         #expect(try db.value(String.self, "SELECT gadget FROM widget") == "0f8fad5bd9cb469fa16570867728950e")
     }

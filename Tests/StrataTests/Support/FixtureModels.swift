@@ -63,3 +63,28 @@ final class FxSPerson: Model {
     var active = false
     required init() {}
 }
+
+/// peewee: a UUIDField primary key (TEXT, uuid.hex), a ManyToManyField's through table
+/// (`gadget_part_through`), and a ForeignKeyField to the gadget (column TEXT, the referenced field's type).
+final class PeeweeGadget: Model {
+    static let tableName = "gadget"
+    var id = UUID()
+    var name = ""
+    @Siblings(through: "gadget_part_through", from: "gadget_id", to: "part_id") var parts: [PeeweePart]
+    required init() {}
+}
+
+final class PeeweePart: Model {
+    static let tableName = "part"
+    var id: Int64 = 0
+    var name = ""
+    @Siblings(through: "gadget_part_through", from: "part_id", to: "gadget_id") var gadgets: [PeeweeGadget]
+    required init() {}
+}
+
+final class PeeweeWidget: Model {
+    static let tableName = "widget"
+    var id: Int64 = 0
+    @Reference var gadget: PeeweeGadget?
+    required init() {}
+}
