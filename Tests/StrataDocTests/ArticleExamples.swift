@@ -373,6 +373,20 @@ enum WritingSafelyExamples {
         }
         precondition(counter.value == 2 && first.name == "Ada L.")
         try failedSave()
+        try failedBlock(db, counter)
+    }
+
+    static func failedBlock(_ db: Database, _ counter: Counter) throws {
+        try db.execute("CREATE TRIGGER cap BEFORE UPDATE ON Counter WHEN NEW.value > 2 BEGIN SELECT RAISE(ABORT, 'capped'); END")
+        do {
+            try db.transaction {
+                counter.value += 1
+                try db.save(counter)     // fails: a constraint, SQLITE_BUSY in a .deferred block, ...
+            }
+        } catch {
+            // counter.value is the stored value again: retrying the block adds 1, once
+        }
+        precondition(counter.value == 2 && !counter.hasChanges)
     }
 
     final class Item: Model {

@@ -72,6 +72,9 @@ extension Database {
             for i in models.insertedInTransaction.indices where models.insertedInTransaction[i].depth >= depth {
                 models.insertedInTransaction[i].depth = depth - 1
             }
+            for (id, refused) in models.refusedInTransaction where refused.depth >= depth {
+                models.refusedInTransaction[id] = (refused.object, depth - 1)
+            }
         }
         reconcileLiveInstances()
         return result

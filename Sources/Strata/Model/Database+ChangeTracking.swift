@@ -383,8 +383,14 @@ extension Database {
         }
         let live = liveAndDeletedInstances()
         if !undone.isEmpty { releaseUndoneInserts(undone.map(\.object), heldBy: live) }
-        refreshAfterRollback(live)
+        var refused: Set<ObjectIdentifier> = []
+        if !models.refusedInTransaction.isEmpty {
+            for (id, entry) in models.refusedInTransaction where entry.depth >= depth { refused.insert(id) }
+            for id in refused { models.refusedInTransaction[id] = nil }
+        }
+        refreshAfterRollback(live, discarding: refused)
         if !isInTransaction {
+            models.refusedInTransaction.removeAll()
             models.childTypesWrittenInTransaction.removeAll()
             releaseSnapshotsOfDeleted()
             models.insertedInTransaction.removeAll()
@@ -465,10 +471,11 @@ extension Database {
     /// Every instance of `live` reads its row again after a rollback; one the rollback brought back from
     /// deleted drops the loaded arrays of its parents (loaded without it meanwhile), and the loaded
     /// many-to-many arrays are dropped.
-    private func refreshAfterRollback(_ live: [(ModelObject, TypeRegistry)]) {
+    private func refreshAfterRollback(_ live: [(ModelObject, TypeRegistry)], discarding refused: Set<ObjectIdentifier> = []) {
         for (object, registry) in live {
             let wasDeleted = object._isDeleted
-            refresh(object, registry: registry, .rollback)
+            // An instance whose save the rolled-back block tried and failed drops the changes it made for it.
+            refresh(object, registry: registry, !refused.isEmpty && refused.contains(ObjectIdentifier(object)) ? .discard : .rollback)
             if wasDeleted && !object._isDeleted && registry.hasParentArrays {
                 registry.dropParentsArrays(of: object, holdingIt: false)
             }
@@ -799,6 +806,7 @@ extension Database {
         if !models.childTypesWrittenInTransaction.isEmpty { models.childTypesWrittenInTransaction.removeAll() }
         if !models.deletedInTransaction.isEmpty { releaseSnapshotsOfDeleted() }
         if !models.insertedInTransaction.isEmpty { models.insertedInTransaction.removeAll() }
+        if !models.refusedInTransaction.isEmpty { models.refusedInTransaction.removeAll() }
         guard !models.transactionChanges.isEmpty else { return }
         let changes = Array(models.transactionChanges.values)
         models.transactionChanges.removeAll()

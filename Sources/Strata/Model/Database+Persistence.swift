@@ -18,7 +18,21 @@ extension Database {
     /// ```
     public func save<T: Model>(_ object: T) throws {
         // Unretained: the handle keeps its registries (no reference counting on a run of saves).
-        try unretainedRegistry(for: T.self, checkingCommits: false)._withUnsafeGuaranteedRef { try save(object, in: $0) }
+        try unretainedRegistry(for: T.self, checkingCommits: false)._withUnsafeGuaranteedRef { registry in
+            do { try save(object, in: registry) } catch {
+                noteRefusedSave(of: [object])
+                throw error
+            }
+        }
+    }
+
+    /// A save inside a transaction block failed: when the block rolls back, `objects` read their rows again
+    /// and drop their unsaved changes, which were made for the block (a retried block makes them again).
+    /// Outside a block the save's own transaction is gone and the objects keep their changes.
+    @inline(never)
+    private func noteRefusedSave(of objects: [ModelObject]) {
+        guard isInTransaction else { return }
+        for object in objects { models.refusedInTransaction[ObjectIdentifier(object)] = (object, transactionDepth) }
     }
 
     /// ``save(_:)-(T)`` with the type's registry.
@@ -86,7 +100,12 @@ extension Database {
         }
         // Inside a transaction, a failure is the enclosing block's to handle: its rollback gives instances
         // the database's values, so that a retried block applies its changes once.
-        if isInTransaction { return try saveAll() }
+        if isInTransaction {
+            do { return try saveAll() } catch {
+                noteRefusedSave(of: objects)
+                throw error
+            }
+        }
         try keepingUnsavedChanges(of: objects, registry: registry, saveAll)
     }
 

@@ -99,6 +99,10 @@ final class ModelContext {
     /// Instances inserted in the open transaction, kept alive until it ends so a rollback can make them
     /// unsaved.
     @exclusivity(unchecked) var insertedInTransaction: [InsertedInstance] = []
+    /// Instances whose save failed in the open transaction, by the depth of the block that tried: when that
+    /// block rolls back they read their rows again without their unsaved changes (the block's edits are
+    /// undone with it, so a retried block applies them once).
+    var refusedInTransaction: [ObjectIdentifier: (object: ModelObject, depth: Int)] = [:]
 
     @exclusivity(unchecked) var observers: [Int: ([DatabaseChange]) -> Void] = [:]
     var nextObserverID = 0

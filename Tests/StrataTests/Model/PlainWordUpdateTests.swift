@@ -63,7 +63,13 @@ private final class Gauge: Model {
         }
         #expect(error?.property == "reading")
         #expect(try db.value(Int.self, "SELECT level FROM Gauge WHERE id = 1") == 1)
-        #expect(gauges[0].hasChanges)
+        // The block rolled back: the instance it tried to save reads its row again, its edits undone with it.
+        #expect(gauges[0].level == 1 && gauges[0].reading == 0.25 && !gauges[0].hasChanges)
+        // A save of its own (no block) takes nothing from the caller: the edits stay, to be fixed and saved.
+        gauges[0].level = 9; gauges[0].reading = .nan
+        #expect(throws: ValueConversionError.self) { try db.save(gauges[0]) }
+        #expect(gauges[0].level == 9 && gauges[0].reading.isNaN && gauges[0].hasChanges)
+        #expect(try db.value(Int.self, "SELECT level FROM Gauge WHERE id = 1") == 1)
     }
 
     @Test func aChangedKeyPropertyIsRefusedAndTheRowKept() throws {
