@@ -62,10 +62,23 @@ enum FieldReflection {
         var fields: [ReflectedField] = []
         // Option 1 is `.classType` (its static member is not concurrency-safe to name in Swift 6).
         _ = _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { name, offset, fieldType, _ in
-            fields.append(ReflectedField(name: String(cString: name), offset: offset, type: fieldType, isVar: true, isStrong: true))
+            fields.append(ReflectedField(name: propertyName(String(cString: name)), offset: offset, type: fieldType, isVar: true, isStrong: true))
             return true
         }
         return fields
+    }
+
+    /// The property's name as its declaration spells it: the compiler's field metadata keeps the backticks
+    /// around a raw identifier and spells its spaces U+00A0 (`` var `first name` `` is reflected as
+    /// `` `first\u{A0}name` ``), which would otherwise become the column's name and differ from the name
+    /// the model's declarations (`columnNames`, indices) and queries use.
+    ///
+    /// ```swift
+    /// FieldReflection.propertyName("`first\u{A0}name`")  // "first name"
+    /// ```
+    static func propertyName(_ reflected: String) -> String {
+        guard reflected.count >= 2, reflected.hasPrefix("`"), reflected.hasSuffix("`") else { return reflected }
+        return String(reflected.dropFirst().dropLast().map { $0 == "\u{A0}" ? " " : $0 })
     }
 }
 
@@ -106,7 +119,7 @@ private struct RuntimeEntryPoints: @unchecked Sendable {
         for index in 0..<total {
             var metadata = FieldMetadata()
             let fieldType = withUnsafeMutablePointer(to: &metadata) { childMetadata(metadataPointer, index, UnsafeMutableRawPointer($0)) }
-            let name = metadata.name.map { String(cString: $0) } ?? ""
+            let name = FieldReflection.propertyName(metadata.name.map { String(cString: $0) } ?? "")
             metadata.freeFunc?(metadata.name)
             fields.append(ReflectedField(name: name, offset: childOffset(metadataPointer, index),
                                          type: unsafeBitCast(fieldType, to: Any.Type.self),

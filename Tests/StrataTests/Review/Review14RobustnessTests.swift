@@ -1,0 +1,266 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Review 14: bad input never crashes and never loses data: hostile files opened by Database and
+// DatabasePool, values a model cannot read, very wide tables, property names that need quoting.
+
+private final class R14Thing: Model {
+    static let tableName = "r14_thing"
+    var id: Int64 = 0
+    var count = 0
+    var small: Int32 = 0
+    var byte: UInt8 = 0
+    var when = Date(timeIntervalSince1970: 0)
+    var name = ""
+    var ratio = 0.0
+    var flag = false
+    var big: UInt64 = 0
+    required init() {}
+}
+
+/// Property names that are raw identifiers: a quote, spaces, a keyword, Unicode.
+private final class R14Raw: Model {
+    static let tableName = "r14 \"raw\""
+    static let indices: [[String]] = [["first name"]]
+    static let columnNames = ["x'y": "x y"]
+    var id: Int64 = 0
+    var `first name` = ""
+    var `say "hi"` = 0
+    var `order` = 0
+    var `naïve ☃` = ""
+    var `a]b[c` = ""
+    var `x'y` = ""
+    @Reference var `the thing`: R14Thing?
+    required init() {}
+}
+
+private final class R14Wide: Model {
+    static let tableName = "r14_wide"
+    var id: Int64 = 0
+    var c1 = 0
+    var c1999: String?
+    required init() {}
+}
+
+private final class R14WideMore: Model {
+    static let tableName = "r14_wide"
+    var id: Int64 = 0
+    var c1 = 0
+    var extra: String?
+    required init() {}
+}
+
+private final class R14Folder {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-r14-\(UUID().uuidString)")
+    init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+private func bytes(_ path: String) -> Data? { try? Data(contentsOf: URL(fileURLWithPath: path)) }
+
+@Suite(.serialized) struct Review14RobustnessTests {
+    // MARK: Values a model cannot read
+
+    @Test(arguments: [
+        ("count", "x'0102'"), ("count", "1e400"), ("count", "-1e400"), ("count", "9.5"), ("count", "'12abc'"), ("count", "NULL"),
+        ("count", "9223372036854775808"), ("count", "-1e19"), ("count", "1e19"),
+        ("small", "3000000000"), ("small", "x'00'"), ("byte", "256"), ("byte", "-1"), ("byte", "1e400"),
+        ("when", "'hello'"), ("when", "x'00'"), ("when", "NULL"), ("name", "NULL"), ("name", "CAST(x'ff' AS TEXT)"),
+        ("ratio", "'abc'"), ("ratio", "NULL"), ("ratio", "x'00'"), ("flag", "2"), ("flag", "x'01'"), ("big", "-1"), ("big", "1e400"),
+    ])
+    func aValueTheModelCannotReadThrowsNamingTheColumnAndWritesNothing(column: String, value: String) throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        // Another tool's table: loose types, NULL allowed.
+        try db.execute("CREATE TABLE r14_thing (id INTEGER PRIMARY KEY, count, small, byte, \"when\", name, ratio, flag, big)")
+        let thing = R14Thing(); thing.name = "n"
+        try db.save(thing)
+        let other = try Database(path: temp.path)
+        defer { try? other.close() }
+        let held = try #require(try other.object(R14Thing.self, forKey: thing.id))
+        try db.execute("UPDATE r14_thing SET \"\(column)\" = \(value)")
+        let before = try db.rows("SELECT quote(\"\(column)\"), typeof(\"\(column)\") FROM r14_thing")[0].values
+        let fresh = try Database(path: temp.path)
+        defer { try? fresh.close() }
+        do {
+            _ = try fresh.object(R14Thing.self, forKey: thing.id)
+            Issue.record("\(column) = \(value) was read")
+        } catch let error as ValueConversionError {
+            #expect(error.column == column, "\(error)")
+            #expect(error.model == "R14Thing", "\(error)")
+            #expect("\(error)".contains(column), "\(error)")
+        }
+        #expect(throws: (any Error).self) { _ = try fresh.objects(R14Thing.self) }
+        #expect(throws: (any Error).self) { _ = try other.objects(R14Thing.self) }
+        // The instance another handle holds keeps its values and does not write over the row.
+        held.name = "changed"
+        _ = try? other.save(held)
+        #expect(try db.rows("SELECT quote(\"\(column)\"), typeof(\"\(column)\") FROM r14_thing")[0].values == before)
+        // Pool readers too.
+        let pool = try DatabasePool(path: temp.path)
+        #expect(throws: (any Error).self) { _ = try pool.read { db in try db.objects(R14Thing.self).count } }
+        try pool.close()
+    }
+
+    /// 1e400 is +inf in a REAL column: a Double property reads it, and an unchanged save writes nothing.
+    @Test func anInfiniteRealReadsIntoADoubleAndStays() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let thing = R14Thing()
+        try db.save(thing)
+        try db.execute("UPDATE r14_thing SET ratio = 1e400")
+        let fresh = try Database(path: temp.path)
+        defer { try? fresh.close() }
+        let read = try #require(try fresh.object(R14Thing.self, forKey: thing.id))
+        #expect(read.ratio == .infinity)
+        #expect(read.changedProperties == [])
+        read.name = "x"
+        try fresh.save(read)
+        #expect(try db.value(String.self, "SELECT quote(ratio) FROM r14_thing") == "Inf")
+    }
+
+    // MARK: Names that need quoting
+
+    @Test func rawIdentifierPropertyNamesAreQuotedEverywhere() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let raw = R14Raw()
+        raw.`first name` = "Ada"; raw.`say "hi"` = 3; raw.`order` = 2; raw.`naïve ☃` = "snow"; raw.`a]b[c` = "]"; raw.`x'y` = "'"
+        try db.save(raw)
+        let columns = try db.rows("SELECT name FROM pragma_table_info('r14 \"raw\"') ORDER BY cid").map { $0.values[0] }
+        #expect(columns == [.text("id"), .text("first name"), .text("say \"hi\""), .text("order"), .text("naïve ☃"), .text("a]b[c"), .text("x y"), .text("the thing")])
+        #expect(try db.value(Int.self, "SELECT count(*) FROM pragma_index_list('r14 \"raw\"')") == 1)
+        let thing = R14Thing(); try db.save(thing)
+        raw.`the thing` = thing
+        raw.`say "hi"` = 4
+        try db.save(raw)
+        let fresh = try Database(path: temp.path)
+        defer { try? fresh.close() }
+        let read = try #require(try fresh.object(R14Raw.self, forKey: raw.id))
+        #expect(read.`first name` == "Ada" && read.`say "hi"` == 4 && read.`order` == 2 && read.`naïve ☃` == "snow" && read.`a]b[c` == "]" && read.`x'y` == "'" && read.`the thing`?.id == thing.id)
+        #expect(try fresh.objects(R14Raw.self, matching: ["say \"hi\"": 4]).count == 1)
+        #expect(try fresh.objects(R14Raw.self, where: \.`x'y` == "'").count == 1)
+        #expect(try fresh.delete(read))
+        #expect(try db.value(Int.self, "SELECT count(*) FROM \"r14 \"\"raw\"\"\"") == 0)
+    }
+
+    // MARK: Wide tables
+
+    @Test func aTableOf2000ColumnsIsReadAndWrittenAndAColumnTooManyThrows() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        let columns = (1...1999).map { "c\($0)" + ($0 == 1 ? " INTEGER NOT NULL DEFAULT 0" : "") }.joined(separator: ", ")
+        try db.execute("CREATE TABLE r14_wide (id INTEGER PRIMARY KEY, \(columns))")
+        try db.execute("INSERT INTO r14_wide (id, c1, c500, c1999) VALUES (1, 5, 'keep', 'last')")
+        let row = try #require(try db.object(R14Wide.self, forKey: 1))
+        #expect(row.c1 == 5 && row.c1999 == "last")
+        row.c1 = 6
+        try db.save(row)
+        let added = R14Wide(); added.c1999 = "new"
+        try db.save(added)
+        #expect(try db.value(String.self, "SELECT c500 FROM r14_wide WHERE id = 1") == "keep")
+        #expect(try db.value(Int.self, "SELECT c1 FROM r14_wide WHERE id = 1") == 6)
+        #expect(try db.value(String.self, "SELECT c1999 FROM r14_wide WHERE id = \(added.id)") == "new")
+        // A model that needs a 2001st column: the sync throws naming SQLite's reason; nothing changes.
+        do {
+            _ = try db.objects(R14WideMore.self)
+            Issue.record("a 2001st column was added")
+        } catch {
+            #expect("\(error)".contains("too many columns"), "\(error)")
+        }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM pragma_table_info('r14_wide')") == 2000)
+    }
+
+    // MARK: Hostile files
+
+    @Test func aZeroByteFileIsAnEmptyDatabase() throws {
+        let folder = try R14Folder()
+        for pool in [false, true] {
+            let path = folder.path("empty-\(pool).sqlite")
+            #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+            if pool {
+                let p = try DatabasePool(path: path)
+                try p.write { db in let thing = R14Thing(); thing.name = "first"; try db.save(thing) }
+                #expect(try p.read { db in try db.objects(R14Thing.self).map(\.name) } == ["first"])
+                try p.close()
+            } else {
+                let db = try Database(path: path)
+                let thing = R14Thing(); thing.name = "first"
+                try db.save(thing)
+                #expect(try db.objects(R14Thing.self).map(\.name) == ["first"])
+                try db.close()
+            }
+        }
+    }
+
+    @Test(arguments: ["header100", "firstPage", "corruptHeader", "text", "folder"])
+    func aHostileFileThrowsFromDatabaseAndPoolAndIsNotWritten(kind: String) throws {
+        let folder = try R14Folder()
+        // A database in rollback mode, with two pages of rows.
+        let source = folder.path("source.sqlite")
+        var configuration = Database.Configuration(); configuration.journalMode = .delete
+        do {
+            let db = try Database(path: source, configuration: configuration)
+            try db.transaction { for i in 0..<200 { let t = R14Thing(); t.name = "row \(i) " + String(repeating: "x", count: 50); try db.save(t) } }
+            try db.close()
+        }
+        let whole = try #require(bytes(source))
+        let path = folder.path("\(kind).sqlite")
+        switch kind {
+        case "header100": try whole.prefix(100).write(to: URL(fileURLWithPath: path))
+        case "firstPage": try whole.prefix(4096).write(to: URL(fileURLWithPath: path))
+        case "corruptHeader":
+            var data = whole; data.replaceSubrange(16..<24, with: Data(repeating: 0xEE, count: 8))
+            try data.write(to: URL(fileURLWithPath: path))
+        case "text": try Data("id,name\n1,a\n".utf8).write(to: URL(fileURLWithPath: path))
+        default: try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
+        let original = bytes(path)
+        for journal in [Database.JournalMode.delete, .wal] {
+            var configuration = Database.Configuration(); configuration.journalMode = journal
+            do {
+                let db = try Database(path: path, configuration: configuration)
+                defer { try? db.close() }
+                let thing = R14Thing(); thing.name = "new"
+                #expect(throws: (any Error).self) { _ = try db.objects(R14Thing.self) }
+                #expect(throws: (any Error).self) { try db.save(thing) }
+            } catch {
+                #expect(!"\(error)".isEmpty)
+            }
+            do {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                defer { try? pool.close() }
+                #expect(throws: (any Error).self) { _ = try pool.read { db in try db.objects(R14Thing.self).count } }
+                #expect(throws: (any Error).self) { try pool.write { db in let t = R14Thing(); try db.save(t) } }
+            } catch {
+                #expect(!"\(error)".isEmpty)
+            }
+        }
+        #expect(bytes(path) == original, "\(kind) was written")
+    }
+
+    /// A WAL database with frames not yet checkpointed, opened read-only: reads see the WAL's rows,
+    /// writes throw SQLITE_READONLY, and neither file changes.
+    @Test func aReadOnlyOpenOfAWALWithFramesReadsThemAndRefusesWrites() throws {
+        let folder = try R14Folder()
+        let path = folder.path("wal.sqlite")
+        let writer = try Database(path: path)
+        try writer.execute("PRAGMA wal_autocheckpoint = 0")
+        for i in 0..<3 { let t = R14Thing(); t.name = "w\(i)"; try writer.save(t) }
+        let copy = folder.path("copy.sqlite")
+        for suffix in ["", "-wal", "-shm"] { try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix) }
+        try writer.close()
+        let db0 = bytes(copy), wal0 = bytes(copy + "-wal")
+        var readOnly = Database.Configuration(); readOnly.readOnly = true
+        let db = try Database(path: copy, configuration: readOnly)
+        #expect(try db.objects(R14Thing.self).map(\.name).sorted() == ["w0", "w1", "w2"])
+        let t = R14Thing()
+        do { try db.save(t); Issue.record("saved") } catch let error as DatabaseError {
+            #expect(error.code.primary == .readOnly, "\(error)")
+        }
+        try db.close()
+        let pool = try DatabasePool(path: copy, configuration: readOnly)
+        #expect(try pool.read { db in try db.objects(R14Thing.self).count } == 3)
+        try pool.close()
+        #expect(bytes(copy) == db0 && bytes(copy + "-wal") == wal0)
+    }
+}
