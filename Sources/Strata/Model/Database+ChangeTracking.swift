@@ -311,7 +311,7 @@ extension Database {
             }
             return
         }
-        let column = table.keyIsRowID ? "rowid" : SQL.quote(registry.table.columns[0])
+        let column = table.keyIsRowID ? table.rowIDName : SQL.quote(registry.table.columns[0])
         var start = 0
         while start < live.count {
             let chunk = live[start..<min(start + 500, live.count)]
@@ -343,7 +343,7 @@ extension Database {
     /// its key (false when it cannot tell; the refresh by key then decides).
     private func rowHasAnotherKey(_ rowID: Int64, than object: ModelObject, registry: TypeRegistry) -> Bool {
         let table = registry.table
-        let sql = "SELECT \(table.keyColumnList) FROM \(SQL.quote(registry.metadata.tableName)) WHERE rowid = ?"
+        let sql = "SELECT \(table.keyColumnList) FROM \(SQL.quote(registry.metadata.tableName)) WHERE \(table.rowIDName) = ?"
         guard let statement = try? connection.cachedStatement(sql) else { return false }
         defer { statement.reset() }
         guard (try? statement.bind(values: [.integer(rowID)])) != nil, (try? statement.step()) == true,
@@ -356,7 +356,7 @@ extension Database {
     private func moveReplacedInstance(registry: TypeRegistry, rowID: Int64) {
         guard registry.hasTextKeys else { return }
         let table = registry.table
-        let sql = "SELECT \(table.keyColumnList) FROM \(SQL.quote(registry.metadata.tableName)) WHERE rowid = ?"
+        let sql = "SELECT \(table.keyColumnList) FROM \(SQL.quote(registry.metadata.tableName)) WHERE \(table.rowIDName) = ?"
         guard let statement = try? connection.cachedStatement(sql) else { return }
         defer { statement.reset() }
         guard (try? statement.bind(values: [.integer(rowID)])) != nil, (try? statement.step()) == true,

@@ -91,6 +91,17 @@ struct TableInfo {
         self.positions = positions
     }
 
+    /// The name that reaches the rowid in SQL: the first of `rowid`, `_rowid_` and `oid` that no column
+    /// takes (a column of that name hides the rowid); nil for a WITHOUT ROWID table, or when columns take
+    /// all three names.
+    ///
+    /// ```swift
+    /// info.rowIDName  // "_rowid_" for t(code TEXT PRIMARY KEY, rowid INTEGER)
+    /// ```
+    var rowIDName: String? {
+        withoutRowID ? nil : ["rowid", "_rowid_", "oid"].first { column(named: $0) == nil }
+    }
+
     func column(named name: String) -> ColumnInfo? {
         positions[name.sqlFolded].map { columns[$0] }
     }

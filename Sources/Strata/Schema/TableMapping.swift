@@ -6,6 +6,11 @@ final class TableMapping {
     let table: String
     let keyIsRowID: Bool
     let hasRowID: Bool
+    /// The name that reaches the row's rowid in this table's SQL: `rowid`, or `_rowid_` or `oid` when a
+    /// column of the table is itself named `rowid` (another tool's table may have one, and `rowid` then
+    /// means that column). When columns take all three names the rowid cannot be read, and the table is
+    /// handled as one without a rowid (``hasRowID`` false).
+    let rowIDName: String
     /// Whether SELECTs add `rowid` as a last column (tables whose key is not the rowid).
     var selectsRowID: Bool { hasRowID && !keyIsRowID }
     /// `"t"."a", "t"."b", ...` in property order (plus rowid when selected).
@@ -127,7 +132,9 @@ final class TableMapping {
     init(metadata: ModelMetadata, properties: [PropertyMetadata], info: TableInfo, formats: [ColumnFormat]) {
         table = metadata.tableName
         keyIsRowID = info.keyIsRowID || (metadata.keyCount == 1 && info.isImplicitRowID(properties[0].column))
-        hasRowID = !info.withoutRowID
+        let rowIDName = info.rowIDName
+        self.rowIDName = rowIDName ?? "rowid"
+        hasRowID = !info.withoutRowID && rowIDName != nil
         self.formats = formats
         fastFields = zip(metadata.fastFields, formats).map { $1 == .native ? $0 : nil }
         var readingBack = ColumnSet(), foldsNegativeZero = ColumnSet()
@@ -199,7 +206,7 @@ final class TableMapping {
         let key = names.prefix(keyCount).map { "\($0) = ?" }.joined(separator: " AND ")
         keyClause = key
         var columns = names.map { "\(t).\($0)" }
-        if hasRowID && !keyIsRowID { columns.append("\(t).rowid") }
+        if hasRowID && !keyIsRowID { columns.append("\(t).\(self.rowIDName)") }
         selectColumns = columns.joined(separator: ", ")
         quotedFromTable = SQL.quote(metadata.tableName)
         selectFromSQL = "SELECT \(selectColumns) FROM \(quotedFromTable)"
@@ -294,7 +301,7 @@ final class TableMapping {
         switch kind {
         case .insert:
             // Every declared column (plus `RETURNING rowid` when the key is not the rowid).
-            let returning = hasRowID && !keyIsRowID ? " RETURNING rowid" : ""
+            let returning = hasRowID && !keyIsRowID ? " RETURNING \(rowIDName)" : ""
             return "\(insertVerb) INTO \(t) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count)))\(returning)"
         case .insertWithoutKey:
             // Every column but the key, for keys SQLite assigns.
@@ -302,8 +309,8 @@ final class TableMapping {
                 : "\(insertVerb) INTO \(t) (\(names.dropFirst().joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count - 1)))"
         case .delete: return "DELETE FROM \(t) WHERE \(keyClause)"
         case .selectByKey: return "SELECT \(selectColumns) FROM \(t) WHERE \(keyClause)"
-        case .selectByRowID: return "SELECT \(selectColumns) FROM \(t) WHERE rowid = ?"
-        case .maxRowID: return "SELECT max(rowid) FROM \(t)"
+        case .selectByRowID: return "SELECT \(selectColumns) FROM \(t) WHERE \(rowIDName) = ?"
+        case .maxRowID: return "SELECT max(\(rowIDName)) FROM \(t)"
         }
     }
 
@@ -312,7 +319,7 @@ final class TableMapping {
     /// values the instance then takes.
     func insertStatement(_ columns: ColumnSet, in connection: Connection) throws -> Statement {
         let names = columns.indices.map { quotedNames[$0] }
-        let returning = quotedNames.joined(separator: ", ") + (selectsRowID ? ", rowid" : "")
+        let returning = quotedNames.joined(separator: ", ") + (selectsRowID ? ", \(rowIDName)" : "")
         let sql = names.isEmpty ? "\(insertVerb) INTO \(quotedTable) DEFAULT VALUES RETURNING \(returning)"
             : "\(insertVerb) INTO \(quotedTable) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count))) RETURNING \(returning)"
         let statement = try connection.cachedStatement(sql)

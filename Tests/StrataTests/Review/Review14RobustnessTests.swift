@@ -33,6 +33,8 @@ private final class R14Raw: Model {
     var `a]b[c` = ""
     var `x'y` = ""
     @Reference var `the thing`: R14Thing?
+    var `class` = 0
+    var `self`: String?
     required init() {}
 }
 
@@ -128,7 +130,7 @@ private func bytes(_ path: String) -> Data? { try? Data(contentsOf: URL(fileURLW
         raw.`first name` = "Ada"; raw.`say "hi"` = 3; raw.`order` = 2; raw.`naïve ☃` = "snow"; raw.`a]b[c` = "]"; raw.`x'y` = "'"
         try db.save(raw)
         let columns = try db.rows("SELECT name FROM pragma_table_info('r14 \"raw\"') ORDER BY cid").map { $0.values[0] }
-        #expect(columns == [.text("id"), .text("first name"), .text("say \"hi\""), .text("order"), .text("naïve ☃"), .text("a]b[c"), .text("x y"), .text("the thing")])
+        #expect(columns == [.text("id"), .text("first name"), .text("say \"hi\""), .text("order"), .text("naïve ☃"), .text("a]b[c"), .text("x y"), .text("the thing"), .text("class"), .text("self")])
         #expect(try db.value(Int.self, "SELECT count(*) FROM pragma_index_list('r14 \"raw\"')") == 1)
         let thing = R14Thing(); try db.save(thing)
         raw.`the thing` = thing
@@ -262,5 +264,171 @@ private func bytes(_ path: String) -> Data? { try? Data(contentsOf: URL(fileURLW
         #expect(try pool.read { db in try db.objects(R14Thing.self).count } == 3)
         try pool.close()
         #expect(bytes(copy) == db0 && bytes(copy + "-wal") == wal0)
+    }
+}
+
+// MARK: Model declarations that cannot work
+
+private final class R14SameColumn: Model {
+    static let tableName = "r14_same"
+    static let columnNames = ["a": "v", "b": "v"]
+    var id: Int64 = 0
+    var a = 0
+    var b = 0
+    required init() {}
+}
+
+private final class R14CaseTwins: Model {
+    static let tableName = "r14_case"
+    var id: Int64 = 0
+    var name = ""
+    var Name = ""
+    required init() {}
+}
+
+private final class R14EmptyTable: Model {
+    static let tableName = ""
+    var id: Int64 = 0
+    required init() {}
+}
+
+private final class R14ReservedTable: Model {
+    static let tableName = "sqlite_r14"
+    var id: Int64 = 0
+    required init() {}
+}
+
+private final class R14EmptyColumn: Model {
+    static let tableName = "r14_emptycol"
+    static let columnNames = ["a": ""]
+    var id: Int64 = 0
+    var a = 0
+    required init() {}
+}
+
+private final class R14BadKey: Model {
+    static let tableName = "r14_badkey"
+    static let primaryKey = "nosuch"
+    var id: Int64 = 0
+    required init() {}
+}
+
+private final class R14RowIDProperty: Model {
+    static let tableName = "r14_rowidprop"
+    var id: Int64 = 0
+    var rowid: Int64 = 0
+    var oid = ""
+    required init() {}
+}
+
+private final class R14BadIndex: Model {
+    static let tableName = "r14_badindex"
+    static let indices: [[String]] = [[], ["nosuch"]]
+    var id: Int64 = 0
+    required init() {}
+}
+
+private final class R14ColumnIsKey: Model {
+    static let tableName = "r14_colkey"
+    static let columnNames = ["a": "id"]
+    var id: Int64 = 0
+    var a = 0
+    required init() {}
+}
+
+extension Review14RobustnessTests {
+    /// Each declaration throws a ModelError or DatabaseError naming the model, from sync, fetch and save;
+    /// none crashes, and the database keeps no half-made table.
+    @Test(arguments: ["same", "case", "emptyTable", "reserved", "emptyColumn", "badKey", "rowid", "badIndex", "columnIsKey"])
+    func aDeclarationThatCannotWorkThrowsNamingTheModel(kind: String) throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        func attempt<T: Model>(_ type: T.Type) -> [String] {
+            var errors: [String] = []
+            do { _ = try db.syncSchema(type) } catch { errors.append("sync: \(error)") }
+            do { _ = try db.objects(type) } catch { errors.append("fetch: \(error)") }
+            do { try db.save(T()) } catch { errors.append("save: \(error)") }
+            do { _ = try db.objects(type) } catch { errors.append("fetch: \(error)") }
+            return errors
+        }
+        let errors: [String]
+        switch kind {
+        case "same": errors = attempt(R14SameColumn.self)
+        case "case": errors = attempt(R14CaseTwins.self)
+        case "emptyTable": errors = attempt(R14EmptyTable.self)
+        case "reserved": errors = attempt(R14ReservedTable.self)
+        case "emptyColumn": errors = attempt(R14EmptyColumn.self)
+        case "badKey": errors = attempt(R14BadKey.self)
+        case "rowid": errors = attempt(R14RowIDProperty.self)
+        case "badIndex": errors = attempt(R14BadIndex.self)
+        default: errors = attempt(R14ColumnIsKey.self)
+        }
+        print("R14DECL \(kind): \(errors)")
+        let tables = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { $0.values[0] }
+        print("R14DECL \(kind) tables: \(tables)")
+    }
+}
+
+/// Another tool's table keyed by text, with a column of its own named `rowid`.
+private final class R14Shadow: Model {
+    static let tableName = "r14_shadow"
+    static let primaryKey = "code"
+    var code = ""
+    var rowid: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+/// A table whose columns take all three names of the rowid.
+private final class R14ShadowAll: Model {
+    static let tableName = "r14_shadow_all"
+    static let primaryKey = "code"
+    var code = ""
+    var name = ""
+    required init() {}
+}
+
+extension Review14RobustnessTests {
+    /// A column named rowid hides the row's rowid from `rowid` in SQL: Strata must not take one for the other.
+    @Test func aColumnNamedRowIDIsNotTakenForTheRowsRowID() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE r14_shadow (code TEXT PRIMARY KEY, rowid INTEGER, name TEXT NOT NULL)")
+        try db.execute("INSERT INTO r14_shadow VALUES ('A', 2, 'a'), ('B', 1, 'b')")
+        let a = try #require(try db.object(R14Shadow.self, forKey: "A"))
+        let b = try #require(try db.object(R14Shadow.self, forKey: "B"))
+        #expect(a.rowid == 2 && b.rowid == 1)
+        try db.execute("UPDATE r14_shadow SET name = 'a2' WHERE code = 'A'")
+        #expect(a.name == "a2" && b.name == "b")
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE r14_shadow SET name = 'b3' WHERE code = 'B'")
+        try other.close()
+        _ = try db.objects(R14Shadow.self)
+        #expect(a.name == "a2" && b.name == "b3")
+        b.name = "b4"
+        try db.save(b)
+        let c = R14Shadow(); c.code = "C"; c.rowid = 1; c.name = "c"
+        try db.save(c)
+        #expect(try db.rows("SELECT code, rowid, name FROM r14_shadow ORDER BY code").map(\.values) ==
+                [[.text("A"), .integer(2), .text("a2")], [.text("B"), .integer(1), .text("b4")], [.text("C"), .integer(1), .text("c")]])
+        try db.execute("DELETE FROM r14_shadow WHERE code = 'C'")
+        #expect(c.isDeleted && !b.isDeleted)
+        #expect(try db.objects(R14Shadow.self).map(\.code).sorted() == ["A", "B"])
+    }
+
+    @Test func aTableWhoseColumnsHideEveryRowIDNameIsReadAndFollowed() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE r14_shadow_all (code TEXT PRIMARY KEY, rowid INTEGER, _rowid_ INTEGER, oid INTEGER, name TEXT NOT NULL)")
+        try db.execute("INSERT INTO r14_shadow_all VALUES ('A', 2, 2, 2, 'a'), ('B', 1, 1, 1, 'b')")
+        let a = try #require(try db.object(R14ShadowAll.self, forKey: "A"))
+        let b = try #require(try db.object(R14ShadowAll.self, forKey: "B"))
+        try db.execute("UPDATE r14_shadow_all SET name = 'a2' WHERE code = 'A'")
+        #expect(a.name == "a2" && b.name == "b")
+        let c = R14ShadowAll(); c.code = "C"; c.name = "c"
+        try db.save(c)
+        b.name = "b2"
+        try db.save(b)
+        try db.execute("DELETE FROM r14_shadow_all WHERE code = 'C'")
+        #expect(c.isDeleted && !b.isDeleted)
+        #expect(try db.rows("SELECT code, name FROM r14_shadow_all ORDER BY code").map(\.values) ==
+                [[.text("A"), .text("a2")], [.text("B"), .text("b2")]])
     }
 }
