@@ -50,6 +50,11 @@ final class Connection {
     private var nextObserverID = 0
 
     init(path: String, flags: Int32, busyTimeout: Duration, argumentsArePublic: Bool, logger: Logger) throws {
+        // SQLite reads the path as a C string: a NUL byte would make it open the file named by what precedes.
+        guard !path.utf8.contains(0) else {
+            throw DatabaseError(code: ResultCode(rawValue: SQLITE_CANTOPEN), message: "the path contains a NUL byte (U+0000)")
+                .opening(path.replacingOccurrences(of: "\u{0}", with: "\\0"))
+        }
         var db: OpaquePointer?
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
@@ -120,6 +125,7 @@ final class Connection {
     /// A new prepared statement for exactly one SQL statement.
     func prepare(_ sql: String) throws -> Statement {
         guard !isClosed else { throw closedError(sql: sql) }
+        try checkHasNoNul(sql)
         var stmt: OpaquePointer?
         var tail: UnsafePointer<CChar>?
         preparedWrites.removeAll()
@@ -142,6 +148,14 @@ final class Connection {
         let statement = Statement(connection: self, sql: sql, handle: stmt)
         if !silent.isEmpty { statement.silentTargets = silent }
         return statement
+    }
+
+    /// Throws when `sql` holds a NUL byte: SQLite reads SQL as a C string and would stop there, running
+    /// what precedes (an UPDATE without its WHERE clause). Text with NUL bytes is bound as an argument.
+    private func checkHasNoNul(_ sql: String) throws {
+        guard sql.utf8.contains(0) else { return }
+        throw DatabaseError(code: .misuse, message: "the SQL contains a NUL byte (U+0000), where SQLite would stop reading it; bind such text as an argument",
+                            sql: sql)
     }
 
     /// The tables the statement just prepared may write that SQLite's update hook never reports.
@@ -168,6 +182,7 @@ final class Connection {
     /// Runs SQL that may hold several statements (no arguments), each to completion.
     func execute(_ script: String) throws {
         guard !isClosed else { throw closedError(sql: script) }
+        try checkHasNoNul(script)
         try script.withCString { start in
             var next: UnsafePointer<CChar>? = start
             while let current = next, current.pointee != 0 {

@@ -362,9 +362,17 @@ extension Review14RobustnessTests {
         case "badIndex": errors = attempt(R14BadIndex.self)
         default: errors = attempt(R14ColumnIsKey.self)
         }
-        print("R14DECL \(kind): \(errors)")
-        let tables = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { $0.values[0] }
-        print("R14DECL \(kind) tables: \(tables)")
+        switch kind {
+        case "emptyTable", "emptyColumn", "rowid":
+            // Names SQLite accepts: the model works.
+            #expect(errors.isEmpty, "\(errors)")
+            #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") == 1)
+        case "reserved":
+            #expect(errors.count == 4 && errors.allSatisfy { $0.contains("reserved for internal use") && $0.contains("sqlite_r14") }, "\(errors)")
+        default:
+            #expect(errors.count == 4 && errors.allSatisfy { $0.contains("Model R14") }, "\(errors)")
+            #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") == 0)
+        }
     }
 }
 
@@ -430,5 +438,94 @@ extension Review14RobustnessTests {
         #expect(c.isDeleted && !b.isDeleted)
         #expect(try db.rows("SELECT code, name FROM r14_shadow_all ORDER BY code").map(\.values) ==
                 [[.text("A"), .text("a2")], [.text("B"), .text("b2")]])
+    }
+}
+
+private enum R14Mood: String, ColumnValue, Codable { case happy, sad }
+private enum R14Level: Int, ColumnValue, Codable { case low = 1, high = 2 }
+private struct R14Point: JSONColumnValue, Equatable { var x = 0; var y = 0 }
+
+private final class R14Other: Model {
+    static let tableName = "r14_other"
+    var id: Int64 = 0
+    var token = UUID()
+    var amount = Decimal(0)
+    var link = URL(fileURLWithPath: "/")
+    var mood = R14Mood.happy
+    var level = R14Level.low
+    var point = R14Point()
+    var tags: [String] = []
+    var map: [String: Int] = [:]
+    var f: Float = 0
+    var tiny: Int8 = 0
+    var data = Data()
+    var otoken: UUID?
+    var omood: R14Mood?
+    required init() {}
+}
+
+extension Review14RobustnessTests {
+    /// The other value types over values they cannot read: each throws naming its column, never crashes,
+    /// and the row stays as it was.
+    @Test(arguments: [
+        ("token", "x'0102'"), ("token", "'not-a-uuid'"), ("token", "42"), ("token", "NULL"),
+        ("amount", "'abc'"), ("amount", "x'00'"), ("amount", "1e400"), ("amount", "'1e999999'"), ("amount", "NULL"),
+        ("link", "''"), ("link", "42"), ("link", "x'ff'"), ("mood", "'angry'"), ("mood", "1"), ("mood", "NULL"),
+        ("level", "3"), ("level", "'high'"), ("level", "1e400"), ("point", "'{'"), ("point", "'[1,2]'"), ("point", "'{\"x\": 1e400}'"),
+        ("point", "42"), ("point", "x'7b7d'"), ("tags", "'[1, 2]'"), ("tags", "'nope'"), ("tags", "'[' || replace(hex(zeroblob(3000)), '00', '[')"),
+        ("map", "'{\"a\": \"b\"}'"), ("map", "'[]'"), ("f", "'x'"), ("f", "1e300"), ("tiny", "128"), ("tiny", "'1e400'"),
+        ("data", "42"), ("data", "NULL"), ("otoken", "'zz'"), ("omood", "'angry'"),
+    ])
+    func otherValueTypesOverValuesTheyCannotReadThrowNamingTheColumn(column: String, value: String) throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE r14_other (id INTEGER PRIMARY KEY, token, amount, link, mood, level, point, tags, map, f, tiny, data, otoken, omood)
+            """)
+        let other = R14Other()
+        try db.save(other)
+        try db.execute("UPDATE r14_other SET \"\(column)\" = \(value)")
+        let before = try db.rows("SELECT quote(\"\(column)\") FROM r14_other")[0].values
+        let fresh = try Database(path: temp.path)
+        defer { try? fresh.close() }
+        do {
+            let read = try fresh.object(R14Other.self, forKey: other.id)
+            Issue.record("\(column) = \(value) was read: \(read.map { "\($0.token) \($0.amount) \($0.link) \($0.f) \($0.point) \($0.tags)" } ?? "nil")")
+        } catch {
+            #expect("\(error)".contains("\"\(column)\"") || "\(error)".contains(column), "\(error)")
+        }
+        other.tiny = 1
+        _ = try? db.save(other)
+        #expect(try db.rows("SELECT quote(\"\(column)\") FROM r14_other")[0].values == before)
+    }
+}
+
+extension Review14RobustnessTests {
+    /// SQL text with a NUL byte: SQLite reads C strings up to the NUL, so the rest would be dropped (an
+    /// UPDATE losing its WHERE clause). It throws, and nothing is written.
+    @Test func sqlWithANulByteThrowsAndWritesNothing() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER)")
+        try db.execute("INSERT INTO t VALUES (1, 0), (2, 0)")
+        for run in [{ try db.execute("UPDATE t SET a = 1\u{0} WHERE id = 2") },
+                    { try db.execute("UPDATE t SET a = 1\u{0} WHERE id = ?", 2) },
+                    { _ = try db.rows("DELETE FROM t\u{0} WHERE id = 2 RETURNING id") }] as [() throws -> Void] {
+            do {
+                try run()
+                Issue.record("SQL with a NUL ran")
+            } catch let error as DatabaseError {
+                #expect(error.message.contains("NUL"), "\(error)")
+            }
+        }
+        #expect(try db.rows("SELECT id, a FROM t ORDER BY id").map(\.values) == [[.integer(1), .integer(0)], [.integer(2), .integer(0)]])
+    }
+
+    /// A path with a NUL byte would open the file named by its first part: it throws and creates nothing.
+    @Test func aPathWithANulByteThrowsAndCreatesNothing() throws {
+        let folder = try R14Folder()
+        let path = folder.url.path + "/a\u{0}b.sqlite"
+        #expect(path.utf8.contains(0))
+        #expect(throws: DatabaseError.self) { _ = try Database(path: path) }
+        #expect(throws: DatabaseError.self) { _ = try DatabasePool(path: path) }
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder.url.path)) ?? []).isEmpty)
     }
 }
