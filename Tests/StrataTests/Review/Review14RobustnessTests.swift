@@ -529,3 +529,50 @@ extension Review14RobustnessTests {
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder.url.path)) ?? []).isEmpty)
     }
 }
+
+private final class R14Lazy: Model {
+    static let tableName = "r14_lazy"
+    var id: Int64 = 0
+    var name = ""
+    lazy var cache: String = "computed"
+    required init() {}
+}
+
+private final class R14Tuple: Model {
+    static let tableName = "r14_tuple"
+    var id: Int64 = 0
+    var pair: (Int, Int) = (0, 0)
+    required init() {}
+}
+
+private final class R14Closure: Model {
+    static let tableName = "r14_closure"
+    var id: Int64 = 0
+    var action: () -> Void = {}
+    required init() {}
+}
+
+private final class R14Let: Model {
+    static let tableName = "r14_let"
+    var id: Int64 = 0
+    let fixed = 3
+    required init() {}
+}
+
+extension Review14RobustnessTests {
+    /// A lazy property is no column; a tuple, a closure and a `let` throw naming the property.
+    @Test func storedPropertiesOfOtherKinds() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        func attempt<T: Model>(_ type: T.Type) -> String {
+            do {
+                try db.save(T())
+                return "ok " + (try db.rows("SELECT name FROM pragma_table_info('\(T.tableName)')").map { "\($0.values[0])" }).joined(separator: ",")
+            } catch { return "error \(error)" }
+        }
+        #expect(attempt(R14Lazy.self) == "ok text 'id',text 'name'")
+        #expect(attempt(R14Tuple.self).hasPrefix("error Model R14Tuple, property pair: Strata cannot store a (Int, Int)"))
+        #expect(attempt(R14Closure.self).hasPrefix("error Model R14Closure, property action: Strata cannot store"))
+        #expect(attempt(R14Let.self).hasPrefix("error Model R14Let, property fixed:"))
+        #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 'r14_%'") == 1)
+    }
+}
