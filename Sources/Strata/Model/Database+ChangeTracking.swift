@@ -240,11 +240,13 @@ extension Database {
                     markInstancesWithoutRows(registry)
                 }
             }
+            var rowIDNames: [String: String] = [:]
             for change in pending {
                 // After a failure, a reported insert or delete counts only if the row really is there or gone.
-                if verify && change.operation != SQLITE_UPDATE
-                    && rowExists(table: change.table, rowID: change.rowID) != (change.operation == SQLITE_INSERT) {
-                    continue
+                if verify && change.operation != SQLITE_UPDATE {
+                    let name = rowIDNames[change.table] ?? rowIDName(of: change.table)
+                    rowIDNames[change.table] = name
+                    if rowExists(table: change.table, rowIDName: name, rowID: change.rowID) != (change.operation == SQLITE_INSERT) { continue }
                 }
                 models.record(table: change.table, operation: change.operation, rowID: change.rowID, own: change.own)
                 // A join table's rows are no model's: the loaded @Siblings arrays over it are read again.
@@ -330,9 +332,18 @@ extension Database {
         }
     }
 
-    /// Whether `table` has a row with `rowID` (true when it cannot tell).
-    private func rowExists(table: String, rowID: Int64) -> Bool {
-        guard let statement = try? connection.cachedStatement("SELECT 1 FROM \(SQL.quote(table)) WHERE rowid = ?") else { return true }
+    /// The name that reaches `table`'s rowid in SQL (``TableInfo/rowIDName``: `_rowid_` or `oid` when a
+    /// column of the table is named `rowid`); `rowid` when the table cannot be read.
+    private func rowIDName(of table: String) -> String {
+        let wasUntraced = connection.untraced
+        connection.untraced = true
+        defer { connection.untraced = wasUntraced }
+        return ((try? TableInfo.read(table, in: connection)) ?? nil)?.rowIDName ?? "rowid"
+    }
+
+    /// Whether `table` has a row with `rowID`, reached as `rowIDName` (true when it cannot tell).
+    private func rowExists(table: String, rowIDName: String, rowID: Int64) -> Bool {
+        guard let statement = try? connection.cachedStatement("SELECT 1 FROM \(SQL.quote(table)) WHERE \(rowIDName) = ?") else { return true }
         defer { statement.reset() }
         guard (try? statement.bind(values: [.integer(rowID)])) != nil, let found = try? statement.step() else { return true }
         return found
@@ -407,12 +418,13 @@ extension Database {
             // (A change with no rows at all stands for a WITHOUT ROWID table's: it cannot be checked.)
             guard !recorded.insertedRowIDs.isEmpty || !recorded.updatedRowIDs.isEmpty || !recorded.deletedRowIDs.isEmpty else { continue }
             var change = recorded
-            for rowID in change.insertedRowIDs where !rowExists(table: change.table, rowID: rowID) {
+            let name = rowIDName(of: change.table)
+            for rowID in change.insertedRowIDs where !rowExists(table: change.table, rowIDName: name, rowID: rowID) {
                 change.insertedRowIDs.remove(rowID)
                 change.updatedProperties[rowID] = nil
                 change.unknownProperties.remove(rowID)
             }
-            for rowID in change.deletedRowIDs where rowExists(table: change.table, rowID: rowID) {
+            for rowID in change.deletedRowIDs where rowExists(table: change.table, rowIDName: name, rowID: rowID) {
                 change.deletedRowIDs.remove(rowID)
             }
             let rowsLeft = !change.insertedRowIDs.isEmpty || !change.updatedRowIDs.isEmpty || !change.deletedRowIDs.isEmpty
@@ -576,11 +588,8 @@ extension Database {
         guard !models.arraysByJoinTable.isEmpty, let version = try? schemaVersion() else { return }
         if models.joinTablesWithoutRowID?.version != version {
             // A table without a rowid (or none yet) does not prepare a SELECT of it.
-            let names = models.arraysByJoinTable.keys.filter {
-                guard let statement = try? connection.prepare("SELECT rowid FROM \(SQL.quote($0)) LIMIT 0") else { return true }
-                statement.finalize()
-                return false
-            }
+            // (A WITHOUT ROWID table with a column named rowid prepares one: hasRowID reads its CREATE too.)
+            let names = models.arraysByJoinTable.keys.filter { !hasRowID($0) }
             models.joinTablesWithoutRowID = (version, names)
         }
         for name in models.joinTablesWithoutRowID?.names ?? [] {

@@ -386,6 +386,22 @@ private final class R14Shadow: Model {
     required init() {}
 }
 
+private final class R14Post: Model {
+    static let tableName = "r14_post"
+    static let persistentProperties = ["id", "title"]
+    var id: Int64 = 0
+    var title = ""
+    @Siblings(through: "r14_post_tag", from: "post_id", to: "tag_id", orderBy: "name") var tags: [R14Tag]
+    required init() {}
+}
+
+private final class R14Tag: Model {
+    static let tableName = "r14_tag"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
 /// A table whose columns take all three names of the rowid.
 private final class R14ShadowAll: Model {
     static let tableName = "r14_shadow_all"
@@ -574,5 +590,43 @@ extension Review14RobustnessTests {
         #expect(attempt(R14Closure.self).hasPrefix("error Model R14Closure, property action: Strata cannot store"))
         #expect(attempt(R14Let.self).hasPrefix("error Model R14Let, property fixed:"))
         #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 'r14_%'") == 1)
+    }
+
+    /// A raw ROLLBACK TO in a table with a column named rowid: the rows it kept are still reported to
+    /// observers, the row it undid is not.
+    @Test func aRollbackToASavepointReportsTheKeptRowsOfATableWithAColumnNamedRowID() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE r14_shadow (code TEXT PRIMARY KEY, rowid INTEGER, name TEXT NOT NULL)")
+        try db.execute("INSERT INTO r14_shadow VALUES ('A', 9, 'a'), ('B', 9, 'b')")
+        var reported: [[Int64]] = []
+        let observation = db.observeChanges { changes in
+            for change in changes where change.table == "r14_shadow" { reported.append(change.insertedRowIDs.sorted()) }
+        }
+        try db.execute("BEGIN")
+        try db.execute("INSERT INTO r14_shadow VALUES ('X', 1, 'x')")      // rowid 3
+        try db.execute("SAVEPOINT s")
+        try db.execute("INSERT INTO r14_shadow VALUES ('Y', 3, 'y')")      // rowid 4, undone
+        try db.execute("ROLLBACK TO s")
+        try db.execute("RELEASE s")
+        try db.execute("COMMIT")
+        #expect(reported == [[3]])
+        observation.cancel()
+    }
+
+    /// Raw SQL into a WITHOUT ROWID join table that has a column named rowid: the loaded arrays over it
+    /// are read again (the update hook says nothing of such a table's rows).
+    @Test func rawSQLIntoAWithoutRowIDJoinTableWithAColumnNamedRowIDIsFollowed() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE r14_post (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '');
+            CREATE TABLE r14_tag (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE r14_post_tag (post_id INTEGER NOT NULL, tag_id INTEGER NOT NULL, rowid INTEGER, PRIMARY KEY (post_id, tag_id)) WITHOUT ROWID;
+            INSERT INTO r14_post VALUES (1, 'p'); INSERT INTO r14_tag VALUES (1, 'a'), (2, 'b');
+            INSERT INTO r14_post_tag VALUES (1, 1, 7);
+            """)
+        let post = try #require(try db.object(R14Post.self, forKey: 1))
+        #expect(post.tags.map(\.name) == ["a"])
+        try db.execute("INSERT INTO r14_post_tag VALUES (1, 2, 8)")
+        #expect(post.tags.map(\.name) == ["a", "b"])
     }
 }
