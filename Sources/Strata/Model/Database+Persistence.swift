@@ -98,10 +98,12 @@ extension Database {
                 for object in objects { try self.save(object, registry: registry) }
             }
         }
-        // Inside a transaction, a failure is the enclosing block's to handle: its rollback gives instances
-        // the database's values, so that a retried block applies its changes once.
+        // Inside a transaction the batch is a savepoint, whose rollback gave the instances saved before the
+        // failing one their rows: they take their edits back, as a failed save of one instance keeps its
+        // edits, until the enclosing block rolls back too (then they read their rows again, so that a retried
+        // block applies its changes once).
         if isInTransaction {
-            do { return try saveAll() } catch {
+            do { return try keepingUnsavedChanges(of: objects, registry: registry, saveAll) } catch {
                 noteRefusedSave(of: objects)
                 throw error
             }
