@@ -109,6 +109,47 @@ private func itemDatabase() throws -> TemporaryDatabase {
 }
 
 @Suite struct Review14RollbackTests {
+    // MARK: Saves of one instance that take more than one statement
+
+    @Test func aNewObjectReferringToItselfWhoseUpdateFailsInABlockWritesNothing() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        // The insert (self-reference unset) passes; the UPDATE that sets it breaks the CHECK.
+        try db.execute("CREATE TABLE r14_node (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, next INTEGER REFERENCES r14_node (id) CHECK (next IS NULL OR next <> id))")
+        let a = R14Node(); a.name = "a"; a.next = a
+        try db.transaction {
+            #expect(throws: (any Error).self) { try db.save(a) }
+            // As outside a block: nothing written, the instance unsaved with its values.
+            let rows = try db.value(Int.self, "SELECT count(*) FROM r14_node")
+            #expect(rows == 0)
+            #expect(a.id == 0 && a.next === a && a.name == "a")
+        }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r14_node") == 0)
+        #expect(throws: (any Error).self) { try db.save(a) }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r14_node") == 0)
+        #expect(a.id == 0 && a.next === a)
+    }
+
+    @Test func aStaleInstanceRefusedInABlockStaysStaleAndItsBystandersKeepTheirEdits() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let a = try #require(try db.object(R14Item.self, forKey: 1))
+        let b = try #require(try db.object(R14Item.self, forKey: 2))
+        b.note = "unsaved"
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE r14_item SET qty = 'lots' WHERE id = 1")   // another tool: no Int
+        let error = #expect(throws: ModelError.self) {
+            try db.transaction { a.name = "z"; try db.save(a) }
+        }
+        #expect(error?.kind == .stale)
+        #expect(b.note == "unsaved" && b.changedProperties == ["note"])
+        try other.execute("UPDATE r14_item SET qty = 3 WHERE id = 1")
+        #expect(try db.object(R14Item.self, forKey: 1) === a)
+        #expect(a.qty == 3)
+        try db.transaction { a.name = "z"; try db.save(a) }
+        #expect(try db.value(String.self, "SELECT name FROM r14_item WHERE id = 1") == "z")
+    }
+
     // MARK: Batches inside a block
 
     @Test func aFailedBatchCaughtInsideABlockKeepsTheEditsOfEveryInstanceOfIt() throws {

@@ -270,15 +270,19 @@ extension Database {
             }
             try update(object, registry: registry)
         } else {
-            // A new object that refers to itself: inserted with those references unset (it has no key
-            // yet), then updated with its own key, in the same transaction.
             let selfReferences = metadata.fieldsHoldingItself(object)
-            for field in selfReferences { field.setHoldsItself(object, false) }
-            do {
-                defer { for field in selfReferences { field.setHoldsItself(object, true) } }
-                try insert(object, registry: registry)
+            if selfReferences.isEmpty { return try insert(object, registry: registry) }
+            // A new object that refers to itself: inserted with those references unset (it has no key
+            // yet), then updated with its own key, in a savepoint: the two statements are one save, all or
+            // nothing (inside a block too, where a failed update would otherwise leave the insert behind).
+            try transaction {
+                for field in selfReferences { field.setHoldsItself(object, false) }
+                do {
+                    defer { for field in selfReferences { field.setHoldsItself(object, true) } }
+                    try insert(object, registry: registry)
+                }
+                try update(object, registry: registry)
             }
-            if !selfReferences.isEmpty { try update(object, registry: registry) }
         }
     }
 
