@@ -95,6 +95,16 @@ private final class R14Node: Model {
     required init() {}
 }
 
+/// Matched to existing rows by `serverID` when saved new (an upsert key).
+private final class R14Synced: Model {
+    static let tableName = "r14_synced"
+    static let upsertKeys = ["serverID"]
+    var id: Int64 = 0
+    var serverID = ""
+    var slug = ""
+    required init() {}
+}
+
 private struct Undo: Error {}
 
 /// Tables with a UNIQUE name, a CHECK on qty and a trigger refusing qty 666.
@@ -128,6 +138,28 @@ private func itemDatabase() throws -> TemporaryDatabase {
         #expect(throws: (any Error).self) { try db.save(a) }
         #expect(try db.value(Int.self, "SELECT count(*) FROM r14_node") == 0)
         #expect(a.id == 0 && a.next === a)
+    }
+
+    @Test func aNewObjectAdoptingARowWhoseUpdateFailsInABlockStaysNewWithItsOwnKey() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE r14_synced (id INTEGER PRIMARY KEY, serverID TEXT NOT NULL UNIQUE, slug TEXT NOT NULL UNIQUE);
+            INSERT INTO r14_synced VALUES (1, 's1', 'one'), (2, 's2', 'two');
+            """)
+        let incoming = R14Synced(); incoming.serverID = "s1"; incoming.slug = "two"   // slug taken by row 2
+        try db.transaction {
+            #expect(throws: ModelError.self) { try db.save(incoming) }
+            // As outside a block: the save took nothing, the instance is new with its own key.
+            #expect(incoming.id == 0 && incoming.slug == "two")
+        }
+        #expect(incoming.id == 0)
+        let one = try #require(try db.object(R14Synced.self, forKey: 1))
+        #expect(one !== incoming && one.slug == "one")
+        // Outside a block, the same.
+        let again = R14Synced(); again.serverID = "s2"; again.slug = "one"
+        #expect(throws: ModelError.self) { try db.save(again) }
+        #expect(again.id == 0 && again.slug == "one")
     }
 
     @Test func aStaleInstanceRefusedInABlockStaysStaleAndItsBystandersKeepTheirEdits() throws {

@@ -320,9 +320,12 @@ extension Database {
             if try adoptRowMatchingUpsertKeys(object, registry: registry) {
                 // Noted as an insert: a rollback (of this save, or of a batch or savepoint around it) makes the
                 // instance unsaved again with its values and its own key, instead of the live instance of a
-                // row it never wrote.
-                noteInserted(object, registry: registry, keyWasAssigned: false, adoptedFromKey: ownKey)
-                return try update(object, registry: registry)
+                // row it never wrote. The update runs in a savepoint, so that its failure undoes the adoption
+                // inside a block too (where the block's rollback might never come).
+                return try transaction {
+                    noteInserted(object, registry: registry, keyWasAssigned: false, adoptedFromKey: ownKey)
+                    try update(object, registry: registry)
+                }
             }
         }
         if !table.requiredColumns.isEmpty {
