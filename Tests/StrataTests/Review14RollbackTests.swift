@@ -258,6 +258,34 @@ private func itemDatabase() throws -> TemporaryDatabase {
         #expect(try db.value(Int.self, "SELECT level FROM r14_gauge") == 1)
     }
 
+    @Test(arguments: [
+        "CREATE TRIGGER r14_item_guard BEFORE UPDATE ON r14_item WHEN NEW.qty > 2 BEGIN SELECT RAISE(ROLLBACK, 'too many'); END",
+        "CREATE TABLE r14_cap (qty INTEGER UNIQUE ON CONFLICT ROLLBACK); INSERT INTO r14_cap VALUES (3); CREATE TRIGGER r14_item_cap AFTER UPDATE ON r14_item BEGIN INSERT INTO r14_cap VALUES (NEW.qty); END",
+    ])
+    func aSaveWhoseFailureRolledBackTheWholeBlockGivesTheInstanceItsRow(ddl: String) throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        try db.execute(ddl)
+        let a = try #require(try db.object(R14Item.self, forKey: 2))   // qty 2
+        let bystander = try #require(try db.object(R14Item.self, forKey: 1))
+        bystander.note = "unsaved"
+        // SQLite ends the block's transaction itself (RAISE(ROLLBACK), an ON CONFLICT ROLLBACK constraint).
+        #expect(throws: (any Error).self) {
+            try db.transaction { a.qty += 1; try db.save(a) }
+        }
+        #expect(a.qty == 2 && !a.hasChanges)
+        #expect(bystander.note == "unsaved" && bystander.changedProperties == ["note"])
+        #expect(throws: (any Error).self) {
+            try db.transaction { a.qty += 1; a.name = "c"; try db.save([a]) }
+        }
+        #expect(a.qty == 2 && a.name == "b" && !a.hasChanges)
+        // A save of its own keeps its edits.
+        a.qty += 1
+        #expect(throws: (any Error).self) { try db.save(a) }
+        #expect(a.qty == 3 && a.hasChanges)
+        #expect(try db.value(Int.self, "SELECT qty FROM r14_item WHERE id = 2") == 2)
+    }
+
     @Test func aDeferredForeignKeyFailingAtCommitGivesSavedInstancesTheirRowsAndNewOnesTheirUnsavedState() throws {
         let temp = try TemporaryDatabase()
         let db = temp.db
@@ -613,6 +641,99 @@ private func itemDatabase() throws -> TemporaryDatabase {
         #expect(heard.count == 1)
         #expect(heard.first?.table == "r14_item")
         #expect(heard.first?.updatedRowIDs == [1] && heard.first?.insertedRowIDs == [] && heard.first?.deletedRowIDs == [])
+    }
+
+    @Test func aDeferredBlockThatMetAnotherCommitSinceItsReadGivesTheCommittedValueAndTheRetryAddsOnce() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        try db.execute("PRAGMA journal_mode = WAL")
+        let other = try Database(path: temp.path)
+        let item = try #require(try db.object(R14Item.self, forKey: 1))
+        let error = #expect(throws: DatabaseError.self) {
+            try db.transaction(.deferred) {
+                _ = try db.objects(R14Item.self)                        // the block's snapshot
+                try other.execute("UPDATE r14_item SET qty = 5 WHERE id = 1")
+                item.qty += 1
+                try db.save(item)                                       // SQLITE_BUSY_SNAPSHOT
+            }
+        }
+        #expect(error?.code == .busySnapshot)
+        #expect(item.qty == 5 && !item.hasChanges)
+        try db.transaction(.deferred) { item.qty += 1; try db.save(item) }
+        #expect(try db.value(Int.self, "SELECT qty FROM r14_item WHERE id = 1") == 6)
+    }
+
+    @Test func aLinkRefusedInsideABlockLeavesTheLoadedSiblingsAsTheRowsAre() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE r14_post (id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+            CREATE TABLE r14_tag (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            CREATE TABLE r14_post_tag (id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL, tag_id INTEGER NOT NULL);
+            CREATE TRIGGER r14_no_orm BEFORE INSERT ON r14_post_tag WHEN NEW.tag_id = 2 BEGIN SELECT RAISE(ABORT, 'no orm'); END;
+            INSERT INTO r14_post VALUES (1, 'p');
+            INSERT INTO r14_tag VALUES (1, 'swift'), (2, 'orm'), (3, 'sql');
+            INSERT INTO r14_post_tag (post_id, tag_id) VALUES (1, 1);
+            """)
+        let post = try #require(try db.object(R14Post.self, forKey: 1))
+        let orm = try #require(try db.object(R14Tag.self, forKey: 2))
+        let sql = try #require(try db.object(R14Tag.self, forKey: 3))
+        #expect(try post.$tags.load().map(\.name) == ["swift"])
+        try db.transaction {
+            try post.$tags.add(sql)
+            do { try post.$tags.add(orm) } catch {}
+        }
+        #expect(try post.$tags.load().map(\.name) == ["swift", "sql"])
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r14_post_tag") == 2)
+    }
+
+    @Test func aRawRollbackToAfterAFailedSaveKeepsItsEditsUntilTheTransactionRollsBack() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let a = try #require(try db.object(R14Item.self, forKey: 1))
+        #expect(throws: Undo.self) {
+            try db.transaction {
+                try db.execute("SAVEPOINT mine")
+                a.qty = 5; a.name = "b"
+                do { try db.save(a) } catch {}
+                try db.execute("ROLLBACK TO mine")
+                // A raw savepoint is no block: the instance reads its row, its unsaved edits (made on it) kept.
+                #expect(a.qty == 5 && a.name == "b" && a.hasChanges)
+                throw Undo()
+            }
+        }
+        // The block that tried the save rolled back: the edits are undone with it.
+        #expect(a.qty == 1 && a.name == "a" && !a.hasChanges)
+    }
+
+    @Test func aBlockFailingAtCommitTellsObserversNothing() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE r14_team (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            CREATE TABLE r14_member (id INTEGER PRIMARY KEY, name TEXT NOT NULL,
+                team INTEGER REFERENCES r14_team (id) DEFERRABLE INITIALLY DEFERRED);
+            INSERT INTO r14_team VALUES (1, 'red');
+            """)
+        var heard: [DatabaseChange] = []
+        let observation = db.observeChanges { heard += $0 }
+        let red = try #require(try db.object(R14Team.self, forKey: 1))
+        let m = R14Member(); m.name = "m"; m.team = red
+        #expect(throws: DatabaseError.self) {
+            try db.transaction {
+                try db.save(m)
+                red.name = "renamed"
+                try db.save(red)
+                try db.execute("DELETE FROM r14_team")
+            }
+        }
+        #expect(heard.isEmpty)
+        #expect(red.name == "red" && !red.hasChanges && !red.isDeleted && m.id == 0)
+        try db.transaction { try db.save(m); red.name = "renamed"; try db.save(red) }
+        _ = observation
+        #expect(heard.map(\.table).sorted() == ["r14_member", "r14_team"])
+        #expect(heard.first { $0.table == "r14_member" }?.insertedRowIDs == [1])
+        #expect(heard.first { $0.table == "r14_team" }?.updatedRowIDs == [1])
     }
 
     // MARK: Concurrency

@@ -20,7 +20,7 @@ extension Database {
         // Unretained: the handle keeps its registries (no reference counting on a run of saves).
         try unretainedRegistry(for: T.self, checkingCommits: false)._withUnsafeGuaranteedRef { registry in
             do { try save(object, in: registry) } catch {
-                noteRefusedSave(of: [object])
+                noteRefusedSave(of: [object], registry: registry)
                 throw error
             }
         }
@@ -28,11 +28,18 @@ extension Database {
 
     /// A save inside a transaction block failed: when the block rolls back, `objects` read their rows again
     /// and drop their unsaved changes, which were made for the block (a retried block makes them again).
+    /// When the failure itself ended the block's transaction (a trigger's RAISE(ROLLBACK), an ON CONFLICT
+    /// ROLLBACK constraint, SQLITE_FULL), that rollback has happened: they read their rows now.
     /// Outside a block the save's own transaction is gone and the objects keep their changes.
     @inline(never)
-    private func noteRefusedSave(of objects: [ModelObject]) {
-        guard isInTransaction else { return }
-        for object in objects { models.refusedInTransaction[ObjectIdentifier(object)] = (object, transactionDepth) }
+    private func noteRefusedSave(of objects: [ModelObject], registry: TypeRegistry) {
+        if isInTransaction {
+            for object in objects { models.refusedInTransaction[ObjectIdentifier(object)] = (object, transactionDepth) }
+        } else if transactionDepth > 0 {
+            for object in objects where object._registry === registry && !object._isDeleted {
+                refresh(object, registry: registry, .discard)
+            }
+        }
     }
 
     /// ``save(_:)-(T)`` with the type's registry.
@@ -104,7 +111,7 @@ extension Database {
         // block applies its changes once).
         if isInTransaction {
             do { return try keepingUnsavedChanges(of: objects, registry: registry, saveAll) } catch {
-                noteRefusedSave(of: objects)
+                noteRefusedSave(of: objects, registry: registry)
                 throw error
             }
         }
