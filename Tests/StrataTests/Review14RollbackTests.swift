@@ -776,6 +776,32 @@ private func itemDatabase() throws -> TemporaryDatabase {
         #expect(try temp.db.value(Int.self, "SELECT qty FROM r14_item WHERE id = 1") == 1 + committed.withLock { $0 })
     }
 
+    @Test func twoPoolsIncrementingTheSameRowAsynchronouslyCountEveryIncrementOnce() async throws {
+        let temp = try itemDatabase()
+        try temp.db.execute("PRAGMA journal_mode = WAL")
+        let pools = [try DatabasePool(path: temp.path, readers: 1), try DatabasePool(path: temp.path, readers: 1)]
+        let held = [HeldItem(), HeldItem()]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for p in 0..<2 {
+                let pool = pools[p], box = held[p]
+                group.addTask {
+                    for _ in 0..<50 {
+                        try await pool.write { db in
+                            // The writer's live instance, kept across writes: each write merges the other
+                            // pool's commits into it first.
+                            let item = try box.item ?? #require(try db.object(R14Item.self, forKey: 1))
+                            box.item = item
+                            item.qty += 1
+                            try db.save(item)
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try temp.db.value(Int.self, "SELECT qty FROM r14_item WHERE id = 1") == 101)
+    }
+
     @Test func anAsyncPoolWriteWhoseBatchFailedGivesItsInstancesTheirRows() async throws {
         let temp = try itemDatabase()
         let pool = try DatabasePool(path: temp.path, readers: 1)
@@ -794,4 +820,9 @@ private func itemDatabase() throws -> TemporaryDatabase {
         }
         #expect(seen == [1, 2, 0])
     }
+}
+
+/// Holds a pool writer's live instance between writes (touched only inside them, one at a time).
+private final class HeldItem: @unchecked Sendable {
+    var item: R14Item?
 }
