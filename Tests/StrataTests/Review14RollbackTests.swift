@@ -594,6 +594,45 @@ private func itemDatabase() throws -> TemporaryDatabase {
         #expect(try db.value(String.self, "SELECT note FROM r14_item WHERE id = 1") == "unsaved")
     }
 
+    @Test func aRefusedDeleteInABlockThatRollsBackKeepsTheUnsavedEdits() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            PRAGMA foreign_keys = ON;
+            CREATE TABLE r14_team (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            CREATE TABLE r14_member (id INTEGER PRIMARY KEY, name TEXT NOT NULL, team INTEGER REFERENCES r14_team (id) ON DELETE RESTRICT);
+            INSERT INTO r14_team VALUES (1, 'red'); INSERT INTO r14_member VALUES (1, 'm1', 1);
+            """)
+        let red = try #require(try db.object(R14Team.self, forKey: 1))
+        red.name = "unsaved"
+        #expect(throws: (any Error).self) {
+            try db.transaction { try db.delete(red) }
+        }
+        #expect(!red.isDeleted && red.name == "unsaved" && red.changedProperties == ["name"])
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r14_team") == 1)
+    }
+
+    @Test func aSavepointThatSavedAgainAndRolledBackLeavesWhatTheOuterBlockSaved() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let a = try #require(try db.object(R14Item.self, forKey: 1))
+        try db.transaction {
+            a.qty = 5
+            try db.save(a)
+            do {
+                try db.transaction {
+                    a.qty = 6
+                    try db.save(a)
+                    a.name = "b"
+                    try db.save(a)          // UNIQUE: the savepoint rolls back
+                }
+            } catch {}
+            #expect(a.qty == 5 && a.name == "a" && !a.hasChanges)
+        }
+        #expect(try db.value(Int.self, "SELECT qty FROM r14_item WHERE id = 1") == 5)
+        #expect(a.qty == 5 && !a.hasChanges)
+    }
+
     // MARK: Raw transactions
 
     @Test func aFailedSaveInsideARawTransactionFollowsItsRollbackOrCommit() throws {
