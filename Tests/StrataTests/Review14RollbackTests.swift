@@ -286,6 +286,25 @@ private func itemDatabase() throws -> TemporaryDatabase {
         #expect(try db.value(Int.self, "SELECT qty FROM r14_item WHERE id = 2") == 2)
     }
 
+    @Test func aSaveThatFilledTheDatabaseInABlockGivesTheInstanceItsRowAndTheNextBlockWorks() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let a = try #require(try db.object(R14Item.self, forKey: 1))
+        let bystander = try #require(try db.object(R14Item.self, forKey: 2))
+        bystander.qty = 9
+        let pages = try #require(try db.value(Int.self, "PRAGMA page_count"))
+        try db.execute("PRAGMA max_page_count = \(pages)")
+        let error = #expect(throws: DatabaseError.self) {
+            try db.transaction { a.note = String(repeating: "x", count: 200_000); try db.save(a) }
+        }
+        #expect(error?.code.primary == .full)
+        #expect(a.note == "n" && !a.hasChanges)
+        #expect(bystander.qty == 9 && bystander.changedProperties == ["qty"])
+        try db.execute("PRAGMA max_page_count = 1000000")
+        try db.transaction { a.note = "short"; try db.save(a) }
+        #expect(try db.value(String.self, "SELECT note FROM r14_item WHERE id = 1") == "short")
+    }
+
     @Test func aDeferredForeignKeyFailingAtCommitGivesSavedInstancesTheirRowsAndNewOnesTheirUnsavedState() throws {
         let temp = try TemporaryDatabase()
         let db = temp.db
