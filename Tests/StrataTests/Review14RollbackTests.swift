@@ -218,6 +218,25 @@ private func itemDatabase() throws -> TemporaryDatabase {
         #expect(a.qty == 1 && !a.hasChanges && b.qty == 2 && b.name == "b" && !b.hasChanges)
     }
 
+    @Test func aFailedBatchOfPlainNumberModelsCaughtInABlockKeepsTheirEdits() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("CREATE TABLE r14_gauge (id INTEGER PRIMARY KEY, level INTEGER NOT NULL, reading REAL NOT NULL); INSERT INTO r14_gauge VALUES (1, 1, 0.5), (2, 2, 0.25)")
+        let gauges = try db.objects(R14Gauge.self, where: "1 ORDER BY id")
+        try db.transaction {
+            gauges[0].level = 10
+            gauges[1].level = 20; gauges[1].reading = .nan
+            do { try db.save(gauges) } catch {}
+            #expect(gauges[0].level == 10 && gauges[0].changedProperties == ["level"])
+            #expect(gauges[1].level == 20 && gauges[1].reading.isNaN)
+            gauges[1].reading = 1
+            try db.save(gauges)
+        }
+        #expect(try db.rows("SELECT level, reading FROM r14_gauge ORDER BY id").map { [$0[0], $0[1]] }
+                == [[.integer(10), .real(0.5)], [.integer(20), .real(1)]])
+        #expect(!gauges[0].hasChanges && !gauges[1].hasChanges)
+    }
+
     // MARK: Every kind of failure
 
     @Test(arguments: ["unique", "check", "trigger", "nan"])
