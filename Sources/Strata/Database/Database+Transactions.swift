@@ -83,6 +83,7 @@ extension Database {
     /// Rolls back to `savepoint`, or the whole transaction; the original error matters more than a
     /// failure here, which can only mean SQLite already rolled back (e.g. after SQLITE_FULL).
     private func rollback(_ savepoint: String?, changesBefore: [String: DatabaseChange]) {
+        models.pendingCommitted = 0   // a COMMIT that failed after its hook committed nothing
         if let savepoint {
             try? connection.execute("ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)")
         } else if isInTransaction {

@@ -63,6 +63,7 @@ public final class Database {
         connection.statementFailed = { [weak self] in
             guard let self else { return }
             models.verifyPending = !models.pending.isEmpty || models.verifyPending
+            models.pendingCommitted = 0
         }
     }
 

@@ -93,6 +93,7 @@ extension Database {
             let models = Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue()
             models.committed = true
             models.transactionMerged = false
+            models.pendingCommitted = models.pending.count
             return 0
         }, context)
         sqlite3_rollback_hook(connection.handle, { context in
@@ -100,6 +101,13 @@ extension Database {
             let models = Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue()
             models.rolledBack = true
             models.transactionMerged = false
+            // What the rolled-back transaction wrote is dropped now: changes reported after this (a statement
+            // SQLite re-prepares after a schema change rolls back its implicit transaction, then runs and
+            // commits; a script goes on after its ROLLBACK) are real, and delivered when they commit.
+            // (Those a commit hook saw before, of an earlier transaction of the same script, stay.)
+            if models.pending.count > models.pendingCommitted { models.pending.removeSubrange(models.pendingCommitted...) }
+            if !models.transactionChanges.isEmpty { models.transactionChanges.removeAll() }
+            models.silentWrites = false
         }, context)
     }
 
@@ -174,6 +182,7 @@ extension Database {
     /// After a failed statement: what SQLite reported may have been undone, so pending changes are checked
     /// against the database when they are applied; a whole-transaction rollback restores live instances.
     func statementFailed(wasInTransaction: Bool) {
+        models.pendingCommitted = 0
         if !models.pending.isEmpty { models.verifyPending = true }
         if models.rolledBack {
             if wasInTransaction && !isInTransaction {
@@ -212,13 +221,15 @@ extension Database {
                 // that failed in autocommit mode (its implicit transaction), and nothing is to be restored.
                 models.rolledBack = false
             } else {
+                // The changes still pending came after the rollback (the hook dropped the undone ones) or
+                // were committed before it: they are applied and delivered below.
                 restoreLiveInstancesAfterRollback(toDepth: 0)
-                return
             }
         }
         if !models.pending.isEmpty {
             let pending = models.pending
             models.pending.removeAll(keepingCapacity: true)
+            models.pendingCommitted = 0
             let verify = models.verifyPending
             models.verifyPending = false
             let inTransaction = isInTransaction
@@ -381,7 +392,12 @@ extension Database {
     /// instances inserted in the rolled-back part become unsaved again (keys SQLite assigned go back to
     /// 0), and every other live instance, and those deleted in the transaction, hold the database's values.
     func restoreLiveInstancesAfterRollback(toDepth depth: Int) {
-        models.pending.removeAll()
+        // (A whole-transaction rollback's undone changes went when its hook fired: those pending now came
+        // after it. A savepoint's rollback fires no hook.)
+        if depth > 0 {
+            models.pending.removeAll()
+            models.pendingCommitted = 0
+        }
         models.rolledBack = false
         // A schema sync inside the rolled-back part is undone too: sync again on next use.
         checkSchemaVersion()
@@ -405,7 +421,6 @@ extension Database {
             models.childTypesWrittenInTransaction.removeAll()
             releaseSnapshotsOfDeleted()
             models.insertedInTransaction.removeAll()
-            models.transactionChanges.removeAll()
         }
     }
 
@@ -457,6 +472,7 @@ extension Database {
     /// other live instance, and those deleted in the transaction, hold the database's values again.
     func restoreLiveInstancesAfterPartialRollback() {
         models.pending.removeAll()
+        models.pendingCommitted = 0
         checkSchemaVersion()
         if !models.transactionChanges.isEmpty { dropUndoneChanges() }
         var kept: [InsertedInstance] = []

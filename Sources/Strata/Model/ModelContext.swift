@@ -93,6 +93,10 @@ final class ModelContext {
     /// The BEGIN, COMMIT or ROLLBACK the authorizer refused last, for the error's message.
     var refusedTransactionStatement: String?
     var rolledBack = false
+    /// How many of `pending` the last commit hook saw: changes a later rollback hook leaves alone (an earlier
+    /// transaction of the same script committed them). Back to 0 whenever `pending` is emptied, and after a
+    /// failed statement (a COMMIT that failed after its hook commits nothing).
+    var pendingCommitted = 0
     /// Instances deleted in the open transaction, kept alive until it ends so a rollback can restore them.
     /// (Instances updated or inserted need no list: a rollback refreshes every live instance.)
     var deletedInTransaction: [ObjectIdentifier: ModelObject] = [:]
