@@ -206,4 +206,97 @@ private final class Seen {
         #expect(inserted == [[1], [2]])
         try other.close()
     }
+    // MARK: ROLLBACK TO
+
+    /// A script whose savepoint is rolled back inside a transaction it commits: only the kept rows are reported.
+    @Test func aScriptRollingBackToASavepointReportsOnlyWhatItCommits() throws {
+        let (temp, other) = try setUp()
+        let db = temp.db
+        let a = R14Item(); a.name = "a"
+        try db.save(a)
+        let seen = Seen(db)
+        try db.execute("BEGIN; SAVEPOINT s; INSERT INTO R14Item (name) VALUES ('x'); UPDATE R14Item SET name = 'changed' WHERE id = 1; ROLLBACK TO s; INSERT INTO R14Item (name) VALUES ('y'); COMMIT")
+        #expect(seen.take(db) == ["R14Item i[2] u[] d[]"])
+        #expect(a.name == "a")
+        #expect(try db.value(String.self, "SELECT name FROM R14Item WHERE id = 2") == "y")
+        try other.close()
+    }
+
+    /// A bare `Statement` running ROLLBACK TO: what it undid is not reported and live instances match.
+    @Test func aBareStatementRollingBackToASavepointIsChecked() throws {
+        let (temp, other) = try setUp()
+        let db = temp.db
+        let a = R14Item(); a.name = "a"
+        try db.save(a)
+        let seen = Seen(db)
+        try db.execute("BEGIN")
+        try db.statement("SAVEPOINT s").run()
+        try db.statement("INSERT INTO R14Item (name) VALUES ('x')").run()
+        try db.statement("UPDATE R14Item SET name = 'changed' WHERE id = 1").run()
+        _ = seen.take(db)
+        #expect(a.name == "changed")
+        try db.statement("ROLLBACK TO s").run()
+        #expect(seen.take(db) == [])
+        #expect(a.name == "a")
+        try db.execute("COMMIT")
+        #expect(seen.take(db) == [])
+        #expect(a.name == "a")
+        #expect(try db.value(Int.self, "SELECT count(*) FROM R14Item") == 1)
+        try other.close()
+    }
+
+    /// ROLLBACK TO inside a script that ends in autocommit (RELEASE of the outermost savepoint).
+    @Test func aSavepointTransactionRolledBackToAndReleasedReportsOnlyWhatItKept() throws {
+        let (temp, other) = try setUp()
+        let db = temp.db
+        let seen = Seen(db)
+        try db.execute("SAVEPOINT outer; INSERT INTO R14Item (name) VALUES ('x'); SAVEPOINT inner; INSERT INTO R14Item (name) VALUES ('y'); ROLLBACK TO inner; RELEASE outer")
+        #expect(seen.take(db) == ["R14Item i[1] u[] d[]"])
+        try other.close()
+    }
+
+
+    /// A raw savepoint rolled back inside a transaction block: the block reports only what it kept, and a
+    /// save the savepoint undid leaves its instance unsaved.
+    @Test func aRawSavepointRolledBackInsideATransactionBlockReportsOnlyWhatItKept() throws {
+        let (temp, other) = try setUp()
+        let db = temp.db
+        let seen = Seen(db)
+        let kept = R14Item(); kept.name = "kept"
+        let undone = R14Item(); undone.name = "undone"
+        try db.transaction {
+            try db.save(kept)
+            try db.execute("SAVEPOINT raw")
+            try db.save(undone)
+            try db.execute("UPDATE R14Item SET name = 'changed' WHERE id = ?", kept.id)
+            try db.execute("ROLLBACK TO raw")
+            #expect(kept.name == "kept")
+            #expect(undone.id == 0)
+            try db.execute("RELEASE raw")
+        }
+        #expect(seen.take(db) == ["R14Item i[1] u[] d[]"])
+        #expect(try db.value(Int.self, "SELECT count(*) FROM R14Item") == 1)
+        try other.close()
+    }
+
+    /// A nested transaction block that throws after raw SQL opened a savepoint in it: nothing of it is reported.
+    @Test func aNestedBlockRolledBackAfterARawSavepointReportsNothingOfIt() throws {
+        let (temp, other) = try setUp()
+        let db = temp.db
+        let seen = Seen(db)
+        struct Stop: Error {}
+        try db.transaction {
+            try db.execute("INSERT INTO R14Item (name) VALUES ('outer')")
+            #expect(throws: Stop.self) {
+                try db.transaction {
+                    try db.execute("SAVEPOINT raw; INSERT INTO R14Item (name) VALUES ('inner')")
+                    throw Stop()
+                }
+            }
+            try db.execute("INSERT INTO R14Item (name) VALUES ('after')")
+        }
+        #expect(seen.take(db) == ["R14Item i[1, 2] u[] d[]"])
+        #expect(try db.column(String.self, "SELECT name FROM R14Item ORDER BY id") == ["outer", "after"])
+        try other.close()
+    }
 }

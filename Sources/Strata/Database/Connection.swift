@@ -46,6 +46,15 @@ final class Connection {
     /// Told when a statement that may write silent tables finished having changed rows the update hook did
     /// not report: the tables it may have written.
     var silentWritesHappened: (([String]) -> Void)?
+    /// The savepoint statement (SAVEPOINT, RELEASE, ROLLBACK TO) being prepared, as the owner's authorizer
+    /// reports it (cleared before each prepare).
+    var preparedSavepoint: SavepointStatement?
+    /// Told before a savepoint statement runs and after it finished (`ran`), except while ``tracksSavepoints``
+    /// is off: SQLite's rollback hook says nothing of a `ROLLBACK TO`, so the owner keeps what each savepoint
+    /// would bring back.
+    var savepointStatement: ((_ statement: SavepointStatement, _ ran: Bool) -> Void)?
+    /// Off while the library runs the savepoints of its own transaction blocks (which it restores itself).
+    var tracksSavepoints = true
     private var traceObservers: [Int: (String, UInt64) -> Void] = [:]
     private var nextObserverID = 0
 
@@ -129,9 +138,12 @@ final class Connection {
         var stmt: OpaquePointer?
         var tail: UnsafePointer<CChar>?
         preparedWrites.removeAll()
+        preparedSavepoint = nil
         let code = sql.withCString { sqlite3_prepare_v3(handle, $0, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, &tail) }
         guard code == SQLITE_OK else { throw error(code: code, sql: sql) }
         let silent = silentTargets()
+        let savepoint = preparedSavepoint
+        preparedSavepoint = nil
         guard let stmt else {
             throw DatabaseError(code: .misuse, message: "no SQL statement in the text", sql: sql)
         }
@@ -147,6 +159,7 @@ final class Connection {
         }
         let statement = Statement(connection: self, sql: sql, handle: stmt)
         if !silent.isEmpty { statement.silentTargets = silent }
+        if let savepoint { statement.savepoint = savepoint }
         return statement
     }
 
@@ -189,18 +202,23 @@ final class Connection {
                 var stmt: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
                 preparedWrites.removeAll()
+                preparedSavepoint = nil
                 let code = sqlite3_prepare_v2(handle, current, -1, &stmt, &tail)
                 guard code == SQLITE_OK else { throw error(code: code, sql: script) }
                 next = tail
                 guard let stmt else { continue }  // whitespace or a comment
                 defer { sqlite3_finalize(stmt) }
                 let silent = silentTargets()
+                let savepoint = tracksSavepoints ? preparedSavepoint : nil
+                preparedSavepoint = nil
                 func run() -> Int32 {
                     var result = sqlite3_step(stmt)
                     while result == SQLITE_ROW { result = sqlite3_step(stmt) }
                     return result
                 }
+                if let savepoint { savepointStatement?(savepoint, false) }
                 let result = silent.isEmpty ? run() : noteSilentWrites(silent, run)
+                if let savepoint, result == SQLITE_DONE { savepointStatement?(savepoint, true) }
                 guard result == SQLITE_DONE else {
                     // The failing statement alone, without the whitespace before it or its semicolon.
                     let statement = String(cString: sqlite3_sql(stmt)).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -208,6 +226,14 @@ final class Connection {
                 }
             }
         }
+    }
+
+    /// ``execute(_:)`` of the library's own transaction statements: their savepoints are not told to the owner.
+    func executeUntracked(_ script: String) throws {
+        let tracked = tracksSavepoints
+        tracksSavepoints = false
+        defer { tracksSavepoints = tracked }
+        try execute(script)
     }
 
     // MARK: Errors
@@ -279,6 +305,13 @@ final class Connection {
         if sql == Connection.dataVersionSQL { return }
         for observer in traceObservers.values { observer(sql, nanoseconds) }
     }
+}
+
+/// A SAVEPOINT, RELEASE or ROLLBACK TO statement: what it does, and to which savepoint.
+struct SavepointStatement {
+    enum Operation { case begin, release, rollback }
+    let operation: Operation
+    let name: String
 }
 
 /// A statement that does not keep itself alive (see ``Connection/freshStatements``).

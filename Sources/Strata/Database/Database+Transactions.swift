@@ -35,7 +35,7 @@ extension Database {
         // (A read-only transaction ends without the commit hook, which clears the flag otherwise.)
         defer { if !nested { models.transactionMerged = false } }
         do {
-            try connection.execute(nested ? "SAVEPOINT \(savepoint)" : "BEGIN \(kind.rawValue) TRANSACTION")
+            try connection.executeUntracked(nested ? "SAVEPOINT \(savepoint)" : "BEGIN \(kind.rawValue) TRANSACTION")
         } catch let error as DatabaseError where error.code.primary == .busy && !nested {
             // Say what was waited for, and how long: the lock, not this handle's statement, is the cause.
             let (seconds, attoseconds) = configuration.busyTimeout.components
@@ -60,7 +60,7 @@ extension Database {
         }
         do {
             if !nested { models.ownsTransaction = false }
-            try connection.execute(nested ? "RELEASE SAVEPOINT \(savepoint)" : "COMMIT TRANSACTION")
+            try connection.executeUntracked(nested ? "RELEASE SAVEPOINT \(savepoint)" : "COMMIT TRANSACTION")
         } catch {
             rollback(nested ? savepoint : nil, changesBefore: changesBefore)
             throw error
@@ -85,7 +85,7 @@ extension Database {
     private func rollback(_ savepoint: String?, changesBefore: [String: DatabaseChange]) {
         models.pendingCommitted = 0   // a COMMIT that failed after its hook committed nothing
         if let savepoint {
-            try? connection.execute("ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)")
+            try? connection.executeUntracked("ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)")
         } else if isInTransaction {
             models.ownsTransaction = false
             try? connection.execute("ROLLBACK TRANSACTION")

@@ -48,7 +48,16 @@ public final class Statement {
     /// The tables this statement may write whose rows SQLite's update hook never reports (WITHOUT ROWID),
     /// when there are any: a run that changed such rows is told to the connection
     /// (``Connection/noteSilentWrites(_:_:)``).
-    var silentTargets: [String]?
+    var silentTargets: [String]? {
+        didSet { stepsPlainly = silentTargets == nil && savepoint == nil }
+    }
+    /// Set when this is a SAVEPOINT, RELEASE or ROLLBACK TO statement: running it is told to the connection
+    /// (``Connection/savepointStatement``).
+    var savepoint: SavepointStatement? {
+        didSet { stepsPlainly = silentTargets == nil && savepoint == nil }
+    }
+    /// Whether stepping is `sqlite3_step` alone (neither of the above): the one check on the hot path.
+    private var stepsPlainly = true
     private let argumentsArePublic: Bool
     private var boundArguments: [SQLValue] = []
 
@@ -175,7 +184,7 @@ public final class Statement {
     /// ```
     @inline(__always)
     public func step() throws -> Bool {
-        let code = silentTargets == nil ? sqlite3_step(handle) : stepNotingSilentWrites()
+        let code = stepsPlainly ? sqlite3_step(handle) : stepWithCare()
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE {
             if reportsWrites { connection?.unreportedWrite = true }
@@ -184,11 +193,16 @@ public final class Statement {
         throw stepError(code)
     }
 
-    /// `sqlite3_step` for a statement that may write silent tables (out of line: rarely taken).
+    /// `sqlite3_step` for a statement that may write silent tables, or a savepoint statement (out of line:
+    /// rarely taken).
     @inline(never)
-    private func stepNotingSilentWrites() -> Int32 {
-        guard let connection, let silentTargets else { return sqlite3_step(handle) }
-        return connection.noteSilentWrites(silentTargets) { sqlite3_step(handle) }
+    private func stepWithCare() -> Int32 {
+        guard let connection else { return sqlite3_step(handle) }
+        let savepoint = connection.tracksSavepoints ? self.savepoint : nil
+        if let savepoint { connection.savepointStatement?(savepoint, false) }
+        let code = silentTargets.map { targets in connection.noteSilentWrites(targets) { sqlite3_step(handle) } } ?? sqlite3_step(handle)
+        if let savepoint, code == SQLITE_DONE { connection.savepointStatement?(savepoint, true) }
+        return code
     }
 
     func stepError(_ code: Int32) -> DatabaseError {

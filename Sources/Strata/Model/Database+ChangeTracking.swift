@@ -55,7 +55,7 @@ extension Database {
         // SQLITE_DROP_* check, and treat SQLITE_IGNORE there as "skip the drop silently": so the SQLITE_DELETE
         // that directly follows a SQLITE_DROP_* is allowed. (Prepare runs on one thread, so the flag cannot
         // interleave with another statement's checks.)
-        sqlite3_set_authorizer(connection.handle, { context, action, table, _, database, _ in
+        sqlite3_set_authorizer(connection.handle, { context, action, table, name, database, _ in
             guard let context else { return SQLITE_OK }
             let models = Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue()
             let afterDrop = models.authorizingDrop
@@ -77,6 +77,14 @@ extension Database {
             case SQLITE_READ:
                 models.authorizingDrop = false
                 if models.readRegion != nil, let table { models.readRegion?.insert(String(cString: table).sqlFolded) }
+            case SQLITE_SAVEPOINT:
+                models.authorizingDrop = false
+                // (The third argument is the operation: BEGIN, RELEASE or ROLLBACK; the fourth the savepoint.)
+                if let table, let name, let connection = models.database?.connection {
+                    let operation: SavepointStatement.Operation = strcmp(table, "BEGIN") == 0 ? .begin
+                        : strcmp(table, "RELEASE") == 0 ? .release : .rollback
+                    connection.preparedSavepoint = SavepointStatement(operation: operation, name: String(cString: name))
+                }
             case SQLITE_TRANSACTION:
                 models.authorizingDrop = false
                 // (For SQLITE_TRANSACTION the third argument is the operation: BEGIN, COMMIT or ROLLBACK.)
@@ -94,6 +102,7 @@ extension Database {
             models.committed = true
             models.transactionMerged = false
             models.pendingCommitted = models.pending.count
+            if !models.savepoints.isEmpty { models.savepoints.removeAll() }
             return 0
         }, context)
         sqlite3_rollback_hook(connection.handle, { context in
@@ -108,7 +117,40 @@ extension Database {
             if models.pending.count > models.pendingCommitted { models.pending.removeSubrange(models.pendingCommitted...) }
             if !models.transactionChanges.isEmpty { models.transactionChanges.removeAll() }
             models.silentWrites = false
+            if !models.savepoints.isEmpty { models.savepoints.removeAll() }
         }, context)
+        connection.savepointStatement = { [weak self] statement, ran in self?.savepointStatement(statement, ran: ran) }
+    }
+
+    /// Raw SQL's savepoints: before a SAVEPOINT runs, what was reported so far is applied and the changes
+    /// recorded for observers are kept with the savepoint; after a `ROLLBACK TO` (which fires no hook) the
+    /// changes reported since are dropped, those kept come back, and live instances read their rows again;
+    /// a RELEASE forgets the savepoints it released.
+    func savepointStatement(_ statement: SavepointStatement, ran: Bool) {
+        switch statement.operation {
+        case .begin:
+            if ran { return }
+            if !models.ownWrite { reconcileLiveInstances() }
+            models.savepoints.append((statement.name, models.transactionChanges))
+        case .release:
+            guard ran, let index = models.savepoints.lastIndex(where: { $0.name.sqlFolded == statement.name.sqlFolded }) else { return }
+            models.savepoints.removeSubrange(index...)
+        case .rollback:
+            guard ran, isInTransaction else { return }
+            if let index = models.savepoints.lastIndex(where: { $0.name.sqlFolded == statement.name.sqlFolded }) {
+                // Everything reported since the savepoint began is undone (what came before was applied then).
+                models.pending.removeAll()
+                models.pendingCommitted = 0
+                models.silentWrites = false
+                models.transactionChanges = models.savepoints[index].changes
+                models.savepoints.removeSubrange((index + 1)...)
+            } else {
+                // A savepoint begun before this handle tracked it: reported inserts and deletes are checked.
+                if !models.pending.isEmpty { models.verifyPending = true }
+                if !models.ownWrite { reconcileLiveInstances() }
+            }
+            restoreLiveInstancesAfterPartialRollback()
+        }
     }
 
     /// Of the tables a statement may write, those whose rows SQLite's update hook never reports: WITHOUT
@@ -827,6 +869,7 @@ extension Database {
 
     private func transactionEnded() {
         models.committed = false
+        if !models.savepoints.isEmpty { models.savepoints.removeAll() }
         models.silentWrites = false
         if !models.childTypesWrittenInTransaction.isEmpty { models.childTypesWrittenInTransaction.removeAll() }
         if !models.deletedInTransaction.isEmpty { releaseSnapshotsOfDeleted() }

@@ -97,6 +97,9 @@ final class ModelContext {
     /// transaction of the same script committed them). Back to 0 whenever `pending` is emptied, and after a
     /// failed statement (a COMMIT that failed after its hook commits nothing).
     var pendingCommitted = 0
+    /// The savepoints raw SQL opened in the open transaction, innermost last, each with the changes recorded
+    /// for observers when it began: a `ROLLBACK TO` (which fires no hook) brings those back.
+    var savepoints: [(name: String, changes: [String: DatabaseChange])] = []
     /// Instances deleted in the open transaction, kept alive until it ends so a rollback can restore them.
     /// (Instances updated or inserted need no list: a rollback refreshes every live instance.)
     var deletedInTransaction: [ObjectIdentifier: ModelObject] = [:]
