@@ -129,9 +129,12 @@ extension Database {
     func savepointStatement(_ statement: SavepointStatement, ran: Bool) {
         switch statement.operation {
         case .begin:
-            if ran { return }
-            if !models.ownWrite { reconcileLiveInstances() }
-            models.savepoints.append((statement.name, models.transactionChanges))
+            // Applied before it runs; kept once it began (a SAVEPOINT that failed opened none).
+            if !ran {
+                if !models.ownWrite { reconcileLiveInstances() }
+            } else {
+                models.savepoints.append((statement.name, models.transactionChanges))
+            }
         case .release:
             guard ran, let index = models.savepoints.lastIndex(where: { $0.name.sqlFolded == statement.name.sqlFolded }) else { return }
             models.savepoints.removeSubrange(index...)
