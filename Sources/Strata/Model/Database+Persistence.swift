@@ -82,7 +82,7 @@ extension Database {
             if !models.pending.isEmpty { reconcileLiveInstances() }
         } else {
             try keepingUnsavedChanges(of: [object], registry: registry) {
-                try transaction(.immediate) { try save(object, registry: registry) }
+                try transaction(.immediate) { try savingInOwnTransaction { try save(object, registry: registry) } }
             }
         }
     }
@@ -101,8 +101,10 @@ extension Database {
         let order = ownFields.isEmpty ? nil : InsertionOrder(objects, fields: ownFields)
         let saveAll = {
             try self.transaction(.immediate) {
-                if let order { return try self.save(order, registry: registry) }
-                for object in objects { try self.save(object, registry: registry) }
+                try self.savingInOwnTransaction {
+                    if let order { return try self.save(order, registry: registry) }
+                    for object in objects { try self.save(object, registry: registry) }
+                }
             }
         }
         // Inside a transaction the batch is a savepoint, whose rollback gave the instances saved before the
@@ -282,7 +284,7 @@ extension Database {
             // A new object that refers to itself: inserted with those references unset (it has no key
             // yet), then updated with its own key, in a savepoint: the two statements are one save, all or
             // nothing (inside a block too, where a failed update would otherwise leave the insert behind).
-            try transaction {
+            try atomically {
                 for field in selfReferences { field.setHoldsItself(object, false) }
                 do {
                     defer { for field in selfReferences { field.setHoldsItself(object, true) } }
@@ -291,6 +293,22 @@ extension Database {
                 try update(object, registry: registry)
             }
         }
+    }
+
+    /// Runs `body`, the save Strata opened the current transaction (or savepoint) for.
+    private func savingInOwnTransaction<T>(_ body: () throws -> T) throws -> T {
+        let outer = models.ownSaveDepth
+        models.ownSaveDepth = transactionDepth
+        defer { models.ownSaveDepth = outer }
+        return try body()
+    }
+
+    /// Runs `body`, the statements of one save, all or nothing: in a savepoint inside a transaction block,
+    /// directly inside the transaction Strata opened for the save (whose rollback undoes them): no
+    /// SAVEPOINT statements for a save of its own or a batch.
+    private func atomically<T>(_ body: () throws -> T) throws -> T {
+        if transactionDepth == models.ownSaveDepth { return try body() }
+        return try transaction(nil, body)
     }
 
     private func readOnlyError(_ registry: TypeRegistry, _ reason: String) -> ModelError {
@@ -329,7 +347,7 @@ extension Database {
                 // instance unsaved again with its values and its own key, instead of the live instance of a
                 // row it never wrote. The update runs in a savepoint, so that its failure undoes the adoption
                 // inside a block too (where the block's rollback might never come).
-                return try transaction {
+                return try atomically {
                     noteInserted(object, registry: registry, keyWasAssigned: false, adoptedFromKey: ownKey)
                     try update(object, registry: registry)
                 }

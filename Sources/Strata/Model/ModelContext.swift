@@ -110,6 +110,10 @@ final class ModelContext {
     /// block rolls back they read their rows again without their unsaved changes (the block's edits are
     /// undone with it, so a retried block applies them once).
     var refusedInTransaction: [ObjectIdentifier: (object: ModelObject, depth: Int)] = [:]
+    /// The depth of the transaction (or savepoint) Strata opened around the save or batch being made, nil
+    /// outside one (a raw BEGIN's transaction has depth 0 too): a save that takes more than one statement
+    /// needs no savepoint of its own there, since that transaction's rollback undoes all of it.
+    var ownSaveDepth: Int?
 
     @exclusivity(unchecked) var observers: [Int: ([DatabaseChange]) -> Void] = [:]
     var nextObserverID = 0

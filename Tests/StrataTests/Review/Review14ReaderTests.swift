@@ -1,0 +1,222 @@
+import Foundation
+
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Review 14, second reader of the day's library changes (c1f9e0c..): the rollback rule for failed saves in
+// transaction blocks (refusedInTransaction), the new savepoints around a self-referencing insert and an
+// upsert adoption, TableInfo.rowIDName, the NUL-byte checks and raw-identifier property names.
+
+private final class R14RItem: Model {
+    static let tableName = "r14r_item"
+    var id: Int64 = 0
+    var name = ""
+    var qty = 0
+    required init() {}
+}
+
+private final class R14RNode: Model {
+    static let tableName = "r14r_node"
+    var id: Int64 = 0
+    var name = ""
+    @Reference var next: R14RNode?
+    required init() {}
+}
+
+private final class R14RSynced: Model {
+    static let tableName = "r14r_synced"
+    static let upsertKeys = ["serverID"]
+    var id: Int64 = 0
+    var serverID = ""
+    var slug = ""
+    required init() {}
+}
+
+private struct R14RUndo: Error {}
+
+private final class R14RLog: @unchecked Sendable {
+    var statements: [String] = []
+}
+
+private func itemDatabase() throws -> TemporaryDatabase {
+    let temp = try TemporaryDatabase()
+    try temp.db.execute("""
+        CREATE TABLE r14r_item (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, qty INTEGER NOT NULL CHECK (qty >= 0));
+        CREATE TRIGGER r14r_item_guard BEFORE UPDATE ON r14r_item WHEN NEW.qty > 50 BEGIN SELECT RAISE(ROLLBACK, 'too many'); END;
+        INSERT INTO r14r_item (name, qty) VALUES ('a', 1), ('b', 2);
+        """)
+    return temp
+}
+
+@Suite struct Review14ReaderTests {
+    @Test func anInstanceInsertedInABlockWhoseLaterSaveRolledBackTheBlockBecomesNewAgain() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let x = R14RItem(); x.name = "x"; x.qty = 5
+        #expect(throws: (any Error).self) {
+            try db.transaction {
+                try db.save(x)
+                x.qty = 99   // the trigger's RAISE(ROLLBACK) ends the block's transaction
+                try db.save(x)
+            }
+        }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r14r_item WHERE name = 'x'") == 0)
+        // Inserted in a rolled-back block: new again, with its values, not deleted.
+        #expect(!x.isDeleted)
+        #expect(x.id == 0)
+        try db.transaction { x.qty = 6; try db.save(x) }
+        #expect(try db.value(Int.self, "SELECT qty FROM r14r_item WHERE name = 'x'") == 6)
+    }
+
+    @Test func anInstanceInsertedInABlockWhoseLaterSaveRolledBackTheBlockAndWasCaughtBecomesNewAgain() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let x = R14RItem(); x.name = "x"; x.qty = 5
+        #expect(throws: (any Error).self) {
+            try db.transaction {
+                try db.save(x)
+                x.qty = 99
+                do { try db.save(x) } catch {}
+                #expect(!x.isDeleted)
+            }
+        }
+        #expect(!x.isDeleted)
+        #expect(x.id == 0)
+    }
+
+    @Test func aSelfReferencingNewObjectSavedOnItsOwnRunsNoSavepoint() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("CREATE TABLE r14r_node (id INTEGER PRIMARY KEY, name TEXT NOT NULL, next INTEGER REFERENCES r14r_node (id))")
+        let a = R14RNode(); a.name = "a"; a.next = a
+        let log = R14RLog()
+        let trace = db.traceStatements { log.statements.append($0) }
+        try db.save(a)
+        trace.cancel()
+        #expect(!log.statements.contains { $0.hasPrefix("SAVEPOINT") })
+        #expect(try db.value(Int64.self, "SELECT next FROM r14r_node") == a.id)
+    }
+
+    @Test func anAdoptingSaveOnItsOwnRunsNoSavepoint() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE r14r_synced (id INTEGER PRIMARY KEY, serverID TEXT NOT NULL UNIQUE, slug TEXT NOT NULL UNIQUE);
+            INSERT INTO r14r_synced VALUES (1, 's1', 'one');
+            """)
+        let incoming = R14RSynced(); incoming.serverID = "s1"; incoming.slug = "uno"
+        let log = R14RLog()
+        let trace = db.traceStatements { log.statements.append($0) }
+        try db.save(incoming)
+        trace.cancel()
+        #expect(!log.statements.contains { $0.hasPrefix("SAVEPOINT") })
+        #expect(incoming.id == 1)
+    }
+
+    @Test func anOrdinarySaveInABlockRunsOnlyItsUpdate() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let a = try #require(try db.object(R14RItem.self, forKey: 1))
+        let log = R14RLog()
+        try db.transaction {
+            let trace = db.traceStatements { log.statements.append($0) }
+            a.qty = 3
+            try db.save(a)
+            let n = R14RItem(); n.name = "n"
+            try db.save(n)
+            trace.cancel()
+        }
+        #expect(log.statements.count == 2)
+    }
+
+    @Test func refusedEntriesDoNotOutliveTheBlock() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        weak var weakA: R14RItem?
+        try db.transaction {
+            let a = try #require(try db.object(R14RItem.self, forKey: 1))
+            weakA = a
+            a.qty = -1
+            #expect(throws: (any Error).self) { try db.save(a) }
+            #expect(db.models.refusedInTransaction.count == 1)
+        }
+        #expect(db.models.refusedInTransaction.isEmpty)
+        #expect(weakA == nil)
+    }
+
+    @Test func refusedEntriesAreDroppedByARawCommitOrRollback() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let a = try #require(try db.object(R14RItem.self, forKey: 1))
+        for end in ["COMMIT", "ROLLBACK"] {
+            try db.execute("BEGIN")
+            a.qty = -1
+            #expect(throws: (any Error).self) { try db.save(a) }
+            try db.execute(end)
+            #expect(db.models.refusedInTransaction.isEmpty, "\(end)")
+            a.qty = 4
+            try db.save(a)
+            #expect(try db.value(Int.self, "SELECT qty FROM r14r_item WHERE id = 1") == 4)
+        }
+    }
+
+    @Test func aRefusedSaveInABlockRawlyCommittedDoesNotDiscardTheNextBlocksEdits() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let a = try #require(try db.object(R14RItem.self, forKey: 1))
+        let b = try #require(try db.object(R14RItem.self, forKey: 2))
+        // A refused save noted in a block whose transaction a raw COMMIT ended.
+        #expect(throws: (any Error).self) {
+            try db.transaction {
+                a.qty = -1
+                do { try db.save(a); Issue.record("saved") } catch {}
+                try db.execute("COMMIT")
+            }
+        }
+        a.qty = 7
+        b.qty = 8
+        #expect(throws: R14RUndo.self) {
+            try db.transaction { try db.save(b); throw R14RUndo() }
+        }
+        #expect(a.qty == 7 && a.changedProperties == ["qty"])
+        #expect(b.qty == 2)
+    }
+}
+
+extension Review14ReaderTests {
+    @Test func aSelfReferencingNewObjectWhoseUpdateFailsInARawTransactionWritesNothing() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("CREATE TABLE r14r_node (id INTEGER PRIMARY KEY, name TEXT NOT NULL, next INTEGER REFERENCES r14r_node (id) CHECK (next IS NULL OR next <> id))")
+        let a = R14RNode(); a.name = "a"; a.next = a
+        try db.execute("BEGIN IMMEDIATE")
+        #expect(throws: (any Error).self) { try db.save(a) }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r14r_node") == 0)
+        try db.execute("COMMIT")
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r14r_node") == 0)
+        #expect(a.id == 0 && a.next === a)
+    }
+
+    @Test func aBatchWithASelfReferencingNewObjectRunsNoSavepointOfItsOwn() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("CREATE TABLE r14r_node (id INTEGER PRIMARY KEY, name TEXT NOT NULL, next INTEGER REFERENCES r14r_node (id) CHECK (next IS NULL OR next <> id OR name <> 'bad'))")
+        let a = R14RNode(); a.name = "a"; a.next = a
+        let b = R14RNode(); b.name = "b"
+        let log = R14RLog()
+        let trace = db.traceStatements { log.statements.append($0) }
+        try db.save([a, b])
+        trace.cancel()
+        #expect(log.statements.filter { $0.hasPrefix("SAVEPOINT") || $0.hasPrefix("RELEASE") }.isEmpty)
+        #expect(try db.value(Int64.self, "SELECT next FROM r14r_node WHERE name = 'a'") == a.id)
+        // In a block, the batch is one savepoint, and a failing self-reference in it undoes the batch.
+        let c = R14RNode(); c.name = "c"
+        let bad = R14RNode(); bad.name = "bad"; bad.next = bad
+        try db.transaction {
+            #expect(throws: (any Error).self) { try db.save([c, bad]) }
+        }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r14r_node") == 2)
+        #expect(c.id == 0 && bad.id == 0 && bad.next === bad)
+    }
+}
