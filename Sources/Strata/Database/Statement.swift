@@ -130,6 +130,11 @@ public final class Statement {
     /// ```
     public func bind(_ value: any ColumnValue, named name: String) throws {
         guard let handle else { throw closedError() }
+        // SQLite reads the name as a C string: a NUL byte would cut it, and bind the parameter named by
+        // what precedes.
+        guard !name.utf8.contains(0) else {
+            throw DatabaseError(code: .range, message: "no parameter named \(name.replacingOccurrences(of: "\u{0}", with: "\\0")): the name contains a NUL byte (U+0000)", sql: sql)
+        }
         let index = sqlite3_bind_parameter_index(handle, name)
         guard index > 0 else {
             throw DatabaseError(code: .range, message: "no parameter named \(name)", sql: sql)

@@ -220,3 +220,123 @@ extension Review14ReaderTests {
         #expect(c.id == 0 && bad.id == 0 && bad.next === bad)
     }
 }
+
+private final class R14RBox: @unchecked Sendable {
+    weak var item: R14RItem?
+    var strong: R14RItem?
+}
+
+extension Review14ReaderTests {
+    @Test func aPoolWriteWhoseSaveFailedAndThatThrewLeavesNothingNotedAndTheInstanceItsRow() async throws {
+        let temp = try itemDatabase()
+        let pool = try DatabasePool(path: temp.path, readers: 2)
+        let box = R14RBox()
+        await #expect(throws: R14RUndo.self) {
+            try await pool.write { db in
+                let a = try #require(try db.object(R14RItem.self, forKey: 1))
+                box.strong = a
+                a.qty = 4
+                try db.save(a)
+                a.qty = -1
+                do { try db.save(a); Issue.record("saved") } catch {}
+                throw R14RUndo()
+            }
+        }
+        let seen = try await pool.write { db in
+            (db.models.refusedInTransaction.count, box.strong?.qty ?? -99, box.strong?.hasChanges ?? true)
+        }
+        #expect(seen.0 == 0 && seen.1 == 1 && !seen.2)
+        // A failed save caught, then the block commits: the instance keeps its edit, nothing stays noted.
+        let kept = try await pool.write { db in
+            let a = try #require(try db.object(R14RItem.self, forKey: 1))
+            a.qty = -5
+            do { try db.save(a); Issue.record("saved") } catch {}
+            return a.qty
+        }
+        #expect(kept == -5)
+        let after = try await pool.write { db in
+            (db.models.refusedInTransaction.count, box.strong?.qty ?? -99, box.strong?.changedProperties ?? [])
+        }
+        #expect(after.0 == 0 && after.1 == -5 && after.2 == ["qty"])
+        box.strong = nil
+        try await pool.close()
+    }
+
+    @Test func aRetryingBodyThatSwallowsAFailedSaveAndCommitsKeepsTheEditAndNotesNothing() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let a = try #require(try db.object(R14RItem.self, forKey: 1))
+        let b = try #require(try db.object(R14RItem.self, forKey: 2))
+        try db.retryingOnConflict {
+            a.qty = -1
+            do { try db.save(a); Issue.record("saved") } catch {}
+            b.qty += 1
+            try db.save(b)
+        }
+        #expect(db.models.refusedInTransaction.isEmpty)
+        #expect(a.qty == -1 && a.changedProperties == ["qty"])
+        #expect(b.qty == 3 && !b.hasChanges)
+        // A later block that rolls back does not take a's edit (its refusal was the committed block's).
+        #expect(throws: R14RUndo.self) { try db.transaction { b.qty += 1; try db.save(b); throw R14RUndo() } }
+        #expect(a.qty == -1 && b.qty == 3)
+    }
+
+    @Test func closingInsideABlockAfterARefusedSaveLeavesNothingNoted() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let box = R14RBox()
+        #expect(throws: (any Error).self) {
+            try db.transaction {
+                let a = try #require(try db.object(R14RItem.self, forKey: 1))
+                box.item = a
+                a.qty = -1
+                do { try db.save(a); Issue.record("saved") } catch {}
+                try db.close()
+            }
+        }
+        #expect(db.models.refusedInTransaction.isEmpty)
+        #expect(box.item == nil)
+        #expect(try Database(path: temp.path).value(Int.self, "SELECT qty FROM r14r_item WHERE id = 1") == 1)
+    }
+
+    @Test func aRefusalInAReleasedSavepointIsUndoneByTheOuterRollbackButNotByASiblings() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let a = try #require(try db.object(R14RItem.self, forKey: 1))
+        let b = try #require(try db.object(R14RItem.self, forKey: 2))
+        try db.transaction {
+            try db.transaction {
+                a.qty = 5; try db.save(a)
+                a.qty = -1
+                do { try db.save(a); Issue.record("saved") } catch {}
+            }
+            #expect(db.models.refusedInTransaction.first?.value.depth == 1)
+            #expect(throws: R14RUndo.self) { try db.transaction { b.qty = 7; try db.save(b); throw R14RUndo() } }
+            // The sibling's rollback leaves a's caught refusal alone.
+            #expect(a.qty == -1 && b.qty == 2)
+            #expect(db.models.refusedInTransaction.count == 1)
+        }
+        // The outer block committed a's qty 5; a keeps its unsaved -1.
+        #expect(try db.value(Int.self, "SELECT qty FROM r14r_item WHERE id = 1") == 5)
+        #expect(a.qty == -1 && a.changedProperties == ["qty"])
+        #expect(db.models.refusedInTransaction.isEmpty)
+    }
+}
+
+extension Review14ReaderTests {
+    @Test func aParameterNameWithANulByteBindsNoOtherParameter() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let statement = try db.statement("UPDATE r14r_item SET qty = :q WHERE name = :n")
+        try statement.bind("a", named: ":n")
+        // SQLite reads the name as a C string: ":q\0x" would be cut to ":q" and bind that parameter.
+        let error = #expect(throws: DatabaseError.self) { try statement.bind(40, named: ":q\u{0}x") }
+        #expect(error?.code.primary == .range)
+        #expect(error?.message.contains("NUL") == true)
+        let unbound = #expect(throws: DatabaseError.self) { try statement.bind(40, named: ":n\u{0}") }
+        #expect(unbound?.code.primary == .range)
+        try statement.bind(3, named: ":q")
+        while try statement.step() {}
+        #expect(try db.value(Int.self, "SELECT qty FROM r14r_item WHERE name = 'a'") == 3)
+    }
+}
