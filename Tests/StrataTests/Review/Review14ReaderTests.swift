@@ -340,3 +340,59 @@ extension Review14ReaderTests {
         #expect(try db.value(Int.self, "SELECT qty FROM r14r_item WHERE name = 'a'") == 3)
     }
 }
+
+private final class R14RCrew: Model {
+    static let tableName = "r14r_crew"
+    var id: Int64 = 0
+    var `crew name` = ""
+    @Children(by: "home crew", orderBy: "name") var `crew members`: [R14RSailor]
+    required init() {}
+}
+
+private final class R14RSailor: Model {
+    static let tableName = "r14r_sailor"
+    var id: Int64 = 0
+    var name = ""
+    @Reference var `home crew`: R14RCrew?
+    required init() {}
+}
+
+extension Review14ReaderTests {
+    @Test func rawIdentifierRelationshipsLoadPrefetchAndFollowWrites() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let crew = R14RCrew(); crew.`crew name` = "blue"
+        try db.save(crew)
+        let x = R14RSailor(); x.name = "x"; x.`home crew` = crew
+        let y = R14RSailor(); y.name = "y"; y.`home crew` = crew
+        try db.save([x, y])
+        #expect(crew.`crew members`.map(\.name) == ["x", "y"])
+        let fresh = try Database(path: temp.path)
+        defer { try? fresh.close() }
+        let crews = try fresh.objects(R14RCrew.self, prefetching: ["crew members"])
+        #expect(crews.first?.`crew members`.map(\.name) == ["x", "y"])
+        let sailors = try fresh.objects(R14RSailor.self, prefetching: ["home crew"])
+        #expect(sailors.map { $0.`home crew`?.`crew name` } == ["blue", "blue"])
+        try db.execute("DELETE FROM r14r_sailor WHERE name = 'y'")
+        #expect(crew.`crew members`.map(\.name) == ["x"])
+        #expect(try db.objects(R14RSailor.self, matching: ["home crew": crew.id]).count == 1)
+    }
+
+    @Test func aRefusedInstanceDeletedLaterInTheRolledBackBlockComesBackWithItsRow() throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        let a = try #require(try db.object(R14RItem.self, forKey: 1))
+        #expect(throws: R14RUndo.self) {
+            try db.transaction {
+                a.qty = -1
+                do { try db.save(a); Issue.record("saved") } catch {}
+                try db.delete(a)
+                throw R14RUndo()
+            }
+        }
+        #expect(!a.isDeleted && a.qty == 1 && !a.hasChanges)
+        a.qty = 2
+        try db.save(a)
+        #expect(try db.value(Int.self, "SELECT qty FROM r14r_item WHERE id = 1") == 2)
+    }
+}
