@@ -396,3 +396,32 @@ extension Review14ReaderTests {
         #expect(try db.value(Int.self, "SELECT qty FROM r14r_item WHERE id = 1") == 2)
     }
 }
+
+extension Review14ReaderTests {
+    @Test func anAdoptionInABlockSurvivesASiblingSavepointsRollbackAndIsUndoneByTheBlocks() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE r14r_synced (id INTEGER PRIMARY KEY, serverID TEXT NOT NULL UNIQUE, slug TEXT NOT NULL UNIQUE);
+            INSERT INTO r14r_synced VALUES (1, 's1', 'one'), (2, 's2', 'two'), (3, 's3', 'three');
+            """)
+        let incoming = R14RSynced(); incoming.serverID = "s1"; incoming.slug = "uno"
+        let other = try #require(try db.object(R14RSynced.self, forKey: 2))
+        try db.transaction {
+            try db.save(incoming)   // adopts row 1 in a savepoint of its own, released
+            #expect(incoming.id == 1)
+            #expect(throws: R14RUndo.self) { try db.transaction { other.slug = "dos"; try db.save(other); throw R14RUndo() } }
+            // The sibling savepoint's rollback leaves the adoption alone.
+            #expect(incoming.id == 1 && other.slug == "two")
+            #expect(try db.object(R14RSynced.self, forKey: 1) === incoming)
+        }
+        #expect(try db.value(String.self, "SELECT slug FROM r14r_synced WHERE id = 1") == "uno")
+        // In a block that rolls back, the adoption is undone: new again with its own key and values.
+        let again = R14RSynced(); again.serverID = "s3"; again.slug = "trois"
+        #expect(throws: R14RUndo.self) { try db.transaction { try db.save(again); #expect(again.id == 3); throw R14RUndo() } }
+        #expect(again.id == 0 && again.slug == "trois")
+        let three = try #require(try db.object(R14RSynced.self, forKey: 3))
+        #expect(three !== again && three.slug == "three")
+        #expect(other.slug == "two" && !other.hasChanges)
+    }
+}
