@@ -21,24 +21,7 @@ private final class R13Tag: Model {
     required init() {}
 }
 
-/// What the observer saw, one line per change: "table i[..] u[..] d[..]".
-private final class Seen {
-    var lines: [String] = []
-    var observation: ChangeObservation?
-    init(_ db: Database) {
-        observation = db.observeChanges { [unowned self] changes in
-            for change in changes.sorted(by: { $0.table < $1.table }) {
-                self.lines.append("\(change.table) i\(change.insertedRowIDs.sorted()) u\(change.updatedRowIDs.sorted()) d\(change.deletedRowIDs.sorted())")
-            }
-        }
-    }
-    /// What was seen by the next model call (a bare statement's writes are told then).
-    func take(_ db: Database) -> [String] {
-        _ = try? db.objects(R13Tag.self)
-        defer { lines.removeAll() }
-        return lines
-    }
-}
+private typealias Seen = SeenChanges<R13Tag>
 
 @Suite struct Review13ReaderTests {
     /// A WITHOUT ROWID table with a column named rowid (so `SELECT rowid` prepares) is still WITHOUT
