@@ -167,6 +167,15 @@ private func company(_ db: Database) throws {
         """)
 }
 
+/// A database with ``company(_:)``'s rows, both models already synced (their first use out of the way).
+private func syncedCompany() throws -> TemporaryDatabase {
+    let temp = try TemporaryDatabase()
+    try company(temp.db)
+    _ = try temp.db.objects(R12Department.self, where: "WHERE 0")
+    _ = try temp.db.objects(R12Employee.self, where: "WHERE 0")
+    return temp
+}
+
 // MARK: Tests
 
 @Suite struct Review12RelationshipTests {
@@ -407,11 +416,8 @@ private func company(_ db: Database) throws {
     // MARK: 4. Prefetch
 
     @Test func threeLevelsWithACycleRunOneStatementPerLevelAndAreFreed() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try syncedCompany()
         let db = temp.db
-        try company(db)
-        _ = try db.objects(R12Department.self, where: "WHERE 0")
-        _ = try db.objects(R12Employee.self, where: "WHERE 0")
         weak var weakEmployee: R12Employee?
         weak var weakDepartment: R12Department?
         do {
@@ -655,11 +661,8 @@ extension Review12RelationshipTests {
     }
 
     @Test func prefetchPathBackToItsStartReusesTheOwners() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try syncedCompany()
         let db = temp.db
-        try company(db)
-        _ = try db.objects(R12Department.self, where: "WHERE 0")
-        _ = try db.objects(R12Employee.self, where: "WHERE 0")
         var count = 0
         let trace = db.traceStatements { _ in count += 1 }
         let departments = try db.objects(R12Department.self, where: "ORDER BY id", prefetching: ["staff.department.staff", "manager.mentor"])
