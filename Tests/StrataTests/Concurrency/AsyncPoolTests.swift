@@ -61,7 +61,7 @@ func eventually(_ condition: @Sendable () -> Bool) async throws {
             for _ in 0..<4 {
                 group.addTask {
                     try await pool.write { db in
-                        Thread.sleep(forTimeInterval: 0.15)
+                        Thread.sleep(forTimeInterval: 0.25)   // 1 s of writes in all: a margin for a loaded machine
                         try db.execute("UPDATE AsyncItem SET value = value + 1")
                     }
                     log.withLock { $0.append("w") }
