@@ -27,6 +27,10 @@ extension Database {
         let nested = isInTransaction
         transactionDepth += 1
         defer { transactionDepth -= 1 }
+        // A failure that ends this block's transaction is the block's to handle (a save of its own included:
+        // its instances keep their changes).
+        if !nested { models.failureEndedTransaction = false }
+        defer { if !nested { models.failureEndedTransaction = false } }
         let savepoint = "strata_\(transactionDepth)"
         // What happened before is settled first: changes made before a savepoint survive its rollback and
         // those made after it must not be reported; a rollback left over from a bare statement is applied.

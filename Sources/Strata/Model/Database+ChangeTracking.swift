@@ -231,6 +231,7 @@ extension Database {
         if !models.pending.isEmpty { models.verifyPending = true }
         if models.rolledBack {
             if wasInTransaction && !isInTransaction {
+                models.failureEndedTransaction = true
                 restoreLiveInstancesAfterRollback(toDepth: 0)
             } else {
                 models.rolledBack = false   // only the failed statement's own implicit transaction

@@ -30,12 +30,15 @@ extension Database {
     /// and drop their unsaved changes, which were made for the block (a retried block makes them again).
     /// When the failure itself ended the block's transaction (a trigger's RAISE(ROLLBACK), an ON CONFLICT
     /// ROLLBACK constraint, SQLITE_FULL), that rollback has happened: they read their rows now.
-    /// Outside a block the save's own transaction is gone and the objects keep their changes.
+    /// The same holds inside a raw `BEGIN`: its rollback, or a failure that ended it, gives them their rows.
+    /// A save of its own (outside any transaction) keeps the changes: only its own transaction is gone.
     @inline(never)
     private func noteRefusedSave(of objects: [ModelObject], registry: TypeRegistry) {
+        let endedByFailure = models.failureEndedTransaction
+        models.failureEndedTransaction = false
         if isInTransaction {
             for object in objects { models.refusedInTransaction[ObjectIdentifier(object)] = (object, transactionDepth) }
-        } else if transactionDepth > 0 {
+        } else if transactionDepth > 0 || endedByFailure {
             for object in objects where object._registry === registry && !object._isDeleted {
                 refresh(object, registry: registry, .discard)
             }

@@ -114,6 +114,11 @@ final class ModelContext {
     /// outside one (a raw BEGIN's transaction has depth 0 too): a save that takes more than one statement
     /// needs no savepoint of its own there, since that transaction's rollback undoes all of it.
     var ownSaveDepth: Int?
+    /// Set when a failed statement ended a transaction that was open before it (a trigger's RAISE(ROLLBACK),
+    /// an ON CONFLICT ROLLBACK constraint, SQLITE_FULL); cleared when a transaction block begins or ends and
+    /// when a refused save reads it. A save refused that way inside a raw `BEGIN` then gives its instances
+    /// their rows again, as inside a block: the transaction its edits were made for is gone.
+    var failureEndedTransaction = false
 
     @exclusivity(unchecked) var observers: [Int: ([DatabaseChange]) -> Void] = [:]
     var nextObserverID = 0

@@ -305,6 +305,45 @@ private func itemDatabase() throws -> TemporaryDatabase {
         #expect(try db.value(Int.self, "SELECT qty FROM r14_item WHERE id = 2") == 2)
     }
 
+    /// The same inside a raw `BEGIN` (no block): the transaction the edit was made for is gone, so the
+    /// instance reads its row (as an instance saved earlier in it does), and a retried raw transaction
+    /// applies its increment once. A save of its own refused the same way afterwards keeps its edit.
+    @Test(arguments: [
+        ("CREATE TRIGGER r14_item_guard BEFORE UPDATE ON r14_item WHEN NEW.qty > 2 BEGIN SELECT RAISE(ROLLBACK, 'too many'); END",
+         "DROP TRIGGER r14_item_guard"),
+        ("CREATE TABLE r14_cap (qty INTEGER UNIQUE ON CONFLICT ROLLBACK); INSERT INTO r14_cap VALUES (3); CREATE TRIGGER r14_item_cap AFTER UPDATE ON r14_item BEGIN INSERT INTO r14_cap VALUES (NEW.qty); END",
+         "DROP TRIGGER r14_item_cap"),
+    ], ["one", "batch"])
+    func aSaveWhoseFailureEndedARawTransactionGivesTheInstanceItsRow(ddl: (String, String), kind: String) throws {
+        let temp = try itemDatabase()
+        let db = temp.db
+        try db.execute(ddl.0)
+        let a = try #require(try db.object(R14Item.self, forKey: 2))   // qty 2
+        let b = try #require(try db.object(R14Item.self, forKey: 1))
+        let save = { (item: R14Item) in kind == "one" ? try db.save(item) : try db.save([item]) }
+        try db.execute("BEGIN IMMEDIATE")
+        b.note = "saved first"
+        try save(b)
+        a.qty += 1
+        #expect(throws: (any Error).self) { try save(a) }
+        #expect(!db.isInTransaction)
+        #expect(a.qty == 2 && !a.hasChanges)
+        #expect(b.note == "n" && !b.hasChanges)
+        // A save of its own refused the same way keeps its edit.
+        a.qty += 1
+        #expect(throws: (any Error).self) { try save(a) }
+        #expect(a.qty == 3 && a.changedProperties == ["qty"])
+        a.qty = 2
+        // The retried raw transaction, once nothing refuses it, stores one increment.
+        try db.execute(ddl.1)
+        try db.execute("BEGIN IMMEDIATE")
+        a.qty += 1
+        try save(a)
+        try db.execute("COMMIT")
+        #expect(try db.value(Int.self, "SELECT qty FROM r14_item WHERE id = 2") == 3)
+        #expect(a.qty == 3 && !a.hasChanges)
+    }
+
     @Test func aSaveThatFilledTheDatabaseInABlockGivesTheInstanceItsRowAndTheNextBlockWorks() throws {
         let temp = try itemDatabase()
         let db = temp.db
