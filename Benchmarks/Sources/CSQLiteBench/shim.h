@@ -8,3 +8,12 @@
 static inline long strata_bench_heap_in_use(void) { return (long)mallinfo2().uordblks; }
 #define STRATA_BENCH_HAS_HEAP_IN_USE 1
 #endif
+
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+/// Under callgrind: writes the counts since the last dump to a part file of their own, labelled `label`
+/// (the timed part of a workload is told from the rest this way). Elsewhere a few instructions, no effect.
+static inline void strata_bench_callgrind_dump(const char *label) { CALLGRIND_DUMP_STATS_AT(label); }
+#else
+static inline void strata_bench_callgrind_dump(const char *label) { (void)label; }
+#endif
