@@ -40,7 +40,9 @@ struct BenchmarkCommand: ParsableCommand {
     @ArgumentParser.Flag(help: """
         Then count each contender's instructions with valgrind's callgrind, over the whole process: a run with \
         raw alone, one with the contender alone, one with both (so templates cancel); adds instructions and \
-        instructionsRatio to the table and the JSON. Strata's contenders only, unless --callgrind-contenders.
+        instructionsRatio to the table and the JSON, and the timed parts' own instructions from the runs alone \
+        (timedInstructions, timedInstructionsRatio; "timed x raw"). Strata's contenders only, unless \
+        --callgrind-contenders.
         """)
     var callgrind = false
 
