@@ -243,6 +243,14 @@ final class Connection {
         // The connection's last error belongs to this failure when their primary codes agree.
         let resolved = (extended & 0xFF) == (code & 0xFF) ? extended : code
         if (code & 0xFF) == SQLITE_AUTH, let statement = refusedTransactionStatement?() {
+            if statement.hasPrefix("PRAGMA") {
+                return DatabaseError(code: ResultCode(rawValue: resolved),
+                                     message: "\(statement) inside a migration's transaction is not allowed: SQLite ignores it there, so a "
+                                        + "DROP TABLE would still run the ON DELETE actions of the tables pointing at the dropped one. Register "
+                                        + "the migration with foreignKeyChecks: .disabled (`-- strata: foreign-keys disabled`), which turns "
+                                        + "foreign keys off before its transaction begins",
+                                     sql: sql, arguments: arguments, argumentsArePublic: argumentsArePublic)
+            }
             return DatabaseError(code: ResultCode(rawValue: resolved),
                                  message: "\(statement) inside a transaction Strata began (a transaction block, a pool's write, a migration) "
                                     + "is not allowed: the block commits when it returns and rolls back when it throws. A migration that "

@@ -272,7 +272,13 @@ public struct Migrator: Sendable {
         let foreignKeysOn = try db.value(Int.self, "PRAGMA foreign_keys") == 1
         let turnOff = migration.foreignKeyChecks == .disabled && foreignKeysOn
         if turnOff { try db.execute("PRAGMA foreign_keys = OFF") }
-        defer { if turnOff { try? db.execute("PRAGMA foreign_keys = ON") } }
+        // The connection's setting comes back, whatever the migration did (outside a transaction, its own
+        // `PRAGMA foreign_keys` takes effect and would outlive it).
+        defer {
+            if turnOff || !migration.inTransaction, (try? db.value(Int.self, "PRAGMA foreign_keys") == 1) != foreignKeysOn {
+                try? db.execute("PRAGMA foreign_keys = \(foreignKeysOn ? "ON" : "OFF")")
+            }
+        }
         let report = progress.map { progress in { (steps: Int) in progress(.working(id: migration.id, steps: steps)) } }
         do {
             return try db.reportingProgress(report) {
@@ -280,6 +286,9 @@ public struct Migrator: Sendable {
                     return try db.transaction(.immediate) {
                         if try isApplied(migration, in: db) { return false }
                         if migration.foreignKeyChecks == .deferred { try db.execute("PRAGMA defer_foreign_keys = ON") }
+                        // Turning foreign keys off is ignored in a transaction: refused, not silently ignored.
+                        db.models.refusesForeignKeysOff = foreignKeysOn && !turnOff
+                        defer { db.models.refusesForeignKeysOff = false }
                         try runBody(migration, in: db)
                         if migration.foreignKeyChecks != .immediate { try checkForeignKeys(migration, in: db) }
                         try record(migration, in: db)

@@ -85,6 +85,13 @@ extension Database {
                         : strcmp(table, "RELEASE") == 0 ? .release : .rollback
                     connection.preparedSavepoint = SavepointStatement(operation: operation, name: String(cString: name))
                 }
+            case SQLITE_PRAGMA:
+                models.authorizingDrop = false
+                // (The third argument is the pragma's name, the fourth its value, if it sets one.)
+                guard models.refusesForeignKeysOff, let table, let name, sqlite3_stricmp(table, "foreign_keys") == 0,
+                      !pragmaValueIsOn(String(cString: name)) else { return SQLITE_OK }
+                models.refusedTransactionStatement = "PRAGMA foreign_keys = \(String(cString: name))"
+                return SQLITE_DENY
             case SQLITE_TRANSACTION:
                 models.authorizingDrop = false
                 // (For SQLITE_TRANSACTION the third argument is the operation: BEGIN, COMMIT or ROLLBACK.)
@@ -941,4 +948,14 @@ func sameIdentifier(_ a: UnsafePointer<CChar>, _ b: UnsafePointer<CChar>) -> Boo
         }
         i += 1
     }
+}
+
+/// Whether SQLite reads a boolean pragma's value as on: `on`, `yes`, `true`, `full`, `extra` or a number
+/// other than 0 (`sqlite3GetBoolean`); anything else is off.
+func pragmaValueIsOn(_ value: String) -> Bool {
+    let value = value.lowercased()
+    if let first = value.first, first.isASCII, first.isNumber {
+        return Int(value.prefix(while: { $0.isASCII && $0.isNumber })).map { $0 != 0 } ?? true
+    }
+    return ["on", "yes", "true", "full", "extra"].contains(value)
 }

@@ -92,6 +92,10 @@ final class ModelContext {
     var ownsTransaction = false
     /// The BEGIN, COMMIT or ROLLBACK the authorizer refused last, for the error's message.
     var refusedTransactionStatement: String?
+    /// Set while a migration runs in its transaction with foreign keys on: the authorizer then refuses
+    /// `PRAGMA foreign_keys = OFF`, which SQLite ignores inside a transaction (a rebuild's DROP TABLE would
+    /// still run the ON DELETE actions of the tables pointing at the dropped one, silently).
+    var refusesForeignKeysOff = false
     var rolledBack = false
     /// How many of `pending` the last commit hook saw: changes a later rollback hook leaves alone (an earlier
     /// transaction of the same script committed them). Back to 0 whenever `pending` is emptied, and after a

@@ -1,0 +1,346 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Review 15 (second reader of migrations): all or nothing over every kind of failure, live instances
+// across migrations, `.sql` files as editors write them, dry runs, pools.
+
+final class R15Person: Model {
+    static let tableName = "r15_person"
+    var id: Int64 = 0
+    var name = ""
+    var score = 0
+    required init() {}
+}
+
+/// The bytes of a file.
+func r15Bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+/// Every row of every table, and the schema, as text: "the same as before" checks.
+func r15Dump(_ db: Database) throws -> [String] {
+    var lines = try db.column(String.self, "SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_master ORDER BY name")
+    for table in try db.column(String.self, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") {
+        let columns = try db.column(String.self, "SELECT name FROM pragma_table_info(?)", table)
+        let list = columns.map { "quote(\(SQL.quote($0)))" }.joined(separator: " || ',' || ")
+        lines += try db.column(String.self, "SELECT '\(table): ' || \(list) FROM \(SQL.quote(table)) ORDER BY rowid")
+    }
+    lines.append("user_version \(try db.value(Int.self, "PRAGMA user_version") ?? -1)")
+    return lines
+}
+
+/// A migrations folder in `temp`'s folder with `files` (name: contents).
+func r15Folder(_ temp: TemporaryDatabase, _ files: [String: String]) throws -> URL {
+    let folder = temp.folder.appendingPathComponent("migrations")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for (name, text) in files { try Data(text.utf8).write(to: folder.appendingPathComponent(name)) }
+    return folder
+}
+
+let r15AuthorBook = """
+    CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT);
+    CREATE TABLE book(id INTEGER PRIMARY KEY, author INTEGER REFERENCES author(id) ON DELETE CASCADE);
+    INSERT INTO author VALUES (1, 'A'); INSERT INTO book VALUES (1, 1), (2, 1)
+    """
+
+/// SQLite's documented table rebuild, as a user copies it into a migration (without the BEGIN/COMMIT the
+/// migrator owns).
+let r15RebuildWithPragma = """
+    PRAGMA foreign_keys = OFF;
+    CREATE TABLE author_new(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+    INSERT INTO author_new SELECT id, coalesce(name, '') FROM author;
+    DROP TABLE author;
+    ALTER TABLE author_new RENAME TO author;
+    PRAGMA foreign_keys = ON
+    """
+
+@Suite struct Review15MigrationTests {
+    // MARK: PRAGMA foreign_keys in a migration
+
+    /// `PRAGMA foreign_keys = OFF` is a no-op inside a transaction: a migration following SQLite's rebuild
+    /// recipe would run the children's ON DELETE CASCADE in its DROP TABLE, silently. It is refused, naming
+    /// the way that works; nothing changes.
+    @Test func aPragmaForeignKeysOffInsideATransactionalMigrationIsRefusedAndLosesNoRows() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(r15AuthorBook)
+        let before = try r15Dump(temp.db)
+        var migrator = Migrator()
+        migrator.register("0002_rebuild", sql: r15RebuildWithPragma)
+        let error = try #require(throws: MigrationError.self) { try migrator.migrate(temp.db) }
+        #expect(error.migration == "0002_rebuild")
+        #expect(error.reason == .failed)
+        #expect(error.sql?.contains("PRAGMA foreign_keys = OFF") == true)
+        #expect((error.underlying as? DatabaseError)?.code.rawValue == 23, "SQLITE_AUTH")
+        #expect(error.message.contains("SQLite ignores it there"), "\(error)")
+        #expect(error.message.contains("foreignKeyChecks: .disabled"), "\(error)")
+        #expect(try r15Dump(temp.db) == before)
+        #expect(try temp.db.value(Int.self, "PRAGMA foreign_keys") == 1)
+        #expect(try migrator.appliedMigrations(in: temp.db).isEmpty)
+        // Outside migrations, and reading the setting or setting it on, stay allowed.
+        try temp.db.transaction { try temp.db.execute("PRAGMA foreign_keys = 0") }
+        var reading = Migrator(namespace: "reading")
+        reading.register("0001") { db in
+            #expect(try db.value(Int.self, "PRAGMA foreign_keys") == 1)
+            try db.execute("PRAGMA foreign_keys = ON; PRAGMA main.foreign_keys = yes")
+        }
+        #expect(try reading.migrate(temp.db) == ["0001"])
+    }
+
+    @Test(arguments: ["PRAGMA foreign_keys = OFF", "PRAGMA foreign_keys=0", "pragma MAIN.Foreign_Keys = 'no'", "PRAGMA foreign_keys = false"])
+    func aSwiftMigrationTurningForeignKeysOffIsRefusedAndLosesNoRows(pragma: String) throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(r15AuthorBook)
+        let before = try r15Dump(temp.db)
+        var migrator = Migrator()
+        migrator.register("0002_rebuild") { db in try db.execute(r15RebuildWithPragma.replacingOccurrences(of: "PRAGMA foreign_keys = OFF", with: pragma)) }
+        let error = try #require(throws: MigrationError.self) { try migrator.migrate(temp.db) }
+        #expect(error.message.contains("inside a migration's transaction is not allowed"), "\(error)")
+        #expect(try r15Dump(temp.db) == before)
+        #expect(try temp.db.value(Int.self, "PRAGMA foreign_keys") == 1)
+    }
+
+    /// Outside a transaction the pragma works; the connection's setting comes back after the migration.
+    @Test func aNoTransactionMigrationTurningForeignKeysOffGetsThemBackAfter() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(r15AuthorBook)
+        var migrator = Migrator()
+        migrator.register("0002_rebuild", sql: r15RebuildWithPragma.replacingOccurrences(of: "PRAGMA foreign_keys = ON", with: "SELECT 1"),
+                          inTransaction: false)
+        #expect(try migrator.migrate(temp.db) == ["0002_rebuild"])
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM book") == 2)
+        #expect(try temp.db.value(Int.self, "PRAGMA foreign_keys") == 1)
+    }
+
+    /// With `.disabled` (the documented way) the same SQL, pragmas included, keeps every row.
+    @Test func theSameRebuildWithForeignKeysDisabledKeepsEveryRow() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(r15AuthorBook)
+        var migrator = Migrator()
+        migrator.register("0002_rebuild", sql: r15RebuildWithPragma, foreignKeyChecks: .disabled)
+        #expect(try migrator.migrate(temp.db) == ["0002_rebuild"])
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM book") == 2)
+        #expect(try temp.db.value(Int.self, "PRAGMA foreign_keys") == 1)
+    }
+
+    // MARK: .sql files as editors write them
+
+    @Test func aFileWithAByteOrderMarkRunsAndKeepsItsDirectives() throws {
+        let temp = try TemporaryDatabase()
+        let url = try r15Folder(temp, ["0001_create.sql": "\u{FEFF}CREATE TABLE t(x);\n",
+                                    "0002_vacuum.sql": "\u{FEFF}-- strata: no-transaction\nVACUUM;\n"])
+        var migrator = Migrator()
+        try migrator.registerSQLFiles(in: url)
+        #expect(migrator.migrations.map(\.inTransaction) == [true, false])
+        #expect(try migrator.migrate(temp.db) == ["0001_create", "0002_vacuum"])
+    }
+
+    @Test func oddFileNamesRunInNameOrderAndOthersAreIgnored() throws {
+        let temp = try TemporaryDatabase()
+        let url = try r15Folder(temp, ["0001 create table.sql": "CREATE TABLE a(x);",
+                                    "0002_naïve_café.sql": "CREATE TABLE b(x);",
+                                    "0002_second.sql": "CREATE TABLE c(x);",
+                                    "notes.txt": "not sql", "0003.sql.bak": "DROP TABLE a;"])
+        var migrator = Migrator()
+        try migrator.registerSQLFiles(in: url)
+        #expect(migrator.migrations.map(\.id) == ["0001 create table", "0002_naïve_café", "0002_second"])
+        #expect(try migrator.migrate(temp.db) == ["0001 create table", "0002_naïve_café", "0002_second"])
+        #expect(try migrator.appliedMigrations(in: temp.db).map(\.id) == ["0001 create table", "0002_naïve_café", "0002_second"])
+    }
+
+    // MARK: All or nothing
+
+    @Test func anotherHandleHoldingTheWriteLockFailsTheMigrationCleanly() throws {
+        var configuration = Database.Configuration()
+        configuration.busyTimeout = .milliseconds(50)
+        let temp = try TemporaryDatabase(configuration: configuration)
+        var migrator = Migrator()
+        migrator.register("0001", sql: "CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+        try migrator.migrate(temp.db)
+        let before = try r15Dump(temp.db)
+        let other = try Database(path: temp.path)
+        defer { try? other.close() }
+        try other.execute("BEGIN IMMEDIATE; INSERT INTO t VALUES (99)")
+        migrator.register("0002", sql: "INSERT INTO t VALUES (2); CREATE TABLE u(y)")
+        let error = try #require(throws: MigrationError.self) { try migrator.migrate(temp.db) }
+        #expect(error.migration == "0002")
+        #expect((error.underlying as? DatabaseError)?.code.primary == .busy)
+        #expect(error.message.contains("SQLite error 5"), "\(error)")
+        #expect(error.message.contains("locked"), "\(error)")
+        try other.execute("ROLLBACK")
+        #expect(try r15Dump(temp.db) == before)
+        #expect(!temp.db.isInTransaction)
+        #expect(try migrator.migrate(temp.db) == ["0002"])
+    }
+
+    @Test func aSwiftMigrationThatThrowsAfterWritingUndoesItsWritesAndLiveInstances() throws {
+        struct Stop: Error {}
+        let temp = try TemporaryDatabase()
+        let ada = R15Person(); ada.name = "Ada"; ada.score = 1
+        try temp.db.save(ada)
+        let before = try r15Dump(temp.db)
+        var migrator = Migrator()
+        migrator.register("0001_touch") { db in
+            let ada = try #require(try db.object(R15Person.self, forKey: 1))
+            ada.score = 50
+            try db.save(ada)
+            try db.execute("UPDATE r15_person SET name = 'Grace'")
+            let extra = R15Person(); extra.name = "Extra"
+            try db.save(extra)
+            try db.execute("CREATE TABLE side(x)")
+            throw Stop()
+        }
+        let error = try #require(throws: MigrationError.self) { try migrator.migrate(temp.db) }
+        #expect(error.migration == "0001_touch")
+        #expect(error.underlying is Stop)
+        #expect(try r15Dump(temp.db) == before)
+        #expect(ada.name == "Ada")
+        #expect(ada.score == 1 || ada.hasChanges, "saved in the rolled-back block: reads its row again")
+        #expect(try temp.db.objects(R15Person.self).map(\.name) == ["Ada"])
+        #expect(try migrator.appliedMigrations(in: temp.db).isEmpty)
+    }
+
+    @Test func aUserVersionStepThatFailsKeepsTheVersion() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE note(x); PRAGMA user_version = 1")
+        let before = try r15Dump(temp.db)
+        var migrator = Migrator()
+        migrator.registerUserVersion(2) { db in
+            try db.execute("ALTER TABLE note ADD COLUMN y")
+            try db.execute("INSERT INTO nosuch VALUES (1)")
+        }
+        let error = try #require(throws: MigrationError.self) { try migrator.migrate(temp.db) }
+        #expect(error.migration == "user_version 2")
+        #expect(error.sql == "INSERT INTO nosuch VALUES (1)")
+        #expect(try r15Dump(temp.db) == before)
+    }
+
+    // MARK: Live instances
+
+    @Test func liveInstancesFollowAMigrationsUpdatesAndDeletes() throws {
+        let temp = try TemporaryDatabase()
+        let ada = R15Person(); ada.name = "Ada"; ada.score = 1
+        let bob = R15Person(); bob.name = "Bob"; bob.score = 2
+        try temp.db.save(ada); try temp.db.save(bob)
+        var migrator = Migrator()
+        migrator.register("0001_backfill", sql: "UPDATE r15_person SET score = score * 10; DELETE FROM r15_person WHERE name = 'Bob'")
+        migrator.register("0002_swift") { db in try db.execute("UPDATE r15_person SET name = upper(name)") }
+        try migrator.migrate(temp.db)
+        #expect(ada.score == 10)
+        #expect(ada.name == "ADA")
+        #expect(!ada.hasChanges)
+        #expect(bob.isDeleted)
+    }
+
+    @Test func aFailedMigrationLeavesLiveInstancesWithTheirRows() throws {
+        let temp = try TemporaryDatabase()
+        let ada = R15Person(); ada.name = "Ada"; ada.score = 1
+        try temp.db.save(ada)
+        var migrator = Migrator()
+        migrator.register("0001_half", sql: "UPDATE r15_person SET score = 99; DELETE FROM r15_person; INSERT INTO nosuch VALUES (1)")
+        #expect(throws: MigrationError.self) { try migrator.migrate(temp.db) }
+        #expect(ada.score == 1)
+        #expect(!ada.isDeleted)
+        #expect(!ada.hasChanges)
+        ada.score = 2
+        try temp.db.save(ada)
+        #expect(try temp.db.value(Int.self, "SELECT score FROM r15_person") == 2)
+    }
+
+    @Test func aRenamedColumnIsReadByAModelDeclaredForItAfterTheMigration() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_person(id INTEGER PRIMARY KEY, fullName TEXT NOT NULL DEFAULT '', score INTEGER NOT NULL DEFAULT 0); INSERT INTO r15_person VALUES (1, 'Ada', 3)")
+        var migrator = Migrator()
+        migrator.register("0001_rename", sql: "ALTER TABLE r15_person RENAME COLUMN fullName TO name")
+        try migrator.migrate(temp.db)
+        let ada = try #require(try temp.db.object(R15Person.self, forKey: 1))
+        #expect(ada.name == "Ada")
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM pragma_table_info('r15_person')") == 3)
+    }
+
+    /// The model synced (and cached its mapping) before the migration rebuilt its table.
+    @Test func aModelSyncedBeforeAMigrationSeesTheTableItLeft() throws {
+        let temp = try TemporaryDatabase()
+        let ada = R15Person(); ada.name = "Ada"; ada.score = 4
+        try temp.db.save(ada)
+        var migrator = Migrator()
+        migrator.register("0001_rebuild", sql: """
+            CREATE TABLE r15_new(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', score INTEGER NOT NULL DEFAULT 0, extra TEXT DEFAULT 'x');
+            INSERT INTO r15_new(id, name, score) SELECT id, name, score FROM r15_person;
+            DROP TABLE r15_person;
+            ALTER TABLE r15_new RENAME TO r15_person
+            """)
+        try migrator.migrate(temp.db)
+        let fresh = R15Person(); fresh.name = "Bob"
+        try temp.db.save(fresh)
+        #expect(try temp.db.column(String.self, "SELECT name || ':' || extra FROM r15_person ORDER BY id") == ["Ada:x", "Bob:x"])
+        ada.score = 5
+        try temp.db.save(ada)
+        #expect(try temp.db.value(Int.self, "SELECT score FROM r15_person WHERE id = 1") == 5)
+    }
+
+    // MARK: Dry runs, namespaces, pools
+
+    @Test func aPlanWritesNothingEvenWhenItWouldErase() throws {
+        let temp = try TemporaryDatabase()
+        var first = Migrator()
+        first.register("0001", sql: "CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+        try first.migrate(temp.db)
+        let watcher = try Database(path: temp.path)
+        defer { try? watcher.close() }
+        let version = try watcher.value(Int.self, "PRAGMA data_version")
+        try temp.db.close()
+        let before = try r15Bytes(temp.path)
+        let db = try Database(path: temp.path)
+        defer { try? db.close() }
+        var changed = Migrator()
+        changed.register("0001", sql: "CREATE TABLE t(x, y)")
+        changed.register("0002", sql: "CREATE TABLE u(x)")
+        changed.eraseDatabaseOnSchemaChange = true
+        let plan = try changed.plan(for: db)
+        #expect(plan.erasesDatabase)
+        #expect(plan.pending.map(\.id) == ["0001", "0002"])
+        var fresh = Migrator(namespace: "other")
+        fresh.register("0001", sql: "CREATE TABLE v(x)")
+        #expect(try fresh.plan(for: db).pending.map(\.id) == ["0001"])
+        #expect(try watcher.value(Int.self, "PRAGMA data_version") == version)
+        try db.close()
+        #expect(try r15Bytes(temp.path) == before)
+    }
+
+    @Test func twoNamespacesWithTheSameIdentifiersAndOrder() throws {
+        let temp = try TemporaryDatabase()
+        var app = Migrator()
+        app.register("0001", sql: "CREATE TABLE a(x)")
+        app.register("0002", sql: "CREATE TABLE b(x)")
+        var plugin = Migrator(namespace: "plugin")
+        plugin.register("0002", sql: "CREATE TABLE p2(x)")
+        plugin.register("0001", sql: "CREATE TABLE p1(x)")
+        #expect(try app.migrate(temp.db) == ["0001", "0002"])
+        #expect(try plugin.migrate(temp.db) == ["0002", "0001"], "another namespace's order is its own")
+        // A failing plugin migration leaves the app's records alone.
+        plugin.register("0003", sql: "INSERT INTO nosuch VALUES (1)")
+        #expect(throws: MigrationError.self) { try plugin.migrate(temp.db) }
+        #expect(try app.appliedMigrations(in: temp.db).map(\.id) == ["0001", "0002"])
+        #expect(try plugin.appliedMigrations(in: temp.db).map(\.id) == ["0002", "0001"])
+        #expect(try app.migrate(temp.db) == [])
+    }
+
+    @Test func aPoolMigratesWhileReadersHoldInstancesAndThenSeesTheNewSchema() async throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.close()
+        let pool = try DatabasePool(path: temp.path, readers: 2)
+        try await pool.write { db in
+            let ada = R15Person(); ada.name = "Ada"; ada.score = 1
+            try db.save(ada)
+        }
+        let held = try await pool.read { db in try db.objects(R15Person.self).map(\.score) }
+        #expect(held == [1])
+        var migrator = Migrator()
+        migrator.register("0001_backfill", sql: "UPDATE r15_person SET score = 7; ALTER TABLE r15_person ADD COLUMN extra TEXT DEFAULT 'x'")
+        #expect(try await migrator.migrate(pool) == ["0001_backfill"])
+        #expect(try await pool.read { db in try db.objects(R15Person.self).map(\.score) } == [7])
+        #expect(try await pool.read { db in try db.value(String.self, "SELECT extra FROM r15_person") } == "x")
+        #expect(try await pool.write { db in try db.objects(R15Person.self).map(\.score) } == [7])
+        try await pool.close()
+    }
+}
