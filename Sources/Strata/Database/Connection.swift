@@ -204,7 +204,10 @@ final class Connection {
                 preparedWrites.removeAll()
                 preparedSavepoint = nil
                 let code = sqlite3_prepare_v2(handle, current, -1, &stmt, &tail)
-                guard code == SQLITE_OK else { throw error(code: code, sql: script) }
+                guard code == SQLITE_OK else {
+                    // The statement that failed, not the whole script: the statements before it ran.
+                    throw error(code: code, sql: Connection.firstStatement(of: current))
+                }
                 next = tail
                 guard let stmt else { continue }  // whitespace or a comment
                 defer { sqlite3_finalize(stmt) }
@@ -226,6 +229,27 @@ final class Connection {
                 }
             }
         }
+    }
+
+    /// The first statement of `text` (up to the first `;` that ends a complete statement, as
+    /// `sqlite3_complete` sees it: not one in a string, a comment or a trigger's body), without that `;`
+    /// and the whitespace around it; all of `text` when no `;` ends one.
+    static func firstStatement(of text: UnsafePointer<CChar>) -> String {
+        let bytes = Array(UnsafeBufferPointer(start: text, count: strlen(text)))
+        var candidate: [CChar] = []
+        candidate.reserveCapacity(bytes.count + 1)
+        for byte in bytes {
+            candidate.append(byte)
+            guard byte == 0x3B else { continue }   // ;
+            candidate.append(0)
+            defer { candidate.removeLast() }
+            if sqlite3_complete(candidate) != 0 {
+                // (Without the NUL and the `;`.)
+                return String(decoding: candidate.dropLast(2).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }
+        return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// ``execute(_:)`` of the library's own transaction statements: their savepoints are not told to the owner.

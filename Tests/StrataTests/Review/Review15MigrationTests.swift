@@ -69,7 +69,7 @@ let r15RebuildWithPragma = """
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(temp.db) }
         #expect(error.migration == "0002_rebuild")
         #expect(error.reason == .failed)
-        #expect(error.sql?.contains("PRAGMA foreign_keys = OFF") == true)
+        #expect(error.sql == "PRAGMA foreign_keys = OFF", "the refused statement, not the whole script")
         #expect((error.underlying as? DatabaseError)?.code.rawValue == 23, "SQLITE_AUTH")
         #expect(error.message.contains("SQLite ignores it there"), "\(error)")
         #expect(error.message.contains("foreignKeyChecks: .disabled"), "\(error)")
@@ -344,3 +344,42 @@ let r15RebuildWithPragma = """
         try await pool.close()
     }
 }
+
+// A statement SQLite cannot prepare, in a script: the error names it, not the whole script.
+extension Review15MigrationTests {
+    @Test func aSyntaxErrorAfterWritesLeavesEverythingAsBeforeAndNamesItsStatement() throws {
+        let temp = try TemporaryDatabase()
+        var migrator = Migrator()
+        migrator.register("0001", sql: "CREATE TABLE t(x); INSERT INTO t VALUES (1)")
+        try migrator.migrate(temp.db)
+        let before = try r15Dump(temp.db)
+        migrator.register("0002_broken", sql: "CREATE TABLE u(y);\nINSERT INTO t VALUES (2);\nUPDATE t SET x = 3 WHERE;\nCREATE TABLE v(z);\n")
+        let error = try #require(throws: MigrationError.self) { try migrator.migrate(temp.db) }
+        #expect(error.migration == "0002_broken")
+        #expect((error.underlying as? DatabaseError)?.code == .error)
+        #expect(error.message.contains("SQLite error 1: near \";\": syntax error"), "\(error)")
+        #expect(error.sql == "UPDATE t SET x = 3 WHERE", "\(error)")
+        #expect(try r15Dump(temp.db) == before)
+        #expect(try migrator.appliedMigrations(in: temp.db).map(\.id) == ["0001"])
+    }
+
+    @Test func theFailingStatementIsFoundPastTriggerBodiesStringsAndComments() throws {
+        let temp = try TemporaryDatabase()
+        let script = """
+            CREATE TABLE a(x);
+            CREATE TRIGGER tr AFTER INSERT ON a BEGIN SELECT 1; SELECT 'x;y'; END;
+            -- a comment; with a semicolon
+            INSERT INTO a VALUES ('semi;colon');
+            SELEC 1;
+            CREATE TABLE b(x);
+            """
+        let error = try #require(throws: DatabaseError.self) { try temp.db.transaction { try temp.db.execute(script) } }
+        #expect(error.sql == "SELEC 1", "\(error)")
+        let first = try #require(throws: DatabaseError.self) { try temp.db.execute("SELEC 2;\nSELECT 3") }
+        #expect(first.sql == "SELEC 2")
+        let unfinished = try #require(throws: DatabaseError.self) { try temp.db.execute("SELECT 1; CREATE TABLE oops(") }
+        #expect(unfinished.sql == "CREATE TABLE oops(")
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM sqlite_master") == 0)
+    }
+}
+
