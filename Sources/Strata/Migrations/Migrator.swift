@@ -101,8 +101,8 @@ public struct Migrator: Sendable {
         migrations.append(Migration(id: id, foreignKeyChecks: foreignKeyChecks, inTransaction: inTransaction, body: .sql(sql)))
     }
 
-    /// Registers every `.sql` file of `folder`, ordered by name; the id is the name without `.sql`.
-    /// A file may begin with directives: `-- strata: no-transaction`,
+    /// Registers every `.sql` file of `folder` (not hidden ones), ordered by name; the id is the name without `.sql`.
+    /// A file may begin with directives, among its first comment lines: `-- strata: no-transaction`,
     /// `-- strata: foreign-keys immediate` or `-- strata: foreign-keys disabled`.
     ///
     /// ```swift
@@ -111,7 +111,9 @@ public struct Migrator: Sendable {
     public mutating func registerSQLFiles(in folder: URL) throws {
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+                .filter { $0.hasSuffix(".sql") && !$0.hasPrefix(".") }   // not hidden files: an editor's lock or swap file
+                .sorted()
         } catch {
             throw MigrationError(migration: "-", namespace: namespace, reason: .failed, sql: nil, underlying: error,
                                  message: "cannot list the migrations folder \(folder.path): \(error.localizedDescription)")
@@ -130,8 +132,19 @@ public struct Migrator: Sendable {
             guard let sql = String(data: data, encoding: .utf8) else { throw unreadable("it is not UTF-8 text") }
             var checks = ForeignKeyChecks.deferred
             var inTransaction = true
-            for line in sql.split(separator: "\n").prefix(while: { $0.hasPrefix("-- strata:") }) {
+            // Directives are read among the comment lines atop the file (a header comment may come first), with
+            // any line ending (`\r\n` from Windows editors); one below the first statement is refused, not
+            // ignored: a `foreign-keys disabled` overlooked would let a rebuild's DROP TABLE cascade.
+            var inHeader = true
+            for rawLine in sql.split(whereSeparator: \.isNewline) {
+                let line = rawLine.trimmingCharacters(in: CharacterSet.whitespaces.union(CharacterSet(charactersIn: "\u{FEFF}")))
+                if inHeader && !line.isEmpty && !line.hasPrefix("--") { inHeader = false }
+                guard line.hasPrefix("-- strata:") else { continue }
                 let directive = line.dropFirst("-- strata:".count).trimmingCharacters(in: .whitespaces)
+                guard inHeader else {
+                    throw MigrationError(migration: String(name.dropLast(4)), namespace: namespace, reason: .failed, sql: nil, underlying: nil,
+                                         message: "the directive `-- strata: \(directive)` comes after the first statement; directives go in the comment lines atop the file")
+                }
                 switch directive {
                 case "no-transaction": inTransaction = false
                 case "foreign-keys immediate": checks = .immediate

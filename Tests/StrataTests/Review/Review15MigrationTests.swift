@@ -383,3 +383,61 @@ extension Review15MigrationTests {
     }
 }
 
+// `.sql` files as editors leave them: Windows line endings, a header comment above the directives,
+// editors' hidden lock files.
+extension Review15MigrationTests {
+    @Test func directivesOfACRLFFileAreRead() throws {
+        let temp = try TemporaryDatabase()
+        let url = try r15Folder(temp, ["0001_create.sql": "CREATE TABLE t(x);\r\n",
+                                       "0002_vacuum.sql": "-- strata: no-transaction\r\n-- strata: foreign-keys disabled\r\nVACUUM;\r\n"])
+        var migrator = Migrator()
+        try migrator.registerSQLFiles(in: url)
+        #expect(migrator.migrations.map(\.inTransaction) == [true, false])
+        #expect(migrator.migrations.map(\.foreignKeyChecks) == [.deferred, .disabled])
+        #expect(try migrator.migrate(temp.db) == ["0001_create", "0002_vacuum"])
+    }
+
+    /// A directive below a header comment was ignored: the rebuild ran with foreign keys on, and its DROP
+    /// TABLE deleted the books through ON DELETE CASCADE.
+    @Test func aDirectiveBelowAHeaderCommentIsRead() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(r15AuthorBook)
+        let url = try r15Folder(temp, ["0002_rebuild.sql": """
+            -- Rebuild author with a NOT NULL name.
+
+              -- strata: foreign-keys disabled
+            CREATE TABLE author_new(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO author_new SELECT id, coalesce(name, '') FROM author;
+            DROP TABLE author;
+            ALTER TABLE author_new RENAME TO author;
+            """])
+        var migrator = Migrator()
+        try migrator.registerSQLFiles(in: url)
+        #expect(migrator.migrations.map(\.foreignKeyChecks) == [.disabled])
+        #expect(try migrator.migrate(temp.db) == ["0002_rebuild"])
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM book") == 2)
+    }
+
+    @Test func aDirectiveAfterTheFirstStatementIsRefused() throws {
+        let temp = try TemporaryDatabase()
+        let url = try r15Folder(temp, ["0001_late.sql": "CREATE TABLE t(x);\n-- strata: foreign-keys disabled\nDROP TABLE t;\n"])
+        var migrator = Migrator()
+        let error = try #require(throws: MigrationError.self) { try migrator.registerSQLFiles(in: url) }
+        #expect(error.migration == "0001_late")
+        #expect(error.description == "migration 0001_late: the directive `-- strata: foreign-keys disabled` comes after the first statement; directives go in the comment lines atop the file")
+        #expect(migrator.migrations.isEmpty)
+    }
+
+    /// Emacs leaves `.#name.sql` (a symbolic link to nowhere) beside a file being edited; macOS copies leave `._name.sql`.
+    @Test func hiddenFilesOfTheFolderAreNotMigrations() throws {
+        let temp = try TemporaryDatabase()
+        let url = try r15Folder(temp, ["0001_create.sql": "CREATE TABLE t(x);", "._0001_create.sql": "\u{0}\u{5}binary"])
+        try FileManager.default.createSymbolicLink(atPath: url.appendingPathComponent(".#0001_create.sql").path,
+                                                   withDestinationPath: "root@host.1234:1700000000")
+        var migrator = Migrator()
+        try migrator.registerSQLFiles(in: url)
+        #expect(migrator.migrations.map(\.id) == ["0001_create"])
+        #expect(try migrator.migrate(temp.db) == ["0001_create"])
+    }
+}
+
