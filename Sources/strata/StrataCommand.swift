@@ -23,6 +23,34 @@ struct StrataCommand: ParsableCommand {
         version: "strata \(StrataLibrary.version) (SQLite \(Database.sqliteVersion))",
         subcommands: [Inspect.self, Plan.self, Migrate.self, Diff.self, Generate.self]
     )
+
+    /// ArgumentParser's `main`, with the subcommands' own errors on one line: a failing migration's statement
+    /// or a schema file's SQL may span lines, and the tool answers with one readable line and exit 1.
+    static func main() {
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            try command.run()
+        } catch let error where error is MigrationError || error is DatabaseError || error is ToolError {
+            exit(withError: OneLineError(error))
+        } catch {
+            exit(withError: error)   // ArgumentParser's own (help, usage), as it prints them
+        }
+    }
+}
+
+/// An error's description with its line breaks (and the indentation after them) as single spaces.
+struct OneLineError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ error: any Error) {
+        description = String(describing: error).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+    }
 }
 
 /// Opens `path` read-only: the inspecting tools never change the file. A missing file is an error
