@@ -75,7 +75,8 @@ public struct Migration: Sendable {
 /// ```
 public enum ForeignKeyChecks: Sendable, Hashable {
     /// Checked at the end (`PRAGMA defer_foreign_keys`), then `PRAGMA foreign_key_check` before the
-    /// commit: a violation fails the migration, naming table, row and parent. The default: rows can be
+    /// commit: a violation the migration made fails it, naming table, row and parent (rows that broke a
+    /// foreign key before it ran, in a file written with foreign keys off, do not). The default: rows can be
     /// moved in any order.
     ///
     /// ```swift
@@ -90,7 +91,9 @@ public enum ForeignKeyChecks: Sendable, Hashable {
     case immediate
     /// Foreign keys off while it runs (needed to rebuild a table that others point at: with them on,
     /// dropping the old table would run their ON DELETE actions), then `PRAGMA foreign_key_check` before
-    /// the commit. SQLite still rewrites references when a table or column is renamed.
+    /// the commit (violations not there before fail it). SQLite still rewrites references when a table or
+    /// column is renamed. `PRAGMA foreign_keys = OFF` in a migration's transaction, which SQLite would
+    /// ignore, is refused: this is the way.
     /// ```swift
     /// .disabled
     /// ```

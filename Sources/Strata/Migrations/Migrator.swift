@@ -296,21 +296,37 @@ public struct Migrator: Sendable {
         do {
             return try db.reportingProgress(report) {
                 if migration.inTransaction {
-                    return try db.transaction(.immediate) {
-                        if try isApplied(migration, in: db) { return false }
-                        if migration.foreignKeyChecks == .deferred { try db.execute("PRAGMA defer_foreign_keys = ON") }
-                        // Turning foreign keys off is ignored in a transaction: refused, not silently ignored.
-                        db.models.refusesForeignKeysOff = foreignKeysOn && !turnOff
-                        defer { db.models.refusesForeignKeysOff = false }
-                        try runBody(migration, in: db)
-                        if migration.foreignKeyChecks != .immediate { try checkForeignKeys(migration, in: db) }
-                        try record(migration, in: db)
-                        return true
+                    // Rows that broke a foreign key before the migration (a file written with foreign keys off)
+                    // are not its doing: only those it leaves broken anew fail it. With deferred checks SQLite
+                    // counts what the migration's own statements broke, and the COMMIT fails for those: the
+                    // violations listed beforehand are then the error's. Otherwise the lists before and after
+                    // are compared.
+                    let counted = migration.foreignKeyChecks == .deferred && foreignKeysOn
+                    var violations: MigrationError?
+                    do {
+                        return try db.transaction(.immediate) {
+                            if try isApplied(migration, in: db) { return false }
+                            if migration.foreignKeyChecks == .deferred { try db.execute("PRAGMA defer_foreign_keys = ON") }
+                            let before = migration.foreignKeyChecks == .immediate || counted ? [] : try foreignKeyViolations(in: db)
+                            // Turning foreign keys off is ignored in a transaction: refused, not silently ignored.
+                            db.models.refusesForeignKeysOff = foreignKeysOn && !turnOff
+                            defer { db.models.refusesForeignKeysOff = false }
+                            try runBody(migration, in: db)
+                            if migration.foreignKeyChecks != .immediate {
+                                violations = try foreignKeyError(migration, in: db, ignoring: before)
+                                if let violations, !counted { throw violations }
+                            }
+                            try record(migration, in: db)
+                            return true
+                        }
+                    } catch let failure as DatabaseError where failure.code == .constraintForeignKey && counted && violations != nil {
+                        throw violations!
                     }
                 } else {
                     // (No write lock spans a migration outside a transaction: another process may still run it
                     // at the same moment.)
                     if try isApplied(migration, in: db) { return false }
+                    let before = try foreignKeyViolations(in: db)
                     do {
                         try runBody(migration, in: db)
                         // A transaction its SQL began and did not end would hold everything after it, the
@@ -323,7 +339,7 @@ public struct Migrator: Sendable {
                         if db.isInTransaction { try? db.execute("ROLLBACK") }
                         throw error
                     }
-                    try checkForeignKeys(migration, in: db)
+                    if let violations = try foreignKeyError(migration, in: db, ignoring: before) { throw violations }
                     try record(migration, in: db)
                     return true
                 }
@@ -373,14 +389,22 @@ public struct Migrator: Sendable {
                        namespace, migration.id, migration.checksum, now)
     }
 
-    /// `PRAGMA foreign_key_check`: a violation fails the migration, naming the first rows.
-    private func checkForeignKeys(_ migration: Migration, in db: Database) throws {
-        let violations = try db.rows("PRAGMA foreign_key_check")
-        guard !violations.isEmpty else { return }
-        let listed = violations.prefix(5).map { row in
-            "\(text(row["table"]) ?? "?") row \(row["rowid"].map { text($0) ?? "NULL" } ?? "?") points at a missing row of \(text(row["parent"]) ?? "?")"
+    /// `PRAGMA foreign_key_check`, one text per violation ("book row 2 points at a missing row of author",
+    /// with the foreign key's number, which `foreignKeyError` leaves out).
+    private func foreignKeyViolations(in db: Database) throws -> [String] {
+        try db.rows("PRAGMA foreign_key_check").map { row in
+            "\(text(row["table"]) ?? "?") row \(row["rowid"].map { text($0) ?? "NULL" } ?? "?") points at a missing row of \(text(row["parent"]) ?? "?")\u{0}\(text(row["fkid"]) ?? "")"
         }
-        throw error(migration.id, .foreignKeyViolation,
+    }
+
+    /// The violations of `PRAGMA foreign_key_check` not in `before`, as the migration's error naming the first
+    /// rows; nil when there are none.
+    private func foreignKeyError(_ migration: Migration, in db: Database, ignoring before: [String]) throws -> MigrationError? {
+        let existing = Set(before)
+        let violations = try foreignKeyViolations(in: db).filter { !existing.contains($0) }
+        guard !violations.isEmpty else { return nil }
+        let listed = violations.prefix(5).map { $0.prefix(while: { $0 != "\u{0}" }) }
+        return error(migration.id, .foreignKeyViolation,
                     "foreign key violations, \(migration.inTransaction ? "rolled back" : "not rolled back (it runs outside a transaction), unrecorded"): \(listed.joined(separator: "; "))\(violations.count > 5 ? " (and \(violations.count - 5) more)" : "")")
     }
 

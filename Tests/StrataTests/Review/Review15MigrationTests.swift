@@ -441,3 +441,80 @@ extension Review15MigrationTests {
     }
 }
 
+
+// A file written with foreign keys off (SQLite's default) may hold orphans already: they are not the
+// migration's doing, and failed every migration, whatever it did, naming rows it never touched.
+extension Review15MigrationTests {
+    /// `r15AuthorBook` plus book 3, whose author 77 does not exist.
+    private func withAnOrphan(_ configuration: Database.Configuration = Database.Configuration()) throws -> TemporaryDatabase {
+        let temp = try TemporaryDatabase(configuration: configuration)
+        try temp.db.execute(r15AuthorBook)
+        try temp.db.execute("PRAGMA foreign_keys = OFF; INSERT INTO book VALUES (3, 77)")
+        if configuration.foreignKeys { try temp.db.execute("PRAGMA foreign_keys = ON") }
+        return temp
+    }
+
+    @Test(arguments: [(ForeignKeyChecks.deferred, true), (.disabled, true), (.immediate, true), (.deferred, false), (.disabled, false)])
+    func anOrphanFromBeforeDoesNotFailAnUnrelatedMigration(checks: ForeignKeyChecks, inTransaction: Bool) throws {
+        let temp = try withAnOrphan()
+        var migrator = Migrator()
+        migrator.register("0002_index", sql: "CREATE INDEX book_author ON book(author)", foreignKeyChecks: checks, inTransaction: inTransaction)
+        #expect(try migrator.migrate(temp.db) == ["0002_index"])
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'book_author'") == 1)
+    }
+
+    @Test func aRebuildOfATableWithAnOrphanFromBeforePasses() throws {
+        let temp = try withAnOrphan()
+        var migrator = Migrator()
+        migrator.register("0002_rebuild", sql: """
+            CREATE TABLE author_new(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO author_new SELECT id, coalesce(name, '') FROM author;
+            DROP TABLE author;
+            ALTER TABLE author_new RENAME TO author
+            """, foreignKeyChecks: .disabled)
+        #expect(try migrator.migrate(temp.db) == ["0002_rebuild"])
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM book") == 3)
+    }
+
+    @Test(arguments: [(ForeignKeyChecks.deferred, true), (.disabled, true), (.disabled, false)])
+    func aNewOrphanBesideAnOldOneStillFailsNamingIt(checks: ForeignKeyChecks, inTransaction: Bool) throws {
+        let temp = try withAnOrphan()
+        let before = try r15Dump(temp.db)
+        var migrator = Migrator()
+        migrator.register("0002_orphan", sql: "INSERT INTO book VALUES (4, 88)", foreignKeyChecks: checks, inTransaction: inTransaction)
+        let error = try #require(throws: MigrationError.self) { try migrator.migrate(temp.db) }
+        #expect(error.reason == .foreignKeyViolation)
+        #expect(error.migration == "0002_orphan")
+        #expect(error.message.contains("book row 4 points at a missing row of author"), "\(error)")
+        if inTransaction {
+            #expect(try r15Dump(temp.db) == before)
+            #expect(error.message.hasPrefix("foreign key violations, rolled back: "))
+        } else {
+            #expect(error.message == "foreign key violations, not rolled back (it runs outside a transaction), unrecorded: book row 4 points at a missing row of author")
+        }
+        if checks == .disabled { #expect(!error.message.contains("book row 3"), "\(error)") }
+        #expect(try migrator.appliedMigrations(in: temp.db).isEmpty)
+    }
+
+    /// A connection with foreign keys off keeps no count: the lists before and after are compared.
+    @Test func withForeignKeysOffTheListsAreCompared() throws {
+        var configuration = Database.Configuration()
+        configuration.foreignKeys = false
+        let temp = try withAnOrphan(configuration)
+        var migrator = Migrator()
+        migrator.register("0002_index", sql: "CREATE INDEX book_author ON book(author)")
+        #expect(try migrator.migrate(temp.db) == ["0002_index"])
+        migrator.register("0003_orphan", sql: "INSERT INTO book VALUES (4, 88)")
+        let error = try #require(throws: MigrationError.self) { try migrator.migrate(temp.db) }
+        #expect(error.message == "foreign key violations, rolled back: book row 4 points at a missing row of author", "\(error)")
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM book") == 3)
+    }
+
+    @Test func aMigrationThatRepairsTheOrphanPasses() throws {
+        let temp = try withAnOrphan()
+        var migrator = Migrator()
+        migrator.register("0002_repair", sql: "INSERT INTO author VALUES (77, 'Found')")
+        #expect(try migrator.migrate(temp.db) == ["0002_repair"])
+        #expect(try temp.db.rows("PRAGMA foreign_key_check").isEmpty)
+    }
+}
