@@ -47,11 +47,28 @@ public struct Migration: Sendable {
         return nil
     }
 
-    /// The checksum recorded when it runs: of its SQL text for SQL migrations, nil for Swift ones.
+    /// The checksum recorded when it runs: of its SQL text for SQL migrations, nil for Swift ones. Line
+    /// endings count as `\n` and a leading byte order mark not at all, so a checkout with Windows line
+    /// endings (git's `autocrlf`) does not read as an edit.
     /// ```swift
     /// migration.checksum  // "9f1c0a3e5b7d2a41"
     /// ```
-    public var checksum: String? { sql.map(Migration.checksum(of:)) }
+    public var checksum: String? { sql.map { Migration.checksum(of: Migration.normalizedLineEndings($0)) } }
+
+    /// Whether `recorded` (a checksum in `strata_migrations`) is this migration's SQL: as `checksum` counts
+    /// it, or byte for byte (how a file with `\r\n` line endings was recorded before they were normalized).
+    func hasChecksum(_ recorded: String) -> Bool {
+        guard let sql else { return true }
+        return recorded == checksum || recorded == Migration.checksum(of: sql)
+    }
+
+    /// `text` with `\r\n` and `\r` as `\n`, without a leading byte order mark.
+    static func normalizedLineEndings(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x0D || $0 == 0xEF }) else { return text }
+        var text = text
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        return text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+    }
 
     /// FNV-1a, 64 bits, of the UTF-8 text, in hexadecimal: stable across runs and platforms (unlike
     /// `Hasher`), and enough to notice an edit.

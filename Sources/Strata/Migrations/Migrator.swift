@@ -202,7 +202,8 @@ public struct Migrator: Sendable {
         let userVersion = try db.value(Int.self, "PRAGMA user_version") ?? 0
         var problem: MigrationError?
         for migration in migrations {
-            guard let record = appliedByID[migration.id], let now = migration.checksum, let then = record.checksum, now != then else { continue }
+            guard let record = appliedByID[migration.id], let now = migration.checksum, let then = record.checksum,
+                  !migration.hasChecksum(then) else { continue }
             if !allowsEditedMigrations {
                 problem = problem ?? error(migration.id, .edited, "its SQL changed after it ran on \(record.appliedAt) (checksum \(then), now \(now)); add a new migration instead, or set allowsEditedMigrations during development")
             }

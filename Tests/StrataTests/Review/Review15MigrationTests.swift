@@ -518,3 +518,43 @@ extension Review15MigrationTests {
         #expect(try temp.db.rows("PRAGMA foreign_key_check").isEmpty)
     }
 }
+
+// The same migration checked out with other line endings (git's autocrlf on Windows) is not an edit.
+extension Review15MigrationTests {
+    @Test func lineEndingsAreNotAnEdit() throws {
+        let temp = try TemporaryDatabase()
+        let unix = "CREATE TABLE t(x);\nINSERT INTO t VALUES (1);\n"
+        let windows = unix.replacingOccurrences(of: "\n", with: "\r\n")
+        var mac = Migrator()
+        mac.register("0001", sql: unix)
+        try mac.migrate(temp.db)
+        #expect(try mac.appliedMigrations(in: temp.db).first?.checksum == Migration.checksum(of: unix), "LF text: as before")
+        var pc = Migrator()
+        pc.register("0001", sql: windows)
+        pc.register("0002", sql: "CREATE TABLE u(x);\r\n")
+        #expect(pc.migrations[0].checksum == mac.migrations[0].checksum)
+        #expect(try pc.migrate(temp.db) == ["0002"])
+        var back = Migrator()
+        back.register("0001", sql: "\u{FEFF}" + unix)
+        back.register("0002", sql: "CREATE TABLE u(x);\n")
+        #expect(try back.plan(for: temp.db).pending.isEmpty)
+        // An edit is still one.
+        var edited = Migrator()
+        edited.register("0001", sql: unix.replacingOccurrences(of: "(1)", with: "(2)"))
+        #expect(try #require(throws: MigrationError.self) { try edited.plan(for: temp.db) }.reason == .edited)
+    }
+
+    /// A database migrated before line endings were normalized recorded a `\r\n` file's bytes: still no edit.
+    @Test func aChecksumRecordedOfWindowsBytesStillMatches() throws {
+        let temp = try TemporaryDatabase()
+        let windows = "CREATE TABLE t(x);\r\n"
+        var migrator = Migrator()
+        migrator.register("0001", sql: windows)
+        try migrator.migrate(temp.db)
+        try temp.db.execute("UPDATE strata_migrations SET checksum = ?", Migration.checksum(of: windows))
+        #expect(try migrator.plan(for: temp.db).pending.isEmpty)
+        var unix = Migrator()
+        unix.register("0001", sql: "CREATE TABLE t(x);\n")
+        #expect(throws: MigrationError.self, "LF text against CRLF bytes recorded earlier: a real difference then") { try unix.plan(for: temp.db) }
+    }
+}
