@@ -258,8 +258,10 @@ public struct Migrator: Sendable {
             throw error(migrations.first?.id ?? "-", .failed, "migrate inside an open transaction: each migration needs its own; call it outside")
         }
         let plan = try plan(for: db)
-        if plan.erasesDatabase { try erase(db) }
         var ran: [String] = []
+        // Live instances then hold their rows as the migrations left them, as after another connection's.
+        defer { if !ran.isEmpty || plan.erasesDatabase { db.followOwnSchemaChange() } }
+        if plan.erasesDatabase { try erase(db) }
         for (offset, migration) in plan.pending.enumerated() {
             progress?(.started(id: migration.id, index: offset + 1, count: plan.pending.count))
             if try run(migration, in: db, progress: progress) { ran.append(migration.id) }

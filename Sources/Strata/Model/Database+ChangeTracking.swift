@@ -855,6 +855,24 @@ extension Database {
         dropAllLoadedArrays()
     }
 
+    /// After this handle's migrations changed the schema (a table rebuilt, dropped or renamed: SQLite's update
+    /// hook reports none of the rows that moved), what a foreign commit brings on: every synced model is
+    /// planned again and every live instance reads its row again (one whose row is gone is marked deleted).
+    /// A sync that fails is left for the model's next use, which throws it.
+    func followOwnSchemaChange() {
+        checkSchemaVersion()
+        guard models.needsResync, !isInTransaction else { return }
+        models.changeCount &+= 1
+        do {
+            try resyncAll()
+        } catch {
+            configuration.logger.warning("Strata could not sync the models again after the migrations: \(error)")
+            return
+        }
+        refreshAllLiveInstances()
+        dropAllLoadedArrays()
+    }
+
     /// Drops every loaded ``Children`` and ``Siblings`` array of the handle's live instances: after another
     /// connection's commit, which may have added children or links that no live instance shows.
     private func dropAllLoadedArrays() {

@@ -558,3 +558,67 @@ extension Review15MigrationTests {
         #expect(throws: MigrationError.self, "LF text against CRLF bytes recorded earlier: a real difference then") { try unix.plan(for: temp.db) }
     }
 }
+
+// A migration that rebuilds, drops or renames a table moves rows SQLite's update hook never reports:
+// the handle's live instances kept the values they had, and a later save wrote them back over the
+// migration's.
+extension Review15MigrationTests {
+    private static let reorderingRebuild = """
+        CREATE TABLE r15_new(extra TEXT DEFAULT 'e', score INTEGER NOT NULL DEFAULT 0, id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+        INSERT INTO r15_new(id, name, score) SELECT id, name, score * 2 FROM r15_person WHERE name <> 'Bob';
+        DROP TABLE r15_person;
+        ALTER TABLE r15_new RENAME TO r15_person
+        """
+
+    @Test func liveInstancesReadTheirRowsAfterAMigrationRebuiltTheirTable() throws {
+        let temp = try TemporaryDatabase()
+        let ada = R15Person(); ada.name = "Ada"; ada.score = 3
+        let bob = R15Person(); bob.name = "Bob"; bob.score = 1
+        try temp.db.save(ada); try temp.db.save(bob)
+        var migrator = Migrator()
+        migrator.register("0001_rebuild", sql: Self.reorderingRebuild)
+        try migrator.migrate(temp.db)
+        #expect(ada.score == 6)
+        #expect(!ada.hasChanges)
+        #expect(bob.isDeleted, "its row was not copied")
+        ada.score += 1
+        try temp.db.save(ada)
+        #expect(try temp.db.column(String.self, "SELECT name || ':' || score || ':' || extra FROM r15_person") == ["Ada:7:e"])
+    }
+
+    @Test func anUnsavedChangeOverARebuiltRowIsAConflictNotAnOverwrite() throws {
+        let temp = try TemporaryDatabase()
+        let ada = R15Person(); ada.name = "Ada"; ada.score = 3
+        try temp.db.save(ada)
+        ada.score = 10   // not saved; the migration doubles the stored 3
+        var migrator = Migrator()
+        migrator.register("0001_rebuild", sql: Self.reorderingRebuild)
+        try migrator.migrate(temp.db)
+        #expect(throws: (any Error).self) { try temp.db.save(ada) }
+        #expect(try temp.db.value(Int.self, "SELECT score FROM r15_person") == 6)
+    }
+
+    @Test func aMigrationDroppingATableMarksItsLiveInstancesDeleted() throws {
+        let temp = try TemporaryDatabase()
+        let ada = R15Person(); ada.name = "Ada"
+        try temp.db.save(ada)
+        var migrator = Migrator()
+        migrator.register("0001_drop", sql: "DROP TABLE r15_person")
+        try migrator.migrate(temp.db)
+        #expect(ada.isDeleted, "its row is gone")
+        #expect(try temp.db.objects(R15Person.self).isEmpty)
+    }
+
+    /// A later migration that fails: the ones before it committed, and the instances follow those.
+    @Test func aFailureAfterARebuildStillLeavesInstancesWithTheCommittedRows() throws {
+        let temp = try TemporaryDatabase()
+        let ada = R15Person(); ada.name = "Ada"; ada.score = 3
+        try temp.db.save(ada)
+        var migrator = Migrator()
+        migrator.register("0001_rebuild", sql: Self.reorderingRebuild)
+        migrator.register("0002_broken", sql: "UPDATE r15_person SET score = 100; INSERT INTO nosuch VALUES (1)")
+        #expect(throws: MigrationError.self) { try migrator.migrate(temp.db) }
+        #expect(ada.score == 6)
+        #expect(!ada.hasChanges)
+    }
+}
