@@ -204,7 +204,7 @@ public enum MigrationProgress: Sendable, Equatable, CustomStringConvertible {
     /// .working(id: "0002", steps: 3_000_000)
     /// ```
     case working(id: String, steps: Int)
-    /// Migration `index` committed.
+    /// Migration `index` committed (not sent for one another connection applied after the plan was made).
     ///
     /// ```swift
     /// .finished(id: "0002", index: 2, count: 3)

@@ -264,7 +264,9 @@ public struct Migrator: Sendable {
         if plan.erasesDatabase { try erase(db) }
         for (offset, migration) in plan.pending.enumerated() {
             progress?(.started(id: migration.id, index: offset + 1, count: plan.pending.count))
-            if try run(migration, in: db, progress: progress) { ran.append(migration.id) }
+            // (One another connection applied meanwhile is not reported as finished: this run committed nothing.)
+            guard try run(migration, in: db, progress: progress) else { continue }
+            ran.append(migration.id)
             progress?(.finished(id: migration.id, index: offset + 1, count: plan.pending.count))
         }
         return ran

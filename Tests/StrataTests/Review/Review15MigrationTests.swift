@@ -622,3 +622,25 @@ extension Review15MigrationTests {
         #expect(!ada.hasChanges)
     }
 }
+
+// Another process applies a migration between this one's plan and its run: `.finished` (what
+// `strata migrate` prints as "applied") was still reported for it, though this run committed nothing.
+extension Review15MigrationTests {
+    @Test func aMigrationAnotherConnectionAppliedMeanwhileIsNotReportedFinished() throws {
+        let temp = try TemporaryDatabase()
+        var migrator = Migrator()
+        migrator.register("0001", sql: "CREATE TABLE t(x)")
+        migrator.register("0002", sql: "CREATE TABLE u(x)")
+        let other = try Database(path: temp.path)
+        defer { try? other.close() }
+        let racer = migrator
+        var events: [MigrationProgress] = []
+        let ran = try migrator.migrate(temp.db) { progress in
+            events.append(progress)
+            if case .started(id: "0001", _, _) = progress { _ = try? racer.migrate(other) }
+        }
+        #expect(ran == [])
+        #expect(events == [.started(id: "0001", index: 1, count: 2), .started(id: "0002", index: 2, count: 2)])
+        #expect(try migrator.appliedMigrations(in: temp.db).map(\.id) == ["0001", "0002"])
+    }
+}
