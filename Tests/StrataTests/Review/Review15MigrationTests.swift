@@ -644,3 +644,33 @@ extension Review15MigrationTests {
         #expect(try migrator.appliedMigrations(in: temp.db).map(\.id) == ["0001", "0002"])
     }
 }
+
+// A probe that passed: a pool's reader that used the model before a rebuilding migration on the writer
+// reads the rebuilt rows after it (another connection's commit: it syncs again and refreshes).
+extension Review15MigrationTests {
+    @Test func aPoolReaderReadsTheRowsARebuildingMigrationLeft() async throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.close()
+        let pool = try DatabasePool(path: temp.path, readers: 1)
+        try await pool.write { db in
+            let ada = R15Person(); ada.name = "Ada"; ada.score = 3
+            try db.save(ada)
+        }
+        #expect(try await pool.read { db in try db.objects(R15Person.self).map { "\($0.name):\($0.score)" } } == ["Ada:3"])
+        var migrator = Migrator()
+        migrator.register("0001_rebuild", sql: """
+            CREATE TABLE r15_new(extra TEXT DEFAULT 'e', score INTEGER NOT NULL DEFAULT 0, id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO r15_new(id, name, score) SELECT id, name, score * 2 FROM r15_person;
+            DROP TABLE r15_person;
+            ALTER TABLE r15_new RENAME TO r15_person
+            """)
+        #expect(try await migrator.migrate(pool) == ["0001_rebuild"])
+        #expect(try await pool.read { db in try db.objects(R15Person.self).map { "\($0.name):\($0.score)" } } == ["Ada:6"])
+        try await pool.write { db in
+            let bob = R15Person(); bob.name = "Bob"; bob.score = 1
+            try db.save(bob)
+        }
+        #expect(try await pool.read { db in try db.objects(R15Person.self).map { "\($0.name):\($0.score)" } } == ["Ada:6", "Bob:1"])
+        try await pool.close()
+    }
+}
