@@ -211,6 +211,14 @@ final class Connection {
                 next = tail
                 guard let stmt else { continue }  // whitespace or a comment
                 defer { sqlite3_finalize(stmt) }
+                // A script binds nothing: a `?` (or `:name`) would run as NULL, an `UPDATE … SET x = ?` would
+                // clear every row's x. Refused, as a statement given fewer arguments than parameters is.
+                let parameters = sqlite3_bind_parameter_count(stmt)
+                if parameters > 0 {
+                    let statement = String(cString: sqlite3_sql(stmt)).trimmingCharacters(in: .whitespacesAndNewlines)
+                    throw DatabaseError(code: .range, message: "the statement has \(parameters) parameter(s), 0 argument(s) were given",
+                                        sql: statement.hasSuffix(";") ? String(statement.dropLast()) : statement)
+                }
                 let silent = silentTargets()
                 let savepoint = tracksSavepoints ? preparedSavepoint : nil
                 preparedSavepoint = nil

@@ -1,0 +1,308 @@
+import Foundation
+import StrataTestSupport
+import Testing
+import CSQLite
+@testable import Strata
+
+// Review 15, second reader of the query layer: `$T`/`$PK` and `?` expansion, key-path conditions against
+// other tools' stored formats, fetch results and prefetches past the variable limit.
+
+private final class R15Odd: Model {
+    static let tableName = #"we"ird $T tåble"#
+    static let primaryKey = "key"
+    var key: Int64 = 0
+    var name = ""
+    var email: String?
+    required init() {}
+}
+
+private final class R15Pair: Model {
+    static let tableName = "pair $x"
+    static let compositeKey = ["a", "b"]
+    var a: Int64 = 0
+    var b = ""
+    var n = 0
+    required init() {}
+}
+
+private final class R15Person: Model {
+    static let tableName = "person"
+    var id: Int64 = 0
+    var name = ""
+    var email: String?
+    var age = 0
+    required init() {}
+}
+
+private final class R15Event: Model {
+    static let tableName = "event"
+    var id: Int64 = 0
+    var at = Date(timeIntervalSince1970: 0)
+    var token = UUID()
+    var done = false
+    var status = R15Status.open
+    required init() {}
+}
+
+enum R15Status: String, ColumnValue, Sendable { case open, closed }
+
+private final class R15Item: Model {
+    static let tableName = "item"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R15ItemView: Model {
+    static let tableName = "item_view"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R15Owner: Model {
+    static let tableName = "owner"
+    var id: Int64 = 0
+    @Children(by: "owner") var pets: [R15Pet]
+    required init() {}
+}
+
+private final class R15Pet: Model {
+    static let tableName = "pet"
+    var id: Int64 = 0
+    @Reference var owner: R15Owner?
+    required init() {}
+}
+
+@Suite struct Review15QueryTests {
+    private func people(_ db: Database) throws {
+        try db.syncSchema(R15Person.self)
+        for (i, name) in ["Ada", "Grace", "50% off", "a_b", "Alan"].enumerated() {
+            let p = R15Person(); p.name = name; p.age = 20 + i; p.email = i % 2 == 0 ? "\(i)@x" : nil
+            try db.save(p)
+        }
+    }
+
+    @Test func templateSkipsLiteralsIdentifiersAndComments() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.syncSchema(R15Odd.self)
+        let o = R15Odd(); o.name = "x"; try db.save(o)
+        let rows = try db.rows("SELECT $PK, '$T costs $5' AS \"$T\" FROM $T -- $T\n /* $T */ WHERE $PK = ?", for: R15Odd.self, o.key)
+        #expect(rows.count == 1)
+        #expect(try rows.first?.decode("$T", as: String.self) == "$T costs $5")
+        let found = try db.objects(R15Odd.self, where: "$PK = ? AND name = '$PK'", o.key)
+        #expect(found.isEmpty)
+        let found2 = try db.objects(R15Odd.self, where: "$T.$PK = ? AND name <> '$PK' -- $T ?", o.key)
+        #expect(found2.count == 1)
+        #expect(try db.count(R15Odd.self, where: "$PK IN (?)", [o.key, 99]) == 1)
+    }
+
+    @Test func compositeKeyTemplate() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.syncSchema(R15Pair.self)
+        let p = R15Pair(); p.a = 1; p.b = "x"; try db.save(p)
+        let rows = try db.rows("SELECT $PK FROM $T", for: R15Pair.self)
+        #expect(rows.count == 1)
+        #expect(try rows[0].decode("b", as: String.self) == "x")
+        #expect(try db.objects(R15Pair.self, where: "($PK) = (?, ?)", 1, "x").count == 1)
+    }
+
+    @Test func argumentCountMismatchesThrow() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try people(db)
+        #expect(throws: DatabaseError.self) { try db.objects(R15Person.self, where: "age > ?", 1, 2) }
+        #expect(throws: DatabaseError.self) { try db.objects(R15Person.self, where: "age > ? AND age < ?", 1) }
+        #expect(throws: DatabaseError.self) { try db.objects(R15Person.self, where: "id IN (?) AND age < ?", [1, 2]) }
+        #expect(throws: DatabaseError.self) { try db.objects(R15Person.self, where: "id IN (?)", [1, 2], 3) }
+        #expect(throws: DatabaseError.self) { try db.objects(R15Person.self, where: "id IN (?) AND age = ?1", [1, 2], 3) }
+        #expect(throws: DatabaseError.self) { try db.count(R15Person.self, where: "age > ?") }
+        #expect(throws: DatabaseError.self) { try db.count(R15Person.self, where: "age > ?", 1, 2) }
+        // Numbered and named parameters without collections
+        #expect(try db.objects(R15Person.self, where: "age = ?2 OR age = ?1", 20, 21).count == 2)
+        #expect(try db.count(R15Person.self, where: "age = :a OR age = :a", 20) == 1)
+        #expect(try db.count(R15Person.self, where: "name = '?' OR age = ?", 20) == 1)
+    }
+
+    @Test func nilComparisonsAndEmptyIn() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try people(db)
+        #expect(try db.count(R15Person.self, where: \.email == nil) == 2)
+        #expect(try db.count(R15Person.self, where: \.email != nil) == 3)
+        #expect(try db.count(R15Person.self, where: (\R15Person.age).in([])) == 0)
+        #expect(try db.count(R15Person.self, where: !(\R15Person.age).in([])) == 5)
+        #expect(try db.first(R15Person.self, where: (\R15Person.name).in([])) == nil)
+        #expect(try db.count(R15Person.self, where: "name IN (?)", [String]()) == 0)
+    }
+
+    @Test func keyPathInPastTheVariableLimit() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try people(db)
+        let many = Array(0..<40_000)
+        #expect(try db.count(R15Person.self, where: (\R15Person.age).in(many)) == 5)
+        #expect(try db.objects(R15Person.self, where: (\R15Person.age).in(many), orderBy: .ascending(\.age), limit: 2).map(\.age) == [20, 21])
+        let names = (0..<40_000).map { "n\($0)" } + ["Ada"]
+        #expect(try db.count(R15Person.self, where: (\R15Person.name).in(names)) == 1)
+    }
+
+    @Test func rawInPastTheVariableLimit() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try people(db)
+        let many = Array(0..<40_000)
+        #expect(try db.objects(R15Person.self, where: "age IN (?)", many).count == 5)
+    }
+
+    @Test func orderingLimitsCountFirstOnEmpty() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.syncSchema(R15Person.self)
+        #expect(try db.first(R15Person.self) == nil)
+        #expect(try db.first(R15Person.self, where: \.age > 1) == nil)
+        #expect(try db.count(R15Person.self) == 0)
+        try people(db)
+        #expect(try db.objects(R15Person.self, orderBy: .descending(\.age), limit: 2).map(\.age) == [24, 23])
+        #expect(try db.first(R15Person.self, where: \.age > 1, orderBy: .descending(\.age))?.age == 24)
+        #expect(try db.count(R15Person.self, where: "ORDER BY age") == 5)
+        #expect(try db.objects(R15Person.self, where: "name LIKE ? ESCAPE '\\'", "50\\%%").map(\.name) == ["50% off"])
+    }
+
+    /// Django's datetime, a 32-hex UUID and 't'/'f' booleans: a query by value finds the row as the column stores it.
+    @Test func keyPathValuesInOtherToolsFormats() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE "event" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "at" datetime NOT NULL, "token" char(32) NOT NULL,
+            "done" boolean NOT NULL, "status" varchar(10) NOT NULL);
+            INSERT INTO event VALUES (1, '2024-01-02 03:04:05.250000', '0f8fad5bd9cb469fa16570867728950e', 't', 'open');
+            INSERT INTO event VALUES (2, '2024-01-02 03:04:06', 'aaaaaaaabbbbccccddddeeeeeeeeeeee', 'f', 'closed');
+            """)
+        let t1 = Date(timeIntervalSince1970: 1_704_164_645.25), t2 = Date(timeIntervalSince1970: 1_704_164_646)
+        let u1 = UUID(uuidString: "0f8fad5b-d9cb-469f-a165-70867728950e")!
+        #expect(try db.first(R15Event.self, where: \.at == t1)?.id == 1)
+        #expect(try db.first(R15Event.self, where: \.at == t2)?.id == 2)
+        #expect(try db.objects(R15Event.self, where: \.at > t1).map(\.id) == [2])
+        #expect(try db.objects(R15Event.self, where: (\R15Event.at).in([t1, t2])).count == 2)
+        #expect(try db.first(R15Event.self, where: \.token == u1)?.id == 1)
+        #expect(try db.objects(R15Event.self, where: (\R15Event.token).in([u1])).map(\.id) == [1])
+        #expect(try db.first(R15Event.self, where: \.done == true)?.id == 1)
+        #expect(try db.first(R15Event.self, where: \.done == false)?.id == 2)
+        #expect(try db.first(R15Event.self, where: \.status == .closed)?.id == 2)
+        #expect(try db.objects(R15Event.self, matching: ["done": true, "token": u1, "at": t1]).map(\.id) == [1])
+        #expect(try db.objects(R15Event.self, matching: ["at": [t2]]).map(\.id) == [2])
+        #expect(try db.objects(R15Event.self, orderBy: .descending(\.at)).map(\.id) == [2, 1])
+        let e = try #require(try db.first(R15Event.self, where: \.id == 2))
+        #expect(e.at == t2 && e.done == false && e.status == .closed)
+    }
+
+    @Test func fetchFromAViewAndJoinClauses() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.syncSchema(R15Item.self)
+        for n in ["a", "b", "c"] { let i = R15Item(); i.name = n; try db.save(i) }
+        try db.execute("CREATE VIEW item_view AS SELECT * FROM item WHERE name <> 'b'")
+        #expect(try db.objects(R15ItemView.self, where: "ORDER BY name").map(\.name) == ["a", "c"])
+        #expect(try db.first(R15ItemView.self, where: \.name == "c")?.id == 3)
+        try db.execute("CREATE TABLE tag (id INTEGER PRIMARY KEY, item INTEGER, name TEXT)")
+        try db.execute("INSERT INTO tag (item, name) VALUES (1, 'x'), (1, 'y'), (3, 'z')")
+        let joined = try db.objects(R15Item.self, where: "JOIN tag ON tag.item = item.id WHERE tag.name <> ? ORDER BY tag.id", "q")
+        #expect(joined.map(\.name) == ["a", "a", "c"])
+        #expect(joined[0] === joined[1])
+        #expect(try db.count(R15Item.self, where: "JOIN tag ON tag.item = item.id") == 3)
+    }
+
+    @Test func nullInANonOptionalColumnNamesTableKeyAndColumn() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO item VALUES (7, NULL)")
+        do {
+            _ = try db.objects(R15Item.self)
+            Issue.record("no error")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("item") && text.contains("7") && text.contains("name"), "\(text)")
+        }
+    }
+
+    @Test func fetchOfAModelWhoseTableDoesNotExist() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        do {
+            let found = try db.objects(R15Item.self)
+            #expect(found.isEmpty)
+        } catch {
+            #expect("\(error)".contains("item"), "\(error)")
+        }
+        #expect(try db.first(R15Item.self, where: \.name == "x") == nil)
+        #expect(try db.count(R15Item.self) == 0)
+    }
+
+    @Test func fetchesInsideARolledBackTransaction() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.syncSchema(R15Item.self)
+        let a = R15Item(); a.name = "a"; try db.save(a)
+        struct Stop: Error {}
+        var inside: R15Item?
+        #expect(throws: Stop.self) {
+            try db.transaction {
+                try db.execute("UPDATE item SET name = 'b' WHERE id = 1")
+                try db.execute("INSERT INTO item (id, name) VALUES (2, 'new')")
+                inside = try db.first(R15Item.self, where: \.id == 2)
+                #expect(try db.objects(R15Item.self).map(\.name) == ["b", "new"])
+                throw Stop()
+            }
+        }
+        #expect(a.name == "a")
+        #expect(inside?.isDeleted == true)
+        #expect(try db.objects(R15Item.self).map(\.name) == ["a"])
+        #expect(try db.first(R15Item.self, where: \.id == 2) == nil)
+    }
+
+    /// 40,000 owners: a prefetch by name, children and references, in one statement per level (integer keys
+    /// as one JSON array per 32,768), or chunked under a stock variable limit without JSON functions.
+    @Test(arguments: [true, false]) func prefetchPastTheVariableLimit(json: Bool) throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.syncSchema(R15Owner.self); try db.syncSchema(R15Pet.self)
+        try db.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) INSERT INTO owner (id) SELECT i FROM n")
+        try db.execute("INSERT INTO pet (id, owner) SELECT id, 40001 - id FROM owner")
+        sqlite3_limit(db.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 32_766)
+        db.connection.hasJSONEach = json
+        let owners = try db.objects(R15Owner.self)
+        var statements: [String] = []
+        let trace = db.traceStatements { statements.append($0) }
+        try db.prefetch("pets", of: owners)
+        trace.cancel()
+        #expect(statements.count <= 3, "\(statements.map { $0.prefix(120) })")
+        #expect(owners.allSatisfy { $0.pets.count == 1 && $0.pets[0].id == 40001 - $0.id })
+        let temp2 = try TemporaryDatabase(), db2 = temp2.db
+        try db2.syncSchema(R15Owner.self); try db2.syncSchema(R15Pet.self)
+        try db2.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) INSERT INTO owner (id) SELECT i FROM n")
+        try db2.execute("INSERT INTO pet (id, owner) SELECT id, 40001 - id FROM owner")
+        sqlite3_limit(db2.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 32_766)
+        db2.connection.hasJSONEach = json
+        let pets = try db2.objects(R15Pet.self)
+        statements = []
+        let trace2 = db2.traceStatements { statements.append($0) }
+        try db2.prefetch("owner", of: pets)
+        trace2.cancel()
+        #expect(statements.count == (json ? 2 : 3), "\(statements.map { $0.prefix(120) })")
+        #expect(statements.allSatisfy { $0.filter { $0 == "?" }.count <= 32_766 })
+        #expect(pets.count == 40_000 && pets.allSatisfy { $0.owner?.id == 40001 - $0.id })
+    }
+
+    /// A statement with a parameter and no argument ran as a script, the parameter NULL: `UPDATE … SET
+    /// email = ?` cleared every email, `deleteAll(where: "age > ?")` quietly deleted nothing. It throws,
+    /// naming the statement, and nothing is written.
+    @Test func aParameterWithNoArgumentThrowsInsteadOfBindingNull() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try people(db)
+        func expectRefused(_ sql: String, _ body: () throws -> Void) {
+            do { try body(); Issue.record("no error for \(sql)") } catch let error as DatabaseError {
+                #expect(error.code == .range && error.sql == sql && error.message.contains("1 parameter"), "\(error)")
+            } catch { Issue.record("\(error)") }
+        }
+        expectRefused("UPDATE person SET email = ?") { try db.execute("UPDATE person SET email = ?") }
+        expectRefused(#"DELETE FROM "person" WHERE age > ?"#) { try db.deleteAll(R15Person.self, where: "age > ?") }
+        expectRefused(#"UPDATE "person" SET name = :name"#) { try db.execute("UPDATE $T SET name = :name", for: R15Person.self) }
+        // In a script, the statement with the parameter; those before it ran, as a failing statement's do.
+        expectRefused("UPDATE person SET age = ?") { try db.execute("UPDATE person SET age = age + 1; UPDATE person SET age = ?;") }
+        #expect(try db.count(R15Person.self, where: \.email != nil) == 3)
+        #expect(try db.objects(R15Person.self, orderBy: .ascending(\.age)).map(\.age) == [21, 22, 23, 24, 25])
+        #expect(try db.objects(R15Person.self).map(\.name) == ["Ada", "Grace", "50% off", "a_b", "Alan"])
+        try db.execute("UPDATE person SET name = '?' || name WHERE id = 1 -- ?")
+        #expect(try db.first(R15Person.self, where: \.id == 1)?.name == "?Ada")
+    }
+}
