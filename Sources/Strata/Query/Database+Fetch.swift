@@ -189,7 +189,13 @@ extension Database {
     /// ```
     public func count<T: Model>(_ type: T.Type, where clause: String = "", arguments: [any ColumnValue]) throws -> Int {
         let registry = try registry(for: T.self, checkingCommits: false)
-        let sql = "SELECT count(*) FROM \(SQL.quote(registry.metadata.tableName)) " + expand(SQLClause.normalized(clause), registry)
+        let clause = expand(SQLClause.normalized(clause), registry)
+        let table = SQL.quote(registry.metadata.tableName)
+        // LIMIT, GROUP BY and HAVING shape the rows of the select, not the one row of count(*): the count is
+        // of the rows ``objects(_:where:_:)`` returns for the same clause. (A name that merely contains the
+        // word only costs the subquery.)
+        let shapesRows = SQL.mentions(clause, "limit") || SQL.mentions(clause, "group") || SQL.mentions(clause, "having")
+        let sql = shapesRows ? "SELECT count(*) FROM (SELECT 1 FROM \(table) \(clause))" : "SELECT count(*) FROM \(table) " + clause
         return try value(Int.self, sql, arguments: arguments) ?? 0
     }
 

@@ -164,6 +164,21 @@ private final class R15Pet: Model {
         #expect(try db.objects(R15Person.self, where: "name LIKE ? ESCAPE '\\'", "50\\%%").map(\.name) == ["50% off"])
     }
 
+    /// `count` with a clause that shapes the rows (LIMIT, OFFSET, GROUP BY, HAVING) counts the rows
+    /// `objects` returns for it, not the rows before the clause's LIMIT or the first group's.
+    @Test func countCountsTheRowsTheClauseSelects() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try people(db)
+        for clause in ["age > ? LIMIT 2", "WHERE age > ? ORDER BY age LIMIT 10 OFFSET 3", "age > ? GROUP BY age % 2",
+                       "age > ? GROUP BY age % 2 HAVING count(*) > 2", "age > ? LIMIT 0"] {
+            #expect(try db.count(R15Person.self, where: clause, 0) == db.objects(R15Person.self, where: clause, 0).count, "\(clause)")
+        }
+        #expect(try db.count(R15Person.self, where: "age > ? LIMIT 2", 0) == 2)
+        #expect(try db.count(R15Person.self, where: "age > ? GROUP BY age % 2", 0) == 2)
+        #expect(try db.count(R15Person.self, where: "age > ? LIMIT ?", 0, 3) == 3)
+        #expect(try db.count(R15Person.self, where: \.age > 20) == 4)
+    }
+
     /// Django's datetime, a 32-hex UUID and 't'/'f' booleans: a query by value finds the row as the column stores it.
     @Test func keyPathValuesInOtherToolsFormats() throws {
         let temp = try TemporaryDatabase(), db = temp.db
