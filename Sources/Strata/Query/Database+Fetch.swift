@@ -126,6 +126,19 @@ extension Database {
     /// ```
     public func objects<T: Model>(_ type: T.Type, matching conditions: [String: any ColumnValue], orderBy: String? = nil) throws -> [T] {
         let registry = try registry(for: T.self)
+        var (clauses, arguments) = try matchingClauses(conditions, registry: registry, listsAsJSON: false)
+        if arguments.count > maximumArguments, connection.hasJSONEach {
+            // Past the variable limit (32,766 in a stock SQLite): each list as one JSON array.
+            (clauses, arguments) = try matchingClauses(conditions, registry: registry, listsAsJSON: true)
+        }
+        var clause = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
+        if let orderBy { clause += " ORDER BY \(orderBy)" }
+        return try objects(T.self, where: clause, arguments: arguments)
+    }
+
+    /// The conditions of ``objects(_:matching:orderBy:)`` and their arguments.
+    private func matchingClauses(_ conditions: [String: any ColumnValue], registry: TypeRegistry,
+                                 listsAsJSON: Bool) throws -> ([String], [any ColumnValue]) {
         let metadata = registry.metadata
         var clauses: [String] = [], arguments: [any ColumnValue] = []
         for (name, value) in conditions.sorted(by: { $0.key < $1.key }) {
@@ -144,8 +157,13 @@ extension Database {
                     if untyped {
                         values = try values.flatMap { value -> [any ColumnValue] in try value.sqlValue.keyForms(untypedColumn: true) }
                     }
-                    clauses.append(values.isEmpty ? "0" : "\(column) IN (\(SQL.placeholders(values.count)))")
-                    arguments += values
+                    if values.isEmpty {
+                        clauses.append("0")
+                    } else {
+                        let (list, bound) = SQL.inList(try values.map { try $0.sqlValue }, asJSON: listsAsJSON)
+                        clauses.append("\(column) IN \(list)")
+                        arguments += bound
+                    }
                 } else if try value.sqlValue.isNull {
                     clauses.append("\(column) IS NULL")
                 } else if format == .native, let range = FloatRange.of(value) {
@@ -168,9 +186,7 @@ extension Database {
                 throw error.located(column: registry.table.columns[index], model: metadata.typeName, property: name)
             }
         }
-        var clause = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
-        if let orderBy { clause += " ORDER BY \(orderBy)" }
-        return try objects(T.self, where: clause, arguments: arguments)
+        return (clauses, arguments)
     }
 
     /// How many rows a clause selects.

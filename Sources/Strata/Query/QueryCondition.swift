@@ -22,8 +22,9 @@ public struct QueryCondition<Root: Model> {
     }
     let node: Node
 
-    /// SQL and arguments for `registry` (the model's table mapping).
-    func sql(_ registry: TypeRegistry) throws -> (String, [SQLValue]) {
+    /// SQL and arguments for `registry` (the model's table mapping); with `listsAsJSON`, each `in` list
+    /// binds as one JSON array (``SQL/inList(_:asJSON:)``), for lists past the variable limit.
+    func sql(_ registry: TypeRegistry, listsAsJSON: Bool = false) throws -> (String, [SQLValue]) {
         var arguments: [SQLValue] = []
         func render(_ node: Node) throws -> String {
             switch node {
@@ -55,10 +56,12 @@ public struct QueryCondition<Root: Model> {
                     // Floats as the ranges of REALs that read back as them (``FloatRange``).
                     return try "(" + values.map { try render(.compare(term, "=", $0)) }.joined(separator: " OR ") + ")"
                 }
-                arguments += try term.locating(registry) {
+                let stored = try term.locating(registry) {
                     try values.map { format == .native ? try $0.sqlValue : try format.stored($0.sqlValue) }
                 }
-                return "\(column) IN (\(SQL.placeholders(values.count)))"
+                let (list, bound) = SQL.inList(stored, asJSON: listsAsJSON)
+                arguments += bound
+                return "\(column) IN \(list)"
             case .and(let a, let b): return "(\(try render(a)) AND \(try render(b)))"
             case .or(let a, let b): return "(\(try render(a)) OR \(try render(b)))"
             case .not(let a): return "NOT (\(try render(a)))"
@@ -337,6 +340,10 @@ extension Database {
     private func clause<T: Model>(_ condition: QueryCondition<T>, _ order: QueryOrder<T>?, _ limit: Int?,
                                   _ registry: TypeRegistry) throws -> (String, [SQLValue]) {
         var (clause, arguments) = try condition.sql(registry)
+        if arguments.count > maximumArguments, connection.hasJSONEach {
+            // Past the variable limit (32,766 in a stock SQLite): each `in` list as one JSON array.
+            (clause, arguments) = try condition.sql(registry, listsAsJSON: true)
+        }
         clause = "WHERE " + clause
         if let order { clause += " ORDER BY " + (try order.sql(registry)) }
         if let limit { clause += " LIMIT \(limit)" }

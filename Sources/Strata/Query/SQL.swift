@@ -67,6 +67,46 @@ enum SQL {
             || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
 
+    /// The parenthesized list of `column IN …` for `values`: `(?, ?, ?)`, one parameter each; or, with
+    /// `asJSON` (a list past the variable limit), `(SELECT +value FROM json_each(?))` with the values as one
+    /// JSON array, when JSON holds each exactly (integers, text, NULL). `+value` has no affinity, so the
+    /// column's applies to the values as it does to bound ones.
+    ///
+    /// ```swift
+    /// SQL.inList([.integer(1), .text("a")], asJSON: true)   // ("(SELECT +value FROM json_each(?))", [.text(#"[1,"a"]"#)])
+    /// ```
+    static func inList(_ values: [SQLValue], asJSON: Bool) -> (String, [SQLValue]) {
+        guard asJSON, values.count > 1 else { return ("(" + placeholders(values.count) + ")", values) }
+        var json = "["
+        for (i, value) in values.enumerated() {
+            if i > 0 { json.append(",") }
+            switch value {
+            case .null: json.append("null")
+            case .integer(let v): json.append(String(v))
+            case .text(let text): appendJSONString(text, to: &json)
+            case .real, .blob: return ("(" + placeholders(values.count) + ")", values)   // JSON would not hold it exactly
+            }
+        }
+        json.append("]")
+        return ("(SELECT +value FROM json_each(?))", [.text(json)])
+    }
+
+    /// `text` as a JSON string literal.
+    private static func appendJSONString(_ text: String, to json: inout String) {
+        json.append("\"")
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": json.append("\\\"")
+            case "\\": json.append("\\\\")
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                json.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+            default: json.unicodeScalars.append(scalar)
+            }
+        }
+        json.append("\"")
+    }
+
     /// `?, ?, ?` for `count` parameters.
     static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ", ")

@@ -320,4 +320,37 @@ private final class R15Pet: Model {
         try db.execute("UPDATE person SET name = '?' || name WHERE id = 1 -- ?")
         #expect(try db.first(R15Person.self, where: \.id == 1)?.name == "?Ada")
     }
+
+    /// A key-path `in` list past the variable limit (32,766 in a stock SQLite, 250,000 in Debian's) failed
+    /// with "too many SQL variables"; it binds as one JSON array, with the other conditions, the order and
+    /// the limit as before.
+    @Test func keyPathInPastAStockVariableLimit() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try people(db)
+        sqlite3_limit(db.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 32_766)
+        let many = Array(0..<40_000)
+        #expect(try db.count(R15Person.self, where: (\R15Person.age).in(many)) == 5)
+        #expect(try db.objects(R15Person.self, where: (\R15Person.age).in(many) && \.age > 20, orderBy: .ascending(\.age), limit: 2).map(\.age) == [21, 22])
+        #expect(try db.count(R15Person.self, where: !(\R15Person.age).in(many)) == 0)
+        let names = (0..<40_000).map { "n\($0)" } + ["Ada", "it's \"q\" \\ é"]
+        #expect(try db.count(R15Person.self, where: (\R15Person.name).in(names)) == 1)
+        #expect(try db.deleteAll(R15Person.self, where: (\R15Person.name).in(names)) == 1)
+        #expect(try db.count(R15Person.self) == 4)
+    }
+
+    /// `objects(matching:)` with a list past a stock variable limit, and lists as JSON against the column's
+    /// affinity: an INTEGER column found by text digits, a TEXT column by integers, as bound values find them.
+    @Test func matchingAndInListsPastTheVariableLimitKeepTheColumnsAffinity() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try people(db)
+        sqlite3_limit(db.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 32_766)
+        let ages: [Int] = Array(0..<40_000)
+        #expect(try db.objects(R15Person.self, matching: ["age": ages, "name": ["Ada", "Alan"]]).map(\.name) == ["Ada", "Alan"])
+        try db.execute("CREATE TABLE loose (id INTEGER PRIMARY KEY, n INTEGER, t TEXT); INSERT INTO loose VALUES (1, 5, '7')")
+        let digits = (0..<40_000).map(String.init)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM loose WHERE n IN (SELECT +value FROM json_each(?))", SQL.inList(digits.map { .text($0) }, asJSON: true).1[0]) == 1)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM loose WHERE t IN (SELECT +value FROM json_each(?))", SQL.inList(ages.map { .integer(Int64($0)) }, asJSON: true).1[0]) == 1)
+        #expect(SQL.inList([.text("a\"b\\c\u{1}é"), .integer(-3), .null], asJSON: true).1 == [.text(#"["a\"b\\c\u0001é",-3,null]"#)])
+        #expect(SQL.inList([.real(1.5), .integer(1)], asJSON: true).0 == "(?, ?)")
+    }
 }
