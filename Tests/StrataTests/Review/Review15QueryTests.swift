@@ -74,6 +74,27 @@ private final class R15Pet: Model {
     required init() {}
 }
 
+private final class R15Margin: Model {
+    static let tableName = "q?margin"
+    var id: Int64 = 0
+    var left = 0
+    var right = 0
+    var full = false
+    var window = ""
+    var indexed = 0
+    var natural = 0
+    var cross = 0
+    required init() {}
+}
+
+private final class R15Token: Model {
+    static let tableName = "token"
+    static let primaryKey = "uuid"
+    var uuid = UUID()
+    var label = ""
+    required init() {}
+}
+
 @Suite struct Review15QueryTests {
     private func people(_ db: Database) throws {
         try db.syncSchema(R15Person.self)
@@ -352,5 +373,35 @@ private final class R15Pet: Model {
         #expect(try db.value(Int.self, "SELECT count(*) FROM loose WHERE t IN (SELECT +value FROM json_each(?))", SQL.inList(ages.map { .integer(Int64($0)) }, asJSON: true).1[0]) == 1)
         #expect(SQL.inList([.text("a\"b\\c\u{1}é"), .integer(-3), .null], asJSON: true).1 == [.text(#"["a\"b\\c\u0001é",-3,null]"#)])
         #expect(SQL.inList([.real(1.5), .integer(1)], asJSON: true).0 == "(?, ?)")
+    }
+
+    @Test func clausesStartingWithAColumnNamedLikeAJoinKeyword() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.syncSchema(R15Margin.self); try db.syncSchema(R15Token.self)
+        let m = R15Margin(); m.left = 5; m.right = 2; m.full = true; m.window = "w"; m.indexed = 1; m.natural = 3; m.cross = 4
+        try db.save(m)
+        for clause in ["left > ?", "right < ?", "full = 1 AND left > ?", "window = 'w' AND left > ?", "indexed = 1 AND left > ?",
+                       "natural > 0 AND left > ?", "cross > 0 AND left > ?", "left NOT IN (?)", "  Left>?"] {
+            #expect(try db.objects(R15Margin.self, where: clause, [3]).count == 1, "\(clause)")
+            #expect(try db.count(R15Margin.self, where: clause, [3]) == 1, "\(clause)")
+        }
+        #expect(try db.objects(R15Margin.self, where: "LEFT JOIN token ON token.label = $T.window WHERE left > ?", 3).count == 1)
+        #expect(try db.objects(R15Margin.self, where: "NATURAL LEFT JOIN token").count == 1)
+        #expect(try db.objects(R15Margin.self, where: "CROSS JOIN token").isEmpty)
+    }
+
+    @Test func uuidKeyIn32HexFoundByKeysAndConditions() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE token (uuid char(32) NOT NULL PRIMARY KEY, label varchar(10) NOT NULL);
+            INSERT INTO token VALUES ('0f8fad5bd9cb469fa16570867728950e', 'a'), ('aaaaaaaabbbbccccddddeeeeeeeeeeee', 'b');
+            """)
+        let u1 = UUID(uuidString: "0f8fad5b-d9cb-469f-a165-70867728950e")!, u2 = UUID(uuidString: "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee")!
+        #expect(try db.object(R15Token.self, forKey: u1)?.label == "a")
+        #expect(try db.objects(R15Token.self, forKeys: [u2, u1]).map(\.label) == ["b", "a"])
+        #expect(try db.objects(R15Token.self, where: (\R15Token.uuid).in([u2])).map(\.label) == ["b"])
+        let t = try #require(try db.object(R15Token.self, forKey: u2))
+        t.label = "c"; try db.save(t)
+        #expect(try db.value(String.self, "SELECT uuid FROM token WHERE label = 'c'") == "aaaaaaaabbbbccccddddeeeeeeeeeeee")
     }
 }
