@@ -28,7 +28,7 @@ extension Database {
             if arguments.isEmpty {
                 try connection.execute(sql)
             } else {
-                let (sql, arguments) = try ArgumentList.expand(sql, arguments)
+                let (sql, arguments) = try ArgumentList.expand(sql, arguments, jsonPast: jsonListLimit)
                 try statement(sql).run(arguments)
             }
         }
@@ -55,9 +55,13 @@ extension Database {
         return try guardingChanges(body)
     }
 
+    /// The variable limit past which a collection argument of `IN (?)` binds as one JSON array; nil without
+    /// JSON functions.
+    var jsonListLimit: Int? { connection.hasJSONEach ? maximumArguments : nil }
+
     /// The cached statement for `sql` with `arguments` bound, collection arguments expanded first.
     func boundStatement(_ sql: String, _ arguments: [any ColumnValue]) throws -> Statement {
-        let (sql, arguments) = try ArgumentList.expand(sql, arguments)
+        let (sql, arguments) = try ArgumentList.expand(sql, arguments, jsonPast: jsonListLimit)
         let statement = try statement(sql)
         try statement.bind(arguments)
         return statement

@@ -1,12 +1,23 @@
 /// Arguments of raw SQL as they are bound: an array or a set passed for one `?` expands to that many
 /// placeholders, so `WHERE id IN (?)` with `[1, 2, 3]` runs `WHERE id IN (?, ?, ?)` (an empty one
-/// becomes `NULL`, which matches nothing). To bind a collection as one JSON value, wrap it in
-/// ``JSONText``.
+/// becomes `NULL`, which matches nothing); past the connection's variable limit, a list that is all of an
+/// `IN (?)` binds as one JSON array read through `json_each`. To bind a collection as one JSON value, wrap
+/// it in ``JSONText``.
 enum ArgumentList {
     /// `sql` and `arguments` with every collection argument expanded; unchanged (no copy) when there is
     /// none. Throws when a collection meets a numbered or named parameter, or holds values that cannot
     /// bind one by one.
-    static func expand(_ sql: String, _ arguments: [any ColumnValue]) throws -> (String, [any ColumnValue]) {
+    ///
+    /// With `jsonPast` (the connection's variable limit, when it has JSON functions), a result with more
+    /// arguments than that binds each list that is the whole of an `IN (?)` as one JSON array
+    /// (``SQL/inList(_:asJSON:)``) instead.
+    static func expand(_ sql: String, _ arguments: [any ColumnValue], jsonPast limit: Int? = nil) throws -> (String, [any ColumnValue]) {
+        let spread = try expand(sql, arguments, listsAsJSON: false)
+        guard let limit, spread.1.count > limit, spread.1.count > arguments.count else { return spread }
+        return try expand(sql, arguments, listsAsJSON: true)
+    }
+
+    private static func expand(_ sql: String, _ arguments: [any ColumnValue], listsAsJSON: Bool) throws -> (String, [any ColumnValue]) {
         guard arguments.contains(where: { $0 is any ListArgument }) else { return (sql, arguments) }
         var lists: [Int: [any ColumnValue]] = [:]
         for (index, argument) in arguments.enumerated() {
@@ -39,8 +50,14 @@ enum ArgumentList {
             }
             if byte == UInt8(ascii: "?") {
                 if parameter < arguments.count, let elements = lists[parameter] {
-                    result += elements.isEmpty ? Array("NULL".utf8) : Array(SQL.placeholders(elements.count).utf8)
-                    expanded += elements
+                    if listsAsJSON, elements.count > 1, isWholeInList(bytes, at: i),
+                       case let (list, bound) = SQL.inList(try elements.map { try $0.sqlValue }, asJSON: true), bound.count == 1 {
+                        result += Array(list.utf8.dropFirst().dropLast())   // inside the clause's own parentheses
+                        expanded += bound
+                    } else {
+                        result += elements.isEmpty ? Array("NULL".utf8) : Array(SQL.placeholders(elements.count).utf8)
+                        expanded += elements
+                    }
                 } else {
                     result.append(byte)
                     if parameter < arguments.count { expanded.append(arguments[parameter]) }
@@ -54,6 +71,23 @@ enum ArgumentList {
         // Arguments beyond the placeholders are bound too, so that binding reports the count mismatch.
         if parameter < arguments.count { expanded += arguments[parameter...] }
         return (String(decoding: result, as: UTF8.self), expanded)
+    }
+}
+
+extension ArgumentList {
+    /// Whether the `?` at byte `i` is all of an `IN ( ? )` list, where a subquery may stand for it.
+    static func isWholeInList(_ bytes: [UInt8], at i: Int) -> Bool {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D }
+        var after = i + 1
+        while after < bytes.count, isSpace(bytes[after]) { after += 1 }
+        guard after < bytes.count, bytes[after] == UInt8(ascii: ")") else { return false }
+        var before = i - 1
+        while before >= 0, isSpace(bytes[before]) { before -= 1 }
+        guard before >= 0, bytes[before] == UInt8(ascii: "(") else { return false }
+        before -= 1
+        while before >= 0, isSpace(bytes[before]) { before -= 1 }
+        guard before >= 1, bytes[before] | 0x20 == UInt8(ascii: "n"), bytes[before - 1] | 0x20 == UInt8(ascii: "i") else { return false }
+        return before < 2 || !SQL.isIdentifierByte(bytes[before - 2])
     }
 }
 

@@ -237,7 +237,7 @@ extension Database {
         do {
             try execute("DELETE FROM \(SQL.quote(registry.metadata.tableName)) " + clause, arguments: arguments)
         } catch let error as DatabaseError where error.code.primary == .constraint && error.message.hasPrefix("FOREIGN KEY constraint failed") {
-            let (clause, spread) = (try? ArgumentList.expand(clause, arguments)) ?? (clause, arguments)
+            let (clause, spread) = (try? ArgumentList.expand(clause, arguments, jsonPast: jsonListLimit)) ?? (clause, arguments)
             throw explainingForeignKeyFailure(error, registry: registry, clause: clause, arguments: spread)
         }
         return changes
@@ -281,7 +281,7 @@ extension Database {
     func selectStatement(_ registry: TypeRegistry, clause: String, arguments: [any ColumnValue]) throws -> Statement {
         let sql = clause.isEmpty ? registry.table.selectFromSQL
             : registry.table.selectFromSQL + " " + expand(SQLClause.normalized(clause), registry)
-        let (expanded, bound) = try ArgumentList.expand(sql, arguments)
+        let (expanded, bound) = try ArgumentList.expand(sql, arguments, jsonPast: jsonListLimit)
         let statement = try connection.cachedStatement(expanded)
         try statement.bind(bound)
         return statement

@@ -404,4 +404,32 @@ private final class R15Token: Model {
         t.label = "c"; try db.save(t)
         #expect(try db.value(String.self, "SELECT uuid FROM token WHERE label = 'c'") == "aaaaaaaabbbbccccddddeeeeeeeeeeee")
     }
+
+    /// A collection argument of a raw `IN (?)` past the variable limit failed with "too many SQL variables"
+    /// (a 120 KB message of placeholders): it binds as one JSON array there, in every raw entry point.
+    @Test func rawInListPastAStockVariableLimit() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try people(db)
+        sqlite3_limit(db.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 32_766)
+        let many = Array(0..<40_000)
+        var seen: [String] = []
+        let trace = db.traceStatements { seen.append($0) }
+        #expect(try db.objects(R15Person.self, where: "age IN (?) AND age > ? ORDER BY age", many, 22).map(\.age) == [23, 24])
+        trace.cancel()
+        #expect(seen.count == 1 && seen[0].contains("json_each(") && seen[0].count < 500)
+        #expect(try db.first(R15Person.self, where: "age in( ? ) ORDER BY age DESC", arguments: [many])?.age == 24)
+        #expect(try db.count(R15Person.self, where: "name NOT IN (?)", (0..<40_000).map { "n\($0)" } + ["Ada"]) == 4)
+        #expect(try db.rows("SELECT name FROM person WHERE name IN (?) ORDER BY id", ["Ada", "Grace"] + (0..<40_000).map { "x\($0)" }).count == 2)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM person WHERE id IN (?)", many) == 5)
+        try db.execute("UPDATE person SET email = 'x' WHERE age IN (?)", many)
+        #expect(try db.count(R15Person.self, where: \.email == "x") == 5)
+        #expect(try db.deleteAll(R15Person.self, where: "age IN (?)", many) == 5)
+        // Under the limit, placeholders as before.
+        #expect(ArgumentList.isWholeInList(Array("x IN (?)".utf8), at: 6))
+        #expect(ArgumentList.isWholeInList(Array("x in(\n?\n)".utf8), at: 6))
+        #expect(!ArgumentList.isWholeInList(Array("xin (?)".utf8), at: 5))
+        #expect(!ArgumentList.isWholeInList(Array("f(?)".utf8), at: 2))
+        #expect(!ArgumentList.isWholeInList(Array("x IN (?, ?)".utf8), at: 6))
+        #expect(!ArgumentList.isWholeInList(Array("VALUES (?)".utf8), at: 8))
+    }
 }
