@@ -432,4 +432,17 @@ private final class R15Token: Model {
         #expect(!ArgumentList.isWholeInList(Array("x IN (?, ?)".utf8), at: 6))
         #expect(!ArgumentList.isWholeInList(Array("VALUES (?)".utf8), at: 8))
     }
+
+    /// Named and numbered parameters beside a collection argument throw (the `?` count would bind wrongly);
+    /// `$T` inside backquotes and brackets is a name, left as it is.
+    @Test func namedParametersBesideACollectionThrowAndBracketedNamesStay() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try people(db)
+        for clause in ["id IN (?) AND age = :a", "id IN (?) AND age = @a", "id IN (?) AND age = $a", "id IN (?) AND age = ?2"] {
+            #expect(throws: DatabaseError.self, "\(clause)") { try db.objects(R15Person.self, where: clause, [1, 2], 20) }
+        }
+        #expect(try db.objects(R15Person.self, where: "id IN (?) AND name <> ':a' AND name <> '@b' -- $c ?3", [1, 2]).count == 2)
+        let rows = try db.rows("SELECT 1 AS `$T`, 2 AS [$PK], 3 AS a$T FROM $T LIMIT 1", for: R15Person.self)
+        #expect(rows.count == 1 && rows[0].columnNames == ["$T", "$PK", "a$T"])
+    }
 }
