@@ -95,6 +95,15 @@ private final class R15Token: Model {
     required init() {}
 }
 
+private final class R15Quoted: Model {
+    static let tableName = #"ü "t" $PK"#
+    static let primaryKey = "code"
+    static let columnNames = ["code": #"k"y $T"#, "label": "la bel"]
+    var code = ""
+    var label = ""
+    required init() {}
+}
+
 @Suite struct Review15QueryTests {
     private func people(_ db: Database) throws {
         try db.syncSchema(R15Person.self)
@@ -444,5 +453,25 @@ private final class R15Token: Model {
         #expect(try db.objects(R15Person.self, where: "id IN (?) AND name <> ':a' AND name <> '@b' -- $c ?3", [1, 2]).count == 2)
         let rows = try db.rows("SELECT 1 AS `$T`, 2 AS [$PK], 3 AS a$T FROM $T LIMIT 1", for: R15Person.self)
         #expect(rows.count == 1 && rows[0].columnNames == ["$T", "$PK", "a$T"])
+    }
+
+    /// A table and a key column whose names hold quotes, spaces, `$T`/`$PK` and unicode, through every query.
+    @Test func quotedTableAndKeyNamesThroughEveryQuery() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.syncSchema(R15Quoted.self)
+        for (code, label) in [("a'1", "x"), ("ß?", "y"), ("$PK", "z")] {
+            let q = R15Quoted(); q.code = code; q.label = label; try db.save(q)
+        }
+        #expect(try db.object(R15Quoted.self, forKey: "ß?")?.label == "y")
+        #expect(try db.objects(R15Quoted.self, forKeys: ["$PK", "a'1"]).map(\.label) == ["z", "x"])
+        #expect(try db.objects(R15Quoted.self, where: "$PK IN (?) ORDER BY $PK", ["ß?", "$PK"]).map(\.label) == ["z", "y"])
+        #expect(try db.count(R15Quoted.self, where: "$T.$PK <> '$PK' LIMIT 5") == 2)
+        #expect(try db.first(R15Quoted.self, where: \.code == "$PK")?.label == "z")
+        #expect(try db.objects(R15Quoted.self, matching: ["code": ["a'1", "nope"]]).map(\.label) == ["x"])
+        try db.execute("UPDATE $T SET \"la bel\" = ? WHERE $PK = ?", for: R15Quoted.self, "w", "a'1")
+        #expect(try db.object(R15Quoted.self, forKey: "a'1")?.label == "w")
+        #expect(try db.rows("SELECT $PK AS k FROM $T ORDER BY 1", for: R15Quoted.self).map { try $0.decode("k", as: String.self) } == ["$PK", "a'1", "ß?"])
+        #expect(try db.deleteAll(R15Quoted.self, where: \.code == "ß?") == 1)
+        #expect(try db.count(R15Quoted.self) == 2)
     }
 }
