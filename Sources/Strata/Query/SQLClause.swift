@@ -16,7 +16,7 @@ public enum SQLClause {
     ]
 
     /// Continuations that SQLite also reads as names (a column `left`, `window`), with the words that must
-    /// follow for them to be the keyword (empty: any word).
+    /// follow for them to be the keyword (empty, for WINDOW: a name, then AS).
     static let confirmingNextWords: [String: Set<String>] = [
         "LEFT": ["JOIN", "OUTER"], "RIGHT": ["JOIN", "OUTER"], "FULL": ["JOIN", "OUTER"], "INNER": ["JOIN"], "CROSS": ["JOIN"],
         "NATURAL": ["JOIN", "LEFT", "RIGHT", "FULL", "INNER", "CROSS"], "INDEXED": ["BY"], "WINDOW": [],
@@ -63,18 +63,21 @@ public enum SQLClause {
         // clause only when the word after it does (`left > ?` is a condition on the column `left`).
         if let confirming = Self.confirmingNextWords[first] {
             var rest = index
-            while rest < bytes.count, bytes[rest] == 0x20 || bytes[rest] == 0x0A || bytes[rest] == 0x09 || bytes[rest] == 0x0D { rest += 1 }
-            var next: [UInt8] = []
-            while rest < bytes.count {
-                let byte = bytes[rest]
-                guard (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F else { break }
-                next.append(byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte)
-                rest += 1
+            func nextWord() -> String {
+                while rest < bytes.count, bytes[rest] == 0x20 || bytes[rest] == 0x0A || bytes[rest] == 0x09 || bytes[rest] == 0x0D { rest += 1 }
+                var next: [UInt8] = []
+                while rest < bytes.count {
+                    let byte = bytes[rest]
+                    guard (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F else { break }
+                    next.append(byte >= 0x61 && byte <= 0x7A ? byte - 0x20 : byte)
+                    rest += 1
+                }
+                return String(decoding: next, as: UTF8.self)
             }
-            let nextWord = String(decoding: next, as: UTF8.self)
-            // (WINDOW's confirming word is the window's name: any word.)
-            if confirming.isEmpty ? !nextWord.isEmpty : confirming.contains(nextWord) { return clause }
-            return "WHERE " + clause.drop { $0.isWhitespace }
+            let word = nextWord()
+            // (WINDOW is confirmed by `name AS`: `window LIKE ?` is a condition.)
+            let confirmed = confirming.isEmpty ? !word.isEmpty && nextWord() == "AS" : confirming.contains(word)
+            return confirmed ? clause : "WHERE " + clause.drop { $0.isWhitespace }
         }
         if continuations.contains(first) { return clause }
         if first == "NOT" {

@@ -390,13 +390,18 @@ private final class R15Quoted: Model {
         let m = R15Margin(); m.left = 5; m.right = 2; m.full = true; m.window = "w"; m.indexed = 1; m.natural = 3; m.cross = 4
         try db.save(m)
         for clause in ["left > ?", "right < ?", "full = 1 AND left > ?", "window = 'w' AND left > ?", "indexed = 1 AND left > ?",
-                       "natural > 0 AND left > ?", "cross > 0 AND left > ?", "left NOT IN (?)", "  Left>?"] {
+                       "natural > 0 AND left > ?", "cross > 0 AND left > ?", "left NOT IN (?)", "window LIKE 'w' AND left > ?", "window IS NOT NULL AND left > ?", "  Left>?"] {
             #expect(try db.objects(R15Margin.self, where: clause, [3]).count == 1, "\(clause)")
             #expect(try db.count(R15Margin.self, where: clause, [3]) == 1, "\(clause)")
         }
         #expect(try db.objects(R15Margin.self, where: "LEFT JOIN token ON token.label = $T.window WHERE left > ?", 3).count == 1)
         #expect(try db.objects(R15Margin.self, where: "NATURAL LEFT JOIN token").count == 1)
         #expect(try db.objects(R15Margin.self, where: "CROSS JOIN token").isEmpty)
+        #expect(SQLClause.normalized("WINDOW w AS (ORDER BY id)") == "WINDOW w AS (ORDER BY id)")
+        #expect(SQLClause.normalized("left outer join t") == "left outer join t")
+        #expect(SQLClause.normalized("natural join t") == "natural join t")
+        #expect(SQLClause.normalized("INDEXED BY i WHERE a") == "INDEXED BY i WHERE a")
+        #expect(SQLClause.normalized("window LIKE ?") == "WHERE window LIKE ?")
     }
 
     @Test func uuidKeyIn32HexFoundByKeysAndConditions() throws {
