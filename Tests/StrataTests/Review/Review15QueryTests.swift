@@ -25,7 +25,7 @@ private final class R15Pair: Model {
     required init() {}
 }
 
-private final class R15Person: Model {
+private final class R15QueryPerson: Model {
     static let tableName = "person"
     var id: Int64 = 0
     var name = ""
@@ -106,9 +106,9 @@ private final class R15Quoted: Model {
 
 @Suite struct Review15QueryTests {
     private func people(_ db: Database) throws {
-        try db.syncSchema(R15Person.self)
+        try db.syncSchema(R15QueryPerson.self)
         for (i, name) in ["Ada", "Grace", "50% off", "a_b", "Alan"].enumerated() {
-            let p = R15Person(); p.name = name; p.age = 20 + i; p.email = i % 2 == 0 ? "\(i)@x" : nil
+            let p = R15QueryPerson(); p.name = name; p.age = 20 + i; p.email = i % 2 == 0 ? "\(i)@x" : nil
             try db.save(p)
         }
     }
@@ -140,58 +140,58 @@ private final class R15Quoted: Model {
     @Test func argumentCountMismatchesThrow() throws {
         let temp = try TemporaryDatabase(), db = temp.db
         try people(db)
-        #expect(throws: DatabaseError.self) { try db.objects(R15Person.self, where: "age > ?", 1, 2) }
-        #expect(throws: DatabaseError.self) { try db.objects(R15Person.self, where: "age > ? AND age < ?", 1) }
-        #expect(throws: DatabaseError.self) { try db.objects(R15Person.self, where: "id IN (?) AND age < ?", [1, 2]) }
-        #expect(throws: DatabaseError.self) { try db.objects(R15Person.self, where: "id IN (?)", [1, 2], 3) }
-        #expect(throws: DatabaseError.self) { try db.objects(R15Person.self, where: "id IN (?) AND age = ?1", [1, 2], 3) }
-        #expect(throws: DatabaseError.self) { try db.count(R15Person.self, where: "age > ?") }
-        #expect(throws: DatabaseError.self) { try db.count(R15Person.self, where: "age > ?", 1, 2) }
+        #expect(throws: DatabaseError.self) { try db.objects(R15QueryPerson.self, where: "age > ?", 1, 2) }
+        #expect(throws: DatabaseError.self) { try db.objects(R15QueryPerson.self, where: "age > ? AND age < ?", 1) }
+        #expect(throws: DatabaseError.self) { try db.objects(R15QueryPerson.self, where: "id IN (?) AND age < ?", [1, 2]) }
+        #expect(throws: DatabaseError.self) { try db.objects(R15QueryPerson.self, where: "id IN (?)", [1, 2], 3) }
+        #expect(throws: DatabaseError.self) { try db.objects(R15QueryPerson.self, where: "id IN (?) AND age = ?1", [1, 2], 3) }
+        #expect(throws: DatabaseError.self) { try db.count(R15QueryPerson.self, where: "age > ?") }
+        #expect(throws: DatabaseError.self) { try db.count(R15QueryPerson.self, where: "age > ?", 1, 2) }
         // Numbered and named parameters without collections
-        #expect(try db.objects(R15Person.self, where: "age = ?2 OR age = ?1", 20, 21).count == 2)
-        #expect(try db.count(R15Person.self, where: "age = :a OR age = :a", 20) == 1)
-        #expect(try db.count(R15Person.self, where: "name = '?' OR age = ?", 20) == 1)
+        #expect(try db.objects(R15QueryPerson.self, where: "age = ?2 OR age = ?1", 20, 21).count == 2)
+        #expect(try db.count(R15QueryPerson.self, where: "age = :a OR age = :a", 20) == 1)
+        #expect(try db.count(R15QueryPerson.self, where: "name = '?' OR age = ?", 20) == 1)
     }
 
     @Test func nilComparisonsAndEmptyIn() throws {
         let temp = try TemporaryDatabase(), db = temp.db
         try people(db)
-        #expect(try db.count(R15Person.self, where: \.email == nil) == 2)
-        #expect(try db.count(R15Person.self, where: \.email != nil) == 3)
-        #expect(try db.count(R15Person.self, where: (\R15Person.age).in([])) == 0)
-        #expect(try db.count(R15Person.self, where: !(\R15Person.age).in([])) == 5)
-        #expect(try db.first(R15Person.self, where: (\R15Person.name).in([])) == nil)
-        #expect(try db.count(R15Person.self, where: "name IN (?)", [String]()) == 0)
+        #expect(try db.count(R15QueryPerson.self, where: \.email == nil) == 2)
+        #expect(try db.count(R15QueryPerson.self, where: \.email != nil) == 3)
+        #expect(try db.count(R15QueryPerson.self, where: (\R15QueryPerson.age).in([])) == 0)
+        #expect(try db.count(R15QueryPerson.self, where: !(\R15QueryPerson.age).in([])) == 5)
+        #expect(try db.first(R15QueryPerson.self, where: (\R15QueryPerson.name).in([])) == nil)
+        #expect(try db.count(R15QueryPerson.self, where: "name IN (?)", [String]()) == 0)
     }
 
     @Test func keyPathInPastTheVariableLimit() throws {
         let temp = try TemporaryDatabase(), db = temp.db
         try people(db)
         let many = Array(0..<40_000)
-        #expect(try db.count(R15Person.self, where: (\R15Person.age).in(many)) == 5)
-        #expect(try db.objects(R15Person.self, where: (\R15Person.age).in(many), orderBy: .ascending(\.age), limit: 2).map(\.age) == [20, 21])
+        #expect(try db.count(R15QueryPerson.self, where: (\R15QueryPerson.age).in(many)) == 5)
+        #expect(try db.objects(R15QueryPerson.self, where: (\R15QueryPerson.age).in(many), orderBy: .ascending(\.age), limit: 2).map(\.age) == [20, 21])
         let names = (0..<40_000).map { "n\($0)" } + ["Ada"]
-        #expect(try db.count(R15Person.self, where: (\R15Person.name).in(names)) == 1)
+        #expect(try db.count(R15QueryPerson.self, where: (\R15QueryPerson.name).in(names)) == 1)
     }
 
     @Test func rawInPastTheVariableLimit() throws {
         let temp = try TemporaryDatabase(), db = temp.db
         try people(db)
         let many = Array(0..<40_000)
-        #expect(try db.objects(R15Person.self, where: "age IN (?)", many).count == 5)
+        #expect(try db.objects(R15QueryPerson.self, where: "age IN (?)", many).count == 5)
     }
 
     @Test func orderingLimitsCountFirstOnEmpty() throws {
         let temp = try TemporaryDatabase(), db = temp.db
-        try db.syncSchema(R15Person.self)
-        #expect(try db.first(R15Person.self) == nil)
-        #expect(try db.first(R15Person.self, where: \.age > 1) == nil)
-        #expect(try db.count(R15Person.self) == 0)
+        try db.syncSchema(R15QueryPerson.self)
+        #expect(try db.first(R15QueryPerson.self) == nil)
+        #expect(try db.first(R15QueryPerson.self, where: \.age > 1) == nil)
+        #expect(try db.count(R15QueryPerson.self) == 0)
         try people(db)
-        #expect(try db.objects(R15Person.self, orderBy: .descending(\.age), limit: 2).map(\.age) == [24, 23])
-        #expect(try db.first(R15Person.self, where: \.age > 1, orderBy: .descending(\.age))?.age == 24)
-        #expect(try db.count(R15Person.self, where: "ORDER BY age") == 5)
-        #expect(try db.objects(R15Person.self, where: "name LIKE ? ESCAPE '\\'", "50\\%%").map(\.name) == ["50% off"])
+        #expect(try db.objects(R15QueryPerson.self, orderBy: .descending(\.age), limit: 2).map(\.age) == [24, 23])
+        #expect(try db.first(R15QueryPerson.self, where: \.age > 1, orderBy: .descending(\.age))?.age == 24)
+        #expect(try db.count(R15QueryPerson.self, where: "ORDER BY age") == 5)
+        #expect(try db.objects(R15QueryPerson.self, where: "name LIKE ? ESCAPE '\\'", "50\\%%").map(\.name) == ["50% off"])
     }
 
     /// `count` with a clause that shapes the rows (LIMIT, OFFSET, GROUP BY, HAVING) counts the rows
@@ -201,12 +201,12 @@ private final class R15Quoted: Model {
         try people(db)
         for clause in ["age > ? LIMIT 2", "WHERE age > ? ORDER BY age LIMIT 10 OFFSET 3", "age > ? GROUP BY age % 2",
                        "age > ? GROUP BY age % 2 HAVING count(*) > 2", "age > ? LIMIT 0"] {
-            #expect(try db.count(R15Person.self, where: clause, 0) == db.objects(R15Person.self, where: clause, 0).count, "\(clause)")
+            #expect(try db.count(R15QueryPerson.self, where: clause, 0) == db.objects(R15QueryPerson.self, where: clause, 0).count, "\(clause)")
         }
-        #expect(try db.count(R15Person.self, where: "age > ? LIMIT 2", 0) == 2)
-        #expect(try db.count(R15Person.self, where: "age > ? GROUP BY age % 2", 0) == 2)
-        #expect(try db.count(R15Person.self, where: "age > ? LIMIT ?", 0, 3) == 3)
-        #expect(try db.count(R15Person.self, where: \.age > 20) == 4)
+        #expect(try db.count(R15QueryPerson.self, where: "age > ? LIMIT 2", 0) == 2)
+        #expect(try db.count(R15QueryPerson.self, where: "age > ? GROUP BY age % 2", 0) == 2)
+        #expect(try db.count(R15QueryPerson.self, where: "age > ? LIMIT ?", 0, 3) == 3)
+        #expect(try db.count(R15QueryPerson.self, where: \.age > 20) == 4)
     }
 
     /// Django's datetime, a 32-hex UUID and 't'/'f' booleans: a query by value finds the row as the column stores it.
@@ -340,15 +340,15 @@ private final class R15Quoted: Model {
             } catch { Issue.record("\(error)") }
         }
         expectRefused("UPDATE person SET email = ?") { try db.execute("UPDATE person SET email = ?") }
-        expectRefused(#"DELETE FROM "person" WHERE age > ?"#) { try db.deleteAll(R15Person.self, where: "age > ?") }
-        expectRefused(#"UPDATE "person" SET name = :name"#) { try db.execute("UPDATE $T SET name = :name", for: R15Person.self) }
+        expectRefused(#"DELETE FROM "person" WHERE age > ?"#) { try db.deleteAll(R15QueryPerson.self, where: "age > ?") }
+        expectRefused(#"UPDATE "person" SET name = :name"#) { try db.execute("UPDATE $T SET name = :name", for: R15QueryPerson.self) }
         // In a script, the statement with the parameter; those before it ran, as a failing statement's do.
         expectRefused("UPDATE person SET age = ?") { try db.execute("UPDATE person SET age = age + 1; UPDATE person SET age = ?;") }
-        #expect(try db.count(R15Person.self, where: \.email != nil) == 3)
-        #expect(try db.objects(R15Person.self, orderBy: .ascending(\.age)).map(\.age) == [21, 22, 23, 24, 25])
-        #expect(try db.objects(R15Person.self).map(\.name) == ["Ada", "Grace", "50% off", "a_b", "Alan"])
+        #expect(try db.count(R15QueryPerson.self, where: \.email != nil) == 3)
+        #expect(try db.objects(R15QueryPerson.self, orderBy: .ascending(\.age)).map(\.age) == [21, 22, 23, 24, 25])
+        #expect(try db.objects(R15QueryPerson.self).map(\.name) == ["Ada", "Grace", "50% off", "a_b", "Alan"])
         try db.execute("UPDATE person SET name = '?' || name WHERE id = 1 -- ?")
-        #expect(try db.first(R15Person.self, where: \.id == 1)?.name == "?Ada")
+        #expect(try db.first(R15QueryPerson.self, where: \.id == 1)?.name == "?Ada")
     }
 
     /// A key-path `in` list past the variable limit (32,766 in a stock SQLite, 250,000 in Debian's) failed
@@ -359,13 +359,13 @@ private final class R15Quoted: Model {
         try people(db)
         sqlite3_limit(db.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 32_766)
         let many = Array(0..<40_000)
-        #expect(try db.count(R15Person.self, where: (\R15Person.age).in(many)) == 5)
-        #expect(try db.objects(R15Person.self, where: (\R15Person.age).in(many) && \.age > 20, orderBy: .ascending(\.age), limit: 2).map(\.age) == [21, 22])
-        #expect(try db.count(R15Person.self, where: !(\R15Person.age).in(many)) == 0)
+        #expect(try db.count(R15QueryPerson.self, where: (\R15QueryPerson.age).in(many)) == 5)
+        #expect(try db.objects(R15QueryPerson.self, where: (\R15QueryPerson.age).in(many) && \.age > 20, orderBy: .ascending(\.age), limit: 2).map(\.age) == [21, 22])
+        #expect(try db.count(R15QueryPerson.self, where: !(\R15QueryPerson.age).in(many)) == 0)
         let names = (0..<40_000).map { "n\($0)" } + ["Ada", "it's \"q\" \\ é"]
-        #expect(try db.count(R15Person.self, where: (\R15Person.name).in(names)) == 1)
-        #expect(try db.deleteAll(R15Person.self, where: (\R15Person.name).in(names)) == 1)
-        #expect(try db.count(R15Person.self) == 4)
+        #expect(try db.count(R15QueryPerson.self, where: (\R15QueryPerson.name).in(names)) == 1)
+        #expect(try db.deleteAll(R15QueryPerson.self, where: (\R15QueryPerson.name).in(names)) == 1)
+        #expect(try db.count(R15QueryPerson.self) == 4)
     }
 
     /// `objects(matching:)` with a list past a stock variable limit, and lists as JSON against the column's
@@ -375,7 +375,7 @@ private final class R15Quoted: Model {
         try people(db)
         sqlite3_limit(db.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 32_766)
         let ages: [Int] = Array(0..<40_000)
-        #expect(try db.objects(R15Person.self, matching: ["age": ages, "name": ["Ada", "Alan"]]).map(\.name) == ["Ada", "Alan"])
+        #expect(try db.objects(R15QueryPerson.self, matching: ["age": ages, "name": ["Ada", "Alan"]]).map(\.name) == ["Ada", "Alan"])
         try db.execute("CREATE TABLE loose (id INTEGER PRIMARY KEY, n INTEGER, t TEXT); INSERT INTO loose VALUES (1, 5, '7')")
         let digits = (0..<40_000).map(String.init)
         #expect(try db.value(Int.self, "SELECT count(*) FROM loose WHERE n IN (SELECT +value FROM json_each(?))", SQL.inList(digits.map { .text($0) }, asJSON: true).1[0]) == 1)
@@ -428,16 +428,16 @@ private final class R15Quoted: Model {
         let many = Array(0..<40_000)
         var seen: [String] = []
         let trace = db.traceStatements { seen.append($0) }
-        #expect(try db.objects(R15Person.self, where: "age IN (?) AND age > ? ORDER BY age", many, 22).map(\.age) == [23, 24])
+        #expect(try db.objects(R15QueryPerson.self, where: "age IN (?) AND age > ? ORDER BY age", many, 22).map(\.age) == [23, 24])
         trace.cancel()
         #expect(seen.count == 1 && seen[0].contains("json_each(") && seen[0].count < 500)
-        #expect(try db.first(R15Person.self, where: "age in( ? ) ORDER BY age DESC", arguments: [many])?.age == 24)
-        #expect(try db.count(R15Person.self, where: "name NOT IN (?)", (0..<40_000).map { "n\($0)" } + ["Ada"]) == 4)
+        #expect(try db.first(R15QueryPerson.self, where: "age in( ? ) ORDER BY age DESC", arguments: [many])?.age == 24)
+        #expect(try db.count(R15QueryPerson.self, where: "name NOT IN (?)", (0..<40_000).map { "n\($0)" } + ["Ada"]) == 4)
         #expect(try db.rows("SELECT name FROM person WHERE name IN (?) ORDER BY id", ["Ada", "Grace"] + (0..<40_000).map { "x\($0)" }).count == 2)
         #expect(try db.value(Int.self, "SELECT count(*) FROM person WHERE id IN (?)", many) == 5)
         try db.execute("UPDATE person SET email = 'x' WHERE age IN (?)", many)
-        #expect(try db.count(R15Person.self, where: \.email == "x") == 5)
-        #expect(try db.deleteAll(R15Person.self, where: "age IN (?)", many) == 5)
+        #expect(try db.count(R15QueryPerson.self, where: \.email == "x") == 5)
+        #expect(try db.deleteAll(R15QueryPerson.self, where: "age IN (?)", many) == 5)
         // Under the limit, placeholders as before.
         #expect(ArgumentList.isWholeInList(Array("x IN (?)".utf8), at: 6))
         #expect(ArgumentList.isWholeInList(Array("x in(\n?\n)".utf8), at: 6))
@@ -453,10 +453,10 @@ private final class R15Quoted: Model {
         let temp = try TemporaryDatabase(), db = temp.db
         try people(db)
         for clause in ["id IN (?) AND age = :a", "id IN (?) AND age = @a", "id IN (?) AND age = $a", "id IN (?) AND age = ?2"] {
-            #expect(throws: DatabaseError.self, "\(clause)") { try db.objects(R15Person.self, where: clause, [1, 2], 20) }
+            #expect(throws: DatabaseError.self, "\(clause)") { try db.objects(R15QueryPerson.self, where: clause, [1, 2], 20) }
         }
-        #expect(try db.objects(R15Person.self, where: "id IN (?) AND name <> ':a' AND name <> '@b' -- $c ?3", [1, 2]).count == 2)
-        let rows = try db.rows("SELECT 1 AS `$T`, 2 AS [$PK], 3 AS a$T FROM $T LIMIT 1", for: R15Person.self)
+        #expect(try db.objects(R15QueryPerson.self, where: "id IN (?) AND name <> ':a' AND name <> '@b' -- $c ?3", [1, 2]).count == 2)
+        let rows = try db.rows("SELECT 1 AS `$T`, 2 AS [$PK], 3 AS a$T FROM $T LIMIT 1", for: R15QueryPerson.self)
         #expect(rows.count == 1 && rows[0].columnNames == ["$T", "$PK", "a$T"])
     }
 
