@@ -9,8 +9,13 @@ struct ColumnInfo {
     let primaryKeyPosition: Int
     /// 0 normal, 1 hidden (virtual tables), 2 virtual generated, 3 stored generated.
     let hidden: Int
+    /// Whether the column belongs to a STRICT table, where `ANY` means no affinity (values are stored as
+    /// given) instead of NUMERIC as elsewhere (https://www.sqlite.org/stricttables.html).
+    var inStrictTable = false
 
-    var affinity: Affinity { Affinity(declaredType: declaredType) }
+    var affinity: Affinity {
+        inStrictTable && declaredType.uppercased() == "ANY" ? .blob : Affinity(declaredType: declaredType)
+    }
     var isGenerated: Bool { hidden == 2 || hidden == 3 }
 }
 
@@ -56,6 +61,8 @@ struct TableInfo {
     let columns: [ColumnInfo]
     let indices: [IndexInfo]
     let withoutRowID: Bool
+    /// A STRICT table: a column's declared type must be INT, INTEGER, REAL, TEXT, BLOB or ANY.
+    var isStrict = false
     var foreignKeys: [ForeignKeyInfo] = []
     /// A view rather than a table.
     var isView = false
@@ -151,7 +158,9 @@ struct TableInfo {
         if isView && !views { return nil }
         // Table options (WITHOUT ROWID, STRICT) follow the closing parenthesis of the column list.
         let options = createSQL.lastIndex(of: ")").map { createSQL[createSQL.index(after: $0)...] } ?? ""
-        let withoutRowID = !isView && String(options.uppercased().filter { $0.isLetter }).contains("WITHOUTROWID")
+        let optionWords = String(options.uppercased().filter { $0.isLetter })
+        let withoutRowID = !isView && optionWords.contains("WITHOUTROWID")
+        let isStrict = !isView && optionWords.contains("STRICT")
 
         var columns: [ColumnInfo] = []
         let xinfo = try connection.cachedStatement("SELECT cid, name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?)")
@@ -160,7 +169,8 @@ struct TableInfo {
             columns.append(ColumnInfo(name: xinfo.string(at: 1), declaredType: xinfo.string(at: 2),
                                       notNull: xinfo.int64(at: 3) != 0,
                                       defaultSQL: xinfo.isNull(at: 4) ? nil : xinfo.string(at: 4),
-                                      primaryKeyPosition: Int(xinfo.int64(at: 5)), hidden: Int(xinfo.int64(at: 6))))
+                                      primaryKeyPosition: Int(xinfo.int64(at: 5)), hidden: Int(xinfo.int64(at: 6)),
+                                      inStrictTable: isStrict))
         }
         xinfo.reset()
 
@@ -213,6 +223,7 @@ struct TableInfo {
             return TableInfo(name: name, columns: columns, indices: [], withoutRowID: true, isView: true, isWritableView: writable)
         }
         var info = TableInfo(name: name, columns: columns, indices: indices, withoutRowID: withoutRowID, foreignKeys: foreignKeys)
+        info.isStrict = isStrict
         // (SQLite stores the statement from its CREATE keyword on, as written; the word is looked for first,
         // a cheap ASCII search, so that ordinary tables cost no split of their SQL.)
         info.isVirtual = SQL.mentions(createSQL, "virtual")
@@ -236,7 +247,8 @@ extension TableInfo {
             name: table,
             columns: columns.map {
                 ColumnInfo(name: rename($0.name), declaredType: $0.declaredType, notNull: $0.notNull,
-                           defaultSQL: $0.defaultSQL, primaryKeyPosition: $0.primaryKeyPosition, hidden: $0.hidden)
+                           defaultSQL: $0.defaultSQL, primaryKeyPosition: $0.primaryKeyPosition, hidden: $0.hidden,
+                           inStrictTable: $0.inStrictTable)
             },
             indices: indices.map {
                 IndexInfo(name: $0.name, unique: $0.unique, origin: $0.origin, partial: $0.partial,
@@ -247,6 +259,7 @@ extension TableInfo {
             foreignKeys: foreignKeys.map { ForeignKeyInfo(from: rename($0.from), table: $0.table, onDelete: $0.onDelete, to: $0.to, sequence: $0.sequence) },
             isView: isView, isWritableView: isWritableView)
         info.isVirtual = isVirtual
+        info.isStrict = isStrict
         info.replacesOnConflict = replacesOnConflict
         info.triggerSQL = triggerSQL
         return info

@@ -1,0 +1,317 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Review 15: schema sync over databases other tools made, read a second time. Additive sync never
+// drops or rewrites what Strata did not create; the opt-in rebuild is all or nothing and keeps what is
+// attached to the table; concurrent schema changes between plan and sync.
+
+@Suite struct Review15SchemaTests {}
+
+/// Every row of sqlite_master but the named tables' own CREATE TABLE, as text.
+private func r15Master(_ db: Database, except tables: [String] = []) throws -> [String] {
+    try db.rows("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name").compactMap { row in
+        if case .text("table") = row.values[0], case .text(let name) = row.values[1], tables.contains(name) { return nil }
+        return row.values.map(\.description).joined(separator: " | ")
+    }
+}
+
+private func r15Statements(_ db: Database, _ body: () throws -> Void) rethrows -> [String] {
+    var seen: [String] = []
+    let trace = db.traceStatements { seen.append($0) }
+    defer { trace.cancel() }
+    try body()
+    return seen
+}
+
+// MARK: Additive sync over a table with everything attached
+
+private final class R15Everything: Model {
+    static let tableName = "Ärzte \"Liste\""
+    var id: Int64 = 0
+    var name = ""
+    var extra: String?
+    var count = 0
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    @Test func additiveSyncOverATableWithEverythingAttachedOnlyAddsColumns() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(#"""
+            CREATE TABLE "Ärzte ""Liste""" (id INTEGER PRIMARY KEY AUTOINCREMENT, Name TEXT COLLATE NOCASE NOT NULL DEFAULT '' CHECK (length(Name) < 50),
+              "Größe" VARCHAR(10) DEFAULT -1, made DATETIME DEFAULT CURRENT_TIMESTAMP, two "unsigned big int" DEFAULT (1+1),
+              raw DEFAULT X'00FF', twice INTEGER GENERATED ALWAYS AS (two * 2) VIRTUAL, thrice INTEGER AS (two * 3) STORED);
+            INSERT INTO "Ärzte ""Liste""" (Name) VALUES ('a'), ('b');
+            DELETE FROM "Ärzte ""Liste""" WHERE Name = 'b';
+            CREATE INDEX r15_partial ON "Ärzte ""Liste""" (Name) WHERE "Größe" > 0;
+            CREATE INDEX r15_expr ON "Ärzte ""Liste""" (lower(Name), two DESC);
+            CREATE VIEW r15_view AS SELECT id, Name, twice FROM "Ärzte ""Liste""";
+            CREATE TABLE r15_log (at TEXT, what TEXT);
+            CREATE TRIGGER r15_trg AFTER UPDATE ON "Ärzte ""Liste""" BEGIN INSERT INTO r15_log VALUES (datetime(), new.Name); END;
+            CREATE TRIGGER r15_other AFTER INSERT ON r15_log BEGIN UPDATE "Ärzte ""Liste""" SET two = two WHERE 0; END;
+            CREATE TABLE r15_child (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES "Ärzte ""Liste""" (id) ON DELETE CASCADE);
+            INSERT INTO r15_child VALUES (1, 1);
+            """#)
+        let table = "Ärzte \"Liste\""
+        let before = try r15Master(temp.db, except: [table])
+        let tableSQL = try temp.db.value(String.self, "SELECT sql FROM sqlite_master WHERE name = ?", table)
+        let sequence = try temp.db.value(Int.self, "SELECT seq FROM sqlite_sequence WHERE name = ?", table)
+        let plan = try temp.db.schemaPlan(for: R15Everything.self)
+        #expect(plan.steps.map(\.kind) == [.addColumn("extra"), .addColumn("count")], "\(plan)")
+        #expect(try r15Master(temp.db, except: [table]) == before)
+        let ran = try r15Statements(temp.db) { try temp.db.syncSchema(R15Everything.self) }
+        #expect(ran.filter { $0.uppercased().hasPrefix("ALTER") || $0.uppercased().hasPrefix("CREATE") || $0.uppercased().hasPrefix("DROP") } == plan.steps.map(\.sql))
+        #expect(try r15Master(temp.db, except: [table]) == before)
+        let after = try #require(try temp.db.value(String.self, "SELECT sql FROM sqlite_master WHERE name = ?", table))
+        #expect(after.hasPrefix(String(try #require(tableSQL).dropLast())), "\(after)")
+        #expect(try temp.db.value(Int.self, "SELECT seq FROM sqlite_sequence WHERE name = ?", table) == sequence)
+        let x = R15Everything(); x.name = "c"
+        try temp.db.save(x)
+        #expect(x.id == 3)
+        let stored = try temp.db.rows(#"SELECT "Größe", two, twice, thrice, raw FROM "Ärzte ""Liste""" WHERE id = 3"#).first?.values
+        #expect(stored == [.text("-1"), .integer(2), .integer(4), .integer(6), .blob(Data([0, 255]))], "\(String(describing: stored))")
+        #expect(try temp.db.schemaPlan(for: R15Everything.self).isEmpty)
+    }
+}
+
+// MARK: STRICT tables
+
+private final class R15StrictAnyColumns: Model {
+    static let tableName = "r15_strict_cols"
+    var id: Int64 = 0
+    var code = ""
+    var amount = 0.0
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    /// An ANY column of a STRICT table stores every value as given (no affinity), unlike ANY elsewhere (NUMERIC).
+    @Test func anAnyColumnOfAStrictTableMapsAStringKeepingItsDigits() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_strict_cols (id INTEGER PRIMARY KEY, code ANY NOT NULL DEFAULT '', amount ANY NOT NULL DEFAULT 0) STRICT")
+        #expect(try temp.db.schemaPlan(for: R15StrictAnyColumns.self).isEmpty)
+        let x = R15StrictAnyColumns(); x.code = "0123"; x.amount = 2.5
+        try temp.db.save(x)
+        #expect(try temp.db.rows("SELECT code, typeof(code) FROM r15_strict_cols").first?.values == [.text("0123"), .text("text")])
+        let back = try #require(try temp.reopen().object(R15StrictAnyColumns.self, forKey: x.id))
+        #expect(back.code == "0123" && back.amount == 2.5)
+    }
+}
+
+// MARK: Rebuild: all or nothing
+
+private final class R15CheckedInt: Model {
+    static let tableName = "r15_checked"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var id: Int64 = 0
+    var n = 0
+    required init() {}
+}
+
+private final class R15Filler: Model {
+    static let tableName = "r15_filler"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var id: Int64 = 0
+    var body = 0
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    @Test func aCheckThatRejectsACopiedRowRollsTheRebuildBackNamingTableAndMessage() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r15_checked (id INTEGER PRIMARY KEY, n TEXT CHECK (typeof(n) = 'text'));
+            INSERT INTO r15_checked VALUES (1, '5'), (2, '6');
+            CREATE INDEX r15_checked_n ON r15_checked (n);
+            """)
+        let before = try schemaSnapshot(temp.db)
+        let rows = try temp.db.rows("SELECT id, n, typeof(n) FROM r15_checked ORDER BY id").map(\.values)
+        let error = #expect(throws: (any Error).self) { try temp.db.syncSchema(R15CheckedInt.self) }
+        let text = "\(error.map { "\($0)" } ?? "")"
+        #expect(text.contains("r15_checked") && text.contains("CHECK constraint failed"), "\(text)")
+        #expect(try schemaSnapshot(temp.db) == before)
+        #expect(try temp.db.rows("SELECT id, n, typeof(n) FROM r15_checked ORDER BY id").map(\.values) == rows)
+        #expect(try temp.db.value(Int.self, "PRAGMA foreign_keys") == 1)
+        #expect(try temp.db.value(Int.self, "PRAGMA legacy_alter_table") == 0)
+        #expect(!temp.db.isInTransaction)
+    }
+
+    @Test func aFullDiskHalfWayRollsTheRebuildBackAndTheHandleStaysUsable() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_filler (id INTEGER PRIMARY KEY, body TEXT, pad BLOB)")
+        try temp.db.transaction {
+            for i in 0..<400 { try temp.db.execute("INSERT INTO r15_filler (body, pad) VALUES (?, zeroblob(2000))", "\(i)") }
+        }
+        let before = try schemaSnapshot(temp.db)
+        let pages = try #require(try temp.db.value(Int.self, "PRAGMA page_count"))
+        try temp.db.execute("PRAGMA max_page_count = \(pages + 20)")
+        let error = #expect(throws: (any Error).self) { try temp.db.syncSchema(R15Filler.self) }
+        let text = "\(error.map { "\($0)" } ?? "")"
+        #expect(text.contains("full") && text.contains("r15_filler"), "\(text)")
+        #expect(try schemaSnapshot(temp.db) == before)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r15_filler WHERE typeof(body) = 'text'") == 400)
+        #expect(try temp.db.value(Int.self, "PRAGMA foreign_keys") == 1)
+        #expect(!temp.db.isInTransaction)
+        try temp.db.execute("PRAGMA max_page_count = 1000000")
+        let plan = try temp.db.syncSchema(R15Filler.self)
+        #expect(plan.rebuildsTable)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r15_filler WHERE typeof(body) = 'integer'") == 400)
+        #expect(try temp.db.value(String.self, "PRAGMA integrity_check") == "ok")
+    }
+}
+
+// MARK: Rebuild keeps what is attached
+
+private final class R15Kept: Model {
+    static let tableName = "Ärzte \"Liste\""
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var id: Int64 = 0
+    var name = ""
+    var level = 0
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    @Test func aRebuildKeepsViewsTriggersIndicesTheCounterAndChildForeignKeys() throws {
+        let temp = try TemporaryDatabase()
+        let table = "Ärzte \"Liste\""
+        try temp.db.execute(#"""
+            CREATE TABLE "Ärzte ""Liste""" (id INTEGER PRIMARY KEY AUTOINCREMENT, Name TEXT COLLATE NOCASE NOT NULL DEFAULT '' CHECK (length(Name) < 50),
+              level TEXT, made DATETIME DEFAULT CURRENT_TIMESTAMP, two "unsigned big int" DEFAULT (1+1),
+              twice INTEGER GENERATED ALWAYS AS (two * 2) VIRTUAL, UNIQUE (Name));
+            INSERT INTO "Ärzte ""Liste""" (Name, level) VALUES ('a', '1'), ('b', '2'), ('c', '3');
+            DELETE FROM "Ärzte ""Liste""" WHERE Name = 'c';
+            CREATE INDEX r15_partial ON "Ärzte ""Liste""" (Name) WHERE level > 0;
+            CREATE INDEX r15_expr ON "Ärzte ""Liste""" (lower(Name), two DESC);
+            CREATE VIEW r15_view AS SELECT id, Name, twice FROM "Ärzte ""Liste""";
+            CREATE TABLE r15_log (what TEXT);
+            CREATE TRIGGER r15_trg AFTER UPDATE ON "Ärzte ""Liste""" BEGIN INSERT INTO r15_log VALUES (new.Name); END;
+            CREATE TABLE r15_child (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES "Ärzte ""Liste""" (id) ON DELETE CASCADE);
+            INSERT INTO r15_child VALUES (1, 1), (2, 2);
+            """#)
+        let before = try r15Master(temp.db, except: [table])
+        let plan = try temp.db.schemaPlan(for: R15Kept.self)
+        #expect(plan.rebuildsTable)
+        #expect(try r15Master(temp.db, except: [table]) == before)
+        let applied = try temp.db.syncSchema(R15Kept.self)
+        #expect(applied.steps == plan.steps)
+        #expect(try r15Master(temp.db, except: [table]) == before)
+        #expect(try temp.db.value(Int.self, "SELECT seq FROM sqlite_sequence WHERE name = ?", table) == 3)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM sqlite_sequence") == 1)
+        #expect(try temp.db.column(String.self, #"SELECT typeof(level) FROM "Ärzte ""Liste""" ORDER BY id"#) == ["integer", "integer"])
+        #expect(try temp.db.rows("SELECT * FROM r15_view ORDER BY id").map(\.values) == [[.integer(1), .text("a"), .integer(4)], [.integer(2), .text("b"), .integer(4)]])
+        let a = try #require(try temp.db.object(R15Kept.self, forKey: 1))
+        a.level = 7
+        try temp.db.save(a)
+        #expect(try temp.db.column(String.self, "SELECT what FROM r15_log") == ["a"])
+        let d = R15Kept(); d.name = "d"
+        try temp.db.save(d)
+        #expect(d.id == 4)
+        #expect(try temp.db.delete(a))
+        #expect(try temp.db.column(Int.self, "SELECT id FROM r15_child") == [2])
+        #expect(try temp.db.value(String.self, "PRAGMA integrity_check") == "ok")
+        #expect(try temp.db.rows("PRAGMA foreign_key_check").isEmpty)
+    }
+}
+
+// MARK: Concurrency
+
+private final class R15Shared: Model {
+    static let tableName = "r15_shared"
+    static let indices: [[String]] = [["name"], ["code"]]
+    static let uniqueIndices: [[String]] = [["code"]]
+    var id: Int64 = 0
+    var name = ""
+    var code = ""
+    required init() {}
+}
+
+private final class R15Grown: Model {
+    static let tableName = "r15_grown"
+    var id: Int64 = 0
+    var name = ""
+    var note: String?
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    @Test func twoHandlesSyncingTheSameNewModelAtOnceMakeOneTable() throws {
+        let temp = try TemporaryDatabase()
+        let path = temp.path
+        let errors = Mutex15<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            do {
+                let db = try Database(path: path)
+                try db.syncSchema(R15Shared.self)
+                let x = R15Shared(); x.name = "n"; x.code = UUID().uuidString
+                try db.save(x)
+                try db.close()
+            } catch {
+                errors.withLock { $0.append("\(error)") }
+            }
+        }
+        let failures = errors.withLock { $0 }
+        #expect(failures == [])
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r15_shared") == 6)
+        let names = try indexNames("r15_shared", in: temp.db)
+        #expect(names.count == 3, "\(names)")
+        #expect(try temp.db.schemaPlan(for: R15Shared.self).isEmpty)
+    }
+
+    @Test func aDjangoStyleCopyBetweenPlanAndSyncIsPlannedAgain() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_grown (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT ''); INSERT INTO r15_grown VALUES (1, 'a')")
+        let plan = try temp.db.schemaPlan(for: R15Grown.self)
+        #expect(plan.steps.map(\.kind) == [.addColumn("note")])
+        let other = try Database(path: temp.path)
+        try other.execute("""
+            BEGIN;
+            CREATE TABLE new__r15_grown (id INTEGER PRIMARY KEY, note TEXT, name TEXT NOT NULL DEFAULT '', tag TEXT);
+            INSERT INTO new__r15_grown (id, name, note) SELECT id, name, 'from django' FROM r15_grown;
+            DROP TABLE r15_grown;
+            ALTER TABLE new__r15_grown RENAME TO r15_grown;
+            COMMIT;
+            """)
+        let applied = try temp.db.syncSchema(R15Grown.self)
+        #expect(applied.isEmpty, "\(applied)")
+        let a = try #require(try temp.db.object(R15Grown.self, forKey: 1))
+        #expect(a.name == "a" && a.note == "from django")
+        a.note = "mine"
+        try temp.db.save(a)
+        #expect(try other.rows("SELECT note, name FROM r15_grown").map(\.values) == [[.text("mine"), .text("a")]])
+        try other.close()
+    }
+
+    @Test func aPoolReaderReadsThroughAnotherToolsReorderingCopy() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_grown (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', note TEXT); INSERT INTO r15_grown VALUES (1, 'a', 'x')")
+        try temp.db.close()
+        let pool = try DatabasePool(path: temp.path, readers: 2)
+        let first = try pool.read { db in try db.object(R15Grown.self, forKey: 1).map { "\($0.name)/\($0.note ?? "nil")" } }
+        #expect(first == "a/x")
+        let other = try Database(path: temp.path)
+        try other.execute("""
+            BEGIN;
+            CREATE TABLE new__r15_grown (note TEXT, id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO new__r15_grown (id, name, note) SELECT id, name, note || '2' FROM r15_grown;
+            DROP TABLE r15_grown;
+            ALTER TABLE new__r15_grown RENAME TO r15_grown;
+            COMMIT;
+            """)
+        for _ in 0..<3 {
+            let again = try pool.read { db in try db.objects(R15Grown.self).map { "\($0.id)/\($0.name)/\($0.note ?? "nil")" } }
+            #expect(again == ["1/a/x2"])
+        }
+        try other.close()
+        try pool.close()
+    }
+}
+
+final class Mutex15<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.lock(); defer { lock.unlock() }; return body(&value) }
+}
