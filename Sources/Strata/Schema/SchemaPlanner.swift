@@ -107,7 +107,7 @@ struct SchemaPlanner {
         }
 
         if changed.isEmpty && foreignKeys.isEmpty {
-            steps += missing.map(addColumn)
+            steps += missing.map { addColumn($0, strict: current.isStrict) }
         } else {
             guard let source = try TableSQL.read(currentName, in: connection) else {
                 throw error(nil, found: "no CREATE TABLE statement in sqlite_master", expected: "a table to rebuild",
@@ -210,7 +210,7 @@ struct SchemaPlanner {
                             "Rebuild the table with raw SQL (https://www.sqlite.org/lang_altertable.html#otheralter).")
             }
             let typeChanges = !property.fits(column.affinity)
-            if typeChanges { definition.columns[index].setType(property.columnType.rawValue) }
+            if typeChanges { definition.columns[index].setType(declaredType(property, strict: info.isStrict)) }
             if wantsNotNull(property) {
                 definition.columns[index].addNotNull()
                 if typeChanges || !definition.columns[index].hasDefault {
@@ -245,7 +245,7 @@ struct SchemaPlanner {
             steps.append(SchemaStep(kind: .rebuildCheck(column: property.column, expectation: "no NULL in \"\(property.column)\", which becomes NOT NULL"),
                                     sql: "SELECT \(key) FROM \(table) WHERE \(SQL.quote(property.column)) IS NULL LIMIT 10"))
         }
-        steps.append(statement(definition.createSQL(table: newName, extraColumns: missing.map(columnDefinition))))
+        steps.append(statement(definition.createSQL(table: newName, extraColumns: missing.map { columnDefinition($0, strict: info.isStrict) })))
         // Generated columns are computed, never copied (pitfall 22); rowids are kept where they are not the key.
         let copied = info.columns.filter { $0.hidden == 0 }.map { SQL.quote($0.name) }
         let keepsRowID = !info.withoutRowID && !info.keyIsRowID
@@ -316,7 +316,7 @@ struct SchemaPlanner {
         } else {
             definitions = metadata.properties.prefix(metadata.keyCount).map { "\(SQL.quote($0.column)) \($0.columnType.rawValue) NOT NULL" }
         }
-        definitions += metadata.properties.dropFirst(metadata.keyCount).map(columnDefinition)
+        definitions += metadata.properties.dropFirst(metadata.keyCount).map { columnDefinition($0) }
         if metadata.keyCount > 1 {
             definitions.append("PRIMARY KEY (" + metadata.properties.prefix(metadata.keyCount).map { SQL.quote($0.column) }.joined(separator: ", ") + ")")
         }
@@ -324,15 +324,22 @@ struct SchemaPlanner {
         return SchemaStep(kind: .createTable, sql: sql)
     }
 
-    private func addColumn(_ property: PropertyMetadata) -> SchemaStep {
+    private func addColumn(_ property: PropertyMetadata, strict: Bool) -> SchemaStep {
         SchemaStep(kind: .addColumn(property.column),
-                   sql: "ALTER TABLE \(SQL.quote(metadata.tableName)) ADD COLUMN \(columnDefinition(property))")
+                   sql: "ALTER TABLE \(SQL.quote(metadata.tableName)) ADD COLUMN \(columnDefinition(property, strict: strict))")
+    }
+
+    /// The type a column of `property` is declared with: its ``ColumnType``, but in a STRICT table (which
+    /// takes only INT, INTEGER, REAL, TEXT, BLOB and ANY) `ANY` for NUMERIC, which stores values as given
+    /// there as an SQLValue expects.
+    private func declaredType(_ property: PropertyMetadata, strict: Bool) -> String {
+        strict && property.columnType == .numeric ? "ANY" : property.columnType.rawValue
     }
 
     /// `"name" TYPE`, plus `NOT NULL DEFAULT <fresh init() value>` for non-optional properties, and the
-    /// foreign key a relationship declares.
-    private func columnDefinition(_ property: PropertyMetadata) -> String {
-        var definition = "\(SQL.quote(property.column)) \(property.columnType.rawValue)"
+    /// foreign key a relationship declares; `strict` for a column of a STRICT table.
+    private func columnDefinition(_ property: PropertyMetadata, strict: Bool = false) -> String {
+        var definition = "\(SQL.quote(property.column)) \(declaredType(property, strict: strict))"
         if !property.isNullable && !property.defaultValue.isNull {
             definition += " NOT NULL DEFAULT \(SQL.literal(property.defaultValue))"
         }

@@ -78,6 +78,27 @@ extension Review15SchemaTests {
 
 // MARK: STRICT tables
 
+private final class R15StrictAny: Model {
+    static let tableName = "r15_strict_any"
+    var id: Int64 = 0
+    var name = ""
+    var anything: SQLValue = .null
+    var maybe: SQLValue?
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    @Test func anSQLValuePropertyAddedToAStrictTableIsAnAnyColumn() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_strict_any (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '') STRICT; INSERT INTO r15_strict_any (name) VALUES ('old')")
+        try temp.db.syncSchema(R15StrictAny.self)
+        let x = R15StrictAny(); x.name = "n"; x.anything = .text("12"); x.maybe = .real(1.5)
+        try temp.db.save(x)
+        #expect(try temp.db.rows("SELECT anything, typeof(anything), maybe FROM r15_strict_any WHERE id = ?", x.id).first?.values
+                == [.text("12"), .text("text"), .real(1.5)])
+    }
+}
+
 private final class R15StrictAnyColumns: Model {
     static let tableName = "r15_strict_cols"
     var id: Int64 = 0
