@@ -419,11 +419,14 @@ extension Database {
                               found: "foreign keys on", expected: "foreign keys off for a table rebuild",
                               remedy: "Sync outside any transaction, so that Strata can turn them off first.")
         }
-        for step in plan.steps { try run(step, of: metadata) }
+        for step in plan.steps { try run(step, of: metadata, rebuilding: plan.rebuiltColumns) }
         return SchemaPlan(model: plan.model, table: plan.table, steps: ran + plan.steps)
     }
 
-    private func run(_ step: SchemaStep, of metadata: ModelMetadata) throws {
+    /// Runs one step; SQLite's error of a statement that fails (a CHECK or a NOT NULL that refuses a copied
+    /// row, a full disk) keeps its code and SQL and says which model, table and columns the sync was for,
+    /// and that it was rolled back (the caller's transaction or savepoint ends with the error).
+    private func run(_ step: SchemaStep, of metadata: ModelMetadata, rebuilding columns: [String] = []) throws {
         if case .rebuildCheck(let column, let expectation) = step.kind {
             let violations = try rows(step.sql)
             guard violations.isEmpty else {
@@ -446,6 +449,23 @@ extension Database {
             return
         }
         configuration.logger.info("Strata schema sync: \(step.sql)", metadata: ["model": "\(metadata.typeName)"])
-        try connection.execute(step.sql)
+        do {
+            try connection.execute(step.sql)
+        } catch let error as DatabaseError {
+            let what: String
+            switch step.kind {
+            case .rebuildTable, .rebuildCheck:
+                what = "rebuilding it for column\(columns.count == 1 ? "" : "s") \(columns.map { "\"\($0)\"" }.joined(separator: ", "))"
+            case .addColumn(let column): what = "adding column \"\(column)\""
+            case .renameColumn(let from, let to): what = "renaming column \"\(from)\" to \"\(to)\""
+            case .renameTable(let from, _): what = "renaming table \"\(from)\""
+            case .createTable: what = "creating it"
+            case .createIndex(let name): what = "creating index \"\(name)\""
+            case .dropIndex(let name): what = "dropping index \"\(name)\""
+            }
+            throw DatabaseError(code: error.code,
+                                message: "\(error.message) (schema sync of model \(metadata.typeName), table \"\(metadata.tableName)\", \(what): rolled back, nothing of it was kept)",
+                                sql: error.sql, arguments: error.arguments, argumentsArePublic: error.argumentsArePublic)
+        }
     }
 }

@@ -34,6 +34,8 @@ public struct SchemaPlan: Sendable, CustomStringConvertible {
     /// UNIQUE indices Strata made that the model no longer declares: kept (sync never drops one), and
     /// reported in a warning, since a UNIQUE constraint nobody declares may refuse saves the model allows.
     var keptUniqueIndices: [String] = []
+    /// The columns a rebuild in the plan changes or adds, for the error of a step that fails.
+    var rebuiltColumns: [String] = []
 
     init(model: String, table: String, steps: [SchemaStep], columns: [String: String] = [:]) {
         self.model = model

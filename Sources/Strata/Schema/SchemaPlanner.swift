@@ -106,9 +106,11 @@ struct SchemaPlanner {
             return SchemaPlan(model: metadata.typeName, table: table, steps: steps, columns: columns)
         }
 
+        var rebuilt: [String] = []
         if changed.isEmpty && foreignKeys.isEmpty {
             steps += missing.map { addColumn($0, strict: current.isStrict) }
         } else {
+            rebuilt = changed.map(\.property.column) + foreignKeys.map(\.column) + missing.map(\.column)
             guard let source = try TableSQL.read(currentName, in: connection) else {
                 throw error(nil, found: "no CREATE TABLE statement in sqlite_master", expected: "a table to rebuild",
                             "Check that \"\(currentName)\" is a table, not a view.")
@@ -139,6 +141,7 @@ struct SchemaPlanner {
         }
         var plan = SchemaPlan(model: metadata.typeName, table: table, steps: steps, columns: columns)
         plan.keptUniqueIndices = keptUnique
+        plan.rebuiltColumns = rebuilt
         return plan
     }
 

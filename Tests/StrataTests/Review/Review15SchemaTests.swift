@@ -149,9 +149,10 @@ extension Review15SchemaTests {
             """)
         let before = try schemaSnapshot(temp.db)
         let rows = try temp.db.rows("SELECT id, n, typeof(n) FROM r15_checked ORDER BY id").map(\.values)
-        let error = #expect(throws: (any Error).self) { try temp.db.syncSchema(R15CheckedInt.self) }
-        let text = "\(error.map { "\($0)" } ?? "")"
-        #expect(text.contains("r15_checked") && text.contains("CHECK constraint failed"), "\(text)")
+        let error = #expect(throws: DatabaseError.self) { try temp.db.syncSchema(R15CheckedInt.self) }
+        #expect(error?.code == .constraintCheck)
+        #expect(error?.message.hasPrefix("CHECK constraint failed: typeof(n) = 'text' (schema sync of model R15CheckedInt, table \"r15_checked\", rebuilding it for column \"n\"") == true,
+                "\(String(describing: error))")
         #expect(try schemaSnapshot(temp.db) == before)
         #expect(try temp.db.rows("SELECT id, n, typeof(n) FROM r15_checked ORDER BY id").map(\.values) == rows)
         #expect(try temp.db.value(Int.self, "PRAGMA foreign_keys") == 1)
@@ -168,9 +169,9 @@ extension Review15SchemaTests {
         let before = try schemaSnapshot(temp.db)
         let pages = try #require(try temp.db.value(Int.self, "PRAGMA page_count"))
         try temp.db.execute("PRAGMA max_page_count = \(pages + 20)")
-        let error = #expect(throws: (any Error).self) { try temp.db.syncSchema(R15Filler.self) }
-        let text = "\(error.map { "\($0)" } ?? "")"
-        #expect(text.contains("full") && text.contains("r15_filler"), "\(text)")
+        let error = #expect(throws: DatabaseError.self) { try temp.db.syncSchema(R15Filler.self) }
+        #expect(error?.code == .full)
+        #expect(error?.message.contains("model R15Filler, table \"r15_filler\", rebuilding it for column \"body\"") == true, "\(String(describing: error))")
         #expect(try schemaSnapshot(temp.db) == before)
         #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r15_filler WHERE typeof(body) = 'text'") == 400)
         #expect(try temp.db.value(Int.self, "PRAGMA foreign_keys") == 1)
