@@ -337,3 +337,135 @@ final class Mutex15<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
     func withLock<T>(_ body: (inout Value) -> T) -> T { lock.lock(); defer { lock.unlock() }; return body(&value) }
 }
+
+// MARK: Rebuild over unusual definitions
+
+private final class R15Commented: Model {
+    static let tableName = "r15_commented"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var id: Int64 = 0
+    var n = 0
+    var note: String?
+    required init() {}
+}
+
+private final class R15StrictNoRowID: Model {
+    static let tableName = "r15_strict_nr"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var id = ""
+    var n = 0
+    var raw: SQLValue?
+    required init() {}
+}
+
+private final class R15Hub: Model {
+    static let tableName = "r15_hub"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var id: Int64 = 0
+    var title = ""
+    var rank = 0
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    @Test func aRebuildKeepsCommentsWithCommasAndParenthesesInTheDefinition() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r15_commented (
+              id INTEGER PRIMARY KEY, -- the key, (really)
+              n TEXT /* was text, (sadly) */ NOT NULL DEFAULT '0',
+              kept TEXT DEFAULT 'a,b)' -- trailing, )
+            );
+            INSERT INTO r15_commented (id, n) VALUES (1, '12');
+            """)
+        let plan = try temp.db.syncSchema(R15Commented.self)
+        #expect(plan.rebuildsTable)
+        let columns = try columnsOf("r15_commented", in: temp.db)
+        #expect(columns.map(\.name) == ["id", "n", "kept", "note"])
+        #expect(columns.map(\.type) == ["INTEGER", "INTEGER", "TEXT", "TEXT"])
+        #expect(columns[2].defaultSQL == "'a,b)'")
+        #expect(try temp.db.rows("SELECT n, typeof(n), kept FROM r15_commented").first?.values == [.integer(12), .text("integer"), .text("a,b)")])
+    }
+
+    @Test func aRebuildOfAStrictWithoutRowIDTableKeepsBothOptions() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r15_strict_nr (id TEXT PRIMARY KEY, n TEXT, extra ANY) WITHOUT ROWID, STRICT;
+            INSERT INTO r15_strict_nr VALUES ('a', '7', x'01'), ('b', '9', 2.5);
+            """)
+        let plan = try temp.db.syncSchema(R15StrictNoRowID.self)
+        #expect(plan.rebuildsTable)
+        let sql = try #require(try temp.db.value(String.self, "SELECT sql FROM sqlite_master WHERE name = 'r15_strict_nr'"))
+        #expect(sql.hasSuffix("WITHOUT ROWID, STRICT"), "\(sql)")
+        #expect(try columnsOf("r15_strict_nr", in: temp.db).map(\.type) == ["TEXT", "INTEGER", "ANY", "ANY"])
+        #expect(try temp.db.rows("SELECT id, n, extra FROM r15_strict_nr ORDER BY id").map(\.values)
+                == [[.text("a"), .integer(7), .blob(Data([1]))], [.text("b"), .integer(9), .real(2.5)]])
+        #expect(throws: DatabaseError.self) { try temp.db.execute("UPDATE r15_strict_nr SET n = 'x' WHERE id = 'a'") }   // still STRICT
+        let b = try #require(try temp.db.object(R15StrictNoRowID.self, forKey: "b"))
+        b.raw = .text("0012")
+        try temp.db.save(b)
+        #expect(try temp.db.value(String.self, "SELECT raw FROM r15_strict_nr WHERE id = 'b'") == "0012")
+    }
+
+    @Test func aRebuildKeepsTriggersOfOtherTablesAnFTSIndexAndAWritableView() throws {
+        let temp = try TemporaryDatabase()
+        do { try temp.db.execute("CREATE VIRTUAL TABLE r15_probe USING fts5(x); DROP TABLE r15_probe") } catch { return }
+        try temp.db.execute("""
+            CREATE TABLE r15_hub (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '', rank TEXT);
+            INSERT INTO r15_hub VALUES (1, 'swift orm', '1'), (2, 'sqlite file', '2');
+            CREATE VIRTUAL TABLE r15_hub_fts USING fts5(title, content='r15_hub', content_rowid='id');
+            INSERT INTO r15_hub_fts(r15_hub_fts) VALUES ('rebuild');
+            CREATE TRIGGER r15_hub_ai AFTER INSERT ON r15_hub BEGIN INSERT INTO r15_hub_fts(rowid, title) VALUES (new.id, new.title); END;
+            CREATE TRIGGER r15_hub_ad AFTER DELETE ON r15_hub BEGIN INSERT INTO r15_hub_fts(r15_hub_fts, rowid, title) VALUES ('delete', old.id, old.title); END;
+            CREATE TABLE r15_inbox (title TEXT);
+            CREATE TRIGGER r15_inbox_ai AFTER INSERT ON r15_inbox BEGIN INSERT INTO r15_hub (title, rank) VALUES (new.title, 0); END;
+            CREATE VIEW r15_hub_view AS SELECT id, title FROM r15_hub;
+            CREATE TRIGGER r15_hub_view_ins INSTEAD OF INSERT ON r15_hub_view BEGIN INSERT INTO r15_hub (title) VALUES (new.title); END;
+            """)
+        let before = try r15Master(temp.db, except: ["r15_hub"])
+        #expect(try temp.db.syncSchema(R15Hub.self).rebuildsTable)
+        #expect(try r15Master(temp.db, except: ["r15_hub"]) == before)
+        try temp.db.execute("INSERT INTO r15_inbox VALUES ('from the inbox'); INSERT INTO r15_hub_view (title) VALUES ('through the view')")
+        #expect(try temp.db.column(String.self, "SELECT title FROM r15_hub ORDER BY id") == ["swift orm", "sqlite file", "from the inbox", "through the view"])
+        #expect(try temp.db.column(Int.self, "SELECT rowid FROM r15_hub_fts WHERE r15_hub_fts MATCH 'inbox OR orm' ORDER BY rowid") == [1, 3])
+        let h = R15Hub(); h.title = "saved model"
+        try temp.db.save(h)
+        #expect(try temp.db.column(Int.self, "SELECT rowid FROM r15_hub_fts WHERE r15_hub_fts MATCH 'model'") == [Int(h.id)])
+        #expect(try temp.db.value(String.self, "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test func anotherConnectionsColumnAddedBetweenPlanAndRebuildIsKept() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_hub (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '', rank TEXT); INSERT INTO r15_hub VALUES (1, 't', '3')")
+        let plan = try temp.db.schemaPlan(for: R15Hub.self)
+        #expect(plan.rebuildsTable)
+        let other = try Database(path: temp.path)
+        try other.execute("ALTER TABLE r15_hub ADD COLUMN theirs TEXT DEFAULT 'x'; CREATE INDEX r15_theirs ON r15_hub (theirs)")
+        try other.close()
+        let applied = try temp.db.syncSchema(R15Hub.self)
+        #expect(applied.rebuildsTable)
+        #expect(try temp.db.rows("SELECT id, title, rank, theirs FROM r15_hub").map(\.values) == [[.integer(1), .text("t"), .integer(3), .text("x")]])
+        #expect(try indexNames("r15_hub", in: temp.db) == ["r15_theirs"])
+    }
+
+    @Test func twoHandlesRebuildingTheSameTableAtOnceRebuildItOnce() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_hub (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '', rank TEXT)")
+        try temp.db.transaction { for i in 0..<2000 { try temp.db.execute("INSERT INTO r15_hub (title, rank) VALUES ('t', ?)", "\(i)") } }
+        let path = temp.path
+        let results = Mutex15<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let db = try Database(path: path)
+                let plan = try db.syncSchema(R15Hub.self)
+                results.withLock { $0.append(plan.rebuildsTable ? "rebuilt" : plan.isEmpty ? "in sync" : "\(plan)") }
+                try db.close()
+            } catch {
+                results.withLock { $0.append("\(error)") }
+            }
+        }
+        let seen = results.withLock { $0 }
+        #expect(seen.sorted() == ["in sync", "in sync", "in sync", "rebuilt"], "\(seen)")
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r15_hub WHERE typeof(rank) = 'integer'") == 2000)
+    }
+}
