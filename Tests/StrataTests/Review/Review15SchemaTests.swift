@@ -469,3 +469,70 @@ extension Review15SchemaTests {
         #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r15_hub WHERE typeof(rank) = 'integer'") == 2000)
     }
 }
+
+// MARK: Fixtures
+
+/// familysearch's `FSMyArtifacts`: `DEFAULT notArchived` (a bare identifier), a table-level nullable TEXT key.
+private final class R15FSMyArtifacts: Model {
+    static let tableName = "FSMyArtifacts"
+    static let primaryKey = "localId"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var localId = ""
+    var listType = 0
+    var cacheHash: String?
+    var lastFetchDate = 0.0
+    var archiveState = ""
+    var pinned: Bool?
+    required init() {}
+}
+
+/// familysearch's `Source`: `"resourceType" TEXT ''` (a typo in the declared type), `sortYear` now an Int.
+private final class R15FSSource: Model {
+    static let tableName = "Source"
+    static let primaryKey = "localId"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var localId = ""
+    var title: String?
+    var resourceType: String?
+    var sortYear: Int?
+    var lastFetchDate = 0.0
+    var syncInFlightStatus = 0
+    var syncStatus = 0
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    @Test(.enabled(if: Fixtures.available, "../shared/fixtures is not beside the checkout"))
+    func familySearchTablesRebuildKeepingTheOtherToolsDefinitions() throws {
+        let temp = try TemporaryDatabase(copying: try #require(Fixtures.path("familysearch_app.sqlite3") as String?))
+        let db = temp.db
+        try db.execute("""
+            INSERT INTO FSMyArtifacts (localId, listType, cacheHash, lastFetchDate) VALUES ('a', 1, 'h', 1.5);
+            INSERT INTO Source (localId, title, resourceType, sortYear, lastFetchDate, syncInFlightStatus, syncStatus) VALUES ('s', 'T', 'book', '1900', 2.5, 0, 1);
+            """)
+        let others = try r15Master(db, except: ["FSMyArtifacts", "Source"])
+        let artifactsSQL = try #require(try db.value(String.self, "SELECT sql FROM sqlite_master WHERE name = 'FSMyArtifacts'"))
+
+        let artifacts = try db.syncSchema(R15FSMyArtifacts.self)
+        #expect(artifacts.steps.map(\.kind) == [.addColumn("pinned")], "\(artifacts)")
+        let after = try #require(try db.value(String.self, "SELECT sql FROM sqlite_master WHERE name = 'FSMyArtifacts'"))
+        #expect(after.contains("archiveState TEXT NOT NULL DEFAULT notArchived") && after.contains(#"PRIMARY KEY("localId")"#), "\(after)")
+        #expect(after.replacingOccurrences(of: #", "pinned" INTEGER"#, with: "") == artifactsSQL)
+        #expect(try db.object(R15FSMyArtifacts.self, forKey: "a")?.archiveState == "notArchived")
+
+        let source = try db.syncSchema(R15FSSource.self)
+        #expect(source.rebuildsTable)
+        let columns = try columnsOf("Source", in: db)
+        #expect(columns.first { $0.name == "resourceType" }?.type == "TEXT ''")
+        #expect(columns.first { $0.name == "sortYear" }?.type == "INTEGER")
+        #expect(columns.first { $0.name == "citation" }?.defaultSQL == "''")
+        #expect(try indexNames("Source", in: db) == ["INDEX_source_server", "sqlite_autoindex_Source_1"])
+        #expect(try db.rows("SELECT localId, sortYear, typeof(sortYear), resourceType, notes FROM Source").map(\.values)
+                == [[.text("s"), .integer(1900), .text("integer"), .text("book"), .text("")]])
+        #expect(try r15Master(db, except: ["FSMyArtifacts", "Source"]) == others)
+        #expect(try db.value(String.self, "PRAGMA integrity_check") == "ok")
+        let again = try temp.reopen()
+        #expect(try again.schemaPlan(for: R15FSMyArtifacts.self).isEmpty)
+        #expect(try again.schemaPlan(for: R15FSSource.self).isEmpty)
+    }
+}
