@@ -191,8 +191,7 @@ extension Database {
         connection.untraced = true
         defer { connection.untraced = wasUntraced }
         guard let catalog = try? SchemaCatalog.current(in: connection), let entry = catalog.tables[table.sqlFolded] else { return true }
-        let options = entry.sql.lastIndex(of: ")").map { entry.sql[entry.sql.index(after: $0)...] } ?? ""
-        return !String(options.uppercased().filter { $0.isLetter }).contains("WITHOUTROWID")
+        return !TableInfo.tableOptions(entry.sql).contains("WITHOUTROWID")
     }
 
     /// A statement changed rows of WITHOUT ROWID `tables` (which SQLite's update hook never reports): each

@@ -143,6 +143,29 @@ struct TableInfo {
         }
     }
 
+    /// The words of the table options (`WITHOUT ROWID`, `STRICT`) that follow the closing parenthesis of a
+    /// `CREATE TABLE` statement's column list, uppercased and run together (`"WITHOUTROWIDSTRICT"`). Comments
+    /// are skipped: SQLite stores one written before the statement's end, and a parenthesis in it
+    /// (`) WITHOUT ROWID /* (code) */`) is not the list's end. A statement that mentions neither word (the
+    /// usual case) is not split into tokens.
+    static func tableOptions(_ createSQL: String) -> String {
+        guard SQL.mentions(createSQL, "without") || SQL.mentions(createSQL, "strict") else { return "" }
+        let tokens = SQLTokenizer.tokens(createSQL)
+        guard let open = tokens.firstIndex(where: { $0.isPunctuation("(") }) else { return "" }
+        var depth = 0
+        for index in open..<tokens.endIndex {
+            if tokens[index].isPunctuation("(") {
+                depth += 1
+            } else if tokens[index].isPunctuation(")") {
+                depth -= 1
+                if depth == 0 {
+                    return tokens[(index + 1)...].filter { $0.kind == .word }.map { $0.text.uppercased() }.joined()
+                }
+            }
+        }
+        return ""
+    }
+
     /// Reads a table's columns and indices; nil when there is no such table. With `views`, a view of
     /// that name is read too (its columns; it has no indices).
     static func read(_ table: String, in connection: Connection, views: Bool = false) throws -> TableInfo? {
@@ -156,9 +179,7 @@ struct TableInfo {
         let createSQL = entry.sql
         let isView = entry.isView
         if isView && !views { return nil }
-        // Table options (WITHOUT ROWID, STRICT) follow the closing parenthesis of the column list.
-        let options = createSQL.lastIndex(of: ")").map { createSQL[createSQL.index(after: $0)...] } ?? ""
-        let optionWords = String(options.uppercased().filter { $0.isLetter })
+        let optionWords = tableOptions(createSQL)
         let withoutRowID = !isView && optionWords.contains("WITHOUTROWID")
         let isStrict = !isView && optionWords.contains("STRICT")
 

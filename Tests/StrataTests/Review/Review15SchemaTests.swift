@@ -536,3 +536,80 @@ extension Review15SchemaTests {
         #expect(try again.schemaPlan(for: R15FSSource.self).isEmpty)
     }
 }
+
+private final class R15Bracketed: Model {
+    static let tableName = "r15 bracketed"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var id: Int64 = 0
+    var amount = 0
+    var label: String?
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    @Test func aPoolReaderWhoseColumnAnotherToolDroppedHasItAddedBackByTheWriter() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_grown (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', note TEXT); INSERT INTO r15_grown VALUES (1, 'a', 'x')")
+        try temp.db.close()
+        let pool = try DatabasePool(path: temp.path, readers: 2)
+        #expect(try pool.read { db in try db.object(R15Grown.self, forKey: 1)?.note } == "x")
+        let other = try Database(path: temp.path)
+        try other.execute("ALTER TABLE r15_grown DROP COLUMN note")
+        let again = try pool.read { db in try db.objects(R15Grown.self).map { "\($0.id)/\($0.name)/\($0.note ?? "nil")" } }
+        #expect(again == ["1/a/nil"])
+        #expect(try other.column(String.self, "SELECT name FROM pragma_table_info('r15_grown')") == ["id", "name", "note"])
+        try other.close()
+        try pool.close()
+    }
+
+    @Test func aRebuildOverBracketAndBacktickQuotedNames() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE [r15 bracketed] ([id] INTEGER PRIMARY KEY, `amount` TEXT NOT NULL DEFAULT '0', [label] TEXT); INSERT INTO [r15 bracketed] VALUES (1, '5', 'l')")
+        let plan = try temp.db.syncSchema(R15Bracketed.self)
+        #expect(plan.rebuildsTable)
+        #expect(try columnsOf("r15 bracketed", in: temp.db).map(\.type) == ["INTEGER", "INTEGER", "TEXT"])
+        #expect(try temp.db.object(R15Bracketed.self, forKey: 1)?.amount == 5)
+    }
+}
+
+// MARK: Table options after a comment
+
+private final class R15NoRowIDCommented: Model {
+    static let tableName = "r15_nr_commented"
+    var id = ""
+    var n = 0
+    required init() {}
+}
+
+private final class R15StrictCommented: Model {
+    static let tableName = "r15_strict_commented"
+    var id: Int64 = 0
+    var code = ""
+    var extra: SQLValue?
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    /// SQLite stores a comment written before the statement's end: `) WITHOUT ROWID /* (c) */`.
+    @Test func aWithoutRowIDTableWhoseDefinitionEndsInACommentHoldingAParenthesis() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_nr_commented (id TEXT PRIMARY KEY, n INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID /* keyed by code (text) */")
+        #expect(try temp.db.schemaPlan(for: R15NoRowIDCommented.self).isEmpty)
+        let x = R15NoRowIDCommented(); x.id = "a"; x.n = 1
+        try temp.db.save(x)
+        x.n = 2
+        try temp.db.save(x)
+        #expect(try temp.reopen().object(R15NoRowIDCommented.self, forKey: "a")?.n == 2)
+        #expect(try temp.db.delete(try #require(try temp.db.object(R15NoRowIDCommented.self, forKey: "a"))))
+    }
+
+    @Test func aStrictTableWhoseDefinitionEndsInACommentHoldingAParenthesis() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_strict_commented (id INTEGER PRIMARY KEY, code ANY NOT NULL DEFAULT '') STRICT -- codes keep their zeros (0012)\n")
+        try temp.db.syncSchema(R15StrictCommented.self)
+        let x = R15StrictCommented(); x.code = "0012"; x.extra = .integer(3)
+        try temp.db.save(x)
+        #expect(try temp.reopen().object(R15StrictCommented.self, forKey: x.id)?.code == "0012")
+        #expect(try temp.db.value(String.self, "SELECT type FROM pragma_table_info('r15_strict_commented') WHERE name = 'extra'") == "ANY")
+    }
+}
