@@ -77,13 +77,15 @@ enum SQLTokenizer {
                     i = next(i)
                 }
                 kind = c == "'" ? .string : .quoted
-            } else if isWordScalar(c) {
-                // Words and numbers alike (`12.5e3` keeps its dot and exponent sign together).
+            } else if isWordScalar(c) || c == "." && peek(i).map({ ("0"..."9").contains($0) }) == true {
+                // Words and numbers alike (`12.5e3` keeps its dot and exponent sign together; `.5` is a number).
+                let number = c == "." || ("0"..."9").contains(c)
+                if c == "." { i = next(i) }
                 while i < scalars.endIndex {
                     let s = scalars[i]
                     if isWordScalar(s) { i = next(i); continue }
-                    if s == ".", ("0"..."9").contains(c) { i = next(i); continue }
-                    if s == "+" || s == "-", ("0"..."9").contains(c),
+                    if s == ".", number { i = next(i); continue }
+                    if s == "+" || s == "-", number,
                        ["e", "E"].contains(scalars[scalars.index(before: i)]) {
                         i = next(i); continue
                     }

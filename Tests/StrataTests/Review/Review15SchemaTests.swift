@@ -613,3 +613,27 @@ extension Review15SchemaTests {
         #expect(try temp.db.value(String.self, "SELECT type FROM pragma_table_info('r15_strict_commented') WHERE name = 'extra'") == "ANY")
     }
 }
+
+private final class R15Fraction: Model {
+    static let tableName = "r15_fraction"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var id: Int64 = 0
+    var ratio = 0.0
+    var kept: Double?
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    /// `DEFAULT .5` and `DEFAULT -.25` (numbers without a leading digit) are one value each when a rebuild
+    /// replaces or keeps a column's default.
+    @Test func aRebuildReplacesADefaultWrittenWithoutALeadingDigit() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_fraction (id INTEGER PRIMARY KEY, ratio TEXT DEFAULT .5, kept REAL DEFAULT -.25); INSERT INTO r15_fraction (id) VALUES (1)")
+        let plan = try temp.db.syncSchema(R15Fraction.self)
+        #expect(plan.rebuildsTable)
+        let columns = try columnsOf("r15_fraction", in: temp.db)
+        #expect(columns.map(\.type) == ["INTEGER", "REAL", "REAL"])
+        #expect(columns.map(\.defaultSQL) == [nil, "0.0", "-.25"])
+        #expect(try temp.db.rows("SELECT ratio, typeof(ratio), kept FROM r15_fraction").first?.values == [.real(0.5), .text("real"), .real(-0.25)])
+    }
+}
