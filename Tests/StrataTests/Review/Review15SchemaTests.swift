@@ -637,3 +637,71 @@ extension Review15SchemaTests {
         #expect(try temp.db.rows("SELECT ratio, typeof(ratio), kept FROM r15_fraction").first?.values == [.real(0.5), .text("real"), .real(-0.25)])
     }
 }
+
+private final class R15Apostrophe: Model {
+    static let tableName = "it's \"here\""
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var id: Int64 = 0
+    var n = 0
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    @Test func aRebuildOfAnAutoincrementTableWhoseNameHoldsBothQuotesKeepsItsCounter() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(#"""
+            CREATE TABLE "it's ""here""" (id INTEGER PRIMARY KEY AUTOINCREMENT, n TEXT NOT NULL DEFAULT '0');
+            INSERT INTO "it's ""here""" (n) VALUES ('1'), ('2'), ('3');
+            DELETE FROM "it's ""here""" WHERE id = 3;
+            CREATE TABLE "child's" (id INTEGER PRIMARY KEY, p INTEGER REFERENCES "it's ""here""" (id));
+            INSERT INTO "child's" VALUES (1, 2);
+            """#)
+        #expect(try temp.db.syncSchema(R15Apostrophe.self).rebuildsTable)
+        #expect(try temp.db.rows("SELECT name, seq FROM sqlite_sequence").map(\.values) == [[.text("it's \"here\""), .integer(3)]])
+        let x = R15Apostrophe()
+        try temp.db.save(x)
+        #expect(x.id == 4)
+        #expect(try temp.db.rows("PRAGMA foreign_key_check").isEmpty)
+        let bad = #expect(throws: DatabaseError.self) { try temp.db.execute(#"DELETE FROM "it's ""here""" WHERE id = 2"#) }
+        #expect(bad?.code == .constraintForeignKey)
+    }
+}
+
+private final class R15UniqueOverDuplicates: Model {
+    static let tableName = "r15_dupes"
+    static let uniqueIndices: [[String]] = [["code"]]
+    var id: Int64 = 0
+    var code = ""
+    var added: String?
+    required init() {}
+}
+
+private final class R15IndexTypo: Model {
+    static let tableName = "r15_typo"
+    static let indices: [[String]] = [["nosuch"]]
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    /// Pitfall 27: a UNIQUE index over duplicates fails, and the sync's other steps go with it.
+    @Test func aUniqueIndexOverDuplicatesRollsTheWholeSyncBackNamingTheIndex() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_dupes (id INTEGER PRIMARY KEY, code TEXT NOT NULL DEFAULT ''); INSERT INTO r15_dupes (code) VALUES ('a'), ('a')")
+        let before = try schemaSnapshot(temp.db)
+        let plan = try temp.db.schemaPlan(for: R15UniqueOverDuplicates.self)
+        #expect(plan.steps.map(\.kind).first == .addColumn("added"))
+        let error = #expect(throws: DatabaseError.self) { try temp.db.syncSchema(R15UniqueOverDuplicates.self) }
+        #expect(error?.code == .constraintUnique)
+        #expect(error?.message.contains("model R15UniqueOverDuplicates, table \"r15_dupes\", creating index \"strata_unique_r15_dupes_code_") == true, "\(String(describing: error))")
+        #expect(try schemaSnapshot(temp.db) == before)
+    }
+
+    /// Pitfall 26: an index naming no property is refused, never made over a string constant.
+    @Test func anIndexNamingNoPropertyIsRefused() throws {
+        let temp = try TemporaryDatabase()
+        #expect(throws: (any Error).self) { try temp.db.syncSchema(R15IndexTypo.self) }
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'index'") == 0)
+    }
+}
