@@ -251,9 +251,10 @@ struct SchemaPlanner {
         steps.append(statement(definition.createSQL(table: newName, extraColumns: missing.map { columnDefinition($0, strict: info.isStrict) })))
         // Generated columns are computed, never copied (pitfall 22); rowids are kept where they are not the key.
         let copied = info.columns.filter { $0.hidden == 0 }.map { SQL.quote($0.name) }
-        let keepsRowID = !info.withoutRowID && !info.keyIsRowID
-            && !info.columns.contains { ["rowid", "oid", "_rowid_"].contains($0.name.sqlFolded) }
-        let list = ((keepsRowID ? ["rowid"] : []) + copied).joined(separator: ", ")
+        // Under the first of its names no column takes (`_rowid_` when a column is named `rowid`); a table
+        // whose columns take all three has no rowid to reach.
+        let rowID = info.withoutRowID || info.keyIsRowID ? nil : info.rowIDName
+        let list = ((rowID.map { [$0] } ?? []) + copied).joined(separator: ", ")
         steps.append(statement("INSERT INTO \(new) (\(list)) SELECT \(list) FROM \(table)"))
         // SQLite converts what its affinity rules allow and keeps the rest as it was: a value that kept
         // another storage class would not read as the property's type, so it stops the rebuild.

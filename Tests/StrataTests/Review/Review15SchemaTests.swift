@@ -705,3 +705,69 @@ extension Review15SchemaTests {
         #expect(try temp.db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'index'") == 0)
     }
 }
+
+extension Review15SchemaTests {
+    @Test func aPoolReadersFirstUseOfAModelThatNeedsARebuildHasTheWriterRebuild() async throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r15_hub (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '', rank TEXT);
+            INSERT INTO r15_hub VALUES (1, 'a', '4');
+            CREATE TABLE r15_child (id INTEGER PRIMARY KEY, hub INTEGER REFERENCES r15_hub (id) ON DELETE CASCADE);
+            INSERT INTO r15_child VALUES (1, 1);
+            """)
+        try temp.db.close()
+        let pool = try DatabasePool(path: temp.path, readers: 2)
+        let ranks = try await pool.read { db in try db.objects(R15Hub.self).map(\.rank) }
+        #expect(ranks == [4])
+        let check = try await pool.read { db in
+            try db.rows("SELECT typeof(rank) FROM r15_hub").map(\.values) + db.rows("SELECT id FROM r15_child").map(\.values)
+        }
+        #expect(check == [[.text("integer")], [.integer(1)]])
+        let foreignKeys = try await pool.write { db in try db.value(Int.self, "PRAGMA foreign_keys") }
+        #expect(foreignKeys == 1)
+        try await pool.close()
+    }
+}
+
+/// A table without a primary key, mapped by its rowid, that has a column named `oid`.
+private final class R15RowIDRows: Model {
+    static let tableName = "r15_rows"
+    static let primaryKey = "rowid"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var rowid: Int64 = 0
+    var oid: String?
+    var n = 0
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    /// The rowid is copied under the name a column does not take (`_rowid_` here, `oid` being a column).
+    @Test func aRebuildKeepsRowIDsWhenAColumnIsNamedLikeOneOfTheirAliases() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r15_rows (oid TEXT, n TEXT NOT NULL DEFAULT '0');
+            INSERT INTO r15_rows (rowid, oid, n) VALUES (5, 'five', '5'), (9, 'nine', '9'), (2, 'two', '2');
+            CREATE TABLE r15_tagged (code TEXT PRIMARY KEY, rowid INTEGER, n TEXT NOT NULL DEFAULT '0');
+            INSERT INTO r15_tagged (_rowid_, code, rowid, n) VALUES (7, 'a', 100, '1'), (3, 'b', 200, '2');
+            """)
+        #expect(try temp.db.syncSchema(R15RowIDRows.self).rebuildsTable)
+        #expect(try temp.db.rows("SELECT _rowid_, oid, n FROM r15_rows ORDER BY _rowid_").map(\.values) == [
+            [.integer(2), .text("two"), .integer(2)], [.integer(5), .text("five"), .integer(5)], [.integer(9), .text("nine"), .integer(9)],
+        ])
+        #expect(try temp.db.object(R15RowIDRows.self, forKey: 9)?.oid == "nine")
+        #expect(try temp.db.syncSchema(R15TaggedWithRowIDColumn.self).rebuildsTable)
+        #expect(try temp.db.rows("SELECT _rowid_, code, rowid, n FROM r15_tagged ORDER BY _rowid_").map(\.values) == [
+            [.integer(3), .text("b"), .integer(200), .integer(2)], [.integer(7), .text("a"), .integer(100), .integer(1)],
+        ])
+    }
+}
+
+private final class R15TaggedWithRowIDColumn: Model {
+    static let tableName = "r15_tagged"
+    static let primaryKey = "code"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var code = ""
+    var rowid: Int64?
+    var n = 0
+    required init() {}
+}
