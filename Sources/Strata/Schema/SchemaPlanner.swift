@@ -216,7 +216,8 @@ struct SchemaPlanner {
             if typeChanges { definition.columns[index].setType(declaredType(property, strict: info.isStrict)) }
             if wantsNotNull(property) {
                 definition.columns[index].addNotNull()
-                if typeChanges || !definition.columns[index].hasDefault {
+                // A default of NULL under NOT NULL would refuse every insert that leaves the column out.
+                if typeChanges || !definition.columns[index].hasDefault || column.defaultIsNull {
                     definition.columns[index].setDefault(SQL.literal(property.defaultValue))
                 }
             } else {

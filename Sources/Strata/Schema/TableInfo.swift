@@ -13,6 +13,12 @@ struct ColumnInfo {
     /// given) instead of NUMERIC as elsewhere (https://www.sqlite.org/stricttables.html).
     var inStrictTable = false
 
+    /// Whether the column has no default but NULL: none, `DEFAULT NULL` or `DEFAULT (NULL)`.
+    var defaultIsNull: Bool {
+        guard let defaultSQL else { return true }
+        return defaultSQL.filter { !$0.isWhitespace && $0 != "(" && $0 != ")" }.uppercased() == "NULL"
+    }
+
     var affinity: Affinity {
         inStrictTable && declaredType.uppercased() == "ANY" ? .blob : Affinity(declaredType: declaredType)
     }

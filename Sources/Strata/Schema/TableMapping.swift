@@ -174,7 +174,8 @@ final class TableMapping {
             guard let column = info.column(named: property.column) else { continue }
             if column.isGenerated { generated.insert(i); continue }
             // (The key too, when it is not an integer: a text key with a DEFAULT such as a random hex id.)
-            if i > 0 || (metadata.keyCount == 1 && !metadata.keyIsInteger), let sql = column.defaultSQL, !info.isView,
+            // `DEFAULT NULL` is none: a non-optional property's initial value is written, not NULL.
+            if i > 0 || (metadata.keyCount == 1 && !metadata.keyIsInteger), let sql = column.defaultSQL, !column.defaultIsNull, !info.isView,
                !Self.default(sql, is: property.defaultValue) { schemaDefaults.append(i) }
         }
         self.generated = generated

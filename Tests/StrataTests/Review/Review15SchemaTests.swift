@@ -771,3 +771,53 @@ private final class R15TaggedWithRowIDColumn: Model {
     var n = 0
     required init() {}
 }
+
+private final class R15DefaultNull: Model {
+    static let tableName = "r15_default_null"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var id: Int64 = 0
+    var level = 0
+    var label = ""
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    /// A nullable column declared `DEFAULT NULL` that a rebuild makes NOT NULL takes the property's default:
+    /// NOT NULL over DEFAULT NULL would refuse every insert that leaves it out.
+    @Test func aColumnMadeNotNullByARebuildDoesNotKeepDefaultNull() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_default_null (id INTEGER PRIMARY KEY, level INTEGER DEFAULT NULL, label TEXT DEFAULT (NULL)); INSERT INTO r15_default_null VALUES (1, 3, 'x')")
+        #expect(try temp.db.syncSchema(R15DefaultNull.self).rebuildsTable)
+        let columns = try columnsOf("r15_default_null", in: temp.db)
+        #expect(columns.map(\.notNull) == [false, true, true])
+        #expect(columns.map(\.defaultSQL) == [nil, "0", "''"])
+        let x = R15DefaultNull()
+        try temp.db.save(x)
+        try temp.db.execute("INSERT INTO r15_default_null (id) VALUES (10)")
+        #expect(try temp.db.rows("SELECT level, label FROM r15_default_null WHERE id IN (?, 10)", x.id).map(\.values) == [[.integer(0), .text("")], [.integer(0), .text("")]])
+    }
+}
+
+private final class R15DefaultNullKept: Model {
+    static let tableName = "r15_default_null_kept"
+    var id: Int64 = 0
+    var level = 0
+    var label = ""
+    var note: String?
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    /// `DEFAULT NULL` (MySQL dumps, many tools) is no default a non-optional property leaves to the schema:
+    /// a fresh instance stores its 0 and "", not NULL.
+    @Test func aDefaultNullColumnUnderANonOptionalPropertyStoresTheInitialValue() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r15_default_null_kept (id INTEGER PRIMARY KEY, level INTEGER DEFAULT NULL, label TEXT DEFAULT (NULL), note TEXT DEFAULT NULL)")
+        #expect(try temp.db.schemaPlan(for: R15DefaultNullKept.self).isEmpty)
+        let x = R15DefaultNullKept()
+        try temp.db.save(x)
+        #expect(try temp.db.rows("SELECT level, label, note FROM r15_default_null_kept").map(\.values) == [[.integer(0), .text(""), .null]])
+        let back = try #require(try temp.reopen().object(R15DefaultNullKept.self, forKey: x.id))
+        #expect(back.level == 0 && back.label == "" && back.note == nil)
+    }
+}
