@@ -821,3 +821,48 @@ extension Review15SchemaTests {
         #expect(back.level == 0 && back.label == "" && back.note == nil)
     }
 }
+
+private final class R15Parent: Model {
+    static let tableName = "r15_parent"
+    static let indices: [[String]] = [["name"]]
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R15Kid: Model {
+    static let tableName = "r15_kid"
+    static let indices: [[String]] = [["name"]]
+    var id: Int64 = 0
+    var name = ""
+    @Reference(onDelete: .cascade) var parent: R15Parent?
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    /// Six handles at once, each creating the parent's table and then the child's, whose foreign key names it.
+    @Test func handlesCreatingAChildAndItsParentAtOnceMakeEachTableAndIndexOnce() throws {
+        let temp = try TemporaryDatabase()
+        let path = temp.path
+        let errors = Mutex15<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { i in
+            do {
+                let db = try Database(path: path)
+                if i % 2 == 0 { try db.syncSchema(R15Kid.self) }   // which syncs the parent first
+                let p = R15Parent(); p.name = "p\(i)"
+                let k = R15Kid(); k.name = "k\(i)"; k.parent = p
+                try db.save(p)
+                try db.save(k)
+                try db.close()
+            } catch {
+                errors.withLock { $0.append("\(error)") }
+            }
+        }
+        let failures = errors.withLock { $0 }
+        #expect(failures == [])
+        #expect(try temp.db.objects(R15Kid.self).filter { $0.parent != nil }.count == 6)
+        #expect(try indexNames("r15_kid", in: temp.db).count == 1)
+        #expect(try indexNames("r15_parent", in: temp.db).count == 1)
+        #expect(try temp.db.rows("PRAGMA foreign_key_check").isEmpty)
+    }
+}
