@@ -866,3 +866,50 @@ extension Review15SchemaTests {
         #expect(try temp.db.rows("PRAGMA foreign_key_check").isEmpty)
     }
 }
+
+/// sqlalchemy_blog's STRICT `events`, gaining an SQLValue and a Decimal column.
+private final class R15SAEvent: Model {
+    static let tableName = "events"
+    var id: Int64 = 0
+    var kind = ""
+    var payload: Data?
+    var at = 0.0
+    var extra: SQLValue?
+    var amount: Decimal?
+    required init() {}
+}
+
+/// sqlalchemy_blog's WITHOUT ROWID `settings`, gaining a column.
+private final class R15SASetting: Model {
+    static let tableName = "settings"
+    static let primaryKey = "key"
+    var key = ""
+    var value: String?
+    var scope = "global"
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    @Test(.enabled(if: Fixtures.available, "../shared/fixtures is not beside the checkout"))
+    func sqlalchemyStrictAndWithoutRowIDTablesGainColumnsAndKeepTheirOptions() throws {
+        let temp = try TemporaryDatabase(copying: try #require(Fixtures.path("sqlalchemy_blog.sqlite3") as String?))
+        let db = temp.db
+        let others = try r15Master(db, except: ["events", "settings"])
+        let events = try db.syncSchema(R15SAEvent.self)
+        #expect(events.steps.map(\.sql) == [#"ALTER TABLE "events" ADD COLUMN "extra" ANY"#, #"ALTER TABLE "events" ADD COLUMN "amount" TEXT"#])
+        let settings = try db.syncSchema(R15SASetting.self)
+        #expect(settings.steps.map(\.kind) == [.addColumn("scope")])
+        #expect(try db.value(Int.self, "SELECT strict FROM pragma_table_list WHERE name = 'events'") == 1)
+        #expect(try db.value(Int.self, "SELECT wr FROM pragma_table_list WHERE name = 'settings'") == 1)
+        #expect(try r15Master(db, except: ["events", "settings"]) == others)
+        let e = R15SAEvent(); e.kind = "k"; e.at = 1.5; e.extra = .text("007"); e.amount = Decimal(string: "12.50")
+        try db.save(e)
+        let s = R15SASetting(); s.key = "theme"; s.value = "dark"
+        try db.save(s)
+        let again = try temp.reopen()
+        let back = try #require(try again.object(R15SAEvent.self, forKey: e.id))
+        #expect(back.extra == .text("007") && back.amount == Decimal(string: "12.5"))
+        #expect(try again.object(R15SASetting.self, forKey: "theme")?.scope == "global")
+        #expect(try again.schemaPlan(for: R15SAEvent.self).isEmpty && again.schemaPlan(for: R15SASetting.self).isEmpty)
+    }
+}
