@@ -362,7 +362,7 @@ extension Database {
         return format
     }
 
-    /// Whether a join table's column has no type (BLOB affinity): an integer key there may be stored as
+    /// Whether a join table's column has no type (BLOB affinity, or `ANY` in a STRICT table): an integer key there may be stored as
     /// its text ('1', which SQLite does not find by the integer), so ``Siblings`` look it up in both forms.
     /// Found once per handle and schema, from the declared type of a statement prepared and never run (so
     /// it costs no statement); false when it does not prepare (the query that follows says why).
@@ -372,7 +372,15 @@ extension Database {
         guard let statement = try? connection.prepare("SELECT \(SQL.quote(column)) FROM \(SQL.quote(table)) LIMIT 0") else { return false }
         defer { statement.finalize() }
         let declared = sqlite3_column_decltype(statement.handle, 0).map { String(cString: $0) } ?? ""
-        let untyped = Affinity(declaredType: declared) == .blob
+        // `ANY` in a STRICT table has no affinity either (elsewhere it is NUMERIC); the catalog is read untraced.
+        var untyped = Affinity(declaredType: declared) == .blob
+        if !untyped && declared.uppercased() == "ANY" {
+            let wasUntraced = connection.untraced
+            connection.untraced = true
+            defer { connection.untraced = wasUntraced }
+            untyped = (try? SchemaCatalog.current(in: connection))?.tables[table.sqlFolded]
+                .map { TableInfo.tableOptions($0.sql).contains("STRICT") } == true
+        }
         models.joinColumnsUntyped[cacheKey] = untyped
         return untyped
     }

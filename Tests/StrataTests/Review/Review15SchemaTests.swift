@@ -913,3 +913,37 @@ extension Review15SchemaTests {
         #expect(try again.schemaPlan(for: R15SAEvent.self).isEmpty && again.schemaPlan(for: R15SASetting.self).isEmpty)
     }
 }
+
+private final class R15SPost: Model {
+    static let tableName = "r15_spost"
+    var id: Int64 = 0
+    @Siblings(through: "r15_spost_tag", from: "post_id", to: "tag_id") var tags: [R15STag]
+    required init() {}
+}
+
+private final class R15STag: Model {
+    static let tableName = "r15_stag"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+extension Review15SchemaTests {
+    /// An ANY column of a STRICT join table keeps text as text ('1' stays '1', as in a column with no type):
+    /// siblings find integer keys stored either way.
+    @Test func siblingsThroughAStrictJoinTableOfAnyColumnsFindKeysStoredAsText() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r15_spost (id INTEGER PRIMARY KEY);
+            CREATE TABLE r15_stag (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE r15_spost_tag (post_id ANY, tag_id ANY) STRICT;
+            INSERT INTO r15_spost VALUES (1), (2);
+            INSERT INTO r15_stag VALUES (1, 'a'), (2, 'b');
+            INSERT INTO r15_spost_tag VALUES ('1', '1'), ('1', 2), (2, '2');
+            """)
+        let post = try #require(try temp.db.object(R15SPost.self, forKey: 1))
+        #expect(try post.$tags.load().map(\.name) == ["a", "b"])
+        let other = try #require(try temp.db.object(R15SPost.self, forKey: 2))
+        #expect(try other.$tags.load().map(\.name) == ["b"])
+    }
+}
