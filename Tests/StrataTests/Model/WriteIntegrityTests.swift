@@ -495,12 +495,8 @@ private final class RaceItem: Model {
         try temp.db.execute(layout)
         let path = temp.path
         let failures = Locked<[String]>([])
-        // The race is about keys, not lock fairness: under a heavily loaded machine one writer can hold the
-        // lock for the default 5 s busy timeout's whole length (seen once at load average 6), so both wait
-        // longer here.
-        let patient = { var c = Database.Configuration(); c.busyTimeout = .seconds(60); return c }()
         // Opened first: switching the file to WAL needs it to itself (issue 12 covers opening under load).
-        let writerPool = pool ? try DatabasePool(path: path, configuration: patient) : nil
+        let writerPool = pool ? try DatabasePool(path: path, configuration: .patient) : nil
         DispatchQueue.concurrentPerform(iterations: 2) { writer in
             do {
                 if let pool = writerPool, writer == 1 {
@@ -508,7 +504,7 @@ private final class RaceItem: Model {
                         try pool.write { db in let item = RaceItem(); item.name = "p\(i)"; try db.save(item) }
                     }
                 } else {
-                    let db = try Database(path: path, configuration: patient)
+                    let db = try Database(path: path, configuration: .patient)
                     for i in 0..<1000 { let item = RaceItem(); item.name = "w\(writer)-\(i)"; try db.save(item) }
                 }
             } catch {

@@ -262,10 +262,10 @@ extension Review15SchemaTests {
     @Test func twoHandlesSyncingTheSameNewModelAtOnceMakeOneTable() throws {
         let temp = try TemporaryDatabase()
         let path = temp.path
-        let errors = Mutex15<[String]>([])
+        let errors = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 6) { _ in
             do {
-                let db = try Database(path: path)
+                let db = try Database(path: path, configuration: .patient)
                 try db.syncSchema(R15Shared.self)
                 let x = R15Shared(); x.name = "n"; x.code = UUID().uuidString
                 try db.save(x)
@@ -329,13 +329,6 @@ extension Review15SchemaTests {
         try other.close()
         try pool.close()
     }
-}
-
-final class Mutex15<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T { lock.lock(); defer { lock.unlock() }; return body(&value) }
 }
 
 // MARK: Rebuild over unusual definitions
@@ -453,10 +446,10 @@ extension Review15SchemaTests {
         try temp.db.execute("CREATE TABLE r15_hub (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '', rank TEXT)")
         try temp.db.transaction { for i in 0..<2000 { try temp.db.execute("INSERT INTO r15_hub (title, rank) VALUES ('t', ?)", "\(i)") } }
         let path = temp.path
-        let results = Mutex15<[String]>([])
+        let results = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             do {
-                let db = try Database(path: path)
+                let db = try Database(path: path, configuration: .patient)
                 let plan = try db.syncSchema(R15Hub.self)
                 results.withLock { $0.append(plan.rebuildsTable ? "rebuilt" : plan.isEmpty ? "in sync" : "\(plan)") }
                 try db.close()
@@ -844,10 +837,10 @@ extension Review15SchemaTests {
     @Test func handlesCreatingAChildAndItsParentAtOnceMakeEachTableAndIndexOnce() throws {
         let temp = try TemporaryDatabase()
         let path = temp.path
-        let errors = Mutex15<[String]>([])
+        let errors = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 6) { i in
             do {
-                let db = try Database(path: path)
+                let db = try Database(path: path, configuration: .patient)
                 if i % 2 == 0 { try db.syncSchema(R15Kid.self) }   // which syncs the parent first
                 let p = R15Parent(); p.name = "p\(i)"
                 let k = R15Kid(); k.name = "k\(i)"; k.parent = p

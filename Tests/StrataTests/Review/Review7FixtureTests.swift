@@ -162,7 +162,7 @@ private func race<M: Model>(_ path: String, _ type: M.Type, count: Int = 200, ma
     let failures = Locked<[String]>([])
     DispatchQueue.concurrentPerform(iterations: 2) { writer in
         do {
-            let db = try Database(path: path)
+            let db = try Database(path: path, configuration: .patient)
             for i in 0..<count { try db.save(make(writer, i)) }
             try db.close()
         } catch {
