@@ -299,12 +299,17 @@ private final class R15Quoted: Model {
     /// 40,000 owners: a prefetch by name, children and references, in one statement per level (integer keys
     /// as one JSON array per 32,768), or chunked under a stock variable limit without JSON functions.
     @Test(arguments: [true, false]) func prefetchPastTheVariableLimit(json: Bool) throws {
-        let temp = try TemporaryDatabase(), db = temp.db
-        try db.syncSchema(R15Owner.self); try db.syncSchema(R15Pet.self)
-        try db.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) INSERT INTO owner (id) SELECT i FROM n")
-        try db.execute("INSERT INTO pet (id, owner) SELECT id, 40001 - id FROM owner")
-        sqlite3_limit(db.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 32_766)
-        db.connection.hasJSONEach = json
+        /// 40,000 owners with a pet each, under a stock variable limit, with or without JSON functions.
+        func ownersAndPets() throws -> TemporaryDatabase {
+            let temp = try TemporaryDatabase(), db = temp.db
+            try db.syncSchema(R15Owner.self); try db.syncSchema(R15Pet.self)
+            try db.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) INSERT INTO owner (id) SELECT i FROM n")
+            try db.execute("INSERT INTO pet (id, owner) SELECT id, 40001 - id FROM owner")
+            sqlite3_limit(db.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 32_766)
+            db.connection.hasJSONEach = json
+            return temp
+        }
+        let temp = try ownersAndPets(), db = temp.db
         let owners = try db.objects(R15Owner.self)
         var statements: [String] = []
         let trace = db.traceStatements { statements.append($0) }
@@ -312,12 +317,7 @@ private final class R15Quoted: Model {
         trace.cancel()
         #expect(statements.count <= 3, "\(statements.map { $0.prefix(120) })")
         #expect(owners.allSatisfy { $0.pets.count == 1 && $0.pets[0].id == 40001 - $0.id })
-        let temp2 = try TemporaryDatabase(), db2 = temp2.db
-        try db2.syncSchema(R15Owner.self); try db2.syncSchema(R15Pet.self)
-        try db2.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) INSERT INTO owner (id) SELECT i FROM n")
-        try db2.execute("INSERT INTO pet (id, owner) SELECT id, 40001 - id FROM owner")
-        sqlite3_limit(db2.connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 32_766)
-        db2.connection.hasJSONEach = json
+        let temp2 = try ownersAndPets(), db2 = temp2.db
         let pets = try db2.objects(R15Pet.self)
         statements = []
         let trace2 = db2.traceStatements { statements.append($0) }
