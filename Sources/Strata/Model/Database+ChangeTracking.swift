@@ -62,6 +62,7 @@ extension Database {
             switch action {
             case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_VTABLE:
                 models.authorizingDrop = true
+                if action == SQLITE_DROP_TABLE || action == SQLITE_DROP_TEMP_TABLE { models.schemaMoved = true }
                 if !models.silentTables.isEmpty { models.silentTables.removeAll() }
             case SQLITE_DELETE:
                 models.authorizingDrop = false
@@ -70,6 +71,7 @@ extension Database {
                 return SQLITE_IGNORE
             case SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_TABLE, SQLITE_ALTER_TABLE:
                 models.authorizingDrop = false
+                if action == SQLITE_ALTER_TABLE { models.schemaMoved = true }
                 if !models.silentTables.isEmpty { models.silentTables.removeAll() }
             case SQLITE_INSERT, SQLITE_UPDATE:
                 models.authorizingDrop = false
@@ -247,7 +249,7 @@ extension Database {
 
     /// Applies writes not yet reflected in live instances (those of a bare `Statement`).
     func applyPendingChanges() {
-        if (!models.pending.isEmpty || models.rolledBack || models.silentWrites) && !models.ownWrite { reconcileLiveInstances() }
+        if (!models.pending.isEmpty || models.rolledBack || models.silentWrites || models.schemaMoved) && !models.ownWrite { reconcileLiveInstances() }
         if connection.unreportedWrite && !models.ownWrite { applyUnreportedWrites() }
     }
 
@@ -874,7 +876,7 @@ extension Database {
 
     /// Drops every loaded ``Children`` and ``Siblings`` array of the handle's live instances: after another
     /// connection's commit, which may have added children or links that no live instance shows.
-    private func dropAllLoadedArrays() {
+    func dropAllLoadedArrays() {
         for registry in models.registries.values where !registry.metadata.heldArrays.isEmpty {
             let arrays = registry.metadata.heldArrays
             for object in registry.arrayOwners(clearing: true) { for array in arrays { array.invalidate(of: object) } }
@@ -896,7 +898,12 @@ extension Database {
     }
 
     private func transactionEnded() {
+        let committed = models.committed
         models.committed = false
+        // A schema change the transaction committed (not one a sync under way makes: it restores the flag).
+        if models.schemaMoved && models.syncing.isEmpty {
+            if committed { followSchemaChange() } else { models.schemaMoved = false }
+        }
         if !models.savepoints.isEmpty { models.savepoints.removeAll() }
         models.silentWrites = false
         if !models.childTypesWrittenInTransaction.isEmpty { models.childTypesWrittenInTransaction.removeAll() }

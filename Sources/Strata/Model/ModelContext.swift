@@ -23,6 +23,13 @@ final class ModelContext {
     /// `PRAGMA schema_version` when the registries were last synced.
     var schemaVersion: Int64 = -1
     var needsResync = false
+    /// Set when this handle prepares a DROP TABLE or an ALTER TABLE (a rebuild, a rename, a dropped column
+    /// move rows SQLite's update hook never reports): the live instances follow when the transaction commits
+    /// (``Database/followSchemaChange()``).
+    var schemaMoved = false
+    /// Set when, after a schema change, a model's table needed a write to fit it again: its next sync
+    /// (on its next use) has every live instance read its row again.
+    var refreshAfterResync = false
     /// The formats of join-table columns holding keys (``Database/joinColumnFormat(table:column:holding:)``),
     /// by lowercased table and column; emptied when the schema changes.
     var joinColumnFormats: [String: ColumnFormat] = [:]

@@ -134,11 +134,55 @@ extension Database {
             models.needsResync = true
             throw error
         }
+        if models.refreshAfterResync {
+            models.refreshAfterResync = false
+            refreshAllLiveInstances()
+            dropAllLoadedArrays()
+        }
+    }
+
+    /// After this handle committed a schema change through raw SQL (a table rebuilt, renamed or dropped, a
+    /// column renamed or dropped: SQLite's update hook reports none of the rows that moved), what a
+    /// migration's brings on: every live instance reads its row again (merging: an unsaved change over a
+    /// value that moved is a conflict). Nothing is written meanwhile (the caller's next statement may be
+    /// the rest of its own rebuild): the instances of a model whose table is gone are marked deleted, and a
+    /// model whose table needs sync to change is synced on its next use, when its instances read their rows.
+    func followSchemaChange() {
+        models.schemaMoved = false
+        guard !models.registries.isEmpty else { return }
+        models.changeCount &+= 1
+        models.joinColumnFormats.removeAll()
+        models.joinColumnsUntyped.removeAll()
+        var deferred = false
+        for registry in Array(models.registries.values) {
+            do {
+                registry.table = try sync(registry.metadata, writing: false).mapping
+                for object in registry.liveInstances { refresh(object, registry: registry) }
+            } catch let needed as SyncNeedsWrites {
+                deferred = true
+                if needed.tableGone { for object in registry.liveInstances { registry.detach(object, deleted: true) } }
+            } catch {
+                deferred = true   // thrown again at the model's next use
+            }
+        }
+        models.withoutRowIDRegistries = models.registries.values.filter { !$0.table.hasRowID }.count
+        if deferred {
+            models.needsResync = true
+            models.refreshAfterResync = true
+        } else {
+            models.needsResync = false
+        }
+        dropAllLoadedArrays()
+    }
+
+    /// A sync asked not to write (``followSchemaChange()``) found the table needs a change.
+    private struct SyncNeedsWrites: Error {
+        let tableGone: Bool
     }
 
     /// Plans, and when needed applies in one IMMEDIATE transaction (a savepoint inside an open one),
     /// the steps for one model; returns the plan and the mapping onto the resulting table.
-    private func sync(_ metadata: ModelMetadata) throws -> (plan: SchemaPlan, mapping: TableMapping) {
+    private func sync(_ metadata: ModelMetadata, writing: Bool = true) throws -> (plan: SchemaPlan, mapping: TableMapping) {
         // The tables a declared foreign key points at come first: SQLite checks the parent table exists when
         // a row is written. Models whose foreign keys point at each other: the one whose sync is under way
         // is left to finish after (CREATE TABLE accepts a REFERENCES to a table not made yet).
@@ -158,7 +202,9 @@ extension Database {
             configuration.logger.warning("Strata schema sync: the UNIQUE index \"\(name)\" on \"\(metadata.tableName)\" is no longer declared by \(metadata.typeName); kept (sync never drops a UNIQUE index): drop it in a migration if no model needs it",
                                          metadata: ["model": "\(metadata.typeName)"])
         }
-        if !plan.isEmpty, let schemaWriter {
+        if !plan.isEmpty && !writing {
+            throw SyncNeedsWrites(tableGone: current == nil)
+        } else if !plan.isEmpty, let schemaWriter {
             // A pool reader: the writer syncs, then this handle reads the table it made. A read that began
             // before cannot see it in its snapshot: it is run again (``DatabasePool``).
             try schemaWriter(metadata.type)
@@ -168,6 +214,9 @@ extension Database {
             }
             current = try TableInfo.read(metadata.tableName, in: connection, views: true)
         } else if !plan.isEmpty {
+            // The sync's own ALTER or rebuild moves no row from under a live instance.
+            let moved = models.schemaMoved
+            defer { models.schemaMoved = moved }
             plan = try apply(planner, rebuilding: plan.rebuildsTable)
             current = try TableInfo.read(metadata.tableName, in: connection, views: true)
         }

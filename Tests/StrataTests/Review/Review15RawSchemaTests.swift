@@ -1,0 +1,185 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Review 15 (raw SQL that changes the schema): live instances after a rebuild, a rename, a drop made
+// through `db.execute`, in autocommit, in a transaction, on a pool's writer.
+
+final class R15RawPerson: Model {
+    static let tableName = "r15raw_person"
+    var id: Int64 = 0
+    var name = ""
+    var score = 0
+    required init() {}
+}
+
+@Suite struct Review15RawSchemaTests {
+    static let rebuild = """
+        CREATE TABLE r15raw_new(extra TEXT DEFAULT 'e', score INTEGER NOT NULL DEFAULT 0, id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+        INSERT INTO r15raw_new(id, name, score) SELECT id, name, score * 2 FROM r15raw_person WHERE name <> 'Bob';
+        DROP TABLE r15raw_person;
+        ALTER TABLE r15raw_new RENAME TO r15raw_person
+        """
+
+    func adaAndBob(_ db: Database) throws -> (R15RawPerson, R15RawPerson) {
+        let ada = R15RawPerson(); ada.name = "Ada"; ada.score = 3
+        let bob = R15RawPerson(); bob.name = "Bob"; bob.score = 1
+        try db.save(ada); try db.save(bob)
+        return (ada, bob)
+    }
+
+    @Test func aRawRebuildInAutocommitIsFollowedByLiveInstances() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, bob) = try adaAndBob(temp.db)
+        try temp.db.execute(Self.rebuild)
+        #expect(ada.score == 6)
+        #expect(!ada.hasChanges)
+        #expect(bob.isDeleted, "its row was not copied")
+        #expect(try temp.db.objects(R15RawPerson.self).map { "\($0.name):\($0.score)" } == ["Ada:6"])
+    }
+
+    @Test func anUnsavedEditOverARawRebuildIsAConflict() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, _) = try adaAndBob(temp.db)
+        ada.score = 10
+        try temp.db.execute(Self.rebuild)
+        #expect(throws: (any Error).self) { try temp.db.save(ada) }
+        #expect(try temp.db.value(Int.self, "SELECT score FROM r15raw_person") == 6)
+    }
+
+    @Test func aRawRebuildInATransactionIsFollowedAtCommit() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, bob) = try adaAndBob(temp.db)
+        ada.name = "Ada L"   // unsaved, unrelated column: kept
+        try temp.db.transaction { try temp.db.execute(Self.rebuild) }
+        #expect(ada.score == 6)
+        #expect(ada.name == "Ada L")
+        #expect(bob.isDeleted)
+        try temp.db.save(ada)
+        #expect(try temp.db.column(String.self, "SELECT name || ':' || score || ':' || extra FROM r15raw_person") == ["Ada L:6:e"])
+    }
+
+    @Test func aRawRebuildBetweenRawBeginAndCommitIsFollowedAtCommit() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, bob) = try adaAndBob(temp.db)
+        try temp.db.execute("BEGIN")
+        for statement in Self.rebuild.split(separator: ";") { try temp.db.execute(String(statement)) }
+        try temp.db.execute("COMMIT")
+        #expect(ada.score == 6)
+        #expect(bob.isDeleted)
+        ada.score += 1
+        try temp.db.save(ada)
+        #expect(try temp.db.value(Int.self, "SELECT score FROM r15raw_person") == 7)
+    }
+
+    @Test func aRawRebuildStatementByStatementInAutocommitStillWorks() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, bob) = try adaAndBob(temp.db)
+        // Each statement commits alone: after the DROP the rows are gone (the instances are marked deleted),
+        // and the table is not made again before the caller's RENAME (which would then fail).
+        for statement in Self.rebuild.split(separator: ";") { try temp.db.execute(String(statement)) }
+        #expect(ada.isDeleted && bob.isDeleted)
+        #expect(try temp.db.column(String.self, "SELECT name || ':' || score || ':' || extra FROM r15raw_person") == ["Ada:6:e"])
+        #expect(try temp.db.objects(R15RawPerson.self).map { "\($0.name):\($0.score)" } == ["Ada:6"])
+    }
+
+    @Test func aRolledBackRawRebuildLeavesEverythingAsBefore() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, bob) = try adaAndBob(temp.db)
+        ada.name = "Ada L"
+        struct Stop: Error {}
+        #expect(throws: Stop.self) { try temp.db.transaction { try temp.db.execute(Self.rebuild); throw Stop() } }
+        #expect(ada.score == 3 && ada.name == "Ada L")
+        #expect(!bob.isDeleted)
+        try temp.db.execute("BEGIN")
+        try temp.db.execute(Self.rebuild)
+        try temp.db.execute("ROLLBACK")
+        #expect(ada.score == 3 && ada.name == "Ada L")
+        #expect(!bob.isDeleted)
+        try temp.db.save(ada)
+        #expect(try temp.db.column(String.self, "SELECT name || ':' || score FROM r15raw_person ORDER BY id") == ["Ada L:3", "Bob:1"])
+    }
+
+    @Test func aRawDropTableMarksLiveInstancesDeleted() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, bob) = try adaAndBob(temp.db)
+        try temp.db.execute("DROP TABLE r15raw_person")
+        #expect(ada.isDeleted && bob.isDeleted)
+        #expect(try temp.db.objects(R15RawPerson.self).isEmpty)
+    }
+
+    @Test func aRawDropTableInATransactionMarksLiveInstancesDeletedAtCommit() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, bob) = try adaAndBob(temp.db)
+        try temp.db.transaction { try temp.db.execute("DROP TABLE r15raw_person") }
+        #expect(ada.isDeleted && bob.isDeleted)
+        #expect(try temp.db.objects(R15RawPerson.self).isEmpty)
+    }
+
+    @Test func aRawRenameColumnIsFollowed() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, _) = try adaAndBob(temp.db)
+        try temp.db.execute("ALTER TABLE r15raw_person RENAME COLUMN score TO points")
+        // The model's `score` has no column any more: sync adds it again (default 0).
+        _ = try temp.db.objects(R15RawPerson.self)
+        #expect(ada.score == 0)
+        ada.name = "Ada L"
+        try temp.db.save(ada)
+        #expect(try temp.db.column(String.self, "SELECT name || ':' || points || ':' || score FROM r15raw_person ORDER BY id") == ["Ada L:3:0", "Bob:1:0"])
+    }
+
+    @Test func aRawDropColumnIsFollowed() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, _) = try adaAndBob(temp.db)
+        try temp.db.execute("ALTER TABLE r15raw_person DROP COLUMN score")
+        _ = try temp.db.objects(R15RawPerson.self)
+        #expect(ada.score == 0)
+        ada.name = "Ada L"
+        try temp.db.save(ada)
+        #expect(try temp.db.column(String.self, "SELECT name || ':' || score FROM r15raw_person ORDER BY id") == ["Ada L:0", "Bob:0"])
+    }
+
+    @Test func aRawRebuildOnAPoolWriterIsFollowedByReadersAndTheWriter() async throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.close()
+        let pool = try DatabasePool(path: temp.path, readers: 1)
+        try await pool.write { db in _ = try self.adaAndBob(db) }
+        let before = try await pool.read { db in try db.objects(R15RawPerson.self).map { "\($0.name):\($0.score)" } }
+        #expect(before == ["Ada:3", "Bob:1"])
+        try await pool.write { db in try db.execute(Self.rebuild) }
+        #expect(try await pool.read { db in try db.objects(R15RawPerson.self).map { "\($0.name):\($0.score)" } } == ["Ada:6"])
+        try await pool.close()
+    }
+
+    /// The writer's own live instances (held across `write` blocks) follow the rebuild it committed.
+    @Test func aPoolWritersLiveInstancesFollowARawRebuild() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.close()
+        let pool = try DatabasePool(path: temp.path, readers: 1)
+        defer { try? pool.close() }
+        final class Box: @unchecked Sendable { var ada: R15RawPerson?; var bob: R15RawPerson? }
+        let box = Box()
+        try pool.write { db in (box.ada, box.bob) = try self.adaAndBob(db) }
+        try pool.write { db in
+            box.ada?.score = 10   // unsaved
+            try db.execute(Self.rebuild)
+        }
+        #expect(box.bob?.isDeleted == true)
+        #expect(throws: (any Error).self, "a conflict, not 10 over the rebuilt 6") { try pool.write { db in try db.save(box.ada!) } }
+        #expect(try pool.read { db in try db.value(Int.self, "SELECT score FROM r15raw_person") } == 6)
+    }
+
+    /// A model used inside the transaction after the rebuild (its table already renamed into place) and
+    /// the commit afterwards: the instances follow.
+    @Test func aModelUsedAfterARawRebuildInsideTheTransactionStillFollowsAtCommit() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, bob) = try adaAndBob(temp.db)
+        try temp.db.transaction {
+            try temp.db.execute(Self.rebuild)
+            #expect(try temp.db.count(R15RawPerson.self) == 1)
+        }
+        #expect(ada.score == 6)
+        #expect(bob.isDeleted)
+    }
+}
