@@ -236,6 +236,13 @@ struct SchemaPlanner {
             definition.columns[index].addConstraint(clause)
         }
 
+        // A rowid no name reaches cannot be copied: the rebuild would renumber the rows (and what points at a
+        // rowid, a child's key, an FTS index's content_rowid, would point at other rows).
+        if !info.withoutRowID && !info.keyIsRowID && info.rowIDName == nil {
+            throw error(nil, found: "columns named \"rowid\", \"oid\" and \"_rowid_\", which hide the table's rowid under every name",
+                        expected: "a name left to copy the rowids under, so that a rebuild keeps them",
+                        "Rename one of those columns in a migration (ALTER TABLE ... RENAME COLUMN), or rebuild the table with raw SQL (https://www.sqlite.org/lang_altertable.html#otheralter).")
+        }
         let table = SQL.quote(info.name)
         let newName = "strata_new_" + info.name
         let new = SQL.quote(newName)

@@ -183,3 +183,34 @@ final class R15RawPerson: Model {
         #expect(bob.isDeleted)
     }
 }
+
+// A table whose columns take all three names of the rowid (`rowid`, `oid`, `_rowid_`) has no name left to
+// copy its rowids under: a rebuild renumbered them silently (a child that points at a rowid, an FTS index
+// with content_rowid, another tool's bookmarks all lost their rows). The plan refuses it instead.
+private final class R15RawAllRowIDNames: Model {
+    static let tableName = "r15raw_names"
+    static let primaryKey = "code"
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    var code = ""
+    var n = 0
+    required init() {}
+}
+
+extension Review15RawSchemaTests {
+    @Test func aRebuildOfATableWhoseColumnsTakeEveryRowIDNameIsRefused() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r15raw_names (code TEXT PRIMARY KEY, rowid TEXT, oid TEXT, _rowid_ TEXT, n TEXT);
+            INSERT INTO r15raw_names (code, rowid, oid, _rowid_, n) VALUES ('a', 'r', 'o', 'u', '5');
+            """)
+        try temp.db.execute("INSERT INTO r15raw_names (code, rowid, oid, _rowid_, n) VALUES ('b', 'r2', 'o2', 'u2', '6')")
+        let before = try temp.db.column(String.self, "SELECT name || coalesce(sql, '') FROM sqlite_master ORDER BY name")
+        let planError = #expect(throws: SchemaError.self) { try temp.db.schemaPlan(for: R15RawAllRowIDNames.self) }
+        #expect(planError?.table == "r15raw_names")
+        #expect(planError.map { "\($0)" }?.contains("rowid") == true, "\(String(describing: planError))")
+        let syncError = #expect(throws: SchemaError.self) { try temp.db.syncSchema(R15RawAllRowIDNames.self) }
+        #expect(syncError?.table == "r15raw_names")
+        #expect(try temp.db.column(String.self, "SELECT name || coalesce(sql, '') FROM sqlite_master ORDER BY name") == before)
+        #expect(try temp.db.column(String.self, "SELECT code || n FROM r15raw_names ORDER BY code") == ["a5", "b6"])
+    }
+}
