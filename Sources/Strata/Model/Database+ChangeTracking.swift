@@ -62,7 +62,7 @@ extension Database {
             switch action {
             case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_VTABLE:
                 models.authorizingDrop = true
-                if action == SQLITE_DROP_TABLE || action == SQLITE_DROP_TEMP_TABLE { models.schemaMoved = true }
+                if action == SQLITE_DROP_TABLE || action == SQLITE_DROP_TEMP_TABLE, let table { models.movedTables.insert(String(cString: table).sqlFolded) }
                 if !models.silentTables.isEmpty { models.silentTables.removeAll() }
             case SQLITE_DELETE:
                 models.authorizingDrop = false
@@ -71,7 +71,8 @@ extension Database {
                 return SQLITE_IGNORE
             case SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_TABLE, SQLITE_ALTER_TABLE:
                 models.authorizingDrop = false
-                if action == SQLITE_ALTER_TABLE { models.schemaMoved = true }
+                // (For SQLITE_ALTER_TABLE the third argument is the database, the fourth the table.)
+                if action == SQLITE_ALTER_TABLE, let name { models.movedTables.insert(String(cString: name).sqlFolded) }
                 if !models.silentTables.isEmpty { models.silentTables.removeAll() }
             case SQLITE_INSERT, SQLITE_UPDATE:
                 models.authorizingDrop = false
@@ -902,7 +903,7 @@ extension Database {
         models.committed = false
         // A schema change the transaction committed (not one a sync under way makes: it restores the flag).
         if models.schemaMoved && models.syncing.isEmpty {
-            if committed { followSchemaChange() } else { models.schemaMoved = false }
+            if committed { followSchemaChange() } else { models.movedTables.removeAll() }
         }
         if !models.savepoints.isEmpty { models.savepoints.removeAll() }
         models.silentWrites = false

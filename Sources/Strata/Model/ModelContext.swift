@@ -23,10 +23,12 @@ final class ModelContext {
     /// `PRAGMA schema_version` when the registries were last synced.
     var schemaVersion: Int64 = -1
     var needsResync = false
-    /// Set when this handle prepares a DROP TABLE or an ALTER TABLE (a rebuild, a rename, a dropped column
+    /// Whether this handle prepared a DROP TABLE or an ALTER TABLE (a rebuild, a rename, a dropped column
     /// move rows SQLite's update hook never reports): the live instances follow when the transaction commits
     /// (``Database/followSchemaChange()``).
-    var schemaMoved = false
+    var schemaMoved: Bool { !movedTables.isEmpty }
+    /// The tables (lowercased) of the DROP TABLE and ALTER TABLE statements behind `schemaMoved`.
+    var movedTables: Set<String> = []
     /// Set when, after a schema change, a model's table needed a write to fit it again: its next sync
     /// (on its next use) has every live instance read its row again.
     var refreshAfterResync = false

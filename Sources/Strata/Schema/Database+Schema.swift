@@ -148,30 +148,32 @@ extension Database {
     /// the rest of its own rebuild): the instances of a model whose table is gone are marked deleted, and a
     /// model whose table needs sync to change is synced on its next use, when its instances read their rows.
     func followSchemaChange() {
-        models.schemaMoved = false
+        let moved = models.movedTables
+        models.movedTables.removeAll()
         guard !models.registries.isEmpty else { return }
+        // (Other changes of the schema, an index made, say, have every model synced on its next use.)
+        checkSchemaVersion()
+        let resyncNeeded = models.needsResync
         models.changeCount &+= 1
         models.joinColumnFormats.removeAll()
         models.joinColumnsUntyped.removeAll()
         var deferred = false
-        for registry in Array(models.registries.values) {
-            do {
-                registry.table = try sync(registry.metadata, writing: false).mapping
-                for object in registry.liveInstances { refresh(object, registry: registry) }
-            } catch let needed as SyncNeedsWrites {
-                deferred = true
-                if needed.tableGone { for object in registry.liveInstances { registry.detach(object, deleted: true) } }
-            } catch {
-                deferred = true   // thrown again at the model's next use
+        for table in moved {
+            for registry in models.registries(forTable: table) {
+                do {
+                    registry.table = try sync(registry.metadata, writing: false).mapping
+                    for object in registry.liveInstances { refresh(object, registry: registry) }
+                } catch let needed as SyncNeedsWrites {
+                    deferred = true
+                    if needed.tableGone { for object in registry.liveInstances { registry.detach(object, deleted: true) } }
+                } catch {
+                    deferred = true   // thrown again at the model's next use
+                }
             }
         }
         models.withoutRowIDRegistries = models.registries.values.filter { !$0.table.hasRowID }.count
-        if deferred {
-            models.needsResync = true
-            models.refreshAfterResync = true
-        } else {
-            models.needsResync = false
-        }
+        models.needsResync = resyncNeeded || deferred
+        if deferred { models.refreshAfterResync = true }
         dropAllLoadedArrays()
     }
 
@@ -215,8 +217,8 @@ extension Database {
             current = try TableInfo.read(metadata.tableName, in: connection, views: true)
         } else if !plan.isEmpty {
             // The sync's own ALTER or rebuild moves no row from under a live instance.
-            let moved = models.schemaMoved
-            defer { models.schemaMoved = moved }
+            let moved = models.movedTables
+            defer { models.movedTables = moved }
             plan = try apply(planner, rebuilding: plan.rebuildsTable)
             current = try TableInfo.read(metadata.tableName, in: connection, views: true)
         }

@@ -214,3 +214,86 @@ extension Review15RawSchemaTests {
         #expect(try temp.db.column(String.self, "SELECT code || n FROM r15raw_names ORDER BY code") == ["a5", "b6"])
     }
 }
+
+// Probes around the follow: renames, rollbacks with the model used half way, another connection.
+extension Review15RawSchemaTests {
+    @Test func aRawTableRenameMarksLiveInstancesDeletedAndKeepsTheRenamedTable() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, bob) = try adaAndBob(temp.db)
+        try temp.db.execute("ALTER TABLE r15raw_person RENAME TO r15raw_archive")
+        #expect(ada.isDeleted && bob.isDeleted)
+        #expect(try temp.db.objects(R15RawPerson.self).isEmpty)
+        #expect(try temp.db.column(String.self, "SELECT name FROM r15raw_archive ORDER BY id") == ["Ada", "Bob"])
+    }
+
+    @Test func aRolledBackRebuildWithTheModelUsedHalfWayLeavesEverythingAsBefore() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, bob) = try adaAndBob(temp.db)
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try temp.db.transaction {
+                try temp.db.execute(Self.rebuild)
+                #expect(try temp.db.count(R15RawPerson.self) == 1)
+                throw Stop()
+            }
+        }
+        // A savepoint's rollback inside a transaction that commits.
+        try temp.db.transaction {
+            try? temp.db.transaction { try temp.db.execute("DROP TABLE r15raw_person"); throw Stop() }
+        }
+        #expect(ada.score == 3 && !ada.isDeleted && !bob.isDeleted)
+        ada.score += 1
+        try temp.db.save(ada)
+        #expect(try temp.db.column(String.self, "SELECT name || ':' || score FROM r15raw_person ORDER BY id") == ["Ada:4", "Bob:1"])
+    }
+
+    @Test func anotherConnectionsRawRebuildIsFollowedAndAnUnsavedEditConflicts() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, bob) = try adaAndBob(temp.db)
+        let other = try Database(path: temp.path)
+        defer { try? other.close() }
+        ada.score = 10
+        try other.execute(Self.rebuild)
+        #expect(throws: (any Error).self) { try temp.db.save(ada) }
+        #expect(bob.isDeleted)
+        #expect(try temp.db.value(Int.self, "SELECT score FROM r15raw_person") == 6)
+    }
+}
+
+// Bare statements (`db.statement(...).run()`): their schema change is followed at the next model call.
+extension Review15RawSchemaTests {
+    @Test func aRebuildThroughBareStatementsIsFollowedAtTheNextModelCall() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, bob) = try adaAndBob(temp.db)
+        ada.score = 10   // unsaved
+        for statement in Self.rebuild.split(separator: ";") { try temp.db.statement(String(statement)).run() }
+        #expect(throws: (any Error).self, "a conflict, not 10 over the rebuilt 6") { try temp.db.save(ada) }
+        #expect(bob.isDeleted)
+        #expect(try temp.db.value(Int.self, "SELECT score FROM r15raw_person") == 6)
+    }
+
+    @Test func aDropThroughABareStatementMarksInstancesDeletedAtTheNextModelCall() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, _) = try adaAndBob(temp.db)
+        try temp.db.statement("DROP TABLE r15raw_person").run()
+        #expect(try temp.db.objects(R15RawPerson.self).isEmpty)
+        #expect(ada.isDeleted)
+    }
+}
+
+// The follow reads again only the models over the tables dropped or altered: a scratch table made and
+// dropped costs the live instances of other tables nothing.
+extension Review15RawSchemaTests {
+    @Test func droppingAnUnrelatedTableReadsNoLiveInstanceAgain() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, _) = try adaAndBob(temp.db)
+        ada.score = 10   // unsaved: stays, with no conflict
+        var seen: [String] = []
+        let trace = temp.db.traceStatements { seen.append($0) }
+        try temp.db.execute("CREATE TABLE r15raw_scratch(x); INSERT INTO r15raw_scratch VALUES (1); DROP TABLE r15raw_scratch")
+        _ = trace
+        #expect(!seen.contains { $0.contains("r15raw_person") }, "\(seen)")
+        try temp.db.save(ada)
+        #expect(try temp.db.value(Int.self, "SELECT score FROM r15raw_person WHERE name = 'Ada'") == 10)
+    }
+}
