@@ -259,8 +259,15 @@ public struct Migrator: Sendable {
         }
         let plan = try plan(for: db)
         var ran: [String] = []
-        // Live instances then hold their rows as the migrations left them, as after another connection's.
-        defer { if !ran.isEmpty || plan.erasesDatabase { db.followOwnSchemaChange() } }
+        // Live instances then hold their rows as the migrations left them, as after another connection's
+        // (once, at the end: not after each statement of a migration outside a transaction).
+        db.models.followsSchemaLater = true
+        defer {
+            db.models.followsSchemaLater = false
+            let moved = db.models.schemaMoved
+            db.models.movedTables.removeAll()
+            if !ran.isEmpty || plan.erasesDatabase || moved { db.followOwnSchemaChange() }
+        }
         if plan.erasesDatabase { try erase(db) }
         for (offset, migration) in plan.pending.enumerated() {
             progress?(.started(id: migration.id, index: offset + 1, count: plan.pending.count))

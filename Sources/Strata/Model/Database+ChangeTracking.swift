@@ -902,7 +902,7 @@ extension Database {
         let committed = models.committed
         models.committed = false
         // A schema change the transaction committed (not one a sync under way makes: it restores the flag).
-        if models.schemaMoved && models.syncing.isEmpty {
+        if models.schemaMoved && models.syncing.isEmpty && !models.followsSchemaLater {
             if committed { followSchemaChange() } else { models.movedTables.removeAll() }
         }
         if !models.savepoints.isEmpty { models.savepoints.removeAll() }

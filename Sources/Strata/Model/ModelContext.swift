@@ -29,6 +29,9 @@ final class ModelContext {
     var schemaMoved: Bool { !movedTables.isEmpty }
     /// The tables (lowercased) of the DROP TABLE and ALTER TABLE statements behind `schemaMoved`.
     var movedTables: Set<String> = []
+    /// Set while migrations run: they are followed once, at the end (a migration outside a transaction
+    /// commits statement by statement, and its instances follow the table it leaves, not one half way).
+    var followsSchemaLater = false
     /// Set when, after a schema change, a model's table needed a write to fit it again: its next sync
     /// (on its next use) has every live instance read its row again.
     var refreshAfterResync = false

@@ -297,3 +297,19 @@ extension Review15RawSchemaTests {
         #expect(try temp.db.value(Int.self, "SELECT score FROM r15raw_person WHERE name = 'Ada'") == 10)
     }
 }
+
+// A migration outside a transaction that rebuilds statement by statement: each statement commits alone,
+// but the migration's end, not the DROP's, is when its live instances follow (they read the rebuilt rows).
+extension Review15RawSchemaTests {
+    @Test func aMigrationOutsideATransactionRebuildingStepByStepLeavesInstancesWithTheRebuiltRows() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, bob) = try adaAndBob(temp.db)
+        var migrator = Migrator()
+        migrator.register("0001_rebuild", inTransaction: false) { db in
+            for statement in Self.rebuild.split(separator: ";") { try db.execute(String(statement)) }
+        }
+        try migrator.migrate(temp.db)
+        #expect(!ada.isDeleted && ada.score == 6)
+        #expect(bob.isDeleted)
+    }
+}
