@@ -313,3 +313,34 @@ extension Review15RawSchemaTests {
         #expect(bob.isDeleted)
     }
 }
+
+// A table keyed by text: a raw rebuild that does not copy the rowids renumbers the rows; the follow
+// re-registers each instance under its row's new rowid, so a later raw UPDATE reaches the right one.
+private final class R15RawTag: Model {
+    static let tableName = "r15raw_tag"
+    static let primaryKey = "code"
+    var code = ""
+    var n = 0
+    required init() {}
+}
+
+extension Review15RawSchemaTests {
+    @Test func aRawRebuildThatRenumbersRowIDsOfATextKeyedTableKeepsRawUpdatesOnTheRightInstance() throws {
+        let temp = try TemporaryDatabase()
+        let a = R15RawTag(); a.code = "a"; a.n = 1
+        let b = R15RawTag(); b.code = "b"; b.n = 2
+        try temp.db.save(a); try temp.db.save(b)
+        try temp.db.execute("""
+            CREATE TABLE r15raw_tag_new(code TEXT PRIMARY KEY NOT NULL, n INTEGER NOT NULL DEFAULT 0);
+            INSERT INTO r15raw_tag_new(code, n) SELECT code, n FROM r15raw_tag ORDER BY code DESC;
+            DROP TABLE r15raw_tag;
+            ALTER TABLE r15raw_tag_new RENAME TO r15raw_tag
+            """)
+        #expect(try temp.db.value(Int.self, "SELECT rowid FROM r15raw_tag WHERE code = 'b'") == 1)
+        try temp.db.execute("UPDATE r15raw_tag SET n = 20 WHERE code = 'b'")
+        #expect(b.n == 20)
+        #expect(a.n == 1 && !a.hasChanges)
+        try temp.db.execute("DELETE FROM r15raw_tag WHERE code = 'a'")
+        #expect(a.isDeleted && !b.isDeleted)
+    }
+}
