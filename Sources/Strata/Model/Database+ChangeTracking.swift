@@ -886,7 +886,8 @@ extension Database {
 
     /// Re-reads every live instance from its row (merging: unsaved changes are kept, conflicts recorded).
     func refreshAllLiveInstances() {
-        for registry in models.registries.values {
+        let waiting = models.waitingSync?.models ?? []
+        for (id, registry) in models.registries where !waiting.contains(id) {
             for object in registry.liveInstances { refresh(object, registry: registry) }
         }
     }

@@ -32,6 +32,9 @@ final class ModelContext {
     /// Set while migrations run: they are followed once, at the end (a migration outside a transaction
     /// commits statement by statement, and its instances follow the table it leaves, not one half way).
     var followsSchemaLater = false
+    /// Inside a transaction, the models whose table a sync left unchanged (``Database/resyncAll(for:)``), and
+    /// the schema version then.
+    var waitingSync: (version: Int64, models: Set<ObjectIdentifier>)?
     /// Set when, after a schema change, a model's table needed a write to fit it again: its next sync
     /// (on its next use) has every live instance read its row again.
     var refreshAfterResync = false

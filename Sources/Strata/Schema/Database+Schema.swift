@@ -112,7 +112,7 @@ extension Database {
     }
 
     private func resync(_ type: any Model.Type) throws -> TypeRegistry {
-        try resyncAll()
+        try resyncAll(for: ObjectIdentifier(type))
         if let registry = models.registries[ObjectIdentifier(type)] { return registry }
         let metadata = try ModelMetadata.of(type)
         let registry = TypeRegistry(metadata: metadata, table: try sync(metadata).mapping, context: models)
@@ -120,21 +120,47 @@ extension Database {
         return registry
     }
 
-    /// Syncs every model this handle uses again, when the schema changed underneath.
-    func resyncAll() throws {
+    /// Syncs every model this handle uses again, when the schema changed underneath. Inside an open
+    /// transaction only the model asked for (`wanted`) has its table changed: the transaction may be half
+    /// way through a rebuild of raw SQL (another model's table dropped, the new one not yet renamed into
+    /// place), which a table made again would break. The others wait for their own use, or the commit.
+    func resyncAll(for wanted: ObjectIdentifier? = nil) throws {
         guard models.needsResync else { return }
+        let inTransaction = isInTransaction
+        if inTransaction, let waiting = models.waitingSync, wanted.map({ !waiting.models.contains($0) }) ?? true,
+           (try? schemaVersion()) == waiting.version {
+            return   // nothing changed since: the models waiting still need their table changed
+        }
         models.needsResync = false
+        models.waitingSync = nil
         models.joinColumnFormats.removeAll()
         models.joinColumnsUntyped.removeAll()
-        let synced = Array(models.registries.values)
+        let synced = Array(models.registries)
         defer { models.withoutRowIDRegistries = models.registries.values.filter { !$0.table.hasRowID }.count }
+        var waiting: Set<ObjectIdentifier> = []
         do {
-            for registry in synced { registry.table = try sync(registry.metadata).mapping }
+            for (id, registry) in synced {
+                if inTransaction && id != wanted {
+                    do {
+                        registry.table = try sync(registry.metadata, writing: false).mapping
+                    } catch is SyncNeedsWrites {
+                        waiting.insert(id)
+                    }
+                } else {
+                    registry.table = try sync(registry.metadata).mapping
+                }
+            }
         } catch {
             models.needsResync = true
             throw error
         }
-        if models.refreshAfterResync {
+        if !waiting.isEmpty {
+            // Their instances read their rows once their tables are synced (or the commit follows them).
+            models.needsResync = true
+            models.refreshAfterResync = true
+            models.waitingSync = (try schemaVersion(), waiting)
+        }
+        if models.refreshAfterResync && waiting.isEmpty {
             models.refreshAfterResync = false
             refreshAllLiveInstances()
             dropAllLoadedArrays()
@@ -173,6 +199,7 @@ extension Database {
         }
         models.withoutRowIDRegistries = models.registries.values.filter { !$0.table.hasRowID }.count
         models.needsResync = resyncNeeded || deferred
+        if !models.needsResync { models.waitingSync = nil }
         if deferred { models.refreshAfterResync = true }
         dropAllLoadedArrays()
     }

@@ -344,3 +344,47 @@ extension Review15RawSchemaTests {
         #expect(a.isDeleted && !b.isDeleted)
     }
 }
+
+private final class R15RawNote: Model {
+    static let tableName = "r15raw_note"
+    var id: Int64 = 0
+    var text = ""
+    required init() {}
+}
+
+extension Review15RawSchemaTests {
+    /// Another model saved half way through a raw rebuild (its table dropped, the new one not yet renamed
+    /// into place): the rebuilt model's table must not be made again under the rebuild.
+    @Test func anotherModelSavedHalfWayThroughARawRebuildDoesNotRecreateTheDroppedTable() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, _) = try adaAndBob(temp.db)
+        try temp.db.save(R15RawNote())
+        let steps = Self.rebuild.split(separator: ";").map(String.init)
+        try temp.db.transaction {
+            for step in steps.prefix(3) { try temp.db.execute(step) }
+            let note = R15RawNote(); note.text = "half way"
+            try temp.db.save(note)
+            try temp.db.execute(steps[3])
+        }
+        #expect(ada.score == 6)
+        #expect(try temp.db.count(R15RawNote.self) == 2)
+        #expect(try temp.db.column(String.self, "SELECT name || ':' || score || ':' || extra FROM r15raw_person") == ["Ada:6:e"])
+    }
+}
+
+extension Review15RawSchemaTests {
+    /// Another connection dropped the table; this handle's next transaction saves another model: the
+    /// table is not made again inside it, and on the model's next use it is, and the instances are deleted.
+    @Test func anotherConnectionsDropSeenInATransactionMarksTheInstancesDeleted() throws {
+        let temp = try TemporaryDatabase()
+        let (ada, _) = try adaAndBob(temp.db)
+        try temp.db.save(R15RawNote())
+        let other = try Database(path: temp.path)
+        try other.execute("DROP TABLE r15raw_person")
+        try other.close()
+        try temp.db.transaction { try temp.db.save(R15RawNote()) }
+        #expect(try temp.db.objects(R15RawPerson.self).isEmpty)
+        #expect(ada.isDeleted)
+        #expect(try temp.db.count(R15RawNote.self) == 2)
+    }
+}
