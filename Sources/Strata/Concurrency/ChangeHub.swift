@@ -22,6 +22,9 @@ final class ChangeHub: Sendable {
         listeners.withLock { _ = $0.all.removeValue(forKey: id) }
     }
 
+    /// How many listeners are registered (streams and observations running).
+    var listenerCount: Int { listeners.withLock { $0.all.count } }
+
     func publish(_ changes: [DatabaseChange]) {
         let current = listeners.withLock { Array($0.all.values) }
         for listener in current { listener.changed(changes) }

@@ -60,12 +60,42 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     /// ```swift
     /// print(error)  // SQLite error 1: no such table: nope - while executing `SELECT * FROM nope`
     /// ```
+    ///
+    /// The description stays short enough for a log line: SQL past ``ErrorText/sqlLimit`` characters and
+    /// arguments past ``ErrorText/listLimit`` entries are left out, with a marker saying how many (the
+    /// `sql` and `arguments` properties keep them all).
     public var description: String {
-        var text = "SQLite error \(code.rawValue): \(message)"
-        if let sql { text += " - while executing `\(sql)`" }
+        var text = "SQLite error \(code.rawValue): \(ErrorText.clipped(message, limit: ErrorText.sqlLimit))"
+        if let sql { text += " - while executing `\(ErrorText.clipped(sql, limit: ErrorText.sqlLimit, of: "SQL"))`" }
         if !arguments.isEmpty {
-            text += argumentsArePublic ? " with arguments \(arguments)" : " with \(arguments.count) argument(s) (hidden)"
+            text += argumentsArePublic
+                ? " with arguments [\(ErrorText.list(arguments.map(\.description), separator: ", ", of: "arguments"))]"
+                : " with \(arguments.count) argument(s) (hidden)"
         }
         return text
+    }
+}
+
+/// Bounds for the descriptions of errors, which may quote a statement of 40,000 parameters or a list of
+/// thousands of columns: long text is cut, with a marker saying how much was left out.
+enum ErrorText {
+    /// The characters of SQL (or of a message) a description keeps.
+    static let sqlLimit = 2_000
+    /// The entries of a list (arguments, properties) a description keeps.
+    static let listLimit = 32
+
+    /// `text`, or its first `limit` characters and "… [N more characters left out]".
+    static func clipped(_ text: String, limit: Int, of what: String? = nil) -> String {
+        // `utf8.count` first: it is O(1) for native strings, and a count of characters is not.
+        guard text.utf8.count > limit, text.count > limit else { return text }
+        let kept = text.prefix(limit)
+        let left = text.count - limit
+        return "\(kept)… [\(left) more characters\(what.map { " of \($0)" } ?? "") left out]"
+    }
+
+    /// `items` joined, the first ``listLimit`` of them, and "… [N more <what> left out]".
+    static func list(_ items: [String], separator: String, of what: String) -> String {
+        guard items.count > listLimit else { return items.joined(separator: separator) }
+        return items.prefix(listLimit).joined(separator: separator) + separator + "… [\(items.count - listLimit) more \(what) left out]"
     }
 }

@@ -101,8 +101,12 @@ public struct ModelError: Error, CustomStringConvertible, Sendable {
     /// ```swift
     /// print(error)
     /// ```
+    ///
+    /// Long lists of properties and long messages are cut (see ``DatabaseError/description``).
     public var description: String {
-        let where_ = properties.count > 1 ? ", properties \(properties.joined(separator: ", "))" : property.map { ", property \($0)" } ?? ""
-        return "Model \(model)\(key.map { ", key \($0)" } ?? "")\(where_): \(message)"
+        let where_ = properties.count > 1
+            ? ", properties \(ErrorText.list(properties, separator: ", ", of: "properties"))"
+            : property.map { ", property \($0)" } ?? ""
+        return "Model \(model)\(key.map { ", key \($0)" } ?? "")\(where_): \(ErrorText.clipped(message, limit: ErrorText.sqlLimit))"
     }
 }
