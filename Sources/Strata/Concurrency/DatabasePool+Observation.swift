@@ -6,6 +6,11 @@ extension DatabasePool {
     /// row IDs: its change names the table with empty sets. The stream ends when the pool closes or the
     /// loop stops.
     ///
+    /// Nothing is dropped: the stream keeps every change until the loop takes it (its buffer is not
+    /// bounded), so a loop that stops reading while it stays alive keeps them in memory. Leave the loop
+    /// (or cancel its task) when you no longer read; for "the newest state" use ``observe(_:)``, which
+    /// keeps only the newest value.
+    ///
     /// ```swift
     /// for await change in pool.changes(of: Employee.self) {
     ///     print("updated:", change.updatedRowIDs, change.updatedProperties)

@@ -26,9 +26,6 @@ public final class DatabasePool: Sendable {
     let hub = ChangeHub()
     private let identity: PoolIdentity
     private let isClosed = Locked(false)
-    /// Set when ``close()`` could not close every connection: the pool stays closed to new work, and the
-    /// next `close()` tries the connections still open again.
-    private let closeFailed = Locked(false)
 
     /// Opens the writer (setting WAL, unless `configuration.journalMode` names another mode or the pool
     /// is read-only) and `readers` read-only handles (`PRAGMA query_only`).
@@ -172,7 +169,8 @@ public final class DatabasePool: Sendable {
     ///
     /// When a connection cannot close (SQLite's `SQLITE_BUSY`: a statement prepared outside the library is
     /// still open on it), the error is thrown, the pool takes no new work, and calling `close()` again
-    /// tries the connections still open.
+    /// tries the connections still open. Calls made at the same time (or again) return once every
+    /// handle is closed.
     ///
     /// ```swift
     /// try pool.close()
@@ -180,15 +178,15 @@ public final class DatabasePool: Sendable {
     public func close() throws {
         try checkNotNested()
         let wasClosed = isClosed.withLock { closed in defer { closed = true }; return closed }
-        // A close that failed (a statement kept a connection open) is tried again by the next call: the
-        // handles already closed are skipped (`Database.close()` does nothing on a closed handle).
-        guard !wasClosed || closeFailed.withLock({ $0 }) else { return }
         if !wasClosed { hub.close() }
+        // Every call closes through each handle's queue, after the work queued there: a close made while
+        // another waits returns once the handles are closed too (it returned at once, with them still
+        // open); after a close that failed (a statement kept a connection open) the handles still open are
+        // tried again. `Database.close()` does nothing on a closed handle.
         var failure: (any Error)?
         for handle in readers + [writer] {
             do { try handle.sync { try $0.close() } } catch { failure = failure ?? error }
         }
-        closeFailed.withLock { $0 = failure != nil }
         if let failure { throw failure }
     }
 

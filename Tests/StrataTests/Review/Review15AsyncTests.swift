@@ -33,6 +33,23 @@ private func r15AsyncWithin<T: Sendable>(_ seconds: Double, _ body: @escaping @S
 }
 
 private struct R15AsyncTimeout: Error {}
+
+#if canImport(Observation)
+import Observation
+
+@Observable private final class R15AsyncNote: Model, ObservableModel {
+    static var observedKeyPaths: [PartialKeyPath<R15AsyncNote>] { [\.title] }
+    var id: Int64 = 0
+    var title = ""
+    var stars = 0
+    required init() {}
+}
+
+/// An instance carried out of a pool closure, to be read only between calls (test-only).
+private final class R15AsyncHeld: @unchecked Sendable {
+    var note: R15AsyncNote?
+}
+#endif
 private struct R15AsyncAbort: Error {}
 
 @Suite struct Review15AsyncTests {
@@ -303,4 +320,124 @@ private struct R15AsyncAbort: Error {}
         try await other.close()
         try await pool.close()
     }
+
+    /// Probe: a second pool's write made from inside the first pool's write waits for the lock the first
+    /// holds only as long as the busy timeout, then throws SQLITE_BUSY saying so: no deadlock, nothing
+    /// written by the inner call, the outer write commits.
+    @Test func aSecondPoolsWriteInsideTheFirstsThrowsBusyInsteadOfDeadlocking() async throws {
+        let (temp, pool) = try r15AsyncPool(readers: 1)
+        try await pool.write { db in try db.syncSchema(R15AsyncItem.self) }
+        var configuration = Database.Configuration()
+        configuration.busyTimeout = .milliseconds(150)
+        let other = try DatabasePool(path: temp.path, readers: 1, configuration: configuration)
+        let inner = try await r15AsyncWithin(20) {
+            try await pool.write { db -> String in
+                try db.save(R15AsyncItem())
+                do { try other.write { db in try db.save(R15AsyncItem()) }; return "ran" } catch let error as DatabaseError {
+                    return "\(error.code.primary == .busy) \(error.message.contains("150 ms"))"
+                }
+            }
+        }
+        #expect(inner == "true true")
+        #expect(try await other.read { db in try db.count(R15AsyncItem.self) } == 1)
+        try await other.close()
+        try await pool.close()
+    }
+
+    /// Probe: a value observation over concurrent commits, some rolled back, yields counts that only grow,
+    /// ends on the final count, and never one a rolled-back write would have made.
+    @Test func aValueObservationNeverYieldsARolledBackValue() async throws {
+        let (temp, pool) = try r15AsyncPool(readers: 2)
+        _ = temp
+        try await pool.write { db in try db.syncSchema(R15AsyncItem.self) }
+        let seen = Locked<[Int]>([])
+        let watching = Task {
+            for try await count in pool.observe({ db in try db.count(R15AsyncItem.self) }) {
+                seen.withLock { $0.append(count) }
+                if count == 20 { break }
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<40 {
+                group.addTask {
+                    try? await pool.write { db in
+                        for _ in 0..<(n % 2 == 0 ? 1 : 50) { try db.save(R15AsyncItem()) }
+                        if n % 2 == 1 { throw R15AsyncAbort() }   // 50 rows, rolled back
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await r15AsyncWithin(20) { try await watching.value }
+        let counts = seen.withLock { $0 }
+        #expect(counts.first == 0)
+        #expect(counts.last == 20)
+        #expect(counts == counts.sorted() && Set(counts).count == counts.count)
+        #expect(counts.allSatisfy { $0 <= 20 })
+        try await pool.close()
+    }
+
+    /// Two tasks closing the pool at once (a server's shutdown paths): the second `close()` returned at
+    /// once while the first still waited for a queued write, so its caller went on (removing the file, say)
+    /// with the connections open. Every `close()` now returns once the handles are closed.
+    @Test func aSecondConcurrentCloseWaitsForTheHandlesToClose() async throws {
+        let (temp, pool) = try r15AsyncPool(readers: 1)
+        try await pool.write { db in try db.syncSchema(R15AsyncItem.self) }
+        let release = Locked(false)
+        let slow = Task {
+            try await pool.write { db in
+                while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.002) }
+                try db.save(R15AsyncItem())
+            }
+        }
+        try await Task.sleep(nanoseconds: 30_000_000)   // the slow write holds the writer
+        let first = Task { try await pool.close() }
+        try await Task.sleep(nanoseconds: 30_000_000)   // the first close waits for it
+        let second = Task { () -> Bool in
+            try await pool.close()
+            return release.withLock { $0 }   // false: it returned while the write (and so the handles) went on
+        }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        release.withLock { $0 = true }
+        #expect(try await second.value, "the second close returned before the queued write ended")
+        try await first.value
+        try await slow.value
+        let reopened = try Database(path: temp.path)
+        #expect(try reopened.count(R15AsyncItem.self) == 1)
+        try reopened.close()
+    }
+
+    #if canImport(Observation)
+    /// Probe: an `@Observable` instance a pool reader holds is told of the writer's commit when the reader
+    /// next reads (its refresh), once, for a property the view does not read too; a commit to another row
+    /// tells it nothing.
+    @Test func anObservableInstanceOfAReaderIsToldOfTheWritersCommit() async throws {
+        let (temp, pool) = try r15AsyncPool(readers: 1)
+        _ = temp
+        try await pool.write { db in for title in ["a", "b"] { let note = R15AsyncNote(); note.title = title; try db.save(note) } }
+        let held = R15AsyncHeld()
+        try await pool.read { db in held.note = try db.object(R15AsyncNote.self, forKey: 1) }
+        let note = try #require(held.note)
+        let changes = Locked(0)
+        withObservationTracking { _ = note.title } onChange: { changes.withLock { $0 += 1 } }
+        try await pool.write { db in try db.execute("UPDATE R15AsyncNote SET title = 'other' WHERE id = 2") }
+        _ = try await pool.read { db in try db.count(R15AsyncNote.self) }
+        #expect(changes.withLock { $0 } == 0, "another row changed: no notification")
+        try await pool.write { db in try db.execute("UPDATE R15AsyncNote SET stars = 4 WHERE id = 1") }
+        _ = try await pool.read { db in try db.count(R15AsyncNote.self) }
+        #expect(changes.withLock { $0 } == 1)
+        #expect(note.stars == 4)
+        withObservationTracking { _ = note.title } onChange: { changes.withLock { $0 += 1 } }
+        try await pool.write { db in
+            let mine = try #require(try db.object(R15AsyncNote.self, forKey: 1))
+            mine.title = "saved"
+            try db.save(mine)
+        }
+        _ = try await pool.read { db in try db.count(R15AsyncNote.self) }
+        #expect(note.title == "saved")
+        #expect(changes.withLock { $0 } == 2)
+        held.note = nil
+        try await pool.close()
+    }
+    #endif
 }
