@@ -8,14 +8,19 @@ final class ChangeHub: Sendable {
     }
     private let listeners = Locked<(next: Int, all: [Int: Listener], isClosed: Bool)>((0, [:], false))
 
+    /// Called after each registration (tests: a commit published right then).
+    let afterAdd = Locked<(@Sendable () -> Void)?>(nil)
+
     /// Registers a listener; nil when the pool is closed already.
     func add(_ listener: Listener) -> Int? {
-        listeners.withLock { state in
+        let id = listeners.withLock { state -> Int? in
             guard !state.isClosed else { return nil }
             state.next += 1
             state.all[state.next] = listener
             return state.next
         }
+        if id != nil, let hook = afterAdd.withLock({ $0 }) { hook() }
+        return id
     }
 
     func remove(_ id: Int) {

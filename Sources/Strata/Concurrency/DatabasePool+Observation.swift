@@ -103,11 +103,15 @@ private final class ValueObserver<T: Sendable>: Sendable {
         // The listener holds the observer for as long as the observation runs.
         let listener = ChangeHub.Listener(changed: { changes in self.changed(changes) },
                                           closed: { self.end(nil) })
+        // Marked running before the listener is added: a commit published in between then makes the first
+        // fetch run once more, instead of starting a second fetch beside it (whose results could arrive in
+        // either order, leaving the stream on the older value).
+        state.withLock { $0.running = true }
         guard let id = pool.hub.add(listener) else {
             continuation.finish(throwing: DatabaseError(code: .misuse, message: "the pool is closed"))
             return stream
         }
-        state.withLock { $0.listener = id; $0.running = true }
+        state.withLock { $0.listener = id }
         continuation.onTermination = { [weak self] _ in self?.end(nil) }
         run()
         return stream

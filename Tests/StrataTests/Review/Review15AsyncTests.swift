@@ -407,6 +407,64 @@ private struct R15AsyncAbort: Error {}
         try reopened.close()
     }
 
+    /// Guard: observations started while commits land (a commit published between the observation's
+    /// registration and its first fetch made a second fetch run beside the first; their results could
+    /// arrive in either order) each end on the final count, having yielded counts that only grow.
+    @Test func observationsStartedWhileCommitsLandEndOnTheNewestValue() async throws {
+        let (temp, pool) = try r15AsyncPool(readers: 3)
+        _ = temp
+        try await pool.write { db in try db.syncSchema(R15AsyncItem.self) }
+        let writing = Task { for _ in 0..<100 { try await pool.write { db in try db.save(R15AsyncItem()) } } }
+        let counts = try await r15AsyncWithin(30) {
+            try await withThrowingTaskGroup(of: [Int].self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        var seen: [Int] = []
+                        for try await count in pool.observe({ db in try db.count(R15AsyncItem.self) }) {
+                            seen.append(count)
+                            if count == 100 { break }
+                        }
+                        return seen
+                    }
+                    await Task.yield()
+                }
+                var all: [[Int]] = []
+                for try await seen in group { all.append(seen) }
+                return all
+            }
+        }
+        try await writing.value
+        #expect(counts.count == 50)
+        #expect(counts.allSatisfy { $0.last == 100 && $0 == $0.sorted() })
+        try await pool.close()
+    }
+
+    /// A commit published between an observation's registration and the start of its first fetch (another
+    /// task's write landing then) started a second fetch beside the first: two fetches ran at once on two
+    /// readers, and their results could arrive in either order, leaving the stream on the older value. The
+    /// commit now makes the first fetch run once more, after it.
+    @Test func aCommitRightAfterAnObservationRegistersNeverRunsTwoFetchesAtOnce() async throws {
+        let (temp, pool) = try r15AsyncPool(readers: 2)
+        _ = temp
+        try await pool.write { db in try db.syncSchema(R15AsyncItem.self) }
+        pool.hub.afterAdd.withLock { hook in
+            hook = { try? pool.writer.sync { db in try db.transaction { try db.execute("INSERT INTO R15AsyncItem DEFAULT VALUES") } } }
+        }
+        let running = Locked((now: 0, most: 0))
+        var values = pool.observe { db -> Int in
+            running.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            defer { running.withLock { $0.now -= 1 } }
+            Thread.sleep(forTimeInterval: 0.05)
+            return try db.count(R15AsyncItem.self)
+        }.makeAsyncIterator()
+        pool.hub.afterAdd.withLock { $0 = nil }
+        var seen: [Int] = []
+        while seen.last != 1, let value = try await values.next() { seen.append(value) }
+        #expect(seen.last == 1)
+        #expect(running.withLock { $0.most } == 1, "two fetches of one observation ran at once")
+        try await pool.close()
+    }
+
     #if canImport(Observation)
     /// Probe: an `@Observable` instance a pool reader holds is told of the writer's commit when the reader
     /// next reads (its refresh), once, for a property the view does not read too; a commit to another row
