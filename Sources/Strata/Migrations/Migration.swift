@@ -317,9 +317,11 @@ public struct MigrationError: Error, Sendable, CustomStringConvertible {
     /// ```swift
     /// print(error)
     /// ```
+    ///
+    /// A long message or statement is cut, with a marker saying how much was left out (`sql` keeps it all).
     public var description: String {
-        var text = "migration \(migration)\(namespace == Migrator.defaultNamespace ? "" : " (namespace \(namespace))"): \(message)"
-        if let sql { text += " while executing `\(sql)`" }
+        var text = "migration \(migration)\(namespace == Migrator.defaultNamespace ? "" : " (namespace \(namespace))"): \(ErrorText.clipped(message, limit: ErrorText.sqlLimit))"
+        if let sql { text += " while executing `\(ErrorText.clipped(sql, limit: ErrorText.sqlLimit, of: "SQL"))`" }
         return text
     }
 }

@@ -109,6 +109,20 @@ private struct R15AsyncAbort: Error {}
         #expect(error.description.hasPrefix("Model Wide, key integer 1, properties column_0, column_1"))
     }
 
+    /// A migration whose one statement is a seed of 20,000 rows printed all of it in the error's
+    /// description; it is now cut like a `DatabaseError`'s (the `sql` property keeps it whole).
+    @Test func theDescriptionOfAFailedMigrationWithAHugeStatementIsBounded() throws {
+        let temp = try TemporaryDatabase()
+        let rows = (0..<20_000).map { "(\($0), 'name \($0)')" }.joined(separator: ", ")
+        var migrator = Migrator()
+        migrator.register("0001_seed", sql: "INSERT INTO nope (id, name) VALUES \(rows)")
+        let error = try #require(throws: MigrationError.self) { try migrator.migrate(temp.db) }
+        #expect(error.sql?.hasSuffix("'name 19999')") == true)
+        #expect(error.description.count < 6_000, "description is \(error.description.count) characters")
+        #expect(error.description.contains("characters of SQL left out"))
+        #expect(error.description.hasPrefix("migration 0001_seed"))
+    }
+
     // MARK: Async entry points
 
     /// Probe: 200 reads fanned out in a task group over 2 readers all return, and leave no load counted.
