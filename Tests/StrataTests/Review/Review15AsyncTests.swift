@@ -146,6 +146,30 @@ private struct R15AsyncAbort: Error {}
         try await pool.close()
     }
 
+    /// Probe: reads queued behind two slow ones and cancelled before they start never run, throw
+    /// `CancellationError`, and leave no load counted on the readers.
+    @Test func queuedReadsCancelledBeforeTheyStartNeverRun() async throws {
+        let (temp, pool) = try r15AsyncPool(readers: 2)
+        _ = temp
+        try await pool.write { db in try db.syncSchema(R15AsyncItem.self) }
+        let release = Locked(false)
+        let ran = Locked(0)
+        let slow = (0..<2).map { _ in
+            Task { try await pool.read { _ in while !release.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.002) } } }
+        }
+        try await Task.sleep(nanoseconds: 30_000_000)
+        let queued = (0..<20).map { _ in Task { try await pool.read { db in ran.withLock { $0 += 1 }; return try db.count(R15AsyncItem.self) } } }
+        try await Task.sleep(nanoseconds: 30_000_000)
+        for task in queued { task.cancel() }
+        release.withLock { $0 = true }
+        for task in queued { await #expect(throws: CancellationError.self) { _ = try await task.value } }
+        for task in slow { try await task.value }
+        #expect(ran.withLock { $0 } == 0)
+        #expect(pool.readers.map(\.load) == [0, 0])
+        #expect(try await pool.read { db in try db.count(R15AsyncItem.self) } == 0)
+        try await pool.close()
+    }
+
     /// Probe: a write inside a read-only reader (raw SQL or a save) throws SQLite's read-only error, the
     /// reader is left outside any transaction, and the pool goes on.
     @Test func aWriteInsideAReaderThrowsAndTheReaderGoesOn() async throws {
