@@ -395,6 +395,7 @@ private struct R15AsyncAbort: Error {}
                 if count == 20 { break }
             }
         }
+        try await eventually { !seen.withLock { $0.isEmpty } }   // the first value, before any write
         try await withThrowingTaskGroup(of: Void.self) { group in
             for n in 0..<40 {
                 group.addTask {
