@@ -26,9 +26,13 @@ final class ModelContext {
     /// Whether this handle prepared a DROP TABLE or an ALTER TABLE (a rebuild, a rename, a dropped column
     /// move rows SQLite's update hook never reports): the live instances follow when the transaction commits
     /// (``Database/followSchemaChange()``).
-    var schemaMoved: Bool { !movedTables.isEmpty }
+    /// (A stored flag, not `!movedTables.isEmpty`: it is read on every save and fetch, and a plain flag
+    /// costs no access to the set.)
+    @exclusivity(unchecked) private(set) var schemaMoved = false
     /// The tables (lowercased) of the DROP TABLE and ALTER TABLE statements behind `schemaMoved`.
-    var movedTables: Set<String> = []
+    var movedTables: Set<String> = [] {
+        didSet { schemaMoved = !movedTables.isEmpty }
+    }
     /// Set while migrations run: they are followed once, at the end (a migration outside a transaction
     /// commits statement by statement, and its instances follow the table it leaves, not one half way).
     var followsSchemaLater = false
