@@ -8,7 +8,7 @@ extension DatabasePool {
     ///
     /// Nothing is dropped: the stream keeps every change until the loop takes it (its buffer is not
     /// bounded), so a loop that stops reading while it stays alive keeps them in memory. Leave the loop
-    /// (or cancel its task) when you no longer read; for "the newest state" use ``observe(_:)``, which
+    /// (or cancel its task) when you no longer read; for "the newest state" use `observe(_:)`, which
     /// keeps only the newest value.
     ///
     /// ```swift

@@ -61,8 +61,8 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     /// print(error)  // SQLite error 1: no such table: nope - while executing `SELECT * FROM nope`
     /// ```
     ///
-    /// The description stays short enough for a log line: SQL past ``ErrorText/sqlLimit`` characters and
-    /// arguments past ``ErrorText/listLimit`` entries are left out, with a marker saying how many (the
+    /// The description stays short enough for a log line: SQL past 2,000 characters and arguments past
+    /// 32 entries are left out, with a marker saying how many (the
     /// `sql` and `arguments` properties keep them all).
     public var description: String {
         var text = "SQLite error \(code.rawValue): \(ErrorText.clipped(message, limit: ErrorText.sqlLimit))"
