@@ -103,12 +103,22 @@ public struct Migrator: Sendable {
 
     /// Registers every `.sql` file of `folder` (not hidden ones), ordered by name; the id is the name without `.sql`.
     /// A file may begin with directives, among its first comment lines: `-- strata: no-transaction`,
-    /// `-- strata: foreign-keys immediate` or `-- strata: foreign-keys disabled`.
+    /// `-- strata: foreign-keys immediate` or `-- strata: foreign-keys disabled`. All or nothing: a file
+    /// that cannot be read, or has an unknown or late directive, throws and registers none of the folder.
     ///
     /// ```swift
     /// try migrator.registerSQLFiles(in: Bundle.module.resourceURL!.appendingPathComponent("Migrations"))
     /// ```
     public mutating func registerSQLFiles(in folder: URL) throws {
+        // All or nothing: a file that cannot be read or has an unknown directive registers none of the folder.
+        let registered = migrations
+        do { try registerEachSQLFile(in: folder) } catch {
+            migrations = registered
+            throw error
+        }
+    }
+
+    private mutating func registerEachSQLFile(in folder: URL) throws {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path)

@@ -674,3 +674,20 @@ extension Review15MigrationTests {
         try await pool.close()
     }
 }
+
+// A folder registers all of its files or none of them.
+extension Review15MigrationTests {
+    @Test func aFolderWithABadFileRegistersNoneOfItsFiles() throws {
+        let temp = try TemporaryDatabase()
+        let url = try r15Folder(temp, ["0001_create.sql": "CREATE TABLE t(x);\n",
+                                       "0002_bad.sql": "-- strata: sometimes\nCREATE TABLE u(x);\n",
+                                       "0003_more.sql": "CREATE TABLE v(x);\n"])
+        var migrator = Migrator()
+        migrator.register("0000_first", sql: "CREATE TABLE s(x)")
+        let error = #expect(throws: MigrationError.self) { try migrator.registerSQLFiles(in: url) }
+        #expect(error?.migration == "0002_bad")
+        #expect(migrator.migrations.map(\.id) == ["0000_first"])
+        #expect(try migrator.migrate(temp.db) == ["0000_first"])
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name IN ('t', 'u', 'v')") == 0)
+    }
+}
