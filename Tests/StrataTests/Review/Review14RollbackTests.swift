@@ -108,6 +108,13 @@ private final class R14Synced: Model {
 private struct Undo: Error {}
 
 /// Tables with a UNIQUE name, a CHECK on qty and a trigger refusing qty 666.
+/// Two ways SQLite ends a transaction itself when an update of `r14_item` sets qty above 2 (a trigger's
+/// RAISE(ROLLBACK), an ON CONFLICT ROLLBACK constraint), each with the statement that removes it.
+private let transactionEndingGuards: [(create: String, drop: String)] = [
+    ("CREATE TRIGGER r14_item_guard BEFORE UPDATE ON r14_item WHEN NEW.qty > 2 BEGIN SELECT RAISE(ROLLBACK, 'too many'); END", "DROP TRIGGER r14_item_guard"),
+    ("CREATE TABLE r14_cap (qty INTEGER UNIQUE ON CONFLICT ROLLBACK); INSERT INTO r14_cap VALUES (3); CREATE TRIGGER r14_item_cap AFTER UPDATE ON r14_item BEGIN INSERT INTO r14_cap VALUES (NEW.qty); END", "DROP TRIGGER r14_item_cap"),
+]
+
 private func itemDatabase() throws -> TemporaryDatabase {
     let temp = try TemporaryDatabase()
     try temp.db.execute("""
@@ -277,10 +284,7 @@ private func itemDatabase() throws -> TemporaryDatabase {
         #expect(try db.value(Int.self, "SELECT level FROM r14_gauge") == 1)
     }
 
-    @Test(arguments: [
-        "CREATE TRIGGER r14_item_guard BEFORE UPDATE ON r14_item WHEN NEW.qty > 2 BEGIN SELECT RAISE(ROLLBACK, 'too many'); END",
-        "CREATE TABLE r14_cap (qty INTEGER UNIQUE ON CONFLICT ROLLBACK); INSERT INTO r14_cap VALUES (3); CREATE TRIGGER r14_item_cap AFTER UPDATE ON r14_item BEGIN INSERT INTO r14_cap VALUES (NEW.qty); END",
-    ])
+    @Test(arguments: transactionEndingGuards.map(\.create))
     func aSaveWhoseFailureRolledBackTheWholeBlockGivesTheInstanceItsRow(ddl: String) throws {
         let temp = try itemDatabase()
         let db = temp.db
@@ -308,16 +312,11 @@ private func itemDatabase() throws -> TemporaryDatabase {
     /// The same inside a raw `BEGIN` (no block): the transaction the edit was made for is gone, so the
     /// instance reads its row (as an instance saved earlier in it does), and a retried raw transaction
     /// applies its increment once. A save of its own refused the same way afterwards keeps its edit.
-    @Test(arguments: [
-        ("CREATE TRIGGER r14_item_guard BEFORE UPDATE ON r14_item WHEN NEW.qty > 2 BEGIN SELECT RAISE(ROLLBACK, 'too many'); END",
-         "DROP TRIGGER r14_item_guard"),
-        ("CREATE TABLE r14_cap (qty INTEGER UNIQUE ON CONFLICT ROLLBACK); INSERT INTO r14_cap VALUES (3); CREATE TRIGGER r14_item_cap AFTER UPDATE ON r14_item BEGIN INSERT INTO r14_cap VALUES (NEW.qty); END",
-         "DROP TRIGGER r14_item_cap"),
-    ], ["one", "batch"])
-    func aSaveWhoseFailureEndedARawTransactionGivesTheInstanceItsRow(ddl: (String, String), kind: String) throws {
+    @Test(arguments: transactionEndingGuards, ["one", "batch"])
+    func aSaveWhoseFailureEndedARawTransactionGivesTheInstanceItsRow(ddl: (create: String, drop: String), kind: String) throws {
         let temp = try itemDatabase()
         let db = temp.db
-        try db.execute(ddl.0)
+        try db.execute(ddl.create)
         let a = try #require(try db.object(R14Item.self, forKey: 2))   // qty 2
         let b = try #require(try db.object(R14Item.self, forKey: 1))
         let save = { (item: R14Item) in kind == "one" ? try db.save(item) : try db.save([item]) }
@@ -335,7 +334,7 @@ private func itemDatabase() throws -> TemporaryDatabase {
         #expect(a.qty == 3 && a.changedProperties == ["qty"])
         a.qty = 2
         // The retried raw transaction, once nothing refuses it, stores one increment.
-        try db.execute(ddl.1)
+        try db.execute(ddl.drop)
         try db.execute("BEGIN IMMEDIATE")
         a.qty += 1
         try save(a)
