@@ -101,7 +101,8 @@ public struct Migrator: Sendable {
         migrations.append(Migration(id: id, foreignKeyChecks: foreignKeyChecks, inTransaction: inTransaction, body: .sql(sql)))
     }
 
-    /// Registers every `.sql` file of `folder` (not hidden ones), ordered by name; the id is the name without `.sql`.
+    /// Registers every `.sql` file of `folder` (not hidden ones; `.SQL` in any case), ordered by name; the id is
+    /// the name without its extension.
     /// A file may begin with directives, among its first comment lines: `-- strata: no-transaction`,
     /// `-- strata: foreign-keys immediate` or `-- strata: foreign-keys disabled`. All or nothing: a file
     /// that cannot be read, or has an unknown or late directive, throws and registers none of the folder.
@@ -122,7 +123,7 @@ public struct Migrator: Sendable {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-                .filter { $0.hasSuffix(".sql") && !$0.hasPrefix(".") }   // not hidden files: an editor's lock or swap file
+                .filter { $0.lowercased().hasSuffix(".sql") && !$0.hasPrefix(".") }   // not hidden files: an editor's lock or swap file
                 .sorted()
         } catch {
             throw MigrationError(migration: "-", namespace: namespace, reason: .failed, sql: nil, underlying: error,

@@ -690,4 +690,17 @@ extension Review15MigrationTests {
         #expect(try migrator.migrate(temp.db) == ["0000_first"])
         #expect(try temp.db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name IN ('t', 'u', 'v')") == 0)
     }
+
+    /// A `.SQL` file (an upper-case extension, as some Windows tools write) was skipped silently, so the
+    /// migrations after it ran without it.
+    @Test func anUpperCaseExtensionIsAMigrationToo() throws {
+        let temp = try TemporaryDatabase()
+        let url = try r15Folder(temp, ["0001_create.SQL": "CREATE TABLE t(x);\n",
+                                       "0002_fill.sql": "INSERT INTO t VALUES (1);\n"])
+        var migrator = Migrator()
+        try migrator.registerSQLFiles(in: url)
+        #expect(migrator.migrations.map(\.id) == ["0001_create", "0002_fill"])
+        #expect(try migrator.migrate(temp.db) == ["0001_create", "0002_fill"])
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM t") == 1)
+    }
 }
