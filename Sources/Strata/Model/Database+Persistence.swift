@@ -492,13 +492,20 @@ extension Database {
     private func adoptRowMatchingUpsertKeys(_ object: ModelObject, registry: TypeRegistry) throws -> Bool {
         let metadata = registry.metadata, table = registry.table
         let conditions = metadata.upsertKeys.map { "\(SQL.quote(table.columns[$0])) = ?" }.joined(separator: " AND ")
-        let statement = try connection.cachedStatement("SELECT \(table.selectColumns) FROM \(SQL.quote(table.table)) WHERE \(conditions) LIMIT 1")
+        // Two rows at most: a second one means the values name no single row, which no guess may settle.
+        let statement = try connection.cachedStatement("SELECT \(table.selectColumns) FROM \(SQL.quote(table.table)) WHERE \(conditions) LIMIT 2")
         defer { statement.reset() }
         try bind(object, properties: metadata.upsertKeys, to: statement, registry: registry)
         guard try statement.step() else { return false }
         let row = metadata.makeInstance()
         try decodeRow(statement, into: row, registry: registry)
         let key = try metadata.key.accessor.load(row)
+        if try statement.step() {
+            let names = metadata.upsertKeys.map { metadata.properties[$0].name }
+            let other = table.key(from: statement).map { " and \($0)" } ?? ""
+            throw ModelError(.duplicateKey, model: metadata.typeName, key: key, properties: names,
+                             "the upsert-key values (\(names.joined(separator: ", "))) of the new instance match more than one row of \"\(table.table)\" (keys \(key)\(other)), so they name no single row to update; nothing was written. Make the upsert keys unique (a UNIQUE index over them) or remove the duplicate rows")
+        }
         if registry.instance(key: key) != nil {
             throw ModelError(.duplicateInstance, model: metadata.typeName, key: key,
                              properties: metadata.upsertKeys.map { metadata.properties[$0].name },

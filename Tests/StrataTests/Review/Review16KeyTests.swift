@@ -1,0 +1,287 @@
+import Foundation
+import Testing
+import Strata
+import StrataTestSupport
+
+// Keys and identity: collations, keys stored in other formats, re-keying, upsert keys, extreme keys.
+
+private final class R16KeyRTrim: Model {
+    static let tableName = "r16_rtrim"
+    var id = ""
+    var name = ""
+    required init() {}
+}
+
+private final class R16KeyUUIDText: Model {
+    static let tableName = "r16_uuid_text"
+    var id = UUID()
+    var name = ""
+    required init() {}
+}
+
+private final class R16KeyUUIDBlob: Model {
+    static let tableName = "r16_uuid_blob"
+    var id = UUID()
+    var name = ""
+    required init() {}
+}
+
+private final class R16KeyIntPK: Model {
+    static let tableName = "r16_int_pk"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R16KeyRealPK: Model {
+    static let tableName = "r16_real_pk"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R16KeyPlain: Model {
+    static let tableName = "r16_plain"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R16KeyServer: Model {
+    static let tableName = "r16_server"
+    static let upsertKeys = ["serverID"]
+    var id: Int64 = 0
+    var serverID: String?
+    var name = ""
+    required init() {}
+}
+
+private struct R16KeyUndo: Error {}
+
+@Suite struct Review16KeyTests {
+    // MARK: Collations
+
+    @Test func anRTrimKeyHasOneLiveInstanceAndAnInsertNeverOverwrites() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r16_rtrim (id TEXT PRIMARY KEY COLLATE RTRIM, name TEXT NOT NULL DEFAULT '')")
+        let a = R16KeyRTrim(); a.id = "a"; a.name = "first"
+        try temp.db.save(a)
+        #expect(try temp.db.object(R16KeyRTrim.self, forKey: "a  ") === a)
+        let twin = R16KeyRTrim(); twin.id = "a "; twin.name = "second"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(twin) }
+        #expect(error?.kind == .duplicateKey)
+        #expect(try temp.db.value(String.self, "SELECT id || '/' || name FROM r16_rtrim") == "a/first")
+        try temp.db.execute("INSERT INTO r16_rtrim VALUES ('b ', 'raw')")
+        let b1 = try #require(try temp.db.object(R16KeyRTrim.self, forKey: "b"))
+        let b2 = try #require(try temp.db.object(R16KeyRTrim.self, forKey: "b   "))
+        #expect(b1 === b2 && b1.id == "b ")
+        b1.name = "mine"; try temp.db.save(b1)
+        #expect(try temp.db.value(String.self, "SELECT name FROM r16_rtrim WHERE id = 'b '") == "mine")
+    }
+
+    // MARK: UUID keys in other formats
+
+    @Test func aUUIDKeyStoredAsUppercaseTextIsFoundAndKeepsItsFormat() throws {
+        let temp = try TemporaryDatabase()
+        let uuid = UUID(uuidString: "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11")!
+        try temp.db.execute("""
+            CREATE TABLE r16_uuid_text (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO r16_uuid_text VALUES ('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', 'raw');
+            """)
+        let found = try #require(try temp.db.object(R16KeyUUIDText.self, forKey: uuid))
+        #expect(found.id == uuid && found.name == "raw")
+        #expect(try temp.db.objects(R16KeyUUIDText.self).first === found)
+        found.name = "mine"; try temp.db.save(found)
+        #expect(try temp.db.value(String.self, "SELECT id || '/' || name FROM r16_uuid_text") == "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11/mine")
+        // A new instance with the same UUID is a duplicate, in any spelling the table holds.
+        let twin = R16KeyUUIDText(); twin.id = uuid
+        let error = #expect(throws: ModelError.self) { try temp.db.save(twin) }
+        #expect(error?.kind == .duplicateInstance || error?.kind == .duplicateKey)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_uuid_text") == 1)
+        // The same, after the handle forgot the live instance.
+        let other = try Database(path: temp.path)
+        let twin2 = R16KeyUUIDText(); twin2.id = uuid
+        let error2 = #expect(throws: ModelError.self) { try other.save(twin2) }
+        #expect(error2?.kind == .duplicateKey)
+        #expect(try other.value(Int.self, "SELECT count(*) FROM r16_uuid_text") == 1)
+        try other.close()
+    }
+
+    @Test func aUUIDKeyStoredAsHexOrBlobHasOneInstance() throws {
+        let temp = try TemporaryDatabase()
+        let uuid = UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E")!
+        try temp.db.execute("""
+            CREATE TABLE r16_uuid_text (id char(32) PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO r16_uuid_text VALUES ('0f8fad5bd9cb469fa16570867728950e', 'hex');
+            CREATE TABLE r16_uuid_blob (id BLOB PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO r16_uuid_blob VALUES (x'0F8FAD5BD9CB469FA16570867728950E', 'blob');
+            """)
+        let hex = try #require(try temp.db.object(R16KeyUUIDText.self, forKey: uuid))
+        #expect(hex.name == "hex" && hex.id == uuid)
+        #expect(try temp.db.objects(R16KeyUUIDText.self, where: "WHERE name = 'hex'").first === hex)
+        let twin = R16KeyUUIDText(); twin.id = uuid
+        #expect(throws: ModelError.self) { try temp.db.save(twin) }
+        let blob = try #require(try temp.db.object(R16KeyUUIDBlob.self, forKey: uuid))
+        #expect(blob.name == "blob")
+        #expect(try temp.db.objects(R16KeyUUIDBlob.self).first === blob)
+        blob.name = "mine"; try temp.db.save(blob)
+        #expect(try temp.db.value(String.self, "SELECT hex(id) || '/' || name FROM r16_uuid_blob") == "0F8FAD5BD9CB469FA16570867728950E/mine")
+        let twinBlob = R16KeyUUIDBlob(); twinBlob.id = uuid
+        #expect(throws: ModelError.self) { try temp.db.save(twinBlob) }
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_uuid_blob") == 1)
+    }
+
+    // MARK: Extreme keys
+
+    @Test func keyZeroWrittenByAnotherToolIsARowNotUnsaved() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r16_plain (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO r16_plain VALUES (0, 'zero'), (-5, 'neg'), (9223372036854775807, 'max'), (-9223372036854775808, 'min');
+            """)
+        let zero = try #require(try temp.db.object(R16KeyPlain.self, forKey: 0))
+        #expect(zero.name == "zero" && zero.id == 0)
+        zero.name = "z2"; try temp.db.save(zero)
+        #expect(try temp.db.value(String.self, "SELECT name FROM r16_plain WHERE id = 0") == "z2")
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_plain") == 4)
+        for key: Int64 in [-5, .max, .min] {
+            let o = try #require(try temp.db.object(R16KeyPlain.self, forKey: key))
+            #expect(o.id == key)
+            #expect(try temp.db.object(R16KeyPlain.self, forKey: key) === o)
+            o.name = "x\(key)"; try temp.db.save(o)
+        }
+        #expect(try temp.db.objects(R16KeyPlain.self).count == 4)
+        #expect(try temp.db.delete(zero))
+        #expect(try temp.db.object(R16KeyPlain.self, forKey: 0) == nil)
+    }
+
+    @Test func theNextKeyOfAFullIntPrimaryKeyIsAnError() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r16_int_pk (id INT PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO r16_int_pk VALUES (9223372036854775807, 'max');
+            """)
+        let new = R16KeyIntPK(); new.name = "new"
+        #expect(throws: (any Error).self) { try temp.db.save(new) }
+        #expect(new.id == 0)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_int_pk") == 1)
+    }
+
+    @Test func anIntegerKeyPast2To53InARealColumnIsNotSilentlyRounded() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r16_real_pk (id REAL PRIMARY KEY, name TEXT NOT NULL DEFAULT '')")
+        let a = R16KeyRealPK(); a.id = 9_007_199_254_740_993; a.name = "a"
+        do {
+            try temp.db.save(a)
+            // Saved: the row holds that key and is found by it.
+            #expect(try temp.db.value(Int64.self, "SELECT CAST(id AS INTEGER) FROM r16_real_pk") == 9_007_199_254_740_993)
+        } catch {
+            #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_real_pk") == 0)
+        }
+    }
+
+    // MARK: Re-keying
+
+    @Test func changingTheKeyOfASavedInstanceIsRefusedAndWritesNothing() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r16_plain (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '')")
+        let a = R16KeyPlain(); a.name = "a"
+        try temp.db.save(a)
+        let old = a.id
+        a.id = 42; a.name = "moved"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(a) }
+        #expect(error?.kind == .invalidPrimaryKey)
+        #expect(try temp.db.value(String.self, "SELECT id || '/' || name FROM r16_plain") == "\(old)/a")
+        #expect(try temp.db.object(R16KeyPlain.self, forKey: 42) == nil)
+        a.id = old
+        try temp.db.save(a)
+        #expect(try temp.db.value(String.self, "SELECT id || '/' || name FROM r16_plain") == "\(old)/moved")
+    }
+
+    @Test func anotherHandleReKeyingARowMovesOrDropsTheLiveInstance() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r16_plain (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT ''); INSERT INTO r16_plain VALUES (1, 'a')")
+        let a = try #require(try temp.db.object(R16KeyPlain.self, forKey: 1))
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE r16_plain SET id = 2 WHERE id = 1")
+        try other.close()
+        #expect(try temp.db.object(R16KeyPlain.self, forKey: 1) == nil)
+        let moved = try #require(try temp.db.object(R16KeyPlain.self, forKey: 2))
+        #expect(moved.id == 2 && moved.name == "a")
+        #expect(a === moved || a.isDeleted)
+        if a.isDeleted {
+            a.name = "lost"
+            #expect(throws: ModelError.self) { try temp.db.save(a) }
+        }
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_plain") == 1)
+    }
+
+    // MARK: Delete and re-insert in one transaction
+
+    @Test func deletingAndReinsertingAKeyThenRollingBackBringsTheFirstInstanceBack() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r16_plain (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT ''); INSERT INTO r16_plain VALUES (1, 'a')")
+        let a = try #require(try temp.db.object(R16KeyPlain.self, forKey: 1))
+        let b = R16KeyPlain(); b.id = 1; b.name = "b"
+        #expect(throws: R16KeyUndo.self) {
+            try temp.db.transaction {
+                try temp.db.delete(a)
+                try temp.db.save(b)
+                #expect(try temp.db.object(R16KeyPlain.self, forKey: 1) === b)
+                throw R16KeyUndo()
+            }
+        }
+        #expect(!a.isDeleted && a.name == "a")
+        #expect(try temp.db.object(R16KeyPlain.self, forKey: 1) === a)
+        #expect(b.isDeleted == false && b.id == 1)
+        #expect(try temp.db.value(String.self, "SELECT group_concat(id || '/' || name) FROM r16_plain") == "1/a")
+        a.name = "a2"; try temp.db.save(a)
+        #expect(try temp.db.value(String.self, "SELECT name FROM r16_plain WHERE id = 1") == "a2")
+        // b was never saved: saving it now is a duplicate, not an overwrite.
+        let error = #expect(throws: ModelError.self) { try temp.db.save(b) }
+        #expect(error?.kind == .duplicateInstance || error?.kind == .duplicateKey)
+    }
+
+    // MARK: Upsert keys
+
+    @Test func aNullUpsertKeyNeverMatches() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r16_server (id INTEGER PRIMARY KEY, serverID TEXT, name TEXT NOT NULL DEFAULT '')")
+        let a = R16KeyServer(); a.name = "a"
+        let b = R16KeyServer(); b.name = "b"
+        try temp.db.save(a)
+        try temp.db.save(b)
+        #expect(a.id != b.id)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_server") == 2)
+    }
+
+    @Test func anUpsertKeyMatchingTwoRowsIsAnErrorNotAGuess() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r16_server (id INTEGER PRIMARY KEY, serverID TEXT, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO r16_server VALUES (1, 's1', 'one'), (2, 's1', 'two');
+            """)
+        let c = R16KeyServer(); c.serverID = "s1"; c.name = "new"
+        #expect(throws: ModelError.self) { try temp.db.save(c) }
+        #expect(try temp.db.value(String.self, "SELECT group_concat(name) FROM (SELECT name FROM r16_server ORDER BY id)") == "one,two")
+        #expect(c.id == 0)
+    }
+
+    @Test func aBatchWithTwoNewInstancesOfOneUpsertKeyIsRefused() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r16_server (id INTEGER PRIMARY KEY, serverID TEXT, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO r16_server VALUES (1, 's1', 'one');
+            """)
+        let existing = R16KeyServer(); existing.serverID = "s1"; existing.name = "updated"
+        let fresh = R16KeyServer(); fresh.serverID = "s2"; fresh.name = "fresh"
+        try temp.db.save([existing, fresh])
+        #expect(existing.id == 1 && fresh.id == 2)
+        #expect(try temp.db.value(String.self, "SELECT group_concat(name) FROM (SELECT name FROM r16_server ORDER BY id)") == "updated,fresh")
+        let x = R16KeyServer(); x.serverID = "s3"; x.name = "x"
+        let y = R16KeyServer(); y.serverID = "s3"; y.name = "y"
+        #expect(throws: ModelError.self) { try temp.db.save([x, y]) }
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_server") == 2)
+        #expect(x.id == 0 && y.id == 0)
+    }
+}
