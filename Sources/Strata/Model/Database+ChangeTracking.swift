@@ -384,13 +384,19 @@ extension Database {
         while start < live.count {
             let chunk = live[start..<min(start + 500, live.count)]
             start += chunk.count
-            guard let keys = try? chunk.map({ table.keyIsRowID ? .integer($0._rowID) : try table.storedKey(registeredKeyValue(of: $0, registry: registry)) }),
-                  let statement = try? connection.prepare("SELECT \(column) FROM \(SQL.quote(table.table)) WHERE \(column) IN (\(SQL.placeholders(keys.count)))")
+            guard let keys = try? chunk.map({ table.keyIsRowID ? .integer($0._rowID) : try table.storedKey(registeredKeyValue(of: $0, registry: registry)) })
+            else { continue }
+            // An integer key in a column with no type is looked for also as its text ('7'), and found as the key.
+            let textForms = table.keyHasTextForms
+            let bound = textForms ? keys.flatMap { $0.keyForms(untypedColumn: true) } : keys
+            guard let statement = try? connection.prepare("SELECT \(column) FROM \(SQL.quote(table.table)) WHERE \(column) IN (\(SQL.placeholders(bound.count)))")
             else { continue }
             defer { statement.finalize() }
             var found: Set<SQLValue> = []
-            guard (try? statement.bind(values: keys)) != nil else { continue }
-            while (try? statement.step()) == true { found.insert(statement.value(at: 0)) }
+            guard (try? statement.bind(values: bound)) != nil else { continue }
+            while (try? statement.step()) == true {
+                found.insert(textForms ? KeyForm.integer.canonical(statement.value(at: 0)) : statement.value(at: 0))
+            }
             for (object, key) in zip(chunk, keys) where !found.contains(key) {
                 if isInTransaction { models.noteDeleted(object) }
                 registry.detach(object, deleted: true)

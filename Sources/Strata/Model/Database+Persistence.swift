@@ -519,11 +519,17 @@ extension Database {
         return true
     }
 
-    /// `max(key) + 1` of a table whose integer key SQLite does not assign.
+    /// `max(key) + 1` of a table whose integer key SQLite does not assign: the largest number among the
+    /// keys (`key < ''`: SQLite orders every text after every number, so a plain `max` would give a text key
+    /// another tool stored, 'abc' or '7', and `+ 1` a key that may be taken); in a column with no type, whose
+    /// integer keys may be stored as their text ('7'), the largest such text too. Both searches use the key's
+    /// index.
     private func nextIntegerKey(_ registry: TypeRegistry) throws -> Int64 {
-        let metadata = registry.metadata
-        let statement = try connection.cachedStatement(
-            "SELECT coalesce(max(\(SQL.quote(registry.table.columns[0]))), 0) + 1 FROM \(SQL.quote(metadata.tableName))")
+        let metadata = registry.metadata, column = SQL.quote(registry.table.columns[0]), table = SQL.quote(metadata.tableName)
+        let numbers = "SELECT coalesce(max(\(column)), 0) FROM \(table) WHERE \(column) < ''"
+        let texts = "SELECT coalesce(max(CAST(\(column) AS INTEGER)), 0) FROM \(table) WHERE \(column) >= '' AND \(column) < x''"
+        let statement = try connection.cachedStatement(registry.table.keyHasTextForms
+            ? "SELECT max((\(numbers)), (\(texts))) + 1" : "SELECT (\(numbers)) + 1")
         defer { statement.reset() }
         return try statement.step() ? statement.int64(at: 0) : 1
     }

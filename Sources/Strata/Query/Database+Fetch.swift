@@ -96,8 +96,10 @@ extension Database {
             let found = try values.compactMap { try object(T.self, forKey: $0, checkingCommits: false) }
             return found
         }
-        let found = try objects(T.self, registry: registry, column: registry.table.columns[0],
-                                in: values.map(registry.table.storedKey))
+        var stored = try values.map(registry.table.storedKey)
+        // An integer key in a column with no type: also as its text ('7'), as another tool may store it.
+        if registry.table.keyHasTextForms { stored = stored.flatMap { $0.keyForms(untypedColumn: true) } }
+        let found = try objects(T.self, registry: registry, column: registry.table.columns[0], in: stored)
         guard ordered else { return found }
         if registry.table.keyIsRowID {
             // The key is the rowid, which every registered instance carries: no key decoding, integer hashing.

@@ -46,8 +46,14 @@ final class TableMapping {
     let columns: [String]
     /// How many columns make the key (the first ones of ``columns``).
     let keyCount: Int
-    /// `"a" = ? AND "b" = ?` over the key columns (`"id" = ?` for a single key).
+    /// `"a" = ? AND "b" = ?` over the key columns (`"id" = ?` for a single key; `"id" IN (?, ?)` when
+    /// ``keyHasTextForms``).
     let keyClause: String
+    /// Whether the key is one integer in a column with no type (BLOB affinity), where another tool may
+    /// have stored key 7 as the text '7', which SQLite tells from the integer 7 but the model reads as key
+    /// 7: ``keyClause`` then finds the row by either form, and ``bindKey(_:to:at:)`` binds both
+    /// (``SQLValue/keyForms(untypedColumn:)``).
+    let keyHasTextForms: Bool
     /// How SQLite compares values of a single-column key that is not the rowid (its primary key index's
     /// collating sequence): what a foreign key to it, a child's or a join table's column, matches by.
     let keyCollation: KeyCollation
@@ -204,8 +210,9 @@ final class TableMapping {
         quotedTable = t
         let names = columns.map(SQL.quote)
         quotedNames = names
-        let key = names.prefix(keyCount).map { "\($0) = ?" }.joined(separator: " AND ")
-        keyClause = key
+        keyHasTextForms = metadata.keyCount == 1 && metadata.keyIsInteger && !keyIsRowID && formats[0] == .native
+            && untypedColumns.contains(0)
+        keyClause = keyHasTextForms ? "\(names[0]) IN (?, ?)" : names.prefix(keyCount).map { "\($0) = ?" }.joined(separator: " AND ")
         var columns = names.map { "\(t).\($0)" }
         if hasRowID && !keyIsRowID { columns.append("\(t).\(self.rowIDName)") }
         selectColumns = columns.joined(separator: ", ")
@@ -244,8 +251,13 @@ final class TableMapping {
     @discardableResult
     func bindKey(_ key: SQLValue, to statement: Statement, at index: Int32) throws -> Int32 {
         guard keyCount > 1 else {
-            try statement.bind(storedKey(key), at: index)
-            return index + 1
+            let stored = try storedKey(key)
+            try statement.bind(stored, at: index)
+            guard keyHasTextForms else { return index + 1 }
+            // The integer's text form (a value that has none, bound twice, finds what it finds once).
+            let forms = stored.keyForms(untypedColumn: true)
+            try statement.bind(forms.count > 1 ? forms[1] : stored, at: index + 1)
+            return index + 2
         }
         let parts = try CompositeKey(sqlValue: key).values
         for (i, part) in parts.prefix(keyCount).enumerated() {

@@ -26,6 +26,20 @@ private final class R16KeyUUIDBlob: Model {
     required init() {}
 }
 
+private final class R16KeyUntyped: Model {
+    static let tableName = "r16_untyped"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R16KeyUntypedChild: Model {
+    static let tableName = "r16_untyped_child"
+    var id: Int64 = 0
+    @Reference var parent: R16KeyUntyped?
+    required init() {}
+}
+
 private final class R16KeyIntPK: Model {
     static let tableName = "r16_int_pk"
     var id: Int64 = 0
@@ -129,6 +143,60 @@ private struct R16KeyUndo: Error {}
         let twinBlob = R16KeyUUIDBlob(); twinBlob.id = uuid
         #expect(throws: ModelError.self) { try temp.db.save(twinBlob) }
         #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_uuid_blob") == 1)
+    }
+
+    // MARK: Integer keys stored otherwise
+
+    @Test func integerKeysStoredAsRealOrTextInAnUntypedColumn() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r16_untyped (id PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO r16_untyped VALUES (5.0, 'real'), ('7', 'text'), (3, 'int');
+            CREATE TABLE r16_untyped_child (id INTEGER PRIMARY KEY, parent_id REFERENCES r16_untyped(id));
+            INSERT INTO r16_untyped_child VALUES (1, '7'), (2, '7');
+            """)
+        let five = try #require(try temp.db.object(R16KeyUntyped.self, forKey: 5))
+        #expect(five.id == 5 && five.name == "real")
+        five.name = "r2"; try temp.db.save(five)
+        #expect(try temp.db.value(String.self, "SELECT typeof(id) FROM r16_untyped WHERE name = 'r2'") == "real")
+        // Key 7, stored as the text '7': found by key, one instance, saved in place (still text).
+        let seven = try #require(try temp.db.object(R16KeyUntyped.self, forKey: 7))
+        #expect(seven.id == 7 && seven.name == "text")
+        let all = try temp.db.objects(R16KeyUntyped.self)
+        #expect(all.count == 3 && all.contains { $0 === five } && all.contains { $0 === seven })
+        #expect(try temp.db.objects(R16KeyUntyped.self, forKeys: [7, 5]).map(\.name) == ["text", "r2"])
+        seven.name = "t2"; try temp.db.save(seven)
+        #expect(!seven.isDeleted)
+        #expect(try temp.db.value(String.self, "SELECT typeof(id) || '/' || name FROM r16_untyped WHERE id = '7'") == "text/t2")
+        // References to it resolve (one fault and a batch).
+        let children = try temp.db.objects(R16KeyUntypedChild.self, where: "ORDER BY id")
+        #expect(children.count == 2 && children.allSatisfy { $0.parent === seven })
+        // Raw SQL that re-keys another row leaves key 7's instance live.
+        let three = try #require(try temp.db.object(R16KeyUntyped.self, forKey: 3))
+        try temp.db.execute("UPDATE r16_untyped SET id = 30 WHERE id = 3")
+        #expect(three.isDeleted && !seven.isDeleted)
+        // A duplicate of a text-stored key is refused; the next key is past the text '7' too.
+        let twin = R16KeyUntyped(); twin.id = 7
+        #expect(throws: ModelError.self) { try temp.db.save(twin) }
+        try temp.db.execute("DELETE FROM r16_untyped WHERE id = 30")
+        let new = R16KeyUntyped(); new.name = "new"
+        try temp.db.save(new)
+        #expect(new.id == 8)
+        for child in children { try temp.db.delete(child) }
+        #expect(try temp.db.delete(seven))
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_untyped WHERE id = '7'") == 0)
+    }
+
+    @Test func theNextIntegerKeySkipsTextKeysOfAnIntegerColumn() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r16_int_pk (id INT PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO r16_int_pk VALUES (1, 'one'), ('legacy', 'text key');
+            """)
+        let new = R16KeyIntPK(); new.name = "new"
+        try temp.db.save(new)
+        #expect(new.id == 2)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_int_pk") == 3)
     }
 
     // MARK: Extreme keys
