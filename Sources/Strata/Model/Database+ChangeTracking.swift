@@ -386,16 +386,18 @@ extension Database {
             start += chunk.count
             guard let keys = try? chunk.map({ table.keyIsRowID ? .integer($0._rowID) : try table.storedKey(registeredKeyValue(of: $0, registry: registry)) })
             else { continue }
-            // An integer key in a column with no type is looked for also as its text ('7'), and found as the key.
-            let textForms = table.keyHasTextForms
-            let bound = textForms ? keys.flatMap { $0.keyForms(untypedColumn: true) } : keys
+            // A key in a column with no type is looked for in both forms (7 and '7'), and either form found
+            // stands for the key.
+            let twoForms = table.keyHasTwoForms
+            let bound = twoForms ? keys.flatMap { $0.keyForms(untypedColumn: true) } : keys
             guard let statement = try? connection.prepare("SELECT \(column) FROM \(SQL.quote(table.table)) WHERE \(column) IN (\(SQL.placeholders(bound.count)))")
             else { continue }
             defer { statement.finalize() }
             var found: Set<SQLValue> = []
             guard (try? statement.bind(values: bound)) != nil else { continue }
             while (try? statement.step()) == true {
-                found.insert(textForms ? KeyForm.integer.canonical(statement.value(at: 0)) : statement.value(at: 0))
+                let value = statement.value(at: 0)
+                if twoForms { found.formUnion(value.keyForms(untypedColumn: true)) } else { found.insert(value) }
             }
             for (object, key) in zip(chunk, keys) where !found.contains(key) {
                 if isInTransaction { models.noteDeleted(object) }

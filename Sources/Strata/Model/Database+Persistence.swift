@@ -528,7 +528,7 @@ extension Database {
         let metadata = registry.metadata, column = SQL.quote(registry.table.columns[0]), table = SQL.quote(metadata.tableName)
         let numbers = "SELECT coalesce(max(\(column)), 0) FROM \(table) WHERE \(column) < ''"
         let texts = "SELECT coalesce(max(CAST(\(column) AS INTEGER)), 0) FROM \(table) WHERE \(column) >= '' AND \(column) < x''"
-        let statement = try connection.cachedStatement(registry.table.keyHasTextForms
+        let statement = try connection.cachedStatement(registry.table.keyHasTwoForms && metadata.keyIsInteger
             ? "SELECT max((\(numbers)), (\(texts))) + 1" : "SELECT (\(numbers)) + 1")
         defer { statement.reset() }
         return try statement.step() ? statement.int64(at: 0) : 1

@@ -47,13 +47,13 @@ final class TableMapping {
     /// How many columns make the key (the first ones of ``columns``).
     let keyCount: Int
     /// `"a" = ? AND "b" = ?` over the key columns (`"id" = ?` for a single key; `"id" IN (?, ?)` when
-    /// ``keyHasTextForms``).
+    /// ``keyHasTwoForms``).
     let keyClause: String
-    /// Whether the key is one integer in a column with no type (BLOB affinity), where another tool may
-    /// have stored key 7 as the text '7', which SQLite tells from the integer 7 but the model reads as key
-    /// 7: ``keyClause`` then finds the row by either form, and ``bindKey(_:to:at:)`` binds both
-    /// (``SQLValue/keyForms(untypedColumn:)``).
-    let keyHasTextForms: Bool
+    /// Whether the key is one integer or one text in a column with no type (BLOB affinity), where another
+    /// tool may have stored key 7 as the text '7' (or the text key "7" as the integer 7), which SQLite tells
+    /// apart but the model reads as the same key: ``keyClause`` then finds the row by either form, and
+    /// ``bindKey(_:to:at:)`` binds both (``SQLValue/keyForms(untypedColumn:)``).
+    let keyHasTwoForms: Bool
     /// How SQLite compares values of a single-column key that is not the rowid (its primary key index's
     /// collating sequence): what a foreign key to it, a child's or a join table's column, matches by.
     let keyCollation: KeyCollation
@@ -210,9 +210,9 @@ final class TableMapping {
         quotedTable = t
         let names = columns.map(SQL.quote)
         quotedNames = names
-        keyHasTextForms = metadata.keyCount == 1 && metadata.keyIsInteger && !keyIsRowID && formats[0] == .native
-            && untypedColumns.contains(0)
-        keyClause = keyHasTextForms ? "\(names[0]) IN (?, ?)" : names.prefix(keyCount).map { "\($0) = ?" }.joined(separator: " AND ")
+        keyHasTwoForms = metadata.keyCount == 1 && !keyIsRowID && formats[0] == .native && untypedColumns.contains(0)
+            && (metadata.keyIsInteger || (properties[0].columnType == .text && properties[0].formatKind == nil))
+        keyClause = keyHasTwoForms ? "\(names[0]) IN (?, ?)" : names.prefix(keyCount).map { "\($0) = ?" }.joined(separator: " AND ")
         var columns = names.map { "\(t).\($0)" }
         if hasRowID && !keyIsRowID { columns.append("\(t).\(self.rowIDName)") }
         selectColumns = columns.joined(separator: ", ")
@@ -253,8 +253,8 @@ final class TableMapping {
         guard keyCount > 1 else {
             let stored = try storedKey(key)
             try statement.bind(stored, at: index)
-            guard keyHasTextForms else { return index + 1 }
-            // The integer's text form (a value that has none, bound twice, finds what it finds once).
+            guard keyHasTwoForms else { return index + 1 }
+            // The other form: an integer's text, a text's integer (a value that has none is bound twice).
             let forms = stored.keyForms(untypedColumn: true)
             try statement.bind(forms.count > 1 ? forms[1] : stored, at: index + 1)
             return index + 2

@@ -353,3 +353,71 @@ private struct R16KeyUndo: Error {}
         #expect(x.id == 0 && y.id == 0)
     }
 }
+
+private final class R16KeyStringUntyped: Model {
+    static let tableName = "r16_string_untyped"
+    var id = ""
+    var name = ""
+    required init() {}
+}
+
+private final class R16KeyNoRowID: Model {
+    static let tableName = "r16_norowid"
+    var id = ""
+    var name = ""
+    required init() {}
+}
+
+extension Review16KeyTests {
+    @Test func aTextKeyStoredAsAnIntegerInAnUntypedColumn() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r16_string_untyped (id PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO r16_string_untyped VALUES (7, 'int'), ('x', 'text');
+            """)
+        let all = try temp.db.objects(R16KeyStringUntyped.self, where: "ORDER BY name")
+        #expect(all.map(\.id) == ["7", "x"])
+        let seven = try #require(try temp.db.object(R16KeyStringUntyped.self, forKey: "7"))
+        #expect(seven === all.first)
+        seven.name = "i2"; try temp.db.save(seven)
+        #expect(!seven.isDeleted)
+        #expect(try temp.db.value(String.self, "SELECT typeof(id) || '/' || name FROM r16_string_untyped WHERE id = 7") == "integer/i2")
+        #expect(try temp.db.objects(R16KeyStringUntyped.self, forKeys: ["7", "x"]).count == 2)
+        try temp.db.execute("DELETE FROM r16_string_untyped WHERE id = 'x'")
+        #expect(!seven.isDeleted && all[1].isDeleted)
+        #expect(try temp.db.delete(seven))
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_string_untyped") == 0)
+    }
+
+    @Test func anotherHandleReKeyingARowOfAWithoutRowIDTable() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r16_norowid (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '') WITHOUT ROWID; INSERT INTO r16_norowid VALUES ('a', 'x')")
+        let a = try #require(try temp.db.object(R16KeyNoRowID.self, forKey: "a"))
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE r16_norowid SET id = 'b' WHERE id = 'a'")
+        try other.close()
+        #expect(try temp.db.object(R16KeyNoRowID.self, forKey: "a") == nil)
+        let b = try #require(try temp.db.object(R16KeyNoRowID.self, forKey: "b"))
+        #expect(b.id == "b" && b !== a)
+        #expect(a.isDeleted)
+        a.name = "lost"
+        #expect(throws: ModelError.self) { try temp.db.save(a) }
+        #expect(try temp.db.value(String.self, "SELECT group_concat(id || '/' || name) FROM r16_norowid") == "b/x")
+    }
+
+    @Test func aBatchOfANewTwinAndTheLiveInstanceWritesNothing() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r16_plain (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT ''); INSERT INTO r16_plain VALUES (1, 'a')")
+        let a = try #require(try temp.db.object(R16KeyPlain.self, forKey: 1))
+        a.name = "changed"
+        let fresh = R16KeyPlain(); fresh.name = "fresh"
+        let twin = R16KeyPlain(); twin.id = 1; twin.name = "twin"
+        let error = #expect(throws: ModelError.self) { try temp.db.save([a, fresh, twin]) }
+        #expect(error?.kind == .duplicateInstance)
+        #expect(try temp.db.value(String.self, "SELECT group_concat(id || '/' || name) FROM r16_plain") == "1/a")
+        #expect(a.name == "changed" && a.hasChanges)
+        #expect(fresh.id == 0 && twin.id == 1)
+        try temp.db.save([a, fresh])
+        #expect(try temp.db.value(String.self, "SELECT group_concat(id || '/' || name) FROM (SELECT * FROM r16_plain ORDER BY id)") == "1/changed,2/fresh")
+    }
+}
