@@ -24,7 +24,11 @@ extension Database {
         var existing: SQLValue?
         if let lookup = uniqueLookup(registry, columns: columns, indexName: indexName) {
             if indexName != nil { columns = lookup.columns }
-            if let statement = try? connection.prepare("SELECT \(registry.table.keyColumnList) FROM \(SQL.quote(metadata.tableName)) WHERE \(lookup.condition) LIMIT 1") {
+            // One statement per index, not one OR of them: SQLite (3.40) answers `a = ?1 COLLATE NOCASE OR
+            // a = ?1 COLLATE BINARY` with one search of the BINARY index, which misses 'ABC' for 'abc'.
+            for condition in lookup.conditions where existing == nil {
+                guard let statement = try? connection.prepare("SELECT \(registry.table.keyColumnList) FROM \(SQL.quote(metadata.tableName)) WHERE \(condition) LIMIT 1")
+                else { continue }
                 defer { statement.finalize() }
                 if (try? bind(object, properties: registry.table.columns.indices.prefix(Int(statement.parameterCount)), to: statement, registry: registry)) != nil,
                    (try? statement.step()) == true {
@@ -62,11 +66,11 @@ extension Database {
         return columns
     }
 
-    /// The condition that selects the row a write would duplicate, the object's mapped columns bound as
-    /// `?1`, `?2`, ... in the mapping's order; and the columns it compares. The unique indices of the table
-    /// over exactly `columns` (or the one named `indexName`) each give a part, joined by OR; with none found
-    /// (the rowid key has no index), the columns compared as they are.
-    private func uniqueLookup(_ registry: TypeRegistry, columns: [String], indexName: String?) -> (condition: String, columns: [String])? {
+    /// The conditions that select the row a write would duplicate, the object's mapped columns bound as
+    /// `?1`, `?2`, ... in the mapping's order (the row is any one's); and the columns they compare. The
+    /// unique indices of the table over exactly `columns` (or the one named `indexName`) each give one; with
+    /// none found (the rowid key has no index), the columns compared as they are.
+    private func uniqueLookup(_ registry: TypeRegistry, columns: [String], indexName: String?) -> (conditions: [String], columns: [String])? {
         let mapped = registry.table.columns
         func parameter(_ column: String) -> String? {
             mapped.firstIndex { $0.sqlNameEquals(column) }.map { "?\($0 + 1)" }
@@ -101,10 +105,10 @@ extension Database {
             guard !terms.isEmpty else { continue }
             parts.append("(" + terms.joined(separator: " AND ") + (index.predicate.map { " AND (\($0))" } ?? "") + ")")
         }
-        if !parts.isEmpty { return (parts.joined(separator: " OR "), indexName == nil ? columns : compared) }
+        if !parts.isEmpty { return (parts, indexName == nil ? columns : compared) }
         guard indexName == nil, !columns.isEmpty else { return nil }
         let terms = columns.compactMap { column in parameter(column).map { "\(SQL.quote(column)) = \($0)" } }
-        return terms.count == columns.count ? (terms.joined(separator: " AND "), columns) : nil
+        return terms.count == columns.count ? ([terms.joined(separator: " AND ")], columns) : nil
     }
 
     /// The unique indices of `table`: their key parts (a column, or an expression's text from the CREATE

@@ -368,6 +368,13 @@ private final class R16KeyNoRowID: Model {
     required init() {}
 }
 
+private final class R16KeyUniqueNoCase: Model {
+    static let tableName = "r16_unique_nocase"
+    var id = ""
+    var name = ""
+    required init() {}
+}
+
 extension Review16KeyTests {
     @Test func aTextKeyStoredAsAnIntegerInAnUntypedColumn() throws {
         let temp = try TemporaryDatabase()
@@ -403,6 +410,23 @@ extension Review16KeyTests {
         a.name = "lost"
         #expect(throws: ModelError.self) { try temp.db.save(a) }
         #expect(try temp.db.value(String.self, "SELECT group_concat(id || '/' || name) FROM r16_norowid") == "b/x")
+    }
+
+    @Test func aCaseInsensitiveUniqueIndexOnABinaryKeyRefusesACaseTwin() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r16_unique_nocase (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE UNIQUE INDEX r16_unique_nocase_id ON r16_unique_nocase(id COLLATE NOCASE);
+            INSERT INTO r16_unique_nocase VALUES ('ABC', 'raw');
+            """)
+        let abc = try #require(try temp.db.object(R16KeyUniqueNoCase.self, forKey: "ABC"))
+        #expect(try temp.db.object(R16KeyUniqueNoCase.self, forKey: "abc") == nil)   // the key compares by bytes
+        let twin = R16KeyUniqueNoCase(); twin.id = "abc"; twin.name = "twin"
+        let error = #expect(throws: ModelError.self) { try temp.db.save(twin) }
+        #expect(error?.kind == .duplicateKey)
+        #expect(error?.message.contains("ABC") == true, "\(String(describing: error))")
+        #expect(abc.name == "raw")
+        #expect(try temp.db.value(String.self, "SELECT group_concat(id || '/' || name) FROM r16_unique_nocase") == "ABC/raw")
     }
 
     @Test func aBatchOfANewTwinAndTheLiveInstanceWritesNothing() throws {
