@@ -8,7 +8,8 @@ import Strata
 /// says so (`DECIMAL`, `NUMERIC(10, 2)`; `DATE`, `TIMESTAMP`; `BOOL`), else SQLValue (values as SQLite stores them); no declared type -> SQLValue. A nullable column
 /// makes an optional (SQLValue holds NULL itself). SQLValue can hold NULL, so sync refuses it for a
 /// NOT NULL column: there NUMERIC becomes Double and an untyped column String, the types that read the
-/// most storage classes such a column can hold. A simple literal DEFAULT becomes the initial value, so
+/// most storage classes such a column can hold — but a time of day (`TIME`: 'HH:MM:SS' text, which neither
+/// reads) stays SQLValue, which sync accepts there too, starting at `.text("00:00:00")`. A simple literal DEFAULT becomes the initial value, so
 /// a fresh instance saves what an INSERT without the column would have stored.
 struct ColumnProperty {
     /// `Int64`, `String`, ...
@@ -34,7 +35,11 @@ struct ColumnProperty {
             else if declared.contains("DATE") || declared.contains("TIMESTAMP") { type = "Date" }
             else { type = "SQLValue" }
         }
-        if type == "SQLValue" && column.notNull {
+        // A time of day (`time`: Django's TimeField, SQLAlchemy's and peewee's Time) holds 'HH:MM:SS[.ffffff]'
+        // text, which neither Double nor Date reads and String cannot be synced over (NUMERIC affinity):
+        // SQLValue, NOT NULL included (sync accepts it; a fresh instance starts at midnight).
+        let timeOfDay = column.affinity == .numeric && Self.isTimeOfDay(declared)
+        if type == "SQLValue" && column.notNull && !timeOfDay {
             type = column.affinity == .numeric ? "Double" : "String"
         }
         self.type = type
@@ -43,11 +48,20 @@ struct ColumnProperty {
             note = type == "SQLValue"
                 ? "  // JSON: read as stored; a Codable type of yours ([String: Int], a struct) maps here too"
                 : "  // JSON: put the Codable type it holds here (\(type) reads top-level numbers only; SQLValue cannot be NOT NULL)"
+        } else if timeOfDay {
+            note = "  // a time of day: .text(\"13:14:15.123456\") as the tool stores it"
         } else {
             note = nil
         }
         let literal = ColumnProperty.literal(column.defaultSQL, as: type)
-        initialValue = literal ?? (optional ? nil : ColumnProperty.zero(type))
+        initialValue = literal ?? (optional ? nil : timeOfDay && column.notNull ? ".text(\"00:00:00\")" : ColumnProperty.zero(type))
+    }
+
+    /// Whether a declared type (uppercased) is a time of day, `TIME`, `TIME(6)` or `TIMETZ` (not `DATETIME`,
+    /// `TIMESTAMP`), as Strata's schema sync tells it.
+    static func isTimeOfDay(_ declared: String) -> Bool {
+        let word = declared.drop { $0 == " " || $0 == "\t" }.prefix { ("A"..."Z").contains($0) }
+        return word == "TIME" || word == "TIMETZ"
     }
 
     /// Whether the column is declared as Django's `UUIDField` declares it, `char(32)` (32 hex digits).

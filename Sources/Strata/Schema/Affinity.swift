@@ -63,6 +63,8 @@ public enum Affinity: String, Sendable {
         case .text: return type.filter { !$0.isWhitespace } == "CHAR(32)" ? "String or UUID" : "String"
         case .blob: return "Data"
         case .numeric:
+            // A time of day (`time`) is 'HH:MM:SS[.ffffff]' text with no day, which no Date format writes.
+            if isTimeOfDay(declaredType) { return "SQLValue" }
             if type.contains("DATE") || type.contains("TIME") { return "Date" }
             if type.contains("BOOL") { return "Bool" }
             if type.contains("DEC") || type.contains("NUMERIC(") || type.contains("NUMERIC (") { return "Decimal" }
@@ -71,6 +73,20 @@ public enum Affinity: String, Sendable {
             if type.contains("JSON") || type.contains("UUID") { return "SQLValue" }
             return "Double or Decimal"
         }
+    }
+
+    /// Whether a column declared `declaredType` holds a time of day with no date: `time` (Django's
+    /// `TimeField`), `TIME` (SQLAlchemy's and peewee's), `TIME(6)`, `time without time zone`, `TIMETZ` — text
+    /// such as `'13:14:15.123456'`, which those tools parse as a time (a day and time, or seconds, they read
+    /// as nothing or fail on). Not `datetime`, `timestamp` or `TIMEINTERVAL`.
+    ///
+    /// ```swift
+    /// Affinity.isTimeOfDay("time")      // true
+    /// Affinity.isTimeOfDay("DATETIME")  // false
+    /// ```
+    static func isTimeOfDay(_ declaredType: String) -> Bool {
+        let word = declaredType.uppercased().drop { $0 == " " || $0 == "\t" }.prefix { ("A"..."Z").contains($0) }
+        return word == "TIME" || word == "TIMETZ"
     }
 
     /// Whether values of `columnType` keep their meaning in a column of this affinity.
@@ -90,6 +106,15 @@ public enum Affinity: String, Sendable {
 import Foundation
 
 extension PropertyMetadata {
+    /// Whether `column` can hold this property: by its affinity (below), but a date never
+    /// fits a time of day (`time`: Django's `TimeField`, SQLAlchemy's and peewee's `Time`), whose rows are
+    /// `'HH:MM:SS[.ffffff]'` text: no date format writes that, and the tools read a day and time, or
+    /// seconds, there as nothing (Django) or fail on it (SQLAlchemy).
+    func fits(_ column: ColumnInfo) -> Bool {
+        if formatKind == .date && Affinity.isTimeOfDay(column.declaredType) { return false }
+        return fits(column.affinity)
+    }
+
     /// Whether a column of `affinity` can hold this property: by its column type, or, for dates and
     /// booleans, in one of the formats other tools use (``ColumnFormat``: date text, `'t'`/`'f'`).
     func fits(_ affinity: Affinity) -> Bool {

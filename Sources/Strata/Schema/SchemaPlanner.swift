@@ -212,7 +212,7 @@ struct SchemaPlanner {
                 throw error(column.name, found: "no definition of \"\(column.name)\" in \(source.table)", expected: "a column definition to rewrite",
                             "Rebuild the table with raw SQL (https://www.sqlite.org/lang_altertable.html#otheralter).")
             }
-            let typeChanges = !property.fits(column.affinity)
+            let typeChanges = !property.fits(column)
             if typeChanges { definition.columns[index].setType(declaredType(property, strict: info.isStrict)) }
             if wantsNotNull(property) {
                 definition.columns[index].addNotNull()
@@ -266,7 +266,7 @@ struct SchemaPlanner {
         steps.append(statement("INSERT INTO \(new) (\(list)) SELECT \(list) FROM \(table)"))
         // SQLite converts what its affinity rules allow and keeps the rest as it was: a value that kept
         // another storage class would not read as the property's type, so it stops the rebuild.
-        for (property, column) in changed where !property.fits(column.affinity) {
+        for (property, column) in changed where !property.fits(column) {
             guard let classes = storageClasses(property.columnType) else { continue }
             steps.append(SchemaStep(
                 kind: .rebuildCheck(column: property.column, expectation: "every value of \"\(property.column)\" stored as \(property.columnType.rawValue) after the copy"),
@@ -483,14 +483,17 @@ struct SchemaPlanner {
         // rebuild never touches them.
         let rebuild = rebuildable && metadata.schemaRebuild == .whenNeeded && !column.isGenerated && !metadata.isReadOnly
         var needed = false
-        if !property.fits(column.affinity) {
+        if !property.fits(column) {
             guard rebuild else {
                 let types = Affinity.swiftTypes(declaredType: column.declaredType), several = types.contains(" or ")
                 let declare = types == "SQLValue"
                     ? "Declare the property as SQLValue\(column.notNull ? "" : " (optional)"), which takes values as SQLite stores them (this column's affinity turns text that looks like a number into a number)"
                     : "Declare the property as \(types) (\(column.notNull ? "" : "optional, ")the type\(several ? "s" : "") that read\(several ? "" : "s") this column), or as SQLValue to take values as SQLite stores them"
-                throw error(column.name, found: "\(column.affinity.rawValue) affinity (declared \"\(column.declaredType)\")",
-                            expected: "a column that stores \(property.columnType.rawValue) values without conversion",
+                let timeOfDay = property.formatKind == .date && Affinity.isTimeOfDay(column.declaredType)
+                throw error(column.name, found: "\(column.affinity.rawValue) affinity (declared \"\(column.declaredType)\")"
+                                + (timeOfDay ? ", a time of day ('HH:MM:SS[.ffffff]' text)" : ""),
+                            expected: timeOfDay ? "a column that holds dates (a time of day has no date to write a Date in)"
+                                : "a column that stores \(property.columnType.rawValue) values without conversion",
                             declare + "; or migrate the column with raw SQL (a rebuild: https://www.sqlite.org/lang_altertable.html#otheralter)" + (rebuildable ? ", \(Self.rebuildHint)." : "."))
             }
             needed = true
