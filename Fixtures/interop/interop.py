@@ -8,6 +8,7 @@ deletes `beta` and inserts `strata-new`. `verify` checks the values through each
 stored bytes of every column Strata was not asked to change.
 """
 import datetime as dt
+import enum
 import json
 import os
 import sqlite3
@@ -54,6 +55,49 @@ DOC_SEED = [
 DOC_NEW = dict(name="strata", data={"title": "neu ✓ 😀", "tags": ["é"], "nested": {"x": 2.5, "ys": [1.5, 2.0],
                "deep": {"flag": True, "note": "strata"}}, "whole": 4.0, "count": 7}, scores=[0.5, 2.0],
                price=Decimal("12.30"), ratio=0.1)
+# Other field types (InteropTests.kinds): each tool seeds k1..k3 and `tool-new`; Strata changes one property of
+# k1 (KIND_CHANGED), saves k2 unchanged and inserts `strata-new` with tool-new's values, which must be stored
+# byte for byte as the tool stored them.
+KIND_TABLES = {"django": "interop_kind", "sqlalchemy": "kinds", "peewee": "kind"}
+KIND_CHANGED = {"django": "span", "sqlalchemy": "span", "peewee": "ts_ms"}
+KIND_SEED = {
+    "django": [
+        dict(name="k1", amount=Decimal("12.30"), span=dt.timedelta(days=1, seconds=2, microseconds=3), at_time=dt.time(13, 14, 15, 123456),
+             doc={"a": [1, 2], "b": "é"}, blob=b"\x00\x01\xff", ip="2001:db8::1", small=7, flag=None, at=dt.datetime(2024, 1, 2, 3, 4, 5, 600000, UTC)),
+        dict(name="k2", amount=Decimal("0.10"), span=dt.timedelta(seconds=1.5), at_time=dt.time(1, 2, 3), doc=None, blob=b"",
+             ip="10.0.0.1", small=0, flag=True, at=dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)),
+        dict(name="k3", amount=Decimal("-7"), span=dt.timedelta(days=-1), at_time=dt.time(0, 0), doc={"x": None}, blob=b"abc",
+             ip="::ffff:1.2.3.4", small=32767, flag=False, at=dt.datetime(1999, 12, 31, 23, 59, 59, 999999, UTC)),
+    ],
+    "sqlalchemy": [
+        dict(name="k1", amount=Decimal("12.30"), span=dt.timedelta(days=1, seconds=2, microseconds=3), at_time=dt.time(13, 14, 15, 123456),
+             doc={"a": [1, 2], "b": "é"}, blob=b"\x00\x01\xff", color="red", shade="green", flag=None, at=dt.datetime(2024, 1, 2, 3, 4, 5, 600000, UTC)),
+        dict(name="k2", amount=Decimal("0.10"), span=dt.timedelta(seconds=1.5), at_time=dt.time(1, 2, 3), doc=None, blob=b"",
+             color="green", shade="red", flag=True, at=dt.datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)),
+        dict(name="k3", amount=Decimal("-7"), span=dt.timedelta(days=-1), at_time=dt.time(0, 0), doc={"x": None}, blob=b"abc",
+             color="red", shade="red", flag=False, at=dt.datetime(1999, 12, 31, 23, 59, 59, 999999, UTC)),
+    ],
+    "peewee": [
+        dict(name="k1", ts_ms=dt.datetime(2024, 1, 2, 3, 4, 5, 678000), amount=Decimal("12.30"), at_time=dt.time(13, 14, 15, 123456),
+             blob=b"\x00\x01\xff", flag=None, at=dt.datetime(2024, 1, 2, 3, 4, 5, 600000)),
+        dict(name="k2", ts_ms=dt.datetime(2024, 1, 2, 3, 4, 5), amount=Decimal("0.10"), at_time=dt.time(1, 2, 3), blob=b"",
+             flag=True, at=dt.datetime(2024, 1, 2, 3, 4, 5)),
+        dict(name="k3", ts_ms=dt.datetime(1999, 12, 31, 23, 59, 59, 999000), amount=Decimal("-7"), at_time=dt.time(0, 0), blob=b"abc",
+             flag=False, at=dt.datetime(1999, 12, 31, 23, 59, 59, 999999)),
+    ],
+}
+KIND_NEW = {
+    "django": dict(amount=Decimal("5.50"), span=dt.timedelta(days=2, microseconds=7), at_time=dt.time(8, 9, 10, 500000),
+                   doc={"a": [3], "b": "ü ✓"}, blob=b"", ip="::1", small=65535, flag=False, at=dt.datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)),
+    "sqlalchemy": dict(amount=Decimal("5.50"), span=dt.timedelta(seconds=90, microseconds=250000), at_time=dt.time(8, 9, 10),
+                       doc={"a": [3], "b": "ü ✓"}, blob=b"", color="green", shade="red", flag=False, at=dt.datetime(2024, 5, 6, 7, 8, 9, tzinfo=UTC)),
+    "peewee": dict(ts_ms=dt.datetime(2024, 5, 6, 7, 8, 9, 123000), amount=Decimal("5.50"), at_time=dt.time(8, 9, 10, 500000), blob=b"",
+                   flag=False, at=dt.datetime(2024, 5, 6, 7, 8, 9, 123456)),
+}
+# What Strata sets in k1 (the one property it changes).
+KIND_UPDATE = {"django": dt.timedelta(days=-2, seconds=3, microseconds=250000), "sqlalchemy": dt.timedelta(hours=-1, microseconds=5),
+               "peewee": dt.datetime(2024, 7, 8, 9, 10, 11, 250000)}
+
 # peewee's ManyToManyField between UUID-keyed notes and labels; its through table starts empty.
 NOTES = {"todo": uuid.UUID("3f2504e0-4f89-41d3-9a0c-0305e82c3301"), "done": uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")}
 LABELS = {"work": uuid.UUID("550e8400-e29b-41d4-a716-446655440000"), "home": uuid.UUID("c9bf9e57-1685-4c89-bafb-ff5af830be8a")}
@@ -101,7 +145,18 @@ def django_setup(path):
                 "    data = models.JSONField()\n"
                 "    scores = models.JSONField()\n"
                 "    price = models.DecimalField(max_digits=10, decimal_places=2)\n"
-                "    ratio = models.FloatField()\n")
+                "    ratio = models.FloatField()\n"
+                "class Kind(models.Model):\n"
+                "    name = models.CharField(max_length=50)\n"
+                "    amount = models.DecimalField(max_digits=10, decimal_places=2)\n"
+                "    span = models.DurationField()\n"
+                "    at_time = models.TimeField()\n"
+                "    doc = models.JSONField(null=True)\n"
+                "    blob = models.BinaryField()\n"
+                "    ip = models.GenericIPAddressField()\n"
+                "    small = models.PositiveSmallIntegerField()\n"
+                "    flag = models.BooleanField(null=True)\n"
+                "    at = models.DateTimeField()\n")
         sys.path.insert(0, app)
         settings.configure(
             DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": path}},
@@ -170,9 +225,22 @@ def django_prepare(path):
         if row["name"] in ("alpha", "gamma"):
             Price.objects.create(item=item, amount=Decimal("19.99") if row["name"] == "alpha" else Decimal("0.10"))
     django_uuid_prepare()
-    from interop.models import Doc
+    from interop.models import Doc, Kind
     for row in DOC_SEED:
         Doc.objects.create(**{k: row[k] for k in DOC_FIELDS})
+    for row in KIND_SEED["django"] + [KIND_NEW["django"] | {"name": "tool-new"}]:
+        Kind.objects.create(**row)
+
+
+def django_kinds(path):
+    """Every Kind row as Django reads it, by name, and what its equality filters on tool-new's values find."""
+    django_setup(path)
+    from interop.models import Kind
+    fields = [f for f in KIND_NEW["django"]]
+    rows = {k.name: {f: (bytes(getattr(k, f)) if f == "blob" else getattr(k, f)) for f in fields} for k in Kind.objects.all()}
+    new = KIND_NEW["django"]
+    found = sorted(k.name for k in Kind.objects.filter(**{f: new[f] for f in ["amount", "span", "at_time", "ip", "small", "flag", "at"]}))
+    return rows, found
 
 
 def django_docs(path):
@@ -197,7 +265,7 @@ def django_rows(path):
 # ---- SQLAlchemy -----------------------------------------------------------------------------------------
 
 def sqlalchemy_model():
-    from sqlalchemy import JSON, Boolean, Date, DateTime, Float, Integer, Numeric, String, Text, Uuid
+    from sqlalchemy import JSON, Boolean, Date, DateTime, Enum, Float, Integer, Interval, LargeBinary, Numeric, String, Text, Time, Uuid
     from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
     class Base(DeclarativeBase):
@@ -229,8 +297,32 @@ def sqlalchemy_model():
         price: Mapped[Decimal] = mapped_column(Numeric(10, 2))
         ratio: Mapped[float] = mapped_column(Float)
 
+    class Color(enum.Enum):   # a native Enum stores the names
+        red = 1
+        green = 2
+
+    class Shade(enum.Enum):   # a non-native Enum with a CHECK, storing the values
+        red = "r"
+        green = "g"
+
+    class Kind(Base):
+        __tablename__ = "kinds"
+        id: Mapped[int] = mapped_column(Integer, primary_key=True)
+        name: Mapped[str] = mapped_column(String(50))
+        amount: Mapped[Decimal] = mapped_column(Numeric(10, 2))
+        span: Mapped[dt.timedelta] = mapped_column(Interval)
+        at_time: Mapped[dt.time] = mapped_column(Time)
+        doc: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+        blob: Mapped[bytes] = mapped_column(LargeBinary)
+        color: Mapped[Color] = mapped_column(Enum(Color))
+        shade: Mapped[Shade] = mapped_column(Enum(Shade, native_enum=False, create_constraint=True,
+                                                  values_callable=lambda e: [m.value for m in e]))
+        flag: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
+        at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+
     Item.Event = Event
     Item.Doc = Doc
+    Item.Kind, Item.Color, Item.Shade = Kind, Color, Shade
     return Base, Item
 
 
@@ -246,7 +338,29 @@ def sqlalchemy_prepare(path):
         session.add(Item.Event(at=dt.datetime.max))   # "never": Strata copies it, and adds a whole second
         for row in DOC_SEED:
             session.add(Item.Doc(**{k: row[k] for k in DOC_FIELDS}))
+        for row in KIND_SEED["sqlalchemy"] + [KIND_NEW["sqlalchemy"] | {"name": "tool-new"}]:
+            session.add(Item.Kind(**sqlalchemy_kind(Item, row)))
         session.commit()
+
+
+def sqlalchemy_kind(Item, row):
+    """A Kind row's values as SQLAlchemy takes them: enum members, and a datetime with its zone (which
+    SQLAlchemy's SQLite DateTime drops: UTC here)."""
+    return row | {"color": Item.Color[row["color"]], "shade": Item.Shade[row["shade"]]}
+
+
+def sqlalchemy_kinds(path):
+    from sqlalchemy import create_engine, select
+    from sqlalchemy.orm import Session
+    _, Item = sqlalchemy_model()
+    Kind = Item.Kind
+    with Session(create_engine(f"sqlite:///{path}")) as session:
+        rows = {k.name: {f: getattr(k, f) for f in KIND_NEW["sqlalchemy"]} | {"color": k.color.name, "shade": k.shade.name}
+                for k in session.scalars(select(Kind))}
+        new = sqlalchemy_kind(Item, KIND_NEW["sqlalchemy"])
+        found = sorted(k.name for k in session.scalars(select(Kind).where(
+            *[getattr(Kind, f) == new[f] for f in ["span", "at_time", "color", "shade", "flag", "at"]])))
+        return rows, found
 
 
 def sqlalchemy_docs(path):
@@ -354,8 +468,22 @@ def peewee_model(path):
             database = db
             table_name = "note"
 
+    class Kind(pw.Model):
+        name = pw.CharField(max_length=50)
+        ts_ms = pw.TimestampField(resolution=1000, utc=True)
+        amount = pw.DecimalField(max_digits=10, decimal_places=2)
+        at_time = pw.TimeField()
+        blob = pw.BlobField()
+        flag = pw.BooleanField(null=True)
+        at = pw.DateTimeField()
+
+        class Meta:
+            database = db
+            table_name = "kind"
+
     Item.Event = Event
     Item.Doc = Doc
+    Item.Kind = Kind
     Item.Note, Item.Label = Note, Label
     return db, Item
 
@@ -370,7 +498,9 @@ def peewee_prepare(path):
     db.create_tables([Item.Event])
     Item.Event.create(at=None, stamp_us=EVENT_STAMP)   # `at` stays empty: Strata takes Python's layout
     Through = Item.Note.labels.get_through_model()
-    db.create_tables([Item.Doc, Item.Note, Item.Label, Through])
+    db.create_tables([Item.Doc, Item.Note, Item.Label, Through, Item.Kind])
+    for row in KIND_SEED["peewee"] + [KIND_NEW["peewee"] | {"name": "tool-new"}]:
+        Item.Kind.create(**row)
     for row in DOC_SEED:
         Item.Doc.create(**{k: row[k] for k in DOC_FIELDS})
     for name, key in NOTES.items():
@@ -387,6 +517,16 @@ def peewee_docs(path):
     found = {"title": sorted(d.name for d in Doc.select().where(Doc.data["title"] == DOC_NEW["data"]["title"])),
              "price": sorted(d.name for d in Doc.select().where(Doc.price == Decimal("12.30"))),
              "ratio": sorted(d.name for d in Doc.select().where(Doc.ratio == 0.1))}
+    db.close()
+    return rows, found
+
+
+def peewee_kinds(path):
+    db, Item = peewee_model(path)
+    Kind = Item.Kind
+    rows = {k.name: {f: (bytes(getattr(k, f)) if f == "blob" else getattr(k, f)) for f in KIND_NEW["peewee"]} for k in Kind.select()}
+    new = KIND_NEW["peewee"]
+    found = sorted(k.name for k in Kind.select().where(*[getattr(Kind, f) == new[f] for f in ["ts_ms", "at_time", "flag", "at"]]))
     db.close()
     return rows, found
 
@@ -464,6 +604,7 @@ def prepare(folder):
         print(con.execute("SELECT sql FROM sqlite_master WHERE name = ?", (TABLES[tool],)).fetchone()[0])
         con.close()
     before["docs"] = {tool: raw_rows(os.path.join(folder, f"{tool}.sqlite3"), table) for tool, table in DOC_TABLES.items()}
+    before["kinds"] = {tool: raw_rows(os.path.join(folder, f"{tool}.sqlite3"), table) for tool, table in KIND_TABLES.items()}
     with open(os.path.join(folder, "before.json"), "w") as f:
         json.dump(before, f, indent=1, ensure_ascii=False)
 
@@ -546,7 +687,8 @@ def verify(folder):
         print("django uuid keys: ok")
     failed += verify_docs(folder, before["docs"])
     failed += verify_links(folder)
-    print(f"interop: {len(TOOLS) + 5 - failed} passed, {failed} failed")
+    failed += verify_kinds(folder, before["kinds"])
+    print(f"interop: {len(TOOLS) + 6 - failed} passed, {failed} failed")
     return failed
 
 
@@ -623,6 +765,58 @@ def verify_docs(folder, before):
             print(f"  - {problem}")
         return 1
     print("docs (JSON, decimals, floats): ok")
+    return 0
+
+
+def kind_values(tool, row):
+    """A Kind row's values as the tool reads them: datetimes as naive UTC (SQLAlchemy's and peewee's are
+    naive already), Django's Decimal quantized as it reads it."""
+    return {k: (normal(v) if k != "amount" else Decimal(v).quantize(Decimal("0.01"))) for k, v in row.items()}
+
+
+def verify_kinds(folder, before):
+    """Other field types (InteropTests.kinds): each tool reads every Kind row back equal (k1 with the one
+    property Strata changed), its equality filters on tool-new's values find strata-new too, k1 changed only
+    that column, k2 and k3 kept their bytes, and strata-new is stored byte for byte as the tool stored
+    tool-new (storage class and text of every column)."""
+    problems = []
+    readers = {"django": django_kinds, "sqlalchemy": sqlalchemy_kinds, "peewee": peewee_kinds}
+    for tool, read in readers.items():
+        path = os.path.join(folder, f"{tool}.sqlite3")
+        try:
+            rows, found = read(path)
+        except Exception as error:
+            problems.append(f"{tool} could not read its kinds: {type(error).__name__}: {error}")
+            continue
+        seed = {row["name"]: {k: v for k, v in row.items() if k != "name"} for row in KIND_SEED[tool]}
+        changed = KIND_CHANGED[tool]
+        want = {"k1": seed["k1"] | {changed: KIND_UPDATE[tool]}, "k2": seed["k2"], "k3": seed["k3"],
+                "tool-new": KIND_NEW[tool], "strata-new": KIND_NEW[tool]}
+        for name, row in want.items():
+            got = rows.get(name)
+            if got is None:
+                problems.append(f"{tool}: no kind {name!r}")
+            elif kind_values(tool, got) != kind_values(tool, row):
+                problems.append(f"{tool}: {name} reads back {got}, expected {row}")
+        if found != ["strata-new", "tool-new"]:
+            problems.append(f"{tool}: filtering on tool-new's values found {found}")
+        raw, old = raw_rows(path, KIND_TABLES[tool]), before[tool]
+        moved = {c for c in raw.get("1", {}) if raw["1"][c] != old["1"][c]}
+        if moved != {changed}:
+            problems.append(f"{tool}: k1's stored columns changed: {sorted(moved)}, expected [{changed!r}]")
+        for key in ["2", "3", "4"]:
+            if raw.get(key) != old[key]:
+                problems.append(f"{tool}: row {key} is not byte-identical: {raw.get(key)} vs {old[key]}")
+        tool_new, strata_new = raw.get("4", {}), raw.get("5", {})
+        for column in tool_new:
+            if column not in ("id", "name") and strata_new.get(column) != tool_new[column]:
+                problems.append(f"{tool}: strata-new stores {column} as {strata_new.get(column)}, {tool} stored {tool_new[column]}")
+    if problems:
+        print("kinds (other field types): FAIL")
+        for problem in problems:
+            print(f"  - {problem}")
+        return 1
+    print("kinds (other field types): ok")
     return 0
 
 

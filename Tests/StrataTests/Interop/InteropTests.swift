@@ -211,6 +211,71 @@ private final class PeeweeNote: Model {
     required init() {}
 }
 
+/// The JSON of Django's and SQLAlchemy's `Kind.doc` (`{"a": [1, 2], "b": "é"}`, `{"x": null}`; NULL or
+/// SQLAlchemy's `null` text for None).
+private struct InteropKindDoc: JSONColumnValue, Equatable {
+    var a: [Int]?
+    var b: String?
+}
+
+/// Field types beyond the Item tables, as each tool declares and stores them. Django's `Kind`: a
+/// `DecimalField`, a `DurationField` (bigint microseconds: Int64), a `TimeField` (`time`: SQLValue, the
+/// tool's text), a nullable `JSONField`, a `BinaryField`, a `GenericIPAddressField` (char(39)), a
+/// `PositiveSmallIntegerField` (`smallint unsigned`: UInt16), a nullable `BooleanField` and a `DateTimeField`.
+private final class DjangoKind: Model {
+    static let tableName = "interop_kind"
+    var id: Int64 = 0
+    var name = ""
+    var amount = Decimal(0)
+    var span: Int64 = 0
+    var at_time = SQLValue.text("00:00:00")
+    var doc: InteropKindDoc?
+    var blob = Data()
+    var ip = ""
+    var small: UInt16 = 0
+    var flag: Bool?
+    var at = Date(timeIntervalSince1970: 0)
+    required init() {}
+}
+
+/// SQLAlchemy's native `Enum` (VARCHAR of the member names) and a non-native one with a CHECK, storing the
+/// values (`values_callable`).
+private enum InteropColor: String, ColumnValue { case red, green }
+private enum InteropShade: String, ColumnValue { case red = "r", green = "g" }
+
+/// SQLAlchemy's `Kind`: `Numeric(10, 2)`, `Interval` (DATETIME text: 1970-01-01 plus the interval, a Date),
+/// `Time` (SQLValue), `JSON`, `LargeBinary`, the two enums, a nullable `Boolean`, `DateTime(timezone=True)`.
+private final class SQLAlchemyKind: Model {
+    static let tableName = "kinds"
+    var id: Int64 = 0
+    var name = ""
+    var amount = Decimal(0)
+    var span = Date(timeIntervalSince1970: 0)
+    var at_time = SQLValue.text("00:00:00")
+    var doc: InteropKindDoc?
+    var blob = Data()
+    var color = InteropColor.red
+    var shade = InteropShade.red
+    var flag: Bool?
+    var at = Date(timeIntervalSince1970: 0)
+    required init() {}
+}
+
+/// peewee's `Kind`: `TimestampField(resolution=1000)` (INTEGER milliseconds), `DecimalField`, `TimeField`,
+/// `BlobField`, a nullable `BooleanField` and a `DateTimeField` with microseconds.
+private final class PeeweeKind: Model {
+    static let tableName = "kind"
+    var id: Int64 = 0
+    var name = ""
+    var ts_ms = Date(timeIntervalSince1970: 0)
+    var amount = Decimal(0)
+    var at_time = SQLValue.text("00:00:00")
+    var blob = Data()
+    var flag: Bool?
+    var at = Date(timeIntervalSince1970: 0)
+    required init() {}
+}
+
 @Suite(.enabled(if: interopFolder != nil, "run by Fixtures/interop/run.sh"))
 struct InteropTests {
     private func exercise<T: InteropItem>(_ type: T.Type, file: String, extra: (T) -> Void = { _ in }) throws {
@@ -302,6 +367,81 @@ struct InteropTests {
         #expect(try db.objects(T.self, where: c.price == Decimal(string: "12.3")!).map(\.name) == ["one", "strata"])
         #expect(try db.objects(T.self, where: c.data == new.data).map(\.name) == ["strata"])
         #expect(try db.objects(T.self, where: c.data == one.data).map(\.name) == ["one"])
+    }
+
+    /// Over each tool's `Kind` rows (k1, k2, k3, tool-new): changes one property of k1, saves k2 unchanged (no
+    /// SQL) and inserts `strata-new` with tool-new's values; interop.py checks that each tool reads every row
+    /// and that strata-new is stored byte for byte as tool-new.
+    /// `find` runs key-path conditions on tool-new's values, which must find tool-new and strata-new.
+    private func exerciseKinds<T: Model>(_ type: T.Type, file: String, change: (T) -> Void, new: (T) -> Void,
+                                         find: (Database) throws -> [String]) throws -> [T] {
+        let folder = try #require(interopFolder)
+        let db = try Database(path: URL(fileURLWithPath: folder).appendingPathComponent(file).path)
+        defer { try? db.close() }
+        #expect(try db.schemaPlan(for: T.self).isEmpty)
+        let rows = try db.objects(T.self, where: "ORDER BY id")
+        try #require(rows.count == 4)
+        change(rows[0])
+        #expect(rows[0].changedProperties.count == 1)
+        try db.save(rows[0])
+        var statements: [String] = []
+        let trace = db.traceStatements { statements.append($0) }
+        try db.save(rows[1])
+        trace.cancel()
+        #expect(statements.isEmpty)
+        let inserted = T()
+        new(inserted)
+        try db.save(inserted)
+        #expect(inserted.changedProperties.isEmpty)
+        #expect(try find(db) == ["tool-new", "strata-new"])
+        return rows
+    }
+
+    @Test func djangoKinds() throws {
+        let rows = try exerciseKinds(DjangoKind.self, file: "django.sqlite3", change: { $0.span = -172_796_750_000 }) { new in
+            new.name = "strata-new"; new.amount = Decimal(string: "5.50")!; new.span = 172_800_000_007
+            new.at_time = .text("08:09:10.500000"); new.doc = InteropKindDoc(a: [3], b: "ü ✓"); new.blob = Data()
+            new.ip = "::1"; new.small = 65535; new.flag = false; new.at = Date(timeIntervalSince1970: 1_714_979_289)
+        } find: { db in
+            try db.objects(DjangoKind.self, where: \.amount == Decimal(string: "5.5")! && \.span == 172_800_000_007
+                           && \.at_time == .text("08:09:10.500000") && \.doc == InteropKindDoc(a: [3], b: "ü ✓") && \.blob == Data()
+                           && \.small == 65535 && \.flag == false && \.at == Date(timeIntervalSince1970: 1_714_979_289)).map(\.name)
+        }
+        #expect(rows.map(\.name) == ["k1", "k2", "k3", "tool-new"])
+        #expect(rows.map(\.amount) == ["12.3", "0.1", "-7", "5.5"].map { Decimal(string: $0)! })
+        #expect(rows.map(\.at_time) == [.text("13:14:15.123456"), .text("01:02:03"), .text("00:00:00"), .text("08:09:10.500000")])
+        #expect(rows.map(\.doc) == [InteropKindDoc(a: [1, 2], b: "é"), nil, InteropKindDoc(), InteropKindDoc(a: [3], b: "ü ✓")])
+        #expect(rows.map(\.blob) == [Data([0, 1, 255]), Data(), Data("abc".utf8), Data()])
+        #expect(rows.map(\.small) == [7, 0, 32767, 65535] && rows.map(\.flag) == [nil, true, false, false])
+        #expect(rows[1].span == 1_500_000 && rows[2].at.timeIntervalSince1970 == 946_684_799.999999)
+    }
+
+    @Test func sqlalchemyKinds() throws {
+        let rows = try exerciseKinds(SQLAlchemyKind.self, file: "sqlalchemy.sqlite3", change: { $0.span = Date(timeIntervalSince1970: -3599.999995) }) { new in
+            new.name = "strata-new"; new.amount = Decimal(string: "5.50")!; new.span = Date(timeIntervalSince1970: 90.25)
+            new.at_time = .text("08:09:10.000000"); new.doc = InteropKindDoc(a: [3], b: "ü ✓"); new.blob = Data()
+            new.color = .green; new.shade = .red; new.flag = false; new.at = Date(timeIntervalSince1970: 1_714_979_289)
+        } find: { db in
+            try db.objects(SQLAlchemyKind.self, where: \.amount == Decimal(string: "5.50")! && \.span == Date(timeIntervalSince1970: 90.25)
+                           && \.doc == InteropKindDoc(a: [3], b: "ü ✓") && \.blob == Data() && \.color == .green && \.shade == .red
+                           && \.flag == false && \.at == Date(timeIntervalSince1970: 1_714_979_289)).map(\.name)
+        }
+        #expect(rows.map(\.span) == [-3599.999995, 1.5, -86_400, 90.25].map { Date(timeIntervalSince1970: $0) })
+        #expect(rows.map(\.doc) == [InteropKindDoc(a: [1, 2], b: "é"), nil, InteropKindDoc(), InteropKindDoc(a: [3], b: "ü ✓")])
+        #expect(rows.map(\.color) == [.red, .green, .red, .green] && rows.map(\.shade) == [.green, .red, .red, .red])
+        #expect(rows.map(\.flag) == [nil, true, false, false] && rows.map(\.blob) == [Data([0, 1, 255]), Data(), Data("abc".utf8), Data()])
+    }
+
+    @Test func peeweeKinds() throws {
+        let rows = try exerciseKinds(PeeweeKind.self, file: "peewee.sqlite3", change: { $0.ts_ms = Date(timeIntervalSince1970: 1_720_429_811.25) }) { new in
+            new.name = "strata-new"; new.ts_ms = Date(timeIntervalSince1970: 1_714_979_289.123); new.amount = Decimal(string: "5.50")!
+            new.at_time = .text("08:09:10.500000"); new.blob = Data(); new.flag = false; new.at = Date(timeIntervalSince1970: 1_714_979_289.123456)
+        } find: { db in
+            try db.objects(PeeweeKind.self, where: \.ts_ms == Date(timeIntervalSince1970: 1_714_979_289.123) && \.amount == Decimal(string: "5.5")!
+                           && \.blob == Data() && \.flag == false && \.at == Date(timeIntervalSince1970: 1_714_979_289.123456)).map(\.name)
+        }
+        #expect(rows.map(\.ts_ms.timeIntervalSince1970) == [1_720_429_811.25, 1_704_164_645, 946_684_799.999, 1_714_979_289.123])
+        #expect(rows.map(\.flag) == [nil, true, false, false] && rows.map(\.blob) == [Data([0, 1, 255]), Data(), Data("abc".utf8), Data()])
     }
 
     @Test func djangoDocs() throws { try exerciseDocs(DjangoDoc.self, file: "django.sqlite3", DocColumns(\.data, \.scores, \.price, \.ratio)) }

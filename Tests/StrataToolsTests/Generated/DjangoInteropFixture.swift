@@ -6,7 +6,7 @@ import Strata
 
 enum DjangoInteropFixture {
     /// Every model of this file. ```swift DjangoInteropFixture.models.count ```
-    static let models: [any Model.Type] = [DjangoMigrations.self, InteropDoc.self, InteropEvent.self, InteropItem.self, InteropOwner.self, InteropOwnerTags.self, InteropPet.self, InteropPrice.self, InteropTag.self]
+    static let models: [any Model.Type] = [DjangoMigrations.self, InteropDoc.self, InteropEvent.self, InteropItem.self, InteropKind.self, InteropOwner.self, InteropOwnerTags.self, InteropPet.self, InteropPrice.self, InteropTag.self]
 
     final class DjangoMigrations: Model {
         static let tableName = "django_migrations"
@@ -46,6 +46,22 @@ enum DjangoInteropFixture {
         var counter: Int64 = 0
         var weight: Double = 0
         var notes: String?
+        required init() {}
+    }
+
+    final class InteropKind: Model {
+        static let tableName = "interop_kind"
+        var id: Int64 = 0
+        var name: String = ""
+        var amount: Decimal = 0
+        var span: Int64 = 0
+        var at_time: SQLValue = .text("00:00:00")  // a time of day: .text("13:14:15.123456") as the tool stores it
+        var doc: String?
+        var blob: Data = Data()
+        var ip: String = ""
+        var small: Int64 = 0
+        var flag: Bool?
+        var at: Date = Date(timeIntervalSince1970: 0)
         required init() {}
     }
 
