@@ -156,7 +156,9 @@ def django_setup(path):
                 "    ip = models.GenericIPAddressField()\n"
                 "    small = models.PositiveSmallIntegerField()\n"
                 "    flag = models.BooleanField(null=True)\n"
-                "    at = models.DateTimeField()\n")
+                "    at = models.DateTimeField()\n"
+                "class Memo(models.Model):\n"
+                "    data = models.JSONField()\n")
         sys.path.insert(0, app)
         settings.configure(
             DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": path}},
@@ -230,6 +232,19 @@ def django_prepare(path):
         Doc.objects.create(**{k: row[k] for k in DOC_FIELDS})
     for row in KIND_SEED["django"] + [KIND_NEW["django"] | {"name": "tool-new"}]:
         Kind.objects.create(**row)
+
+
+MEMO = {"a": [3, 4], "b": "ü ✓"}   # what Strata writes into Django's empty Memo table (InteropTests.djangoMemo)
+
+
+def django_memos(path):
+    """Django's Memo rows, and those its exact JSON lookup (text equality with json.dumps's output) finds."""
+    django_setup(path)
+    from interop.models import Memo
+    con = sqlite3.connect(path)
+    stored = [r[0] for r in con.execute("SELECT data FROM interop_memo ORDER BY id")]
+    con.close()
+    return [m.data for m in Memo.objects.order_by("id")], [m.id for m in Memo.objects.filter(data=MEMO)], stored
 
 
 def django_kinds(path):
@@ -688,7 +703,17 @@ def verify(folder):
     failed += verify_docs(folder, before["docs"])
     failed += verify_links(folder)
     failed += verify_kinds(folder, before["kinds"])
-    print(f"interop: {len(TOOLS) + 6 - failed} passed, {failed} failed")
+    try:
+        memos = django_memos(path)
+    except Exception as error:
+        memos = f"{type(error).__name__}: {error}"
+    want = ([MEMO], [1], [json.dumps(MEMO)])
+    if memos != want:
+        failed += 1
+        print(f"django empty JSONField: FAIL\n  - Django reads {memos}, expected {want}")
+    else:
+        print("django empty JSONField: ok")
+    print(f"interop: {len(TOOLS) + 7 - failed} passed, {failed} failed")
     return failed
 
 

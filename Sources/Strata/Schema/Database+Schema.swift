@@ -382,7 +382,12 @@ extension Database {
             defer { statement.finalize() }
             var texts: [String] = []
             while try statement.step() { if case .text(let text) = statement.value(at: 0) { texts.append(text) } }
-            return (JSONStyle.detect(texts), !texts.isEmpty)
+            guard texts.isEmpty else { return (JSONStyle.detect(texts), true) }
+            // No JSON yet: a column Django's JSONField made (`text` with `CHECK (JSON_VALID("col") …)`) takes
+            // the layout Django writes, json.dumps's, so that its exact lookups (`filter(data={…})`, text
+            // equality) find Strata's rows and the column keeps one layout (decided again once it has rows).
+            let sql = try SchemaCatalog.current(in: connection).tables[table.sqlFolded]?.sql ?? ""
+            return (JSONStyle.declaredByDjango(column: column.name, tableSQL: sql) ? .jsonText(spaced: true, asciiOnly: true) : .native, false)
         }
         if kind == .decimal {
             let statement = try connection.prepare(ColumnSample.decimalStatementSQL(column: column.name, table: table))

@@ -3,6 +3,25 @@ import Foundation
 /// The layout of JSON text another tool wrote (``ColumnFormat/jsonText(spaced:asciiOnly:)``): found from a
 /// column's first non-NULL values, and applied to Strata's own compact text on save.
 enum JSONStyle {
+    /// Whether `tableSQL` (a `CREATE TABLE` statement) defines `column` as Django's `JSONField` does on
+    /// SQLite: with a `CHECK` that calls `JSON_VALID` on it (`"data" text NOT NULL CHECK ((JSON_VALID("data")
+    /// OR "data" IS NULL))`).
+    ///
+    /// ```swift
+    /// JSONStyle.declaredByDjango(column: "data", tableSQL: #"CREATE TABLE "t" ("data" text CHECK ((JSON_VALID("data"))))"#)  // true
+    /// ```
+    static func declaredByDjango(column: String, tableSQL: String) -> Bool {
+        // (`SQL.mentions` folds ASCII letters only: "valid", not "json_valid".)
+        guard SQL.mentions(tableSQL, "valid"), let definition = TableDefinition(sql: tableSQL),
+              let index = definition.columnIndex(named: column) else { return false }
+        let tokens = SQLTokenizer.tokens(definition.columns[index].text).filter { $0.kind != .space }
+        guard let check = tokens.firstIndex(where: { $0.isKeyword("CHECK") }) else { return false }
+        return tokens[check...].indices.contains { i in
+            tokens[i].isKeyword("JSON_VALID") && i + 2 < tokens.endIndex && tokens[i + 1].isPunctuation("(")
+                && tokens[i + 2].names(column)
+        }
+    }
+
     /// What a column's sampled texts show: Python's `json.dumps` (spaces after separators, and escapes
     /// beyond ASCII unless a text holds such a character raw); no spaces but escapes beyond ASCII and no raw
     /// such character (SQLite's `json()` of json.dumps text, as peewee's `JSONField` stores it); or

@@ -238,6 +238,14 @@ private final class DjangoKind: Model {
     required init() {}
 }
 
+/// Django's `Memo` (`data = JSONField()`), which Django leaves empty: Strata writes the first row.
+private final class DjangoMemo: Model {
+    static let tableName = "interop_memo"
+    var id: Int64 = 0
+    var data = InteropKindDoc()
+    required init() {}
+}
+
 /// SQLAlchemy's native `Enum` (VARCHAR of the member names) and a non-native one with a CHECK, storing the
 /// values (`values_callable`).
 private enum InteropColor: String, ColumnValue { case red, green }
@@ -414,6 +422,18 @@ struct InteropTests {
         #expect(rows.map(\.blob) == [Data([0, 1, 255]), Data(), Data("abc".utf8), Data()])
         #expect(rows.map(\.small) == [7, 0, 32767, 65535] && rows.map(\.flag) == [nil, true, false, false])
         #expect(rows[1].span == 1_500_000 && rows[2].at.timeIntervalSince1970 == 946_684_799.999999)
+    }
+
+    /// The first row of an empty Django `JSONField` column: Django's exact lookup must find it (interop.py).
+    @Test func djangoMemo() throws {
+        let folder = try #require(interopFolder)
+        let db = try Database(path: URL(fileURLWithPath: folder).appendingPathComponent("django.sqlite3").path)
+        defer { try? db.close() }
+        #expect(try db.schemaPlan(for: DjangoMemo.self).isEmpty)
+        let memo = DjangoMemo()
+        memo.data = InteropKindDoc(a: [3, 4], b: "ü ✓")
+        try db.save(memo)
+        #expect(memo.id == 1)
     }
 
     @Test func sqlalchemyKinds() throws {

@@ -27,6 +27,22 @@ private final class R16IntTimeAsValue: Model {
     required init() {}
 }
 
+private struct R16IntDoc: JSONColumnValue, Equatable {
+    var a: [Int]
+    var b: String
+}
+
+/// Django's `JSONField`s (`text` with a JSON_VALID check), a plain text column, and a column whose check
+/// names another column's JSON_VALID.
+private final class R16IntMemo: Model {
+    static let tableName = "ext_memo"
+    var id: Int64 = 0
+    var data = R16IntDoc(a: [], b: "")
+    var extra: R16IntDoc?
+    var plain = R16IntDoc(a: [], b: "")
+    var other = R16IntDoc(a: [], b: "")
+    required init() {}
+}
 
 struct Review16InteropTests {
     /// Django's `TimeField` (`time`), SQLAlchemy's and peewee's `Time` (`TIME`) hold 'HH:MM:SS[.ffffff]' text
@@ -63,5 +79,41 @@ struct Review16InteropTests {
         for type in ["time", "TIME", "TIME(6)", " time without time zone", "TIMETZ"] { #expect(Affinity.isTimeOfDay(type), "\(type)") }
         for type in ["datetime", "TIMESTAMP", "timestamp with time zone", "DATE", "TIMEINTERVAL", "", "text"] { #expect(!Affinity.isTimeOfDay(type), "\(type)") }
         #expect(Affinity.swiftTypes(declaredType: "time") == "SQLValue" && Affinity.swiftTypes(declaredType: "datetime") == "Date")
+    }
+
+    /// An empty column of Django's `JSONField` (`text` with `CHECK ((JSON_VALID("data") OR "data" IS NULL))`)
+    /// took Strata's own compact layout with raw UTF-8: Django's exact lookup (`filter(data={…})`, text
+    /// equality with json.dumps's output) missed the row, and the column, once Django wrote its own rows
+    /// beside it, held two layouts (which then kept Strata on its own). It now takes json.dumps's layout, as
+    /// a column with Django's rows does; a plain text column, or one whose check is about another column,
+    /// keeps Strata's.
+    @Test func anEmptyDjangoJSONFieldTakesJSONDumpsLayout() throws {
+        let temp = try TemporaryDatabase(), db = temp.db
+        try db.execute("""
+            CREATE TABLE "ext_memo" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "data" text NOT NULL CHECK ((JSON_VALID("data") OR "data" IS NULL)),             "extra" text NULL CHECK ((JSON_VALID("extra") OR "extra" IS NULL)), "plain" text NOT NULL, "other" text NOT NULL CHECK (JSON_VALID("plain")))
+            """)
+        let memo = R16IntMemo()
+        memo.data = R16IntDoc(a: [3, 4], b: "ü ✓")
+        memo.extra = R16IntDoc(a: [], b: "é")
+        memo.plain = memo.data
+        memo.other = memo.data
+        try db.save(memo)
+        let row = try #require(try db.rows("SELECT data, extra, plain, other FROM ext_memo").first)
+        #expect(row["data"] == .text(#"{"a": [3, 4], "b": "\u00fc \u2713"}"#))
+        #expect(row["extra"] == .text(#"{"a": [], "b": "\u00e9"}"#))
+        #expect(row["plain"] == .text(#"{"a":[3,4],"b":"ü ✓"}"#) && row["other"] == row["plain"])
+        #expect(memo.changedProperties.isEmpty)
+        // The next handle decides from the rows: the same layouts.
+        let again = try temp.reopen()
+        let second = R16IntMemo()
+        second.data = R16IntDoc(a: [], b: "ß")
+        second.plain = second.data
+        second.other = second.data
+        try again.save(second)
+        #expect(try again.value(String.self, "SELECT data FROM ext_memo WHERE id = 2") == #"{"a": [], "b": "\u00df"}"#)
+        #expect(try again.value(String.self, "SELECT plain FROM ext_memo WHERE id = 2") == #"{"a":[],"b":"ß"}"#)
+        #expect(try again.objects(R16IntMemo.self, where: \.data == R16IntDoc(a: [3, 4], b: "ü ✓")).map(\.id) == [1])
+        #expect(JSONStyle.declaredByDjango(column: "data", tableSQL: #"CREATE TABLE t (data text CHECK ((json_valid([data]))))"#))
+        #expect(!JSONStyle.declaredByDjango(column: "data", tableSQL: #"CREATE TABLE t (data text, CHECK (json_valid(data)))"#))
     }
 }

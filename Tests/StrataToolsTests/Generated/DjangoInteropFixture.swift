@@ -6,7 +6,7 @@ import Strata
 
 enum DjangoInteropFixture {
     /// Every model of this file. ```swift DjangoInteropFixture.models.count ```
-    static let models: [any Model.Type] = [DjangoMigrations.self, InteropDoc.self, InteropEvent.self, InteropItem.self, InteropKind.self, InteropOwner.self, InteropOwnerTags.self, InteropPet.self, InteropPrice.self, InteropTag.self]
+    static let models: [any Model.Type] = [DjangoMigrations.self, InteropDoc.self, InteropEvent.self, InteropItem.self, InteropKind.self, InteropMemo.self, InteropOwner.self, InteropOwnerTags.self, InteropPet.self, InteropPrice.self, InteropTag.self]
 
     final class DjangoMigrations: Model {
         static let tableName = "django_migrations"
@@ -62,6 +62,13 @@ enum DjangoInteropFixture {
         var small: Int64 = 0
         var flag: Bool?
         var at: Date = Date(timeIntervalSince1970: 0)
+        required init() {}
+    }
+
+    final class InteropMemo: Model {
+        static let tableName = "interop_memo"
+        var id: Int64 = 0
+        var data: String = ""
         required init() {}
     }
 
