@@ -6,10 +6,11 @@ import Strata
 /// Types follow what Strata's schema sync accepts for the column's affinity: INTEGER -> Int64,
 /// REAL -> Double, TEXT -> String, BLOB -> Data; NUMERIC -> Decimal, Date or Bool when the declared type
 /// says so (`DECIMAL`, `NUMERIC(10, 2)`; `DATE`, `TIMESTAMP`; `BOOL`), else SQLValue (values as SQLite stores them); no declared type -> SQLValue. A nullable column
-/// makes an optional (SQLValue holds NULL itself). SQLValue can hold NULL, so sync refuses it for a
-/// NOT NULL column: there NUMERIC becomes Double and an untyped column String, the types that read the
-/// most storage classes such a column can hold — but a time of day (`TIME`: 'HH:MM:SS' text, which neither
-/// reads) stays SQLValue, which sync accepts there too, starting at `.text("00:00:00")`. A simple literal DEFAULT becomes the initial value, so
+/// makes an optional (SQLValue holds NULL itself). Over a NOT NULL column, where a SQLValue's NULL would be
+/// refused on save, NUMERIC becomes Double and an untyped column String, the types that read the most
+/// storage classes such a column can hold — but a time of day (`TIME`: 'HH:MM:SS' text) and `JSON`
+/// (objects, arrays), which neither reads, stay SQLValue (sync accepts a non-optional one there), starting
+/// at `.text("00:00:00")` and `.text("null")`. A simple literal DEFAULT becomes the initial value, so
 /// a fresh instance saves what an INSERT without the column would have stored.
 struct ColumnProperty {
     /// `Int64`, `String`, ...
@@ -36,25 +37,26 @@ struct ColumnProperty {
             else { type = "SQLValue" }
         }
         // A time of day (`time`: Django's TimeField, SQLAlchemy's and peewee's Time) holds 'HH:MM:SS[.ffffff]'
-        // text, which neither Double nor Date reads and String cannot be synced over (NUMERIC affinity):
-        // SQLValue, NOT NULL included (sync accepts it; a fresh instance starts at midnight).
+        // text, and a `JSON` column (SQLAlchemy's) objects and arrays, which neither Double nor Date reads and
+        // String cannot be synced over (NUMERIC affinity): SQLValue, NOT NULL included (sync accepts it; a
+        // fresh instance starts at midnight, or at JSON's `null`, which SQLAlchemy stores for None).
         let timeOfDay = column.affinity == .numeric && Self.isTimeOfDay(declared)
-        if type == "SQLValue" && column.notNull && !timeOfDay {
+        let json = column.affinity == .numeric && declared.contains("JSON")
+        if type == "SQLValue" && column.notNull && !timeOfDay && !json {
             type = column.affinity == .numeric ? "Double" : "String"
         }
         self.type = type
         optional = !column.notNull && type != "SQLValue"
-        if column.affinity == .numeric, declared.contains("JSON") {
-            note = type == "SQLValue"
-                ? "  // JSON: read as stored; a Codable type of yours ([String: Int], a struct) maps here too"
-                : "  // JSON: put the Codable type it holds here (\(type) reads top-level numbers only; SQLValue cannot be NOT NULL)"
+        if json {
+            note = "  // JSON: read as stored; a Codable type of yours ([String: Int], a struct) maps here too"
         } else if timeOfDay {
             note = "  // a time of day: .text(\"13:14:15.123456\") as the tool stores it"
         } else {
             note = nil
         }
         let literal = ColumnProperty.literal(column.defaultSQL, as: type)
-        initialValue = literal ?? (optional ? nil : timeOfDay && column.notNull ? ".text(\"00:00:00\")" : ColumnProperty.zero(type))
+        initialValue = literal ?? (optional ? nil : !column.notNull ? ColumnProperty.zero(type)
+            : timeOfDay ? ".text(\"00:00:00\")" : json ? ".text(\"null\")" : ColumnProperty.zero(type))
     }
 
     /// Whether a declared type (uppercased) is a time of day, `TIME`, `TIME(6)` or `TIMETZ` (not `DATETIME`,

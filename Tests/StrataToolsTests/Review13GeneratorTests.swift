@@ -17,7 +17,7 @@ import Strata
                 static let tableName = "settings"
                 var id: Int64 = 0
                 var prefs: SQLValue = .null  // JSON: read as stored; a Codable type of yours ([String: Int], a struct) maps here too
-                var flags: Double = 0  // JSON: put the Codable type it holds here (Double reads top-level numbers only; SQLValue cannot be NOT NULL)
+                var flags: SQLValue = .text("null")  // JSON: read as stored; a Codable type of yours ([String: Int], a struct) maps here too
                 var kind: SQLValue = .null
                 required init() {}
             }
