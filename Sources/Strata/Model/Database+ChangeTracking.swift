@@ -386,10 +386,10 @@ extension Database {
             start += chunk.count
             guard let keys = try? chunk.map({ table.keyIsRowID ? .integer($0._rowID) : try table.storedKey(registeredKeyValue(of: $0, registry: registry)) })
             else { continue }
-            // A key in a column with no type is looked for in both forms (7 and '7'), and either form found
-            // stands for the key.
+            // A key another tool may store in another form (7 and '7', a UUID's two cases) is looked for in
+            // both, and either form found stands for the key.
             let twoForms = table.keyHasTwoForms
-            let bound = twoForms ? keys.flatMap { $0.keyForms(untypedColumn: true) } : keys
+            let bound = twoForms ? keys.flatMap(table.keyForms(ofStored:)) : keys
             guard let statement = try? connection.prepare("SELECT \(column) FROM \(SQL.quote(table.table)) WHERE \(column) IN (\(SQL.placeholders(bound.count)))")
             else { continue }
             defer { statement.finalize() }
@@ -397,7 +397,7 @@ extension Database {
             guard (try? statement.bind(values: bound)) != nil else { continue }
             while (try? statement.step()) == true {
                 let value = statement.value(at: 0)
-                if twoForms { found.formUnion(value.keyForms(untypedColumn: true)) } else { found.insert(value) }
+                if twoForms { found.formUnion(table.keyForms(ofStored: value)) } else { found.insert(value) }
             }
             for (object, key) in zip(chunk, keys) where !found.contains(key) {
                 if isInTransaction { models.noteDeleted(object) }

@@ -412,6 +412,13 @@ extension Database {
             throw ModelError(.duplicateInstance, model: metadata.typeName, property: metadata.key.name, key: key,
                              "another live instance already stands for the row with key \(key); change that one, or fetch it with object(_:forKey:)")
         }
+        // A key another tool may store in another form (7 as '7', a UUID in the other case): the INSERT's
+        // own check sees only the form it writes, so a row holding the other one is looked for first.
+        if table.keyHasTwoForms, let stored = try storedForm(of: key, registry: registry) {
+            if keyWasAssigned { try? keyAccessor.store(.integer(0), into: object) }
+            throw ModelError(.duplicateKey, model: metadata.typeName, property: metadata.key.name, key: key,
+                             "a row with this key exists already, stored as \(stored) in \"\(table.table)\".\"\(table.columns[0])\"; nothing was written")
+        }
         if table.insertsReturningRow { return try insertReturningRow(object, registry: registry, key: key, keyWasAssigned: keyWasAssigned) }
         let statement = try table.statement(.insert, in: connection)
         var rowID: Int64 = 0
@@ -517,6 +524,15 @@ extension Database {
         registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(key))
         registry.capture(object, row: row)
         return true
+    }
+
+    /// The key of the row that has `key` in any of its forms (``TableMapping/keyHasTwoForms``), as stored.
+    private func storedForm(of key: SQLValue, registry: TypeRegistry) throws -> SQLValue? {
+        let table = registry.table
+        let statement = try connection.cachedStatement("SELECT \(table.keyColumnList) FROM \(SQL.quote(table.table)) WHERE \(table.keyClause) LIMIT 1")
+        defer { statement.reset() }
+        try table.bindKey(key, to: statement, at: 1)
+        return try statement.step() ? statement.value(at: 0) : nil
     }
 
     /// `max(key) + 1` of a table whose integer key SQLite does not assign: the largest number among the

@@ -97,8 +97,8 @@ extension Database {
             return found
         }
         var stored = try values.map(registry.table.storedKey)
-        // A key in a column with no type: in both forms (7 and '7'), as another tool may store it.
-        if registry.table.keyHasTwoForms { stored = stored.flatMap { $0.keyForms(untypedColumn: true) } }
+        // A key another tool may store in another form (7 and '7', a UUID's two cases): in both.
+        if registry.table.keyHasTwoForms { stored = stored.flatMap(registry.table.keyForms(ofStored:)) }
         let found = try objects(T.self, registry: registry, column: registry.table.columns[0], in: stored)
         guard ordered else { return found }
         if registry.table.keyIsRowID {

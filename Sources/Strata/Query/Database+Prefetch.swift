@@ -140,8 +140,8 @@ extension Database {
             var missing = pending.distinct.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true }
             // The keys are canonical; bound as the key column stores them (a UUID as 32 hex digits, say).
             if registry.table.formats[0] != .native { missing = missing.map(registry.table.formats[0].storedKey) }
-            // A key in a column with no type: in both forms (7 and '7'), as another tool may store it.
-            if registry.table.keyHasTwoForms { missing = missing.flatMap { $0.keyForms(untypedColumn: true) } }
+            // A key another tool may store in another form (7 and '7', a UUID's two cases): in both.
+            if registry.table.keyHasTwoForms { missing = missing.flatMap(registry.table.keyForms(ofStored:)) }
             let loaded = try modelObjects(registry: registry, quotedColumn: SQL.quote(registry.table.columns[0]), in: missing,
                                           orderBy: nil, distinct: true)
             // Owners hold their targets strongly (so a later read costs no query). Where the targets' type

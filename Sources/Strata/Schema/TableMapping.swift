@@ -49,11 +49,26 @@ final class TableMapping {
     /// `"a" = ? AND "b" = ?` over the key columns (`"id" = ?` for a single key; `"id" IN (?, ?)` when
     /// ``keyHasTwoForms``).
     let keyClause: String
-    /// Whether the key is one integer or one text in a column with no type (BLOB affinity), where another
-    /// tool may have stored key 7 as the text '7' (or the text key "7" as the integer 7), which SQLite tells
-    /// apart but the model reads as the same key: ``keyClause`` then finds the row by either form, and
-    /// ``bindKey(_:to:at:)`` binds both (``SQLValue/keyForms(untypedColumn:)``).
+    /// Whether one key may be stored in two forms that SQLite tells apart but the model reads as the same
+    /// key: an integer or a text key in a column with no type (BLOB affinity), where another tool may have
+    /// stored key 7 as the text '7' (or the text key "7" as the integer 7); a UUID key stored as text, which
+    /// one tool writes in uppercase (Swift's `uuidString`) and another in lowercase (Python's `str`).
+    /// ``keyClause`` then finds the row by either form, and ``bindKey(_:to:at:)`` binds both
+    /// (``keyForms(ofStored:)``).
     let keyHasTwoForms: Bool
+    /// Whether ``keyHasTwoForms`` is for a UUID stored as text (the forms are its two cases).
+    private let keyFormsAreCases: Bool
+
+    /// The forms a key, as the key column stores it, may take there (itself first): with
+    /// ``keyHasTwoForms``, also its other form (an integer's text, a text's integer, a UUID text in the other
+    /// case), when it has one.
+    func keyForms(ofStored stored: SQLValue) -> [SQLValue] {
+        guard keyHasTwoForms else { return [stored] }
+        guard keyFormsAreCases else { return stored.keyForms(untypedColumn: true) }
+        guard case .text(let text) = stored else { return [stored] }
+        let other = text.lowercased() == text ? text.uppercased() : text.lowercased()
+        return other == text ? [stored] : [stored, .text(other)]
+    }
     /// How SQLite compares values of a single-column key that is not the rowid (its primary key index's
     /// collating sequence): what a foreign key to it, a child's or a join table's column, matches by.
     let keyCollation: KeyCollation
@@ -210,8 +225,17 @@ final class TableMapping {
         quotedTable = t
         let names = columns.map(SQL.quote)
         quotedNames = names
-        keyHasTwoForms = metadata.keyCount == 1 && !keyIsRowID && formats[0] == .native && untypedColumns.contains(0)
+        let untypedKey = metadata.keyCount == 1 && !keyIsRowID && formats[0] == .native && untypedColumns.contains(0)
             && (metadata.keyIsInteger || (properties[0].columnType == .text && properties[0].formatKind == nil))
+        var uuidTextKey = false
+        if metadata.keyCount == 1 && properties[0].formatKind == .uuid && properties[0].related == nil {
+            switch formats[0] {
+            case .native, .uuidDashed, .uuidHex: uuidTextKey = true
+            default: break
+            }
+        }
+        keyHasTwoForms = untypedKey || uuidTextKey
+        keyFormsAreCases = uuidTextKey
         keyClause = keyHasTwoForms ? "\(names[0]) IN (?, ?)" : names.prefix(keyCount).map { "\($0) = ?" }.joined(separator: " AND ")
         var columns = names.map { "\(t).\($0)" }
         if hasRowID && !keyIsRowID { columns.append("\(t).\(self.rowIDName)") }
@@ -254,8 +278,8 @@ final class TableMapping {
             let stored = try storedKey(key)
             try statement.bind(stored, at: index)
             guard keyHasTwoForms else { return index + 1 }
-            // The other form: an integer's text, a text's integer (a value that has none is bound twice).
-            let forms = stored.keyForms(untypedColumn: true)
+            // The other form (a value that has none is bound twice).
+            let forms = keyForms(ofStored: stored)
             try statement.bind(forms.count > 1 ? forms[1] : stored, at: index + 1)
             return index + 2
         }

@@ -178,6 +178,12 @@ private struct R16KeyUndo: Error {}
         // A duplicate of a text-stored key is refused; the next key is past the text '7' too.
         let twin = R16KeyUntyped(); twin.id = 7
         #expect(throws: ModelError.self) { try temp.db.save(twin) }
+        let other = try Database(path: temp.path)   // (no live instance there: the row itself refuses it)
+        let otherTwin = R16KeyUntyped(); otherTwin.id = 7
+        let error = #expect(throws: ModelError.self) { try other.save(otherTwin) }
+        #expect(error?.kind == .duplicateKey)
+        try other.close()
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_untyped WHERE id IN (7, '7')") == 1)
         try temp.db.execute("DELETE FROM r16_untyped WHERE id = 30")
         let new = R16KeyUntyped(); new.name = "new"
         try temp.db.save(new)
@@ -443,5 +449,40 @@ extension Review16KeyTests {
         #expect(fresh.id == 0 && twin.id == 1)
         try temp.db.save([a, fresh])
         #expect(try temp.db.value(String.self, "SELECT group_concat(id || '/' || name) FROM (SELECT * FROM r16_plain ORDER BY id)") == "1/changed,2/fresh")
+    }
+}
+
+extension Review16KeyTests {
+    @Test func uuidKeysOfOneColumnInBothCases() throws {
+        let temp = try TemporaryDatabase()
+        // A Swift app writes `uuidString` (uppercase), a Python service `str(uuid)` (lowercase).
+        try temp.db.execute("""
+            CREATE TABLE r16_uuid_text (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            INSERT INTO r16_uuid_text VALUES ('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', 'swift');
+            INSERT INTO r16_uuid_text VALUES ('0f8fad5b-d9cb-469f-a165-70867728950e', 'python');
+            """)
+        let upper = UUID(uuidString: "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11")!
+        let lower = UUID(uuidString: "0F8FAD5B-D9CB-469F-A165-70867728950E")!
+        let all = try temp.db.objects(R16KeyUUIDText.self, where: "ORDER BY name")
+        #expect(all.map(\.name) == ["python", "swift"])
+        let py = try #require(try temp.db.object(R16KeyUUIDText.self, forKey: lower))
+        let sw = try #require(try temp.db.object(R16KeyUUIDText.self, forKey: upper))
+        #expect(py === all[0] && sw === all[1])
+        py.name = "py2"; try temp.db.save(py)
+        sw.name = "sw2"; try temp.db.save(sw)
+        #expect(!py.isDeleted && !sw.isDeleted)
+        #expect(try temp.db.value(String.self, "SELECT group_concat(id || '/' || name) FROM (SELECT * FROM r16_uuid_text ORDER BY name)")
+                == "0f8fad5b-d9cb-469f-a165-70867728950e/py2,A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11/sw2")
+        #expect(try temp.db.objects(R16KeyUUIDText.self, forKeys: [lower, upper]).count == 2)
+        // A new instance of either key is a duplicate, never a second row.
+        let other = try Database(path: temp.path)
+        for key in [lower, upper] {
+            let twin = R16KeyUUIDText(); twin.id = key
+            #expect(throws: ModelError.self) { try other.save(twin) }
+        }
+        try other.close()
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_uuid_text") == 2)
+        #expect(try temp.db.delete(py))
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_uuid_text") == 1)
     }
 }
