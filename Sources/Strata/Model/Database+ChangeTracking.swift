@@ -515,16 +515,21 @@ extension Database {
     private func releaseSnapshotsOfDeleted() {
         for object in models.deletedInTransaction.values where object._isDeleted { object._registry?.releaseSnapshot(object) }
         models.deletedInTransaction.removeAll()
+        models.deletionOrder.removeAll()
     }
 
-    /// Every live instance, and those deleted in the open transaction (which a rollback may bring back).
+    /// Every live instance, and those deleted in the open transaction (which a rollback may bring back),
+    /// the most recently deleted first (see ``ModelContext/deletionOrder``).
     private func liveAndDeletedInstances() -> [(ModelObject, TypeRegistry)] {
         var live: [(ModelObject, TypeRegistry)] = []
         for registry in models.registries.values {
             live += registry.liveInstances.map { ($0, registry) }
         }
-        for object in models.deletedInTransaction.values {
-            if let registry = object._registry, object._isDeleted { live.append((object, registry)) }
+        var seen = Set<ObjectIdentifier>()
+        for id in models.deletionOrder.reversed() where seen.insert(id).inserted {
+            if let object = models.deletedInTransaction[id], let registry = object._registry, object._isDeleted {
+                live.append((object, registry))
+            }
         }
         return live
     }
@@ -565,6 +570,9 @@ extension Database {
     private func refreshAfterRollback(_ live: [(ModelObject, TypeRegistry)], discarding refused: Set<ObjectIdentifier> = []) {
         for (object, registry) in live {
             let wasDeleted = object._isDeleted
+            // Deleted before the part rolled back, and its key saved again by another instance whose insert
+            // stands: the row is that instance's, and this one stays deleted.
+            if wasDeleted && rowHasAnotherInstance(object, registry: registry) { continue }
             // An instance whose save the rolled-back block tried and failed drops the changes it made for it.
             refresh(object, registry: registry, !refused.isEmpty && refused.contains(ObjectIdentifier(object)) ? .discard : .rollback)
             if wasDeleted && !object._isDeleted && registry.hasParentArrays {
@@ -578,6 +586,15 @@ extension Database {
         for registry in models.registries.values where models.childTypesWrittenInTransaction.contains(ObjectIdentifier(registry)) {
             registry.dropEveryParentsArrays()
         }
+    }
+
+    /// Whether a live instance other than `object` (one deleted in the transaction) stands for its row:
+    /// one inserted with the same key after the delete.
+    private func rowHasAnotherInstance(_ object: ModelObject, registry: TypeRegistry) -> Bool {
+        func other(_ found: ModelObject?) -> Bool { found.map { $0 !== object && !$0._isDeleted } ?? false }
+        if registry.table.keyIsRowID { return other(registry.instance(rowID: object._rowID)) }
+        guard let key = try? registeredKeyValue(of: object, registry: registry) else { return false }
+        return other(registry.instance(key: key))
     }
 
     /// After a rollback: the loaded many-to-many arrays (``Siblings``) of `live` are dropped, and read

@@ -126,6 +126,11 @@ final class ModelContext {
     /// Instances deleted in the open transaction, kept alive until it ends so a rollback can restore them.
     /// (Instances updated or inserted need no list: a rollback refreshes every live instance.)
     var deletedInTransaction: [ObjectIdentifier: ModelObject] = [:]
+    /// The instances of `deletedInTransaction` in the order they were deleted (one may be there twice,
+    /// when a rollback brought it back and it was deleted again): of two deleted instances of one key (one
+    /// deleted, its key saved again by another, deleted in turn), the row a rollback brings back is the
+    /// one deleted last.
+    var deletionOrder: [ObjectIdentifier] = []
     /// Instances inserted in the open transaction, kept alive until it ends so a rollback can make them
     /// unsaved.
     @exclusivity(unchecked) var insertedInTransaction: [InsertedInstance] = []
@@ -258,6 +263,7 @@ final class ModelContext {
 
     func noteDeleted(_ object: ModelObject) {
         deletedInTransaction[ObjectIdentifier(object)] = object
+        deletionOrder.append(ObjectIdentifier(object))
     }
 }
 

@@ -486,3 +486,85 @@ extension Review16KeyTests {
         #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_uuid_text") == 1)
     }
 }
+
+private final class R16KeyParent: Model {
+    static let tableName = "r16_parent"
+    var id: Int64 = 0
+    var name = ""
+    @Children(by: "parent", orderBy: "id") var kids: [R16KeyKid]
+    required init() {}
+}
+
+private final class R16KeyKid: Model {
+    static let tableName = "r16_kid"
+    var id: Int64 = 0
+    @Reference var parent: R16KeyParent?
+    required init() {}
+}
+
+extension Review16KeyTests {
+    @Test func rawSQLReKeyingAParentWithOnUpdateCascadeMovesItsChildren() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r16_parent (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE r16_kid (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES r16_parent(id) ON UPDATE CASCADE);
+            INSERT INTO r16_parent VALUES (1, 'p');
+            INSERT INTO r16_kid VALUES (1, 1), (2, 1);
+            """)
+        let p = try #require(try temp.db.object(R16KeyParent.self, forKey: 1))
+        #expect(p.kids.count == 2)
+        let kid = try #require(try temp.db.object(R16KeyKid.self, forKey: 1))
+        #expect(kid.parent === p)
+        try temp.db.execute("UPDATE r16_parent SET id = 9 WHERE id = 1")
+        #expect(try temp.db.object(R16KeyParent.self, forKey: 1) == nil)
+        let moved = try #require(try temp.db.object(R16KeyParent.self, forKey: 9))
+        #expect(moved.id == 9 && moved.name == "p")
+        #expect(p === moved || p.isDeleted)
+        #expect(kid.$parent.key == .integer(9))
+        #expect(kid.parent === moved)
+        #expect(moved.kids.count == 2 && moved.kids.contains { $0 === kid })
+        // Saving the kid writes nothing that undoes the cascade.
+        try temp.db.save(kid)
+        #expect(try temp.db.value(String.self, "SELECT group_concat(parent_id) FROM r16_kid") == "9,9")
+    }
+
+    @Test func deletingAndReinsertingAKeyThenCommittingKeepsTheNewInstance() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r16_plain (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT ''); INSERT INTO r16_plain VALUES (1, 'a')")
+        let a = try #require(try temp.db.object(R16KeyPlain.self, forKey: 1))
+        let b = R16KeyPlain(); b.id = 1; b.name = "b"
+        try temp.db.transaction {
+            try temp.db.delete(a)
+            try temp.db.save(b)
+            // An inner savepoint that deletes b again and is rolled back.
+            #expect(throws: R16KeyUndo.self) {
+                try temp.db.transaction {
+                    try temp.db.delete(b)
+                    #expect(try temp.db.object(R16KeyPlain.self, forKey: 1) == nil)
+                    throw R16KeyUndo()
+                }
+            }
+            #expect(!b.isDeleted)
+        }
+        #expect(a.isDeleted && !b.isDeleted)
+        #expect(try temp.db.object(R16KeyPlain.self, forKey: 1) === b)
+        b.name = "b2"; try temp.db.save(b)
+        #expect(try temp.db.value(String.self, "SELECT group_concat(id || '/' || name) FROM r16_plain") == "1/b2")
+        // A savepoint rolled back after the delete and the re-insert (it touched neither) revives neither.
+        let c = R16KeyPlain(); c.id = 1; c.name = "c"
+        try temp.db.transaction {
+            try temp.db.delete(b)
+            try temp.db.save(c)
+            #expect(throws: R16KeyUndo.self) {
+                try temp.db.transaction {
+                    try temp.db.execute("INSERT INTO r16_plain VALUES (2, 'tmp')")
+                    throw R16KeyUndo()
+                }
+            }
+            #expect(b.isDeleted && !c.isDeleted)
+            #expect(try temp.db.object(R16KeyPlain.self, forKey: 1) === c)
+        }
+        #expect(b.isDeleted)
+        #expect(try temp.db.object(R16KeyPlain.self, forKey: 1) === c)
+    }
+}
