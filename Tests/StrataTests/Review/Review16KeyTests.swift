@@ -656,3 +656,63 @@ extension Review16KeyTests {
         #expect(try temp.db.value(String.self, "SELECT group_concat(id || '/' || name) FROM r16_text_rowid") == "c/z")
     }
 }
+
+extension Review16KeyTests {
+    @Test func aParentWithKeyZeroIsReferencedLikeAnyOther() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r16_parent (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE r16_kid (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES r16_parent(id));
+            INSERT INTO r16_parent VALUES (-1, 'minus one');
+            """)
+        // SQLite gives the next row rowid 0 (the largest plus one).
+        let zero = R16KeyParent(); zero.name = "zero"
+        try temp.db.save(zero)
+        #expect(zero.id == 0 && zero.isPersisted)
+        let kid = R16KeyKid(); kid.parent = zero
+        try temp.db.save(kid)
+        #expect(try temp.db.value(String.self, "SELECT typeof(parent_id) || '/' || parent_id FROM r16_kid") == "integer/0")
+        #expect(zero.kids.count == 1 && zero.kids.first === kid)
+        zero.name = "z2"; try temp.db.save(zero)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_parent") == 2)
+        let again = try Database(path: temp.path)
+        let k = try #require(try again.object(R16KeyKid.self, forKey: kid.id))
+        #expect(k.parent?.name == "z2" && k.parent?.id == 0)
+        try again.close()
+    }
+}
+
+extension Review16KeyTests {
+    @Test func deletingAndReinsertingATextKeyOfAWithoutRowIDTableAcrossSavepoints() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r16_norowid (id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '') WITHOUT ROWID; INSERT INTO r16_norowid VALUES ('k', 'a')")
+        let a = try #require(try temp.db.object(R16KeyNoRowID.self, forKey: "k"))
+        let b = R16KeyNoRowID(); b.id = "k"; b.name = "b"
+        try temp.db.transaction {
+            try temp.db.delete(a)
+            try temp.db.save(b)
+            #expect(throws: R16KeyUndo.self) {
+                try temp.db.transaction {
+                    try temp.db.delete(b)
+                    throw R16KeyUndo()
+                }
+            }
+            #expect(a.isDeleted && !b.isDeleted)
+            #expect(try temp.db.object(R16KeyNoRowID.self, forKey: "k") === b)
+        }
+        #expect(a.isDeleted && !b.isDeleted)
+        b.name = "b2"; try temp.db.save(b)
+        #expect(try temp.db.value(String.self, "SELECT group_concat(id || '/' || name) FROM r16_norowid") == "k/b2")
+        // The whole transaction rolled back: the first instance is back, the second unsaved.
+        let c = R16KeyNoRowID(); c.id = "k"; c.name = "c"
+        #expect(throws: R16KeyUndo.self) {
+            try temp.db.transaction {
+                try temp.db.delete(b)
+                try temp.db.save(c)
+                throw R16KeyUndo()
+            }
+        }
+        #expect(!b.isDeleted && !c.isPersisted)
+        #expect(try temp.db.object(R16KeyNoRowID.self, forKey: "k") === b)
+    }
+}
