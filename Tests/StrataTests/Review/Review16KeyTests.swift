@@ -716,3 +716,22 @@ extension Review16KeyTests {
         #expect(try temp.db.object(R16KeyNoRowID.self, forKey: "k") === b)
     }
 }
+
+private final class R16KeyStringNumeric: Model {
+    static let tableName = "r16_string_numeric"
+    var id = ""
+    var name = ""
+    required init() {}
+}
+
+extension Review16KeyTests {
+    @Test func aTextKeyInAStringDeclaredColumnIsRefusedAtSync() throws {
+        let temp = try TemporaryDatabase()
+        // `STRING` has NUMERIC affinity: '00042' would be stored as the integer 42 and read back as "42".
+        try temp.db.execute("CREATE TABLE r16_string_numeric (id STRING PRIMARY KEY, name TEXT NOT NULL DEFAULT '')")
+        let a = R16KeyStringNumeric(); a.id = "00042"; a.name = "a"
+        let error = #expect(throws: SchemaError.self) { try temp.db.save(a) }
+        #expect(error.map { "\($0)" }?.contains("found NUMERIC affinity (declared \"STRING\")") == true)
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_string_numeric") == 0)
+    }
+}
