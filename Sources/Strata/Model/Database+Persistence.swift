@@ -318,25 +318,10 @@ extension Database {
         ModelError(.readOnly, model: registry.metadata.typeName, "cannot write: \(reason); nothing was written")
     }
 
-    /// The key `object` was registered under, after checking that its key property still holds it:
-    /// the identity of a saved instance is its row, so changing the key property is refused (insert a new
-    /// instance with the new key and delete the old one instead).
+    /// The key `object` was registered under, after checking that its key property still holds it
+    /// (``TypeRegistry/checkedKey(of:)``).
     private func registeredKey(of object: ModelObject, registry: TypeRegistry) throws -> SQLValue {
-        let metadata = registry.metadata
-        let current = try metadata.key.accessor.load(object)
-        let registered: SQLValue
-        if registry.table.keyIsRowID {
-            registered = .integer(object._rowID)
-        } else if let text = registry.textKey(of: object), TypeRegistry.textKey(current).map(SQLValue.text) != .text(text) {   // (bytes, as SQLite compares)
-            registered = .text(text)
-        } else {
-            return current
-        }
-        guard registered == current else {
-            throw ModelError(.invalidPrimaryKey, model: metadata.typeName, property: metadata.key.name,
-                             "the key of a saved instance changed from \(registered) to \(current); a saved instance stays the same row: save a new instance with the new key and delete this one")
-        }
-        return current
+        try registry.checkedKey(of: object)
     }
 
     /// INSERT, never an upsert: a row that has the key already is a ``ModelError/Kind/duplicateKey`` error.

@@ -388,10 +388,11 @@ public struct Reference<Related: Model>: ReferenceStorage {
 }
 
 extension ModelMetadata {
-    /// The key of a saved, live object (nil for one never saved or deleted), from its own registry.
+    /// The key of a saved, live object (nil for one never saved or deleted), from its own registry; throws
+    /// when its key property no longer holds the key of its row (``TypeRegistry/checkedKey(of:)``).
     static func persistedKey(of object: ModelObject) throws -> SQLValue? {
         guard let registry = object._registry, !object._isDeleted else { return nil }
-        return try registry.metadata.key.accessor.load(object)
+        return try registry.checkedKey(of: object)
     }
 }
 

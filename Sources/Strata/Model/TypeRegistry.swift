@@ -434,6 +434,27 @@ final class TypeRegistry {
         return result
     }
 
+    /// The key `object` was registered under, after checking that its key property still holds it: the
+    /// identity of a saved instance is its row, so a changed key property is refused — by its save and
+    /// delete, and by a reference to it, which would otherwise store the new key and name another row, or
+    /// none (insert a new instance with the new key and delete this one instead).
+    func checkedKey(of object: ModelObject) throws -> SQLValue {
+        let current = try metadata.key.accessor.load(object)
+        let registered: SQLValue
+        if table.keyIsRowID {
+            registered = .integer(object._rowID)
+        } else if let text = textKey(of: object), TypeRegistry.textKey(current).map(SQLValue.text) != .text(text) {   // (bytes, as SQLite compares)
+            registered = .text(text)
+        } else {
+            return current
+        }
+        guard registered == current else {
+            throw ModelError(.invalidPrimaryKey, model: metadata.typeName, property: metadata.key.name, key: registered,
+                             "the key of a saved instance changed from \(registered) to \(current); a saved instance stays the same row: save a new instance with the new key and delete this one")
+        }
+        return current
+    }
+
     /// The identity-map text of a text or UUID key.
     static func textKey(_ key: SQLValue) -> String? {
         switch key {

@@ -735,3 +735,30 @@ extension Review16KeyTests {
         #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_string_numeric") == 0)
     }
 }
+
+extension Review16KeyTests {
+    @Test func aReferenceToAnInstanceWhoseKeyWasChangedNeverStoresTheNewKey() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r16_parent (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE r16_kid (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES r16_parent(id));
+            INSERT INTO r16_parent VALUES (1, 'one'), (2, 'two');
+            """)
+        let one = try #require(try temp.db.object(R16KeyParent.self, forKey: 1))
+        one.id = 2   // re-keyed in memory, not saved (a save would be refused)
+        let kid = R16KeyKid(); kid.parent = one
+        // Refused (it would name row 2, another parent), as saving `one` itself is.
+        let error = #expect(throws: ModelError.self) { try temp.db.save(kid) }
+        #expect(error?.kind == .invalidPrimaryKey && error?.model == "R16KeyParent")
+        #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_kid") == 0)
+        // The key put back, the same save works and names row 1.
+        one.id = 1
+        try temp.db.save(kid)
+        #expect(try temp.db.value(Int.self, "SELECT parent_id FROM r16_kid") == 1)
+        // A child already saved with it, whose reference is then saved again after a key change, too.
+        one.id = 2
+        kid.parent = nil; kid.parent = one
+        #expect(throws: ModelError.self) { try temp.db.save(kid) }
+        #expect(try temp.db.value(Int.self, "SELECT parent_id FROM r16_kid") == 1)
+    }
+}
