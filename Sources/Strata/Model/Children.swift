@@ -170,7 +170,7 @@ public struct Children<Child: Model>: TransientStorage {
             throw ModelError(.unsupportedType, model: registry.metadata.typeName,
                              "@Children needs a single-column key on \(registry.metadata.typeName); it has a composite key")
         }
-        let parentKey = try registry.metadata.key.accessor.load(owner)
+        let parentKey = try registry.rowKey(of: owner)
         let table = try database.registry(for: Child.self, checkingCommits: false).table
         let (column, order, property, index) = try storage.query(owner: Owner.self, columns: table.columns)
         let forms = table.formats[index].storedKey(parentKey).keyForms(untypedColumn: table.untypedColumns.contains(index))
@@ -287,7 +287,7 @@ public struct Children<Child: Model>: TransientStorage {
         ownerKeys.reserveCapacity(live.count)
         bucketOfOwner.reserveCapacity(live.count)
         for owner in live {
-            let key = try ownerMetadata.key.accessor.load(owner)
+            let key = try ownerRegistry.rowKey(of: owner)
             ownerKeys.append(key)
             bucketOfOwner.append(buckets.bucket(adding: collation == .binary ? key : collation.folded(key)))
         }

@@ -124,7 +124,7 @@ public struct Siblings<Target: Model>: TransientStorage {
         let database = try registry.openDatabase()
         let collation = registry.table.keyCollation
         let (groups, _) = try storage.query([owner], ownerMetadata: registry.metadata, collation: collation, database: database)
-        let targets = groups[collation.folded(try registry.metadata.key.accessor.load(owner))] ?? []
+        let targets = groups[collation.folded(try registry.rowKey(of: owner))] ?? []
         owner[keyPath: path].cache = cacheable(targets, for: owner)
         registry.noteArrayLoaded(by: owner)
         return targets
@@ -148,10 +148,11 @@ public struct Siblings<Target: Model>: TransientStorage {
             throw ModelError(.unsavedRelated, model: String(describing: Target.self), "save the related object before adding or removing it")
         }
         let storage = owner[keyPath: path]
-        let ownerKey = try registry.metadata.key.accessor.load(owner)
+        // (Checked: a key property changed since the owner or the target was saved would link other rows.)
+        let ownerKey = try registry.checkedKey(of: owner)
         // (Checking commits: another connection's commit drops the loaded arrays before the owner's is taken.)
         let targetRegistry = try database.registry(for: Target.self)
-        let targetKey = try targetRegistry.metadata.key.accessor.load(target)
+        let targetKey = try (target._registry ?? targetRegistry).checkedKey(of: target)
         // Each key as its join column stores it (Django's char(32) holds a UUID as 32 hex digits).
         let pair = [try database.joinColumnFormat(table: storage.joinTable, column: storage.fromColumn, holding: registry.metadata).storedKey(ownerKey),
                     try database.joinColumnFormat(table: storage.joinTable, column: storage.toColumn, holding: targetRegistry.metadata).storedKey(targetKey)]
@@ -223,7 +224,7 @@ public struct Siblings<Target: Model>: TransientStorage {
         let collation = ownerRegistry.table.keyCollation
         let (groups, all) = try storage(first).pointee.query(pending, ownerMetadata: ownerRegistry.metadata, collation: collation, database: database)
         for owner in pending {
-            let targets = groups[collation.folded(try ownerRegistry.metadata.key.accessor.load(owner))] ?? []
+            let targets = groups[collation.folded(try ownerRegistry.rowKey(of: owner))] ?? []
             storage(owner).pointee.cache = cacheable(targets, for: owner)
             ownerRegistry.noteArrayLoaded(by: owner)
         }
@@ -246,7 +247,7 @@ public struct Siblings<Target: Model>: TransientStorage {
         }
         var groups: [SQLValue: [Target]] = [:], keys: [SQLValue] = []
         for owner in owners {
-            let key = collation.folded(try ownerMetadata.key.accessor.load(owner))
+            let key = collation.folded(try owner._registry?.rowKey(of: owner) ?? ownerMetadata.key.accessor.load(owner))
             if groups.updateValue([], forKey: key) == nil { keys.append(key) }
         }
         let t = SQL.quote(table.table), j = SQL.quote(joinTable)

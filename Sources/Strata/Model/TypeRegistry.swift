@@ -434,6 +434,16 @@ final class TypeRegistry {
         return result
     }
 
+    /// The key of the row `object` stands for, as registered (its key property may have been changed
+    /// since, which its save refuses): what reads of its relationships look up, so that they show its row's
+    /// children and links, not those of the key it was changed to.
+    func rowKey(of object: ModelObject) throws -> SQLValue {
+        if table.keyIsRowID && object._registry === self { return .integer(object._rowID) }
+        guard let text = textKey(of: object) else { return try metadata.key.accessor.load(object) }
+        if metadata.keyIsInteger, let value = Int64(text) { return .integer(value) }
+        return .text(text)
+    }
+
     /// The key `object` was registered under, after checking that its key property still holds it: the
     /// identity of a saved instance is its row, so a changed key property is refused — by its save and
     /// delete, and by a reference to it, which would otherwise store the new key and name another row, or

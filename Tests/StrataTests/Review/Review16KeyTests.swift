@@ -762,3 +762,52 @@ extension Review16KeyTests {
         #expect(try temp.db.value(Int.self, "SELECT parent_id FROM r16_kid") == 1)
     }
 }
+
+private final class R16KeyPost: Model {
+    static let tableName = "r16_post"
+    var id: Int64 = 0
+    @Siblings(through: "r16_link", from: "post", to: "tag", orderBy: "name") var tags: [R16KeyTag]
+    required init() {}
+}
+
+private final class R16KeyTag: Model {
+    static let tableName = "r16_tag"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+extension Review16KeyTests {
+    @Test func relationshipsOfAnInstanceWhoseKeyWasChangedFollowItsRow() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("""
+            CREATE TABLE r16_parent (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE r16_kid (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES r16_parent(id));
+            INSERT INTO r16_parent VALUES (1, 'one'), (2, 'two');
+            INSERT INTO r16_kid VALUES (10, 1), (20, 2), (21, 2);
+            CREATE TABLE r16_post (id INTEGER PRIMARY KEY);
+            CREATE TABLE r16_tag (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE r16_link (post INTEGER NOT NULL REFERENCES r16_post(id), tag INTEGER NOT NULL REFERENCES r16_tag(id), PRIMARY KEY (post, tag));
+            INSERT INTO r16_post VALUES (1), (2);
+            INSERT INTO r16_tag VALUES (1, 'a'), (2, 'b');
+            INSERT INTO r16_link VALUES (1, 1), (2, 2);
+            """)
+        let one = try #require(try temp.db.object(R16KeyParent.self, forKey: 1))
+        one.id = 2   // changed in memory; a save would be refused
+        #expect(one.kids.map(\.id) == [10])   // its row's children, not row 2's
+        let post = try #require(try temp.db.object(R16KeyPost.self, forKey: 1))
+        let b = try #require(try temp.db.object(R16KeyTag.self, forKey: 2))
+        post.id = 2
+        #expect(post.tags.map(\.name) == ["a"])
+        // Linking through a changed key would link other rows: refused, nothing written.
+        let error = #expect(throws: ModelError.self) { try post.$tags.add(b) }
+        #expect(error?.kind == .invalidPrimaryKey)
+        post.id = 1
+        b.id = 1
+        #expect(throws: ModelError.self) { try post.$tags.add(b) }
+        #expect(try temp.db.value(String.self, "SELECT group_concat(post || '-' || tag) FROM (SELECT * FROM r16_link ORDER BY post)") == "1-1,2-2")
+        b.id = 2
+        try post.$tags.add(b)
+        #expect(try temp.db.value(String.self, "SELECT group_concat(post || '-' || tag) FROM (SELECT * FROM r16_link ORDER BY post, tag)") == "1-1,1-2,2-2")
+    }
+}
