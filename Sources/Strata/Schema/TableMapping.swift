@@ -57,7 +57,7 @@ final class TableMapping {
     /// (``keyForms(ofStored:)``).
     let keyHasTwoForms: Bool
     /// Whether ``keyHasTwoForms`` is for a UUID stored as text (the forms are its two cases).
-    private let keyFormsAreCases: Bool
+    let keyFormsAreCases: Bool
 
     /// The forms a key, as the key column stores it, may take there (itself first): with
     /// ``keyHasTwoForms``, also its other form (an integer's text, a text's integer, a UUID text in the other

@@ -471,12 +471,12 @@ extension Review16KeyTests {
         #expect(try temp.db.value(String.self, "SELECT group_concat(id || '/' || name) FROM (SELECT * FROM r16_uuid_text ORDER BY name)")
                 == "0f8fad5b-d9cb-469f-a165-70867728950e/py2,A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11/sw2")
         #expect(try temp.db.objects(R16KeyUUIDText.self, forKeys: [lower, upper]).count == 2)
-        // A new instance of either key is a duplicate, never a second row.
+        // A new instance of a key stored in the case Strata writes is a duplicate. (A key stored in the other
+        // case is not looked for before an insert: that SELECT cost about 30% of every insert into a table
+        // with text UUID keys, for a case GRDB and Django do not handle either. Limitations says so.)
         let other = try Database(path: temp.path)
-        for key in [lower, upper] {
-            let twin = R16KeyUUIDText(); twin.id = key
-            #expect(throws: ModelError.self) { try other.save(twin) }
-        }
+        let twin = R16KeyUUIDText(); twin.id = lower
+        #expect(throws: ModelError.self) { try other.save(twin) }
         try other.close()
         #expect(try temp.db.value(Int.self, "SELECT count(*) FROM r16_uuid_text") == 2)
         #expect(try temp.db.delete(py))
