@@ -3,7 +3,8 @@ extension DatabasePool {
     /// transaction (or per statement outside one) that touched it, with the row IDs inserted, updated
     /// and deleted and, for rows only the library's saves updated, the names of the changed properties.
     /// Raw SQL writes through the pool count; rolled-back ones never appear. A WITHOUT ROWID table has no
-    /// row IDs: its change names the table with empty sets. The stream ends when the pool closes or the
+    /// row IDs: its change names the table with empty sets, as does the change of a table a commit dropped,
+    /// renamed or altered. The stream ends when the pool closes or the
     /// loop stops.
     ///
     /// Nothing is dropped: the stream keeps every change until the loop takes it (its buffer is not

@@ -927,6 +927,12 @@ extension Database {
     private func transactionEnded() {
         let committed = models.committed
         models.committed = false
+        // Tables the transaction dropped, renamed or altered: SQLite's update hook reports none of the rows
+        // that went or moved, so observers hear of each such table as changed, rows unknown (an observed
+        // fetch that read one runs again, and throws when its table is gone).
+        if committed && models.schemaMoved && !models.observers.isEmpty {
+            for table in models.movedTables { models.recordTable(table) }
+        }
         // A schema change the transaction committed (not one a sync under way makes: it restores the flag).
         if models.schemaMoved && models.syncing.isEmpty && !models.followsSchemaLater {
             if committed { followSchemaChange() } else { models.movedTables.removeAll() }

@@ -1,0 +1,174 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Review 16 (observation): value observations and change streams of a pool, a handle's change observers,
+// and `@Observable` live instances, as a GRDB ValueObservation or SwiftData user relies on them.
+
+private final class R16ObsItem: Model {
+    var id: Int64 = 0
+    var name = ""
+    var value = 0
+    required init() {}
+}
+
+private func r16ObsPool(readers: Int = 2) throws -> (TemporaryDatabase, DatabasePool) {
+    let temp = try TemporaryDatabase()
+    try temp.db.close()
+    return (temp, try DatabasePool(path: temp.path, readers: readers))
+}
+
+/// Runs `body`, failing (instead of hanging the run) when it takes more than `seconds`.
+private func r16ObsWithin<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask { try await Task.sleep(nanoseconds: UInt64(seconds * 1e9)); return nil }
+        let first = try await group.next()!
+        group.cancelAll()
+        guard let first else { throw R16ObsTimeout() }
+        return first
+    }
+}
+
+private struct R16ObsTimeout: Error {}
+
+/// The stream's next element, failing after `seconds` (one iterator at a time: the stream's storage is shared).
+private func r16ObsNext<T: Sendable>(_ stream: AsyncThrowingStream<T, any Error>, within seconds: Double = 5) async throws -> T? {
+    try await r16ObsWithin(seconds) { () async throws -> T? in
+        var iterator = stream.makeAsyncIterator()
+        return try await iterator.next()
+    }
+}
+private struct R16ObsAbort: Error {}
+
+@Suite struct Review16ObservationTests {
+    // MARK: Schema changes
+
+    /// A `DROP TABLE` of a table an observation reads: its next fetch fails, and the stream ends with that
+    /// error (instead of going silent on the last value).
+    @Test func aDroppedTableEndsAnObservationWithItsError() async throws {
+        let (temp, pool) = try r16ObsPool()
+        _ = temp
+        try await pool.write { db in try db.execute("CREATE TABLE r16t(x INTEGER); INSERT INTO r16t VALUES (1)") }
+        let values = pool.observe { db in try db.value(Int.self, "SELECT count(*) FROM r16t") ?? -1 }
+        #expect(try await r16ObsNext(values) == 1)
+        try await pool.write { db in try db.execute("DROP TABLE r16t") }
+        let error = await #expect(throws: DatabaseError.self) {
+            _ = try await r16ObsNext(values)
+        }
+        #expect(error?.message.contains("no such table: r16t") == true)
+        try await pool.close()
+    }
+
+    /// A raw rebuild of an observed table (`CREATE new`, `INSERT ... SELECT`, `DROP`, `ALTER ... RENAME`)
+    /// that changes its values: the observation yields the new values.
+    @Test func aRawRebuildOfAnObservedTableIsDelivered() async throws {
+        let (temp, pool) = try r16ObsPool()
+        _ = temp
+        try await pool.write { db in try db.execute("CREATE TABLE r16t(x INTEGER); INSERT INTO r16t VALUES (1), (2)") }
+        let values = pool.observe { db in try db.value(Int.self, "SELECT sum(x) FROM r16t") ?? -1 }
+        #expect(try await r16ObsNext(values) == 3)
+        try await pool.write { db in
+            try db.execute("""
+                CREATE TABLE r16t_new(x INTEGER NOT NULL);
+                INSERT INTO r16t_new SELECT x * 10 FROM r16t;
+                DROP TABLE r16t;
+                ALTER TABLE r16t_new RENAME TO r16t;
+                """)
+        }
+        let next = try await r16ObsNext(values)
+        #expect(next == 30)
+        try await pool.close()
+    }
+
+    /// A handle's change observer hears of a committed `DROP TABLE` (its rows are gone, though SQLite's update
+    /// hook reports none of them); a rolled-back one is not reported.
+    @Test func aHandlesObserverHearsOfADroppedTable() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r16t(x INTEGER); INSERT INTO r16t VALUES (1); CREATE TABLE r16u(y)")
+        var tables: [[String]] = []
+        let observation = temp.db.observeChanges { changes in tables.append(changes.map(\.table).sorted()) }
+        #expect(throws: R16ObsAbort.self) {
+            try temp.db.transaction { try temp.db.execute("DROP TABLE r16t"); throw R16ObsAbort() }
+        }
+        #expect(tables.isEmpty)
+        try temp.db.execute("DROP TABLE r16t")
+        #expect(tables == [["r16t"]])
+        observation.cancel()
+    }
+
+    // MARK: Values delivered
+
+    /// Raw SQL savepoints inside a pool write: what a `ROLLBACK TO` undid is never reported nor delivered;
+    /// what a released savepoint wrote is.
+    @Test func aRolledBackSavepointIsNeverDelivered() async throws {
+        let (temp, pool) = try r16ObsPool()
+        _ = temp
+        try await pool.write { db in try db.syncSchema(R16ObsItem.self) }
+        var changes = pool.changes(of: R16ObsItem.self).makeAsyncIterator()
+        let seen = Locked<[[String]]>([])
+        let watching = Task {
+            for try await names in pool.observe({ db in try db.objects(R16ObsItem.self, where: "ORDER BY id").map(\.name) }) {
+                seen.withLock { $0.append(names) }
+                if names == ["kept", "inner"] { break }
+            }
+        }
+        try await eventually { seen.withLock { $0.count } == 1 }
+        try await pool.write { db in
+            try db.execute("SAVEPOINT a; INSERT INTO R16ObsItem(name, value) VALUES ('undone', 0); ROLLBACK TO a; RELEASE a")
+            try db.execute("INSERT INTO R16ObsItem(name, value) VALUES ('kept', 0)")
+            try? db.transaction {
+                let item = R16ObsItem(); item.name = "undone too"; try db.save(item)
+                throw R16ObsAbort()
+            }
+            try db.transaction { let item = R16ObsItem(); item.name = "inner"; try db.save(item) }
+        }
+        let change = try #require(await changes.next())
+        #expect(change.insertedRowIDs.count == 2)
+        try await r16ObsWithin(5) { try await watching.value }
+        #expect(seen.withLock { $0 } == [[], ["kept", "inner"]])
+        try await pool.close()
+    }
+
+    // MARK: Failures
+
+    /// A row another tool wrote that the model cannot decode ends the observation with an error naming the
+    /// model and the property.
+    @Test func anUndecodableRowEndsTheObservationNamingModelAndProperty() async throws {
+        let (temp, pool) = try r16ObsPool()
+        _ = temp
+        try await pool.write { db in try db.syncSchema(R16ObsItem.self); try db.save(R16ObsItem()) }
+        let values = pool.observe { db in try db.objects(R16ObsItem.self).map(\.value) }
+        #expect(try await r16ObsNext(values) == [0])
+        try await pool.write { db in try db.execute("UPDATE R16ObsItem SET value = 'many'") }
+        var thrown: (any Error)?
+        do { _ = try await r16ObsNext(values) } catch { thrown = error }
+        let text = "\(thrown.map { "\($0)" } ?? "nothing thrown")"
+        #expect(text.contains("R16ObsItem") && text.contains("value"), "\(text)")
+        try await pool.close()
+    }
+
+    // MARK: Cancellation
+
+    /// A cancelled observation runs no more SQL on the readers after later commits.
+    @Test func aCancelledObservationRunsNoMoreSQL() async throws {
+        let (temp, pool) = try r16ObsPool(readers: 1)
+        _ = temp
+        try await pool.write { db in try db.syncSchema(R16ObsItem.self) }
+        let statements = Locked(0)
+        let trace = pool.readers[0].sync { db in db.traceStatements { _ in statements.withLock { $0 += 1 } } }
+        let observing = Task { for try await _ in pool.observe({ db in try db.count(R16ObsItem.self) }) {} }
+        try await eventually { statements.withLock { $0 } > 0 }
+        observing.cancel()
+        _ = try? await observing.value
+        try await eventually { pool.hub.listenerCount == 0 }
+        try await pool.read { _ in }   // a fetch in flight when the task was cancelled has ended
+        let before = statements.withLock { $0 }
+        for _ in 0..<5 { try await pool.write { db in try db.save(R16ObsItem()) } }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(statements.withLock { $0 } == before)
+        pool.readers[0].sync { _ in trace.cancel() }
+        try await pool.close()
+    }
+}
