@@ -59,7 +59,7 @@ extension DatabasePool {
         ValueObserver(pool: self, fetch: fetch, isDuplicate: nil).start()
     }
 
-    /// A value observation (``observe(_:)``) that skips a result equal to the one yielded before.
+    /// A value observation (``observe(_:)``) that skips a result equal to the one the consumer took last.
     ///
     /// ```swift
     /// for try await names in pool.observe({ db in try db.objects(Employee.self).map(\.name) }) {
@@ -71,15 +71,31 @@ extension DatabasePool {
     }
 }
 
-/// One value observation: the tables its last fetch read, and whether a fetch runs or is due.
+/// One value observation: the tables its last fetch read, whether a fetch runs or is due, and the value
+/// waiting for the consumer.
+///
+/// The stream is an unfolding one: the consumer's `next()` takes the newest value fetched since its last
+/// call, or waits for one. (A buffering stream cannot tell which values the consumer took: an `Equatable`
+/// result equal to the one the consumer holds, fetched while a different one waited unread in the buffer,
+/// replaced it there and reached the consumer a second time in a row.)
 private final class ValueObserver<T: Sendable>: Sendable {
     struct State {
         var running = false
         var due = false
         /// Lowercased names of the tables the last fetch read (nil: before the first fetch ends).
         var region: Set<String>?
-        var last: T?
+        /// The value the consumer took last (compared with each new one when duplicates are skipped).
+        var delivered: T?
+        /// The newest value fetched that the consumer has not taken.
+        var pending: T?
+        /// Why the stream ends, once the pending value is taken (nil: it goes on).
+        var ending: Result<Void, any Error>?
+        /// No more fetches: the observation ended (the error, the pool closed, the consumer left).
         var finished = false
+        /// The consumer's task was cancelled: its `next()` returns nil.
+        var cancelled = false
+        /// The consumer waiting in `next()` for a value.
+        var waiter: CheckedContinuation<T?, any Error>?
         var listener: Int?
     }
     /// Weak: the hub's listener holds this observer, and the pool holds the hub; when the pool goes away
@@ -89,18 +105,28 @@ private final class ValueObserver<T: Sendable>: Sendable {
     let fetch: @Sendable (Database) throws -> T
     let isDuplicate: (@Sendable (T, T) -> Bool)?
     let state = Locked(State())
-    let stream: AsyncThrowingStream<T, any Error>
-    let continuation: AsyncThrowingStream<T, any Error>.Continuation
 
     init(pool: DatabasePool, fetch: @escaping @Sendable (Database) throws -> T, isDuplicate: (@Sendable (T, T) -> Bool)?) {
         poolReference = WeakPool(pool)
         self.fetch = fetch
         self.isDuplicate = isDuplicate
-        (stream, continuation) = AsyncThrowingStream<T, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Ends the observation when the stream (with its iterators) is released or its consumer cancelled:
+    /// only the stream's producing closure holds it.
+    private final class Subscription: Sendable {
+        let observer: ValueObserver
+        init(_ observer: ValueObserver) { self.observer = observer }
+        deinit { observer.end(nil) }
     }
 
     func start() -> AsyncThrowingStream<T, any Error> {
-        guard let pool else { return stream }
+        let subscription = Subscription(self)
+        let stream = AsyncThrowingStream<T, any Error>(unfolding: { try await subscription.observer.next() })
+        guard let pool else {
+            end(nil)
+            return stream
+        }
         // The listener holds the observer for as long as the observation runs.
         let listener = ChangeHub.Listener(changed: { changes in self.changed(changes) },
                                           closed: { self.end(nil) })
@@ -109,13 +135,50 @@ private final class ValueObserver<T: Sendable>: Sendable {
         // either order, leaving the stream on the older value).
         state.withLock { $0.running = true }
         guard let id = pool.hub.add(listener) else {
-            continuation.finish(throwing: DatabaseError(code: .misuse, message: "the pool is closed"))
+            end(DatabaseError(code: .misuse, message: "the pool is closed"))
             return stream
         }
-        state.withLock { $0.listener = id }
-        continuation.onTermination = { [weak self] _ in self?.end(nil) }
+        let ended = state.withLock { state -> Bool in
+            state.listener = id
+            return state.finished
+        }
+        // (The consumer may have left already.)
+        if ended { pool.hub.remove(id); return stream }
         run()
         return stream
+    }
+
+    /// The consumer's `next()`: the newest value not taken yet, or the end, or a wait for either.
+    private func next() async throws -> T? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T?, any Error>) in
+                let outcome = state.withLock { state -> Result<T?, any Error>? in
+                    if state.cancelled { return .success(nil) }
+                    if let value = state.pending {
+                        state.pending = nil
+                        state.delivered = value
+                        return .success(value)
+                    }
+                    if let ending = state.ending {
+                        state.ending = .success(())   // ends once: later calls return nil
+                        return ending.map { nil }
+                    }
+                    // (Two consumers at once: the first one's wait ends.)
+                    state.waiter?.resume(returning: nil)
+                    state.waiter = continuation
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<T?, any Error>? in
+                state.cancelled = true
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: nil)
+            end(nil)
+        }
     }
 
     private func changed(_ changes: [DatabaseChange]) {
@@ -135,6 +198,8 @@ private final class ValueObserver<T: Sendable>: Sendable {
         do { try pool.checkOpen() } catch { return end(error) }
         let reader = pool.acquireReader()
         reader.perform { [self] db in
+            // (The observation may have ended while this waited for the reader: no SQL for nobody.)
+            guard !state.withLock({ $0.finished }) else { return pool.release(reader) }
             let outcome = Result { () throws -> (T, Set<String>) in
                 try db.recordingReads { try DatabasePool.readTransaction(db, job: nil, fetch) }
             }
@@ -142,13 +207,24 @@ private final class ValueObserver<T: Sendable>: Sendable {
             switch outcome {
             case .failure(let error): end(error)
             case .success(let (value, region)):
-                let yield = state.withLock { state -> Bool in
+                let waiter = state.withLock { state -> CheckedContinuation<T?, any Error>? in
                     state.region = region
-                    if let last = state.last, let isDuplicate, isDuplicate(last, value) { return false }
-                    state.last = value
-                    return true
+                    guard !state.finished else { return nil }
+                    // Compared with what the consumer holds: a value equal to it replaces a different one it
+                    // has not taken (the newest state is the one it has), and is not delivered again.
+                    if let delivered = state.delivered, let isDuplicate, isDuplicate(delivered, value) {
+                        state.pending = nil
+                        return nil
+                    }
+                    guard let waiter = state.waiter else {
+                        state.pending = value
+                        return nil
+                    }
+                    state.waiter = nil
+                    state.delivered = value
+                    return waiter
                 }
-                if yield { continuation.yield(value) }
+                waiter?.resume(returning: value)
                 let again = state.withLock { state -> Bool in
                     if state.due && !state.finished { state.due = false; return true }
                     state.running = false
@@ -159,14 +235,21 @@ private final class ValueObserver<T: Sendable>: Sendable {
         }
     }
 
-    private func end(_ error: (any Error)?) {
-        let id = state.withLock { state -> Int? in
-            guard !state.finished else { return nil }
+    /// Ends the observation: no more fetches; the consumer takes the pending value, then the end (`error`).
+    func end(_ error: (any Error)?) {
+        let (id, waiter) = state.withLock { state -> (Int?, CheckedContinuation<T?, any Error>?) in
+            guard !state.finished else { return (nil, nil) }
             state.finished = true
-            return state.listener
+            // A consumer waiting (so no value is pending) gets the end now; otherwise its next call does.
+            let waiter = state.waiter
+            state.waiter = nil
+            state.ending = waiter != nil ? .success(()) : error.map { .failure($0) } ?? .success(())
+            return (state.listener, waiter)
         }
         if let id { pool?.hub.remove(id) }
-        continuation.finish(throwing: error)
+        if let waiter {
+            if let error { waiter.resume(throwing: error) } else { waiter.resume(returning: nil) }
+        }
     }
 }
 

@@ -31,6 +31,18 @@ private func r16ObsWithin<T: Sendable>(_ seconds: Double, _ body: @escaping @Sen
     }
 }
 
+#if canImport(Observation)
+import Observation
+
+@Observable private final class R16ObsNote: Model, ObservableModel {
+    static var observedKeyPaths: [PartialKeyPath<R16ObsNote>] { [\.title, \.stars] }
+    var id: Int64 = 0
+    var title = ""
+    var stars = 0
+    required init() {}
+}
+#endif
+
 private struct R16ObsTimeout: Error {}
 
 /// The stream's next element, failing after `seconds` (one iterator at a time: the stream's storage is shared).
@@ -98,7 +110,53 @@ private struct R16ObsAbort: Error {}
         observation.cancel()
     }
 
+    /// Migrations run on the pool's writer (a rebuild that changes values, then an UPDATE) reach an
+    /// observation of the rebuilt table.
+    @Test func aPoolsMigrationsReachAnObservation() async throws {
+        let (temp, pool) = try r16ObsPool()
+        _ = temp
+        try await pool.write { db in try db.execute("CREATE TABLE r16t(x INTEGER); INSERT INTO r16t VALUES (1), (2)") }
+        let values = pool.observe { db in try db.value(Int.self, "SELECT sum(x) FROM r16t") ?? -1 }
+        #expect(try await r16ObsNext(values) == 3)
+        var migrator = Migrator()
+        migrator.register("rebuild", sql: """
+            CREATE TABLE r16t_new(x INTEGER NOT NULL);
+            INSERT INTO r16t_new SELECT x * 10 FROM r16t;
+            DROP TABLE r16t;
+            ALTER TABLE r16t_new RENAME TO r16t;
+            """)
+        try await migrator.migrate(pool)
+        #expect(try await r16ObsNext(values) == 30)
+        migrator.register("bump", sql: "UPDATE r16t SET x = x + 1")
+        try await migrator.migrate(pool)
+        #expect(try await r16ObsNext(values) == 32)
+        try await pool.close()
+    }
+
     // MARK: Values delivered
+
+    /// An `Equatable` observation whose consumer is slow: A is taken, B is yielded but not taken, then the
+    /// result goes back to A. The consumer must not receive A twice in a row.
+    @Test func aSlowConsumerOfAnEquatableObservationNeverGetsTheSameValueTwice() async throws {
+        let (temp, pool) = try r16ObsPool()
+        _ = temp
+        try await pool.write { db in try db.syncSchema(R16ObsItem.self) }
+        let fetches = Locked(0)
+        let values = pool.observe { db -> Int in
+            fetches.withLock { $0 += 1 }
+            return try db.count(R16ObsItem.self)
+        }
+        #expect(try await r16ObsNext(values) == 0)
+        try await pool.write { db in try db.save(R16ObsItem()) }
+        try await eventually { fetches.withLock { $0 } == 2 }
+        try await pool.write { db in try db.execute("DELETE FROM R16ObsItem") }
+        try await eventually { fetches.withLock { $0 } == 3 }
+        // The consumer comes back: 1 is gone (a newer value replaced it), and 0 it has already.
+        var next: Int??
+        do { next = try await r16ObsNext(values, within: 0.3) } catch is R16ObsTimeout {}
+        #expect(next == nil, "0 was delivered already; nothing changed since but the 1 it never took")
+        try await pool.close()
+    }
 
     /// Raw SQL savepoints inside a pool write: what a `ROLLBACK TO` undid is never reported nor delivered;
     /// what a released savepoint wrote is.
@@ -150,6 +208,62 @@ private struct R16ObsAbort: Error {}
     }
 
     // MARK: Cancellation
+
+    /// An observation whose stream is dropped after one value (no task cancelled, the loop just left)
+    /// frees its registration with the pool.
+    @Test func aDroppedObservationStreamIsFreed() async throws {
+        let (temp, pool) = try r16ObsPool()
+        _ = temp
+        try await pool.write { db in try db.syncSchema(R16ObsItem.self) }
+        do {
+            let values = pool.observe { db in try db.count(R16ObsItem.self) }
+            #expect(try await r16ObsNext(values) == 0)
+            #expect(pool.hub.listenerCount == 1)
+        }
+        try await eventually { pool.hub.listenerCount == 0 }
+        do {
+            for try await count in pool.observe({ db in try db.count(R16ObsItem.self) }) { if count == 0 { break } }
+        }
+        try await eventually { pool.hub.listenerCount == 0 }
+        try await pool.write { db in try db.save(R16ObsItem()) }
+        try await pool.close()
+    }
+
+    #if canImport(Observation)
+    /// A live `@Observable` instance changed by raw SQL inside a savepoint that is rolled back (raw
+    /// `ROLLBACK TO`, and a nested `transaction` that throws) holds its stored values again, and its
+    /// observers were told; after the outer commit it holds what was committed.
+    @Test func anObservableInstanceFollowsARolledBackSavepoint() throws {
+        let temp = try TemporaryDatabase()
+        let note = R16ObsNote(); note.title = "kept"; note.stars = 1
+        try temp.db.save(note)
+        let told = Locked(0)
+        withObservationTracking { _ = note.title } onChange: { told.withLock { $0 += 1 } }
+        try temp.db.transaction {
+            try temp.db.execute("SAVEPOINT a; UPDATE R16ObsNote SET title = 'undone' WHERE id = 1")
+            #expect(note.title == "undone")
+            try temp.db.execute("ROLLBACK TO a; RELEASE a")
+            #expect(note.title == "kept")
+            try? temp.db.transaction {
+                try temp.db.execute("UPDATE R16ObsNote SET stars = 9 WHERE id = 1")
+                throw R16ObsAbort()
+            }
+            #expect(note.stars == 1)
+            try temp.db.execute("UPDATE R16ObsNote SET stars = 2 WHERE id = 1")
+        }
+        #expect(told.withLock { $0 } == 1, "the first refresh told the observer (tracking is one-shot)")
+        #expect(note.title == "kept" && note.stars == 2)
+        let after = Locked(0)
+        withObservationTracking { _ = note.stars } onChange: { after.withLock { $0 += 1 } }
+        let other = try Database(path: temp.path)
+        try other.execute("UPDATE R16ObsNote SET stars = 3 WHERE id = 1")
+        try other.close()
+        _ = try temp.db.objects(R16ObsNote.self)   // a model fetch looks for other connections' commits
+        #expect(note.stars == 3)
+        #expect(after.withLock { $0 } == 1)
+        #expect(try temp.db.object(R16ObsNote.self, forKey: 1)?.title == "kept")
+    }
+    #endif
 
     /// A cancelled observation runs no more SQL on the readers after later commits.
     @Test func aCancelledObservationRunsNoMoreSQL() async throws {
