@@ -210,12 +210,36 @@ extension Database {
     func recordingReads<T>(_ body: () throws -> T) throws -> (T, Set<String>) {
         models.readRegion = []
         connection.preparesFresh = true
-        defer {
+        let result: T
+        do {
+            defer { connection.preparesFresh = false }
+            result = try body()
+        } catch {
             models.readRegion = nil
-            connection.preparesFresh = false
+            throw error
         }
-        let result = try body()
-        return (result, models.readRegion ?? [])
+        let region = models.readRegion ?? []
+        models.readRegion = nil
+        return (result, withShadowTables(region))
+    }
+
+    /// `region` with the shadow tables of the virtual tables in it: a full-text (FTS3/4/5) or R*Tree table is
+    /// read through its module, and written through its shadow tables (`notes_content`, `notes_data`, ...),
+    /// which are what SQLite's update hook reports. (A table merely named like one, `notes_archive` beside a
+    /// virtual `notes`, counts too: it costs a fetch, never a missed change.)
+    private func withShadowTables(_ region: Set<String>) -> Set<String> {
+        guard !region.isEmpty else { return region }
+        let wasUntraced = connection.untraced
+        connection.untraced = true
+        defer { connection.untraced = wasUntraced }
+        guard let catalog = try? SchemaCatalog.current(in: connection) else { return region }
+        var result = region
+        for name in region {
+            guard let entry = catalog.tables[name], !entry.isView, TableInfo.isVirtualTable(entry.sql) else { continue }
+            let prefix = name + "_"
+            for shadow in catalog.tables.keys where shadow.hasPrefix(prefix) { result.insert(shadow) }
+        }
+        return result
     }
 
     /// Runs one statement-level operation so that a failure leaves live instances as the database has

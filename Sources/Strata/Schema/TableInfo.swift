@@ -253,11 +253,16 @@ struct TableInfo {
         info.isStrict = isStrict
         // (SQLite stores the statement from its CREATE keyword on, as written; the word is looked for first,
         // a cheap ASCII search, so that ordinary tables cost no split of their SQL.)
-        info.isVirtual = SQL.mentions(createSQL, "virtual")
-            && createSQL.prefix(64).split(whereSeparator: { $0.isWhitespace }).dropFirst().first?.uppercased() == "VIRTUAL"
+        info.isVirtual = Self.isVirtualTable(createSQL)
         info.replacesOnConflict = SQL.mentions(createSQL, "replace") && Self.declaresReplace(createSQL)
         info.triggerSQL = catalog.triggerSQL[entry.lowercasedName] ?? []
         return info
+    }
+
+    /// Whether a table's `CREATE` statement (as `sqlite_master` keeps it) makes a virtual table.
+    static func isVirtualTable(_ createSQL: String) -> Bool {
+        SQL.mentions(createSQL, "virtual")
+            && createSQL.prefix(64).split(whereSeparator: { $0.isWhitespace }).dropFirst().first?.uppercased() == "VIRTUAL"
     }
 }
 

@@ -133,6 +133,28 @@ private struct R16ObsAbort: Error {}
         try await pool.close()
     }
 
+    /// An observation that reads through a view, and one that reads an FTS5 table, fetch again after a
+    /// commit to the tables beneath.
+    @Test func anObservationThroughAViewOrAFullTextTableSeesWrites() async throws {
+        let (temp, pool) = try r16ObsPool()
+        _ = temp
+        try await pool.write { db in
+            try db.execute("""
+                CREATE TABLE r16t(x INTEGER); CREATE VIEW r16v AS SELECT x FROM r16t WHERE x > 1;
+                CREATE VIRTUAL TABLE r16f USING fts5(body);
+                """)
+        }
+        let viewed = pool.observe { db in try db.value(Int.self, "SELECT count(*) FROM r16v") ?? -1 }
+        let searched = pool.observe { db in try db.value(Int.self, "SELECT count(*) FROM r16f WHERE r16f MATCH 'swift'") ?? -1 }
+        #expect(try await r16ObsNext(viewed) == 0)
+        #expect(try await r16ObsNext(searched) == 0)
+        try await pool.write { db in try db.execute("INSERT INTO r16t VALUES (5)") }
+        #expect(try await r16ObsNext(viewed) == 1)
+        try await pool.write { db in try db.execute("INSERT INTO r16f(body) VALUES ('swift and sqlite')") }
+        #expect(try await r16ObsNext(searched) == 1)
+        try await pool.close()
+    }
+
     // MARK: Values delivered
 
     /// An `Equatable` observation whose consumer is slow: A is taken, B is yielded but not taken, then the
