@@ -287,6 +287,36 @@ private struct R16ObsAbort: Error {}
     }
     #endif
 
+    /// A consumer waiting for the next value when the pool closes gets the end of the stream (no hang);
+    /// a value fetched but not taken before the close is still handed out first.
+    @Test func closingThePoolEndsAWaitingConsumerAfterThePendingValue() async throws {
+        let (temp, pool) = try r16ObsPool()
+        _ = temp
+        try await pool.write { db in try db.syncSchema(R16ObsItem.self) }
+        let fetches = Locked(0)
+        let values = pool.observe { db -> Int in fetches.withLock { $0 += 1 }; return try db.count(R16ObsItem.self) }
+        #expect(try await r16ObsNext(values) == 0)
+        let waiting = Task { try await r16ObsNext(values) }
+        try await Task.sleep(nanoseconds: 30_000_000)
+        try await pool.close()
+        #expect(try await waiting.value == nil)
+        #expect(pool.hub.listenerCount == 0)
+
+        let (temp2, pool2) = try r16ObsPool()
+        _ = temp2
+        try await pool2.write { db in try db.syncSchema(R16ObsItem.self) }
+        let counts = pool2.observe { db in try db.count(R16ObsItem.self) }
+        #expect(try await r16ObsNext(counts) == 0)
+        let fetched = Locked(0)
+        let trace = pool2.readers.map { reader in reader.sync { db in db.traceStatements { _ in fetched.withLock { $0 += 1 } } } }
+        try await pool2.write { db in try db.save(R16ObsItem()) }
+        try await eventually { fetched.withLock { $0 } >= 3 }   // BEGIN, the count, COMMIT
+        for (reader, token) in zip(pool2.readers, trace) { reader.sync { _ in token.cancel() } }
+        try await pool2.close()
+        #expect(try await r16ObsNext(counts) == 1)
+        #expect(try await r16ObsNext(counts) == nil)
+    }
+
     /// A cancelled observation runs no more SQL on the readers after later commits.
     @Test func aCancelledObservationRunsNoMoreSQL() async throws {
         let (temp, pool) = try r16ObsPool(readers: 1)
