@@ -970,6 +970,12 @@ extension Database {
         guard !models.transactionChanges.isEmpty else { return }
         let changes = Array(models.transactionChanges.values)
         models.transactionChanges.removeAll()
+        // The transaction is over: observers may read and write through the handle (FCModel's notification
+        // handlers fetch again). The `transaction` block whose COMMIT ended it is still on the stack; its
+        // depth would make their calls take the committed transaction for one SQLite rolled back.
+        let depth = transactionDepth
+        transactionDepth = 0
+        defer { transactionDepth = depth }
         for observer in models.observers.values { observer(changes) }
     }
 

@@ -43,6 +43,31 @@ import Observation
 }
 #endif
 
+#if canImport(Observation)
+@Observable private final class R16ObsOwner: Model, ObservableModel {
+    static var observedKeyPaths: [PartialKeyPath<R16ObsOwner>] { [\.name] }
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+@Observable private final class R16ObsPet: Model, ObservableModel {
+    static var observedKeyPaths: [PartialKeyPath<R16ObsPet>] { [\.name] }
+    var id: Int64 = 0
+    var name = ""
+    @ObservationIgnored @Reference(onDelete: .setNull) var owner: R16ObsOwner?
+    required init() {}
+}
+
+@Observable private final class R16ObsToy: Model, ObservableModel {
+    static var observedKeyPaths: [PartialKeyPath<R16ObsToy>] { [\.name] }
+    var id: Int64 = 0
+    var name = ""
+    @ObservationIgnored @Reference(onDelete: .cascade) var owner: R16ObsOwner?
+    required init() {}
+}
+#endif
+
 private struct R16ObsTimeout: Error {}
 
 /// The stream's next element, failing after `seconds` (one iterator at a time: the stream's storage is shared).
@@ -153,6 +178,35 @@ private struct R16ObsAbort: Error {}
         try await pool.write { db in try db.execute("INSERT INTO r16f(body) VALUES ('swift and sqlite')") }
         #expect(try await r16ObsNext(searched) == 1)
         try await pool.close()
+    }
+
+    /// A handle's change observer that fetches again (as FCModel's notification handlers do) after a save,
+    /// after a `transaction` block and after raw SQL: its reads threw SQLITE_ABORT "the transaction was
+    /// rolled back by SQLite; nothing written in it was kept" after the two committed transactions (the
+    /// block whose COMMIT it followed was still counted as open). An observer's own save works too.
+    @Test func aChangeObserverCanReadAndWriteThroughTheHandle() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.syncSchema(R16ObsItem.self)
+        var seen: [[String]] = []
+        var failures: [String] = []
+        let observation = db.observeChanges { _ in
+            do {
+                seen.append(try db.objects(R16ObsItem.self, where: "ORDER BY id").map(\.name))
+                if seen.count == 1 { let item = R16ObsItem(); item.name = "from observer"; try db.save(item) }
+            } catch {
+                failures.append("\(error)")
+            }
+        }
+        let item = R16ObsItem(); item.name = "saved"
+        try db.save(item)
+        try db.transaction { try db.execute("INSERT INTO R16ObsItem(name, value) VALUES ('block', 0)") }
+        try db.execute("UPDATE R16ObsItem SET value = 1")
+        #expect(failures == [])
+        #expect(seen == [["saved"], ["saved", "from observer"], ["saved", "from observer", "block"],
+                         ["saved", "from observer", "block"]])
+        #expect(try db.count(R16ObsItem.self) == 3)
+        observation.cancel()
     }
 
     // MARK: Values delivered
@@ -316,6 +370,37 @@ private struct R16ObsAbort: Error {}
         #expect(try await r16ObsNext(counts) == 1)
         #expect(try await r16ObsNext(counts) == nil)
     }
+
+    #if canImport(Observation)
+    /// Deleting a parent through raw SQL: the live child its ON DELETE CASCADE removed is marked deleted and
+    /// its observers told; the live child its SET NULL changed loses the reference and its observers are
+    /// told; a rolled-back delete leaves both as they were.
+    @Test func foreignKeyActionsNotifyObservableChildren() throws {
+        let temp = try TemporaryDatabase()
+        let owner = R16ObsOwner(); owner.name = "Ada"
+        try temp.db.save(owner)
+        let pet = R16ObsPet(); pet.name = "Rex"; pet.owner = owner
+        let toy = R16ObsToy(); toy.name = "Ball"; toy.owner = owner
+        try temp.db.save(pet); try temp.db.save(toy)
+        let told = Locked((pet: 0, toy: 0))
+        withObservationTracking { _ = pet.name } onChange: { told.withLock { $0.pet += 1 } }
+        withObservationTracking { _ = toy.name } onChange: { told.withLock { $0.toy += 1 } }
+        try? temp.db.transaction {
+            try temp.db.execute("DELETE FROM R16ObsOwner WHERE id = 1")
+            throw R16ObsAbort()
+        }
+        #expect(!toy.isDeleted && pet.owner === owner)
+        #expect(try temp.db.count(R16ObsToy.self) == 1)
+        withObservationTracking { _ = pet.name } onChange: { told.withLock { $0.pet += 1 } }
+        withObservationTracking { _ = toy.name } onChange: { told.withLock { $0.toy += 1 } }
+        let before = told.withLock { $0 }
+        try temp.db.execute("DELETE FROM R16ObsOwner WHERE id = 1")
+        #expect(toy.isDeleted)
+        #expect(pet.owner == nil && !pet.isDeleted)
+        let after = told.withLock { $0 }
+        #expect(after.toy == before.toy + 1 && after.pet == before.pet + 1)
+    }
+    #endif
 
     /// A cancelled observation runs no more SQL on the readers after later commits.
     @Test func aCancelledObservationRunsNoMoreSQL() async throws {
