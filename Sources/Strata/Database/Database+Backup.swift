@@ -88,17 +88,59 @@ extension Database {
     public func backup(to destination: Database) throws {
         if connection.isClosed { throw connection.closedError(sql: nil) }
         if destination.connection.isClosed { throw destination.connection.closedError(sql: nil) }
+        // SQLite cannot change the page size of a database in WAL mode (the backup then fails with a bare
+        // SQLITE_READONLY): a destination in WAL whose pages differ from the source's (a new file Strata made,
+        // 4 KiB, and a source of 8 KiB pages) leaves WAL for the copy and comes back to it afterwards.
+        let sourcePageSize = try pragmaText("PRAGMA main.page_size")
+        let destinationPageSize = try destination.pragmaText("PRAGMA main.page_size")
+        var leftWAL = false
+        if sourcePageSize != destinationPageSize, try destination.pragmaText("PRAGMA main.journal_mode")?.lowercased() == "wal" {
+            do {
+                try destination.setJournalMode(.delete)
+            } catch let error as DatabaseError {
+                throw DatabaseError(code: error.code,
+                                    message: "cannot back up into \(destination.path): it is in WAL mode with pages of "
+                                        + "\(destinationPageSize ?? "?") bytes and the source's are \(sourcePageSize ?? "?") bytes; SQLite changes the "
+                                        + "page size only of a database that leaves WAL, which needs no other connection to have it open (\(error.message))",
+                                    sql: error.sql)
+            }
+            leftWAL = true
+        }
+        defer { if leftWAL { try? destination.setJournalMode(.wal) } }
+        /// SQLite's error, naming the destination (and the page sizes, when they are why).
+        func failure(_ code: Int32) -> DatabaseError {
+            let error = destination.connection.error(code: code, sql: nil)
+            var message = "\(error.message): backing up \(path) into \(destination.path)"
+            if error.code.primary == .readOnly, sourcePageSize != destinationPageSize,
+               sqlite3_db_readonly(destination.connection.handle, "main") == 0 {
+                // (An in-memory destination that holds pages already.)
+                message += ", whose pages are \(destinationPageSize ?? "?") bytes and the source's \(sourcePageSize ?? "?") bytes, "
+                    + "which SQLite cannot change for an in-memory database"
+            }
+            return DatabaseError(code: error.code, message: message)
+        }
         guard let backup = sqlite3_backup_init(destination.connection.handle, "main", connection.handle, "main") else {
-            throw destination.connection.error(code: sqlite3_errcode(destination.connection.handle), sql: nil)
+            throw failure(sqlite3_errcode(destination.connection.handle))
         }
         let step = sqlite3_backup_step(backup, -1)
         let finish = sqlite3_backup_finish(backup)
-        guard step == SQLITE_DONE else { throw destination.connection.error(code: step, sql: nil) }
-        guard finish == SQLITE_OK else { throw destination.connection.error(code: finish, sql: nil) }
+        guard step == SQLITE_DONE else { throw failure(step) }
+        guard finish == SQLITE_OK else { throw failure(finish) }
         // The destination's pages were replaced under it: its schema and every live instance are read again.
         destination.models.needsResync = true
         destination.models.changeCount &+= 1
         try destination.resyncAll()
         destination.refreshAllLiveInstances()
+        if leftWAL {
+            leftWAL = false
+            try destination.setJournalMode(.wal)
+        }
+    }
+
+    /// The first column of the first row of a PRAGMA, as text (nil: no row), outside the library's models.
+    fileprivate func pragmaText(_ sql: String) throws -> String? {
+        let statement = try connection.prepare(sql)
+        defer { statement.finalize() }
+        return try statement.step() ? statement.string(at: 0) : nil
     }
 }
