@@ -78,10 +78,13 @@ public final class Database {
 
     /// Whether `path` names a file that does not exist yet or is empty (what SQLite creates), rather than
     /// an in-memory database, a URI, or a file another tool made.
+    /// A symbolic link is followed, as SQLite follows it: a link to a file not made yet names a new file.
     private static func isNewFile(_ path: String) -> Bool {
         guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return false }
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return true }
-        return (attributes[.size] as? NSNumber)?.intValue == 0
+        // (`attributesOfItem` describes a link itself, whose size is that of the path it holds.)
+        var status = stat()
+        guard stat(path, &status) == 0 else { return true }
+        return status.st_size == 0
     }
 
     /// Sets the journal mode unless the file has it already (changing it needs a moment without other
