@@ -37,13 +37,12 @@ public final class Database {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
         flags |= configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         self.configuration = configuration
-        let isNewFile = !configuration.readOnly && Database.isNewFile(path)
         self.connection = try Connection(path: path, flags: flags, busyTimeout: configuration.busyTimeout,
                                          argumentsArePublic: configuration.publicArguments,
                                          logger: configuration.logger)
         do {
             if configuration.foreignKeys { try connection.execute("PRAGMA foreign_keys = ON") }
-            if let mode = configuration.journalMode ?? (isNewFile ? .wal : nil) { try setJournalMode(mode) }
+            if let mode = try configuration.journalMode ?? (isNewFile() ? .wal : nil) { try setJournalMode(mode) }
         } catch let error as DatabaseError {
             throw error.opening(path)   // a locked file, say: which one
         }
@@ -76,15 +75,15 @@ public final class Database {
         try self.init(path: ":memory:", configuration: configuration)
     }
 
-    /// Whether `path` names a file that does not exist yet or is empty (what SQLite creates), rather than
-    /// an in-memory database, a URI, or a file another tool made.
-    /// A symbolic link is followed, as SQLite follows it: a link to a file not made yet names a new file.
-    private static func isNewFile(_ path: String) -> Bool {
-        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return false }
-        // (`attributesOfItem` describes a link itself, whose size is that of the path it holds.)
-        var status = stat()
-        guard stat(path, &status) == 0 else { return true }
-        return status.st_size == 0
+    /// Whether the connection opened a file that SQLite just created or found empty (no page yet), which
+    /// it may write: not an in-memory or temporary database, nor a file another tool made. Asked of SQLite
+    /// once the file is open, so that a `file:` URI and a symbolic link name the file they open.
+    private func isNewFile() throws -> Bool {
+        guard sqlite3_db_readonly(connection.handle, "main") == 0,
+              let name = sqlite3_db_filename(connection.handle, "main"), name.pointee != 0 else { return false }
+        let statement = try connection.prepare("PRAGMA main.page_count")
+        defer { statement.finalize() }
+        return try statement.step() && statement.int64(at: 0) == 0
     }
 
     /// Sets the journal mode unless the file has it already (changing it needs a moment without other
