@@ -82,9 +82,7 @@ final class BusyWait: @unchecked Sendable {
     var job: PoolJob?
 
     init(timeout: Duration) {
-        let (seconds, attoseconds) = timeout.components
-        let milliseconds = seconds > Int64(Int32.max) / 1000 ? Int64(Int32.max) : max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        self.timeout = Int32(clamping: milliseconds)
+        self.timeout = timeout.busyMilliseconds
     }
 
     /// Replaces the handle's busy timeout with this handler (the handle keeps this object alive).

@@ -113,3 +113,14 @@ extension Database {
         case exclusive = "EXCLUSIVE"
     }
 }
+
+extension Duration {
+    /// This duration in whole milliseconds, within what `sqlite3_busy_timeout` takes: a negative one is 0 (no
+    /// wait), one past `Int32.max` ms (24.8 days) is `Int32.max`. Any duration converts without overflowing.
+    var busyMilliseconds: Int32 {
+        let (seconds, attoseconds) = components
+        if seconds < 0 { return 0 }
+        if seconds > Int64(Int32.max) / 1000 { return Int32.max }
+        return Int32(clamping: max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+    }
+}

@@ -77,10 +77,7 @@ final class Connection {
         self.logger = logger
         sqlite3_extended_result_codes(db, 1)
         JSONCanonical.register(on: db)   // what key-path conditions on JSON properties compare
-        let (seconds, attoseconds) = busyTimeout.components
-        let milliseconds = seconds > Int64(Int32.max) / 1000 ? Int64(Int32.max)
-            : max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-        sqlite3_busy_timeout(db, Int32(clamping: milliseconds))
+        sqlite3_busy_timeout(db, busyTimeout.busyMilliseconds)
         if logger.logLevel <= .debug { updateTrace() }
         do {
             // Opening is lazy in SQLite: read the schema now so a file that is not a database fails here.

@@ -42,8 +42,7 @@ extension Database {
             try connection.executeUntracked(nested ? "SAVEPOINT \(savepoint)" : "BEGIN \(kind.rawValue) TRANSACTION")
         } catch let error as DatabaseError where error.code.primary == .busy && !nested {
             // Say what was waited for, and how long: the lock, not this handle's statement, is the cause.
-            let (seconds, attoseconds) = configuration.busyTimeout.components
-            let waited = seconds > Int64.max / 1000 - 1 ? "\(seconds) s" : "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000) ms"
+            let waited = "\(configuration.busyTimeout.busyMilliseconds) ms"
             throw DatabaseError(code: error.code, message: "\(error.message): another connection held the write lock for the whole busy timeout (\(waited))",
                                 sql: error.sql, arguments: error.arguments, argumentsArePublic: error.argumentsArePublic)
         }

@@ -97,7 +97,7 @@ public final class Database {
         // Two connections changing the mode of one file at once (two processes opening a new file) can each
         // hold the lock the other waits for: SQLite then answers SQLITE_BUSY at once, without its busy handler,
         // to one of them. That one tries again, within the busy timeout, unless the other set the mode meanwhile.
-        let deadline = ContinuousClock.now + configuration.busyTimeout
+        let deadline = ContinuousClock.now + .milliseconds(configuration.busyTimeout.busyMilliseconds)
         var now: String?
         while true {
             do {
