@@ -88,6 +88,12 @@ extension Database {
     public func backup(to destination: Database) throws {
         if connection.isClosed { throw connection.closedError(sql: nil) }
         if destination.connection.isClosed { throw destination.connection.closedError(sql: nil) }
+        // SQLite's backup writes through `PRAGMA query_only`: a pool's reader (or a handle the caller made
+        // query-only) would have its file replaced behind the pool's writer and its observers.
+        if try destination.pragmaText("PRAGMA query_only") == "1" {
+            throw DatabaseError(code: .readOnly, message: "attempt to write a readonly database: backing up \(path) into \(destination.path), "
+                                    + "a query-only handle (PRAGMA query_only, as a pool's readers are); restore through a writer")
+        }
         // SQLite cannot change the page size of a database in WAL mode (the backup then fails with a bare
         // SQLITE_READONLY): a destination in WAL whose pages differ from the source's (a new file Strata made,
         // 4 KiB, and a source of 8 KiB pages) leaves WAL for the copy and comes back to it afterwards.
