@@ -87,6 +87,7 @@ final class Connection {
             isClosed = true  // deinit still runs for this fully initialized instance: it must not close again
             throw (error as? DatabaseError)?.opening(path) ?? error
         }
+        if let name = sqlite3_db_filename(db, "main"), name.pointee != 0 { fileName = String(cString: name) }
     }
 
     deinit {
@@ -286,9 +287,19 @@ final class Connection {
                                     + "manages its own transaction is registered with inTransaction: false (`-- strata: no-transaction`)",
                                  sql: sql, arguments: arguments, argumentsArePublic: argumentsArePublic)
         }
-        return DatabaseError(code: ResultCode(rawValue: resolved), message: String(cString: sqlite3_errmsg(handle)),
+        var message = String(cString: sqlite3_errmsg(handle))
+        // The file is the cause (read-only, damaged, unreadable, full): which file, once the connection is open
+        // (opening names it itself).
+        if let fileName, Connection.fileCodes.contains(code & 0xFF) { message += " (\(fileName))" }
+        return DatabaseError(code: ResultCode(rawValue: resolved), message: message,
                              sql: sql, arguments: arguments, argumentsArePublic: argumentsArePublic)
     }
+
+    /// The primary result codes whose cause is the database file rather than the statement.
+    private static let fileCodes: Set<Int32> = [SQLITE_READONLY, SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB]
+
+    /// The main database's file, once the connection is open; nil for an in-memory or temporary database.
+    private var fileName: String?
 
     func closedError(sql: String?) -> DatabaseError {
         DatabaseError(code: .misuse, message: "the database is closed", sql: sql)
@@ -364,6 +375,7 @@ extension DatabaseError {
         var isFolder: ObjCBool = false
         let folder = path != ":memory:" && !path.hasPrefix("file:")
             && FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+        if message.contains(path), !folder { return self }   // (an error that names the file already)
         return DatabaseError(code: code, message: "\(message): \(path)" + (folder ? " is a directory, not a database file" : ""),
                              sql: sql, arguments: arguments, argumentsArePublic: argumentsArePublic)
     }
