@@ -94,6 +94,17 @@ extension Database {
             throw DatabaseError(code: .readOnly, message: "attempt to write a readonly database: backing up \(path) into \(destination.path), "
                                     + "a query-only handle (PRAGMA query_only, as a pool's readers are); restore through a writer")
         }
+        // Pages of another text encoding copied into a database that ever had a schema (whose encoding is
+        // fixed: `schema_version` is past 0) leave the destination's
+        // connection unable to run any statement ("attached databases must use the same text encoding as main
+        // database") until it is opened again: refused while nothing changed.
+        let sourceEncoding = try pragmaText("PRAGMA main.encoding")
+        let destinationEncoding = try destination.pragmaText("PRAGMA main.encoding")
+        if sourceEncoding != destinationEncoding, try destination.pragmaText("PRAGMA main.schema_version") != "0" {
+            throw DatabaseError(code: .error, message: "cannot back up \(path) into \(destination.path): its text encoding is "
+                                    + "\(destinationEncoding ?? "?") and the source's \(sourceEncoding ?? "?"); SQLite copies a database of another "
+                                    + "encoding only into an empty one (a new file)")
+        }
         // SQLite cannot change the page size of a database in WAL mode (the backup then fails with a bare
         // SQLITE_READONLY): a destination in WAL whose pages differ from the source's (a new file Strata made,
         // 4 KiB, and a source of 8 KiB pages) leaves WAL for the copy and comes back to it afterwards.
