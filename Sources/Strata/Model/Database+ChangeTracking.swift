@@ -845,10 +845,11 @@ extension Database {
                                   textKey: table.keyIsRowID ? nil : registry.textKey(of: object) ?? TypeRegistry.textKey(key))
             }
         } catch {
-            // The row exists but does not decode (another tool wrote a value the model cannot read): the
-            // instance keeps every previous value and refuses to be saved until it reads its row again.
+            // The row exists but does not decode (another tool wrote a value the model cannot read), or SQLite
+            // could not read it (interrupted, locked, an I/O error): the instance keeps every previous value
+            // and refuses to be saved until it reads its row again.
             let property = (error as? ValueConversionError)?.property
-            registry.staleInstances[id] = (property, "\(error)")
+            registry.staleInstances[id] = (property, "\(error)", !(error is DatabaseError))
             configuration.logger.warning("Strata could not refresh a live \(metadata.typeName): \(error)")
         }
     }
@@ -857,6 +858,11 @@ extension Database {
     /// refreshed); nil when it is not stale.
     func staleError(_ object: ModelObject, registry: TypeRegistry, key: SQLValue?) -> ModelError? {
         guard let stale = registry.staleInstances[ObjectIdentifier(object)] else { return nil }
+        guard stale.undecodable else {
+            // (SQLite's own failure, not the row's values: reading the row again is all it takes.)
+            return ModelError(.stale, model: registry.metadata.typeName, property: stale.property, key: key,
+                              "the instance could not be refreshed from its row (\(stale.reason)); it keeps its previous values and cannot be saved until it reads its row again: fetch it again")
+        }
         return ModelError(.stale, model: registry.metadata.typeName, property: stale.property, key: key,
                           "the instance could not be refreshed from its row (\(stale.reason)); it keeps its previous values and cannot be read through a fetch or saved. Fix the stored value, or map the column to a type that reads it (an optional for NULLs), and fetch the row again")
     }

@@ -86,7 +86,7 @@ final class TypeRegistry {
     @exclusivity(unchecked) var conflicts: [ObjectIdentifier: [String]] = [:]
     /// Live instances that could not be refreshed from their row (a stored value does not decode): the
     /// property and the reason. Saving them throws; a successful refresh or fetch clears the entry.
-    @exclusivity(unchecked) var staleInstances: [ObjectIdentifier: (property: String?, reason: String)] = [:]
+    @exclusivity(unchecked) var staleInstances: [ObjectIdentifier: (property: String?, reason: String, undecodable: Bool)] = [:]
 
     /// Whether some live instance is stale (a fetch that meets it checks it).
     @usableFromInline var hasStaleInstances: Bool { !staleInstances.isEmpty }
