@@ -81,6 +81,10 @@ extension Database {
     /// Copies this whole database, as of one moment, into `destination` (replacing all it held), with
     /// SQLite's online backup API. The destination's live instances are re-read afterwards.
     ///
+    /// The copy takes the source's page size (a destination in WAL leaves it for the copy and returns, which
+    /// needs no other connection to have it open) and text encoding (only into a database that never had a
+    /// schema). A query-only destination (a pool's reader) is refused.
+    ///
     /// ```swift
     /// let copy = try Database(path: "copy.sqlite")
     /// try db.backup(to: copy)
