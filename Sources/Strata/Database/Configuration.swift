@@ -32,9 +32,10 @@ extension Database {
         /// ```
         public var foreignKeys = true
         /// The journal mode to set when the database opens. `nil` (the default): a file Strata creates
-        /// gets WAL, and a file that exists keeps the mode it has (the mode is stored in the file, so
-        /// changing it changes it for every other tool too). A ``DatabasePool`` always uses WAL unless
-        /// this names another mode.
+        /// gets WAL, and a file that exists is left alone: a file in WAL stays in WAL (that mode is stored
+        /// in the file, so switching to it changes it for every other tool too), any other opens in
+        /// SQLite's default DELETE (TRUNCATE and PERSIST are per connection). A ``DatabasePool`` always
+        /// uses WAL unless this names another mode.
         ///
         /// ```swift
         /// var configuration = Database.Configuration()
