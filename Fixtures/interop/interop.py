@@ -729,6 +729,19 @@ def typed(value, strict=True):
     return (type(value).__name__, value)
 
 
+def read_each(folder, readers, what, problems):
+    """Each tool's reading of its own database in `folder`: (tool, path, what `read` returned); a tool that
+    cannot read is a problem, and is skipped."""
+    for tool, read in readers.items():
+        path = os.path.join(folder, f"{tool}.sqlite3")
+        try:
+            result = read(path)
+        except Exception as error:
+            problems.append(f"{tool} could not read its {what}: {type(error).__name__}: {error}")
+            continue
+        yield tool, path, result
+
+
 def verify_docs(folder, before):
     """JSON, decimals and floats Strata changed and inserted (InteropTests.docs): each tool reads every row
     back equal, with the same Python types (a whole double stays a float), its own lookups find them (a key
@@ -741,13 +754,7 @@ def verify_docs(folder, before):
     changed = {"one": {"data"}, "two": {"price", "ratio"}, "three": set()}
     readers = {"django": django_docs, "sqlalchemy": sqlalchemy_docs, "peewee": peewee_docs}
     con = sqlite3.connect(":memory:")
-    for tool, read in readers.items():
-        path = os.path.join(folder, f"{tool}.sqlite3")
-        try:
-            rows, found = read(path)
-        except Exception as error:
-            problems.append(f"{tool} could not read its docs: {type(error).__name__}: {error}")
-            continue
+    for tool, path, (rows, found) in read_each(folder, readers, "docs", problems):
         raw, old = raw_rows(path, DOC_TABLES[tool]), before[tool]
         for name, row in want.items():
             got = rows.get(name)
@@ -806,13 +813,7 @@ def verify_kinds(folder, before):
     tool-new (storage class and text of every column)."""
     problems = []
     readers = {"django": django_kinds, "sqlalchemy": sqlalchemy_kinds, "peewee": peewee_kinds}
-    for tool, read in readers.items():
-        path = os.path.join(folder, f"{tool}.sqlite3")
-        try:
-            rows, found = read(path)
-        except Exception as error:
-            problems.append(f"{tool} could not read its kinds: {type(error).__name__}: {error}")
-            continue
+    for tool, path, (rows, found) in read_each(folder, readers, "kinds", problems):
         seed = {row["name"]: {k: v for k, v in row.items() if k != "name"} for row in KIND_SEED[tool]}
         changed = KIND_CHANGED[tool]
         want = {"k1": seed["k1"] | {changed: KIND_UPDATE[tool]}, "k2": seed["k2"], "k3": seed["k3"],
