@@ -79,7 +79,13 @@ extension Database {
         let statement = try registry.table.statement(.selectByKey, in: connection)
         try registry.table.bindKey(keyValue, to: statement, at: 1)
         defer { statement.reset() }
-        return try statement.step() ? object(T.self, from: statement, registry: registry) : nil
+        guard try statement.step() else { return nil }
+        let found = try object(T.self, from: statement, registry: registry)
+        if registry.table.readsWithoutIdentity, try statement.step() {
+            throw ModelError(.duplicateKey, model: registry.metadata.typeName, property: registry.metadata.key.name, key: keyValue,
+                             "more than one row of view \"\(registry.table.table)\" has this key (\(statement.sql)): the key does not pick one row. Fetch them with objects(where:), or key the model by columns the view carries from its table's primary key")
+        }
+        return found
     }
 
     /// The objects with these keys, in one query per chunk of `maximumArguments` keys; missing keys are
@@ -398,6 +404,11 @@ extension Database {
     @usableFromInline
     func register(_ object: ModelObject, from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
         let table = registry.table
+        // A view whose key is not shown unique: a fresh object per row, never one instance for two rows.
+        if table.readsWithoutIdentity {
+            try decodeRow(statement, into: object, registry: registry)
+            return object
+        }
         do {
             try decodeRow(statement, into: object, registry: registry)
         } catch let error as ValueConversionError where error.property == registry.metadata.key.name {

@@ -18,6 +18,18 @@ struct SchemaPlanner {
     /// ``plan(in:)``, also handing back the table as it is now, so a caller whose plan is empty need not
     /// read it again.
     func plan(in connection: Connection, current: inout TableInfo?) throws -> SchemaPlan {
+        let plan = try planSteps(in: connection, current: &current)
+        // A shadow table holds a full-text or R*Tree table's index: a column or an index added there would
+        // corrupt it (SQLite's integrity-check then fails), so nothing is ever changed in one.
+        if let owner = current?.shadowOf, let step = plan.steps.first {
+            throw error(nil, found: "a shadow table of \(owner), which SQLite keeps that table's index in",
+                        expected: "a table sync may change (the plan's first step: \(step.sql))",
+                        "Read and write the data through \(owner) itself, or declare the model read-only (`static let isReadOnly = true`) with only columns the table has.")
+        }
+        return plan
+    }
+
+    private func planSteps(in connection: Connection, current: inout TableInfo?) throws -> SchemaPlan {
         let table = metadata.tableName
         var steps: [SchemaStep] = []
         var info = try TableInfo.read(table, in: connection, views: true)

@@ -82,6 +82,12 @@ struct TableInfo {
     var replacesOnConflict = false
     /// The `CREATE TRIGGER` statements of the table's triggers (they may write other rows and tables).
     var triggerSQL: [String] = []
+    /// The statement that made the table or view, as `sqlite_master` keeps it.
+    var createSQL = ""
+    /// For a shadow table of a full-text or R*Tree table (`notes_content` of FTS5 `notes`), that table's
+    /// module and name, as words for an error: SQLite keeps the table's index in it, and only the virtual
+    /// table may write it.
+    var shadowOf: String?
 
     /// Column positions by lowercased name (SQLite compares column names case-insensitively): planning
     /// and mapping look columns up many times per model, and a scan with Foundation's comparison was most
@@ -247,7 +253,9 @@ struct TableInfo {
         }
         if isView {
             let writable = catalog.tablesWithInsteadOfTriggers.contains(name.sqlFolded)
-            return TableInfo(name: name, columns: columns, indices: [], withoutRowID: true, isView: true, isWritableView: writable)
+            var info = TableInfo(name: name, columns: columns, indices: [], withoutRowID: true, isView: true, isWritableView: writable)
+            info.createSQL = createSQL
+            return info
         }
         var info = TableInfo(name: name, columns: columns, indices: indices, withoutRowID: withoutRowID, foreignKeys: foreignKeys)
         info.isStrict = isStrict
@@ -256,6 +264,8 @@ struct TableInfo {
         info.isVirtual = Self.isVirtualTable(createSQL)
         info.replacesOnConflict = SQL.mentions(createSQL, "replace") && Self.declaresReplace(createSQL)
         info.triggerSQL = catalog.triggerSQL[entry.lowercasedName] ?? []
+        info.createSQL = createSQL
+        info.shadowOf = catalog.shadowOwner(of: entry.lowercasedName)
         return info
     }
 
@@ -353,6 +363,38 @@ final class SchemaCatalog {
 
     init(version: Int64) {
         self.version = version
+    }
+
+    /// The shadow tables of each module whose tables keep their data in ordinary tables named after them
+    /// (SQLite's own FTS3/4, FTS5 and R*Tree), by the suffix after the virtual table's name.
+    private static let shadowSuffixes: [String: [String]] = [
+        "fts5": ["_data", "_idx", "_content", "_docsize", "_config"],
+        "fts4": ["_content", "_segments", "_segdir", "_docsize", "_stat"],
+        "fts3": ["_content", "_segments", "_segdir", "_docsize", "_stat"],
+        "rtree": ["_node", "_parent", "_rowid"],
+        "rtree_i32": ["_node", "_parent", "_rowid"],
+        "geopoly": ["_node", "_parent", "_rowid"],
+    ]
+
+    /// For a shadow table (by lowercased name), its virtual table in words (`the FTS5 table "notes"`); nil
+    /// for any other table. Known from the virtual table's `CREATE VIRTUAL TABLE ... USING module`, not
+    /// from the name alone (a `notes_content` beside an ordinary `notes` is an ordinary table).
+    func shadowOwner(of lowercasedName: String) -> String? {
+        for (module, suffixes) in Self.shadowSuffixes {
+            for suffix in suffixes where lowercasedName.hasSuffix(suffix) {
+                guard let owner = tables[String(lowercasedName.dropLast(suffix.count))], !owner.isView,
+                      TableInfo.isVirtualTable(owner.sql), Self.module(of: owner.sql) == module else { continue }
+                return "the \(module.uppercased()) table \"\(owner.name)\""
+            }
+        }
+        return nil
+    }
+
+    /// The module a `CREATE VIRTUAL TABLE` statement names, lowercased.
+    static func module(of createSQL: String) -> String? {
+        let tokens = SQLTokenizer.tokens(createSQL).filter { $0.kind != .space }
+        guard let using = tokens.firstIndex(where: { $0.isKeyword("USING") }), using + 1 < tokens.count else { return nil }
+        return tokens[using + 1].identifier?.lowercased()
     }
 
     /// The catalog as of the connection's current schema version.

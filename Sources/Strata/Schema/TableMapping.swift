@@ -77,6 +77,9 @@ final class TableMapping {
     /// Why saves and deletes are refused (a read-only model, a view without INSTEAD OF triggers); nil
     /// when the model writes.
     let readOnlyReason: String?
+    /// A view whose key is not shown unique (``ViewKey``): each fetch makes fresh objects, registered
+    /// nowhere, so that two rows sharing a key are never one instance; its model is read-only.
+    let readsWithoutIdentity: Bool
     /// Properties over generated columns: read, never written.
     let generated: ColumnSet
     /// Properties (not of the key) whose column has INTEGER affinity and is stored natively, in an ordinary
@@ -150,7 +153,10 @@ final class TableMapping {
 
     /// The mapping of `metadata` onto `info`, with `properties` as ``SchemaPlanner/resolveColumns(_:)``
     /// resolved them.
-    init(metadata: ModelMetadata, properties: [PropertyMetadata], info: TableInfo, formats: [ColumnFormat]) {
+    /// `unprovenViewKey`: for a view whose key ``ViewKey`` could not show unique, why not; its rows are
+    /// then read without identity.
+    init(metadata: ModelMetadata, properties: [PropertyMetadata], info: TableInfo, formats: [ColumnFormat],
+         unprovenViewKey: String? = nil) {
         table = metadata.tableName
         keyIsRowID = info.keyIsRowID || (metadata.keyCount == 1 && info.isImplicitRowID(properties[0].column))
         let rowIDName = info.rowIDName
@@ -188,8 +194,11 @@ final class TableMapping {
         hasDeleteTriggers = info.triggerSQL.contains { Self.fires($0, on: "DELETE") }
         lowercasedName = metadata.tableName.sqlFolded
         parentTables = Set(info.foreignKeys.map { $0.table.sqlFolded })
+        readsWithoutIdentity = unprovenViewKey != nil
         readOnlyReason = metadata.isReadOnly ? "the model is read-only (isReadOnly)"
-            : info.isView && !info.isWritableView ? "its table \"\(info.name)\" is a view without INSTEAD OF triggers" : nil
+            : info.shadowOf.map { "its table \"\(info.name)\" is a shadow table of \($0), which keeps that table's index: write through \($0)" }
+            ?? unprovenViewKey.map { "its table \"\(info.name)\" is a view whose key is not shown unique (\($0)), so its rows are read as fresh objects, without identity" }
+            ?? (info.isView && !info.isWritableView ? "its table \"\(info.name)\" is a view without INSTEAD OF triggers" : nil)
         var generated = ColumnSet(), schemaDefaults: [Int] = []
         for (i, property) in properties.enumerated() {
             guard let column = info.column(named: property.column) else { continue }
