@@ -73,7 +73,10 @@ struct ColumnProperty {
         guard let stored = column.storedTypes?.values, !column.isGenerated,
               !Set(stored).isSubset(of: keeps(type, affinity: column.affinity)) else { return nil }
         let values = stored.joined(separator: " and ")
-        let better = single(stored, affinity: column.affinity) ?? "SQLValue"
+        var better = single(stored, affinity: column.affinity) ?? "SQLValue"
+        // Schema sync refuses a String over a column of numeric affinity (text that looks like a number
+        // would be stored as one): SQLValue there.
+        if better == "String" && [.integer, .numeric, .real].contains(column.affinity) { better = "SQLValue" }
         if better == "SQLValue" { return (better, "  // sampled rows hold \(values) values: SQLValue keeps each as stored") }
         return (better, "  // sampled rows hold \(values) values, which \(type) would not keep")
     }
@@ -95,7 +98,8 @@ struct ColumnProperty {
     /// The storage classes a property of `type` reads and writes back as they are, in a column of `affinity`.
     private static func keeps(_ type: String, affinity: Affinity) -> Set<String> {
         switch type {
-        case "Int64", "Bool": ["integer"]
+        case "Int64": ["integer"]
+        case "Bool": ["integer", "text"]   // 0/1, or another tool's 't'/'f', 'true', 'yes' kept as written
         case "Double": [.integer, .numeric, .real].contains(affinity) ? ["integer", "real"] : ["real"]
         case "String": ["text"]
         case "Data": ["blob"]

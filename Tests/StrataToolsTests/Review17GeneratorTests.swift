@@ -45,6 +45,9 @@ enum RealShapes {
         // A table whose name ends like a shadow table's, with no virtual table of that stem.
         "CREATE TABLE page_content(id INTEGER PRIMARY KEY, html TEXT)",
         "INSERT INTO page_content VALUES (1, '<p>hi</p>')",
+        // Rails' booleans as 't'/'f' text; an INTEGER column holding only text.
+        "CREATE TABLE legacy(id INTEGER PRIMARY KEY, active boolean NOT NULL DEFAULT 'f', born INTEGER)",
+        "INSERT INTO legacy VALUES (1, 't', '1990-01-02'), (2, 'f', 'unknown')",
     ]
 
     /// Virtual tables, each where this SQLite has its module.
@@ -129,7 +132,7 @@ enum RealShapes {
         #expect(classes.map(\.table).sorted() == [
             "Current Product List", "Customer and Suppliers by City", "Customers", "Order Details", "Order Subtotals", "Orders",
             "Products", "Summary of Sales by Quarter", "Suppliers", "currencies", "film", "film_actor", "film_list",
-            "moz_inputhistory", "moz_meta", "page_content", "settings",
+            "legacy", "moz_inputhistory", "moz_meta", "page_content", "settings",
         ].sorted())
         let lines = source.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         let skips = lines.filter { $0.hasPrefix("// skipped:") }
@@ -146,6 +149,8 @@ enum RealShapes {
         #expect(lines.contains("var value: SQLValue = .integer(0)  // sampled rows hold integer and text values: SQLValue keeps each as stored"))
         #expect(lines.contains(#"var name: String = ""  // sampled rows hold text values, which Int64 would not keep"#))   // an untyped key
         #expect(lines.contains("var OrderDate: Date?"))       // dates as text: Date reads them
+        #expect(lines.contains("var active: Bool = false"))   // 't' / 'f': Bool reads and keeps them
+        #expect(lines.contains("var born: SQLValue = .null  // sampled rows hold text values: SQLValue keeps each as stored"))
 
         // View keys: carried through from one table, else a column typed as stored, read without identity.
         func block(_ className: String) -> [String] {
@@ -255,6 +260,10 @@ enum RealShapes {
         let film = try #require(try one(F.Film.self) { $0.film_id == 2 })
         film.title = "ACE GOLDFINGER II"
         try db.save(film)
+        let legacy = try #require(try one(F.Legacy.self) { $0.id == 2 })
+        legacy.active = true
+        legacy.born = .text("1991-02-03")
+        try db.save(legacy)
         let page = try #require(try one(F.PageContent.self) { $0.id == 1 })
         page.html = "<p>hello</p>"
         try db.save(page)
@@ -276,6 +285,8 @@ enum RealShapes {
             "settings[1][1]: 'fast' -> 'slow'",
             "film[0][1]: 'ACE GOLDFINGER' -> 'ACE GOLDFINGER II'",
             "page_content[0][1]: '<p>hi</p>' -> '<p>hello</p>'",
+            "legacy[1][1]: 'f' -> 't'",
+            "legacy[1][2]: 'unknown' -> '1991-02-03'",
         ]).union(currencySaved ? ["currencies[0][1]: 'Euro' -> 'euro'"] : []))
     }
 

@@ -6,7 +6,7 @@ import Strata
 
 enum RealShapesFixture {
     /// Every model of this file. ```swift RealShapesFixture.models.count ```
-    static let models: [any Model.Type] = [Currencies.self, Customers.self, Film.self, FilmActor.self, MozInputhistory.self, MozMeta.self, OrderDetails.self, Orders.self, PageContent.self, Products.self, Settings.self, Suppliers.self, CurrentProductList.self, CustomerAndSuppliersByCity.self, FilmList.self, OrderSubtotals.self, SummaryOfSalesByQuarter.self]
+    static let models: [any Model.Type] = [Currencies.self, Customers.self, Film.self, FilmActor.self, Legacy.self, MozInputhistory.self, MozMeta.self, OrderDetails.self, Orders.self, PageContent.self, Products.self, Settings.self, Suppliers.self, CurrentProductList.self, CustomerAndSuppliersByCity.self, FilmList.self, OrderSubtotals.self, SummaryOfSalesByQuarter.self]
 
     // skipped: "boxes": a virtual table; Strata models map ordinary tables
 
@@ -60,6 +60,14 @@ enum RealShapesFixture {
         var rowid: Int64 = 0
         var film_id: Int64?
         var actor: String?
+        required init() {}
+    }
+
+    final class Legacy: Model {
+        static let tableName = "legacy"
+        var id: Int64 = 0
+        var active: Bool = false
+        var born: SQLValue = .null  // sampled rows hold text values: SQLValue keeps each as stored
         required init() {}
     }
 
