@@ -12,6 +12,9 @@ import Strata
 /// (objects, arrays), which neither reads, stay SQLValue (sync accepts a non-optional one there), starting
 /// at `.text("00:00:00")` and `.text("null")`. A simple literal DEFAULT becomes the initial value, so
 /// a fresh instance saves what an INSERT without the column would have stored.
+///
+/// Sampled storage classes (``ColumnSchema/storedTypes``) then overrule a type that would not read and
+/// write back what the rows hold, in its own storage class (``refined(_:for:)``), with a comment saying so.
 struct ColumnProperty {
     /// `Int64`, `String`, ...
     let type: String
@@ -45,9 +48,13 @@ struct ColumnProperty {
         if type == "SQLValue" && column.notNull && !timeOfDay && !json {
             type = column.affinity == .numeric ? "Double" : "String"
         }
+        let refined = Self.refined(type, for: column)
+        if let refined { type = refined.type }
         self.type = type
         optional = !column.notNull && type != "SQLValue"
-        if json {
+        if let refined {
+            note = refined.note
+        } else if json {
             note = "  // JSON: read as stored; a Codable type of yours ([String: Int], a struct) maps here too"
         } else if timeOfDay {
             note = "  // a time of day: .text(\"13:14:15.123456\") as the tool stores it"
@@ -55,8 +62,60 @@ struct ColumnProperty {
             note = nil
         }
         let literal = ColumnProperty.literal(column.defaultSQL, as: type)
+        let storedZero = type == "SQLValue" && column.notNull ? column.storedTypes?.values.first.flatMap(Self.sqlValueZero) : nil
         initialValue = literal ?? (optional ? nil : !column.notNull ? ColumnProperty.zero(type)
-            : timeOfDay ? ".text(\"00:00:00\")" : json ? ".text(\"null\")" : ColumnProperty.zero(type))
+            : timeOfDay ? ".text(\"00:00:00\")" : json ? ".text(\"null\")" : storedZero ?? ColumnProperty.zero(type))
+    }
+
+    /// The type sampled rows call for when `type` (from the declared type) would not keep them: each
+    /// stored value must read, and write back in its own storage class. Nil when `type` keeps them all.
+    static func refined(_ type: String, for column: ColumnSchema) -> (type: String, note: String)? {
+        guard let stored = column.storedTypes?.values, !column.isGenerated,
+              !Set(stored).isSubset(of: keeps(type, affinity: column.affinity)) else { return nil }
+        let values = stored.joined(separator: " and ")
+        var better = single(stored, affinity: column.affinity) ?? "SQLValue"
+        // Schema sync refuses a String over a column of numeric affinity (text that looks like a number
+        // would be stored as one): SQLValue there.
+        if better == "String" && [.integer, .numeric, .real].contains(column.affinity) { better = "SQLValue" }
+        if better == "SQLValue" { return (better, "  // sampled rows hold \(values) values: SQLValue keeps each as stored") }
+        return (better, "  // sampled rows hold \(values) values, which \(type) would not keep")
+    }
+
+    /// The one type that keeps values of the storage classes `stored` (none: nil): Int64 for integers,
+    /// String for text, Data for blobs, Double for reals (and for integers beside them where the column's
+    /// affinity stores an integral real as an integer).
+    static func single(_ stored: [String], affinity: Affinity) -> String? {
+        switch Set(stored) {
+        case ["integer"]: "Int64"
+        case ["text"]: "String"
+        case ["blob"]: "Data"
+        case ["real"]: "Double"
+        case ["integer", "real"] where [.integer, .numeric, .real].contains(affinity): "Double"
+        default: nil
+        }
+    }
+
+    /// The storage classes a property of `type` reads and writes back as they are, in a column of `affinity`.
+    private static func keeps(_ type: String, affinity: Affinity) -> Set<String> {
+        switch type {
+        case "Int64": ["integer"]
+        case "Bool": ["integer", "text"]   // 0/1, or another tool's 't'/'f', 'true', 'yes' kept as written
+        case "Double": [.integer, .numeric, .real].contains(affinity) ? ["integer", "real"] : ["real"]
+        case "String": ["text"]
+        case "Data": ["blob"]
+        case "UUID": ["text", "blob"]
+        case "Date", "Decimal": ["integer", "real", "text"]
+        default: ["integer", "real", "text", "blob"]
+        }
+    }
+
+    private static func sqlValueZero(_ storageClass: String) -> String? {
+        switch storageClass {
+        case "integer": ".integer(0)"
+        case "real": ".real(0)"
+        case "text": ".text(\"\")"
+        default: nil
+        }
     }
 
     /// Whether a declared type (uppercased) is a time of day, `TIME`, `TIME(6)` or `TIMETZ` (not `DATETIME`,

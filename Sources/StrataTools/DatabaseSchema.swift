@@ -40,13 +40,17 @@ public struct DatabaseSchema: Sendable, Encodable {
 
     /// Reads every table of the main database of `db`, with its row count when `countingRows` is set.
     /// A table whose columns cannot be read (a virtual table whose module is not loaded) keeps the
-    /// reason in ``TableSchema/problem`` instead of failing the whole read.
+    /// reason in ``TableSchema/problem`` instead of failing the whole read. With `samplingValues` (what
+    /// ``ModelGenerator`` types properties by), the storage classes the first 10,000 rows of each table
+    /// and view hold are counted per column; which view columns carry a key of their table through is read
+    /// from the views' SQL, and the shadow tables of FTS3/4/5 and R*Tree tables are told from the
+    /// virtual tables' SQL.
     ///
     /// ```swift
     /// let schema = try DatabaseSchema(reading: db, countingRows: true)
     /// schema.tables[0].rowCount   // 3
     /// ```
-    public init(reading db: Database, countingRows: Bool = false) throws {
+    public init(reading db: Database, countingRows: Bool = false, samplingValues: Bool = true) throws {
         let master = try db.rows("""
             SELECT type, name, sql FROM sqlite_master
             WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
@@ -55,19 +59,42 @@ public struct DatabaseSchema: Sendable, Encodable {
         var tables: [TableSchema] = [], views: [String] = [], viewTables: [TableSchema] = []
         for row in master {
             let name = row["name"]?.schemaText ?? ""
-            let table = try TableSchema(reading: name, sql: row["sql"]?.schemaText ?? "", in: db, countingRows: countingRows)
+            var table = try TableSchema(reading: name, sql: row["sql"]?.schemaText ?? "", in: db, countingRows: countingRows)
+            if samplingValues && !table.isVirtual && table.problem == nil { table.sampleValues(in: db) }
             if row["type"]?.schemaText == "view" {
                 views.append(name)
                 var view = table
                 view.isView = true
+                view.sql = row["sql"]?.schemaText ?? ""
                 viewTables.append(view)
             } else {
                 tables.append(table)
             }
         }
+        // Shadow tables: `<virtual table><suffix>`, for the suffixes its module keeps its data in.
+        for virtual in tables where virtual.isVirtual {
+            guard let module = virtual.module, let suffixes = Self.shadowSuffixes[module.lowercased()] else { continue }
+            for i in tables.indices where !tables[i].isVirtual {
+                let name = tables[i].name.lowercased(), owner = virtual.name.lowercased()
+                if name.hasPrefix(owner), suffixes.contains(String(name.dropFirst(owner.count))) {
+                    tables[i].shadowOf = "the \(module.uppercased()) table \(virtual.name)"
+                }
+            }
+        }
+        for i in viewTables.indices {
+            viewTables[i].viewKey = ViewKey(sql: viewTables[i].sql, viewColumns: viewTables[i].columns.map(\.name), tables: tables)
+        }
         self.init(tables: tables, views: views)
         self.viewTables = viewTables
     }
+
+    /// The tables each virtual-table module keeps its data in, by suffix to the virtual table's name.
+    static let shadowSuffixes: [String: Set<String>] = {
+        let fts3: Set<String> = ["_content", "_segments", "_segdir", "_docsize", "_stat"]
+        let rtree: Set<String> = ["_node", "_parent", "_rowid"]
+        return ["fts5": ["_config", "_content", "_data", "_docsize", "_idx"], "fts3": fts3, "fts4": fts3,
+                "rtree": rtree, "rtree_i32": rtree, "geopoly": rtree]
+    }()
 
     /// This schema with only the tables named in `names` (compared as SQLite does), in the schema's order;
     /// an empty list keeps every table. A name with no table throws a ``ToolError`` listing the tables.
@@ -162,6 +189,20 @@ public struct TableSchema: Sendable, Encodable {
     /// table.problem  // nil
     /// ```
     public var problem: String?
+    /// A virtual table's module, lowercased as written after USING (`fts5`, `rtree`).
+    var module: String?
+    /// For a shadow table of a virtual table (an FTS index's `t_data`, an R*Tree's `r_node`): that table,
+    /// as `the FTS5 table t`.
+    var shadowOf: String?
+    /// A view's CREATE VIEW statement.
+    var sql = ""
+    /// For a view: which columns carry a key of its table through, or why none are proven unique.
+    var viewKey: ViewKey?
+
+    /// What `strata inspect --json` writes (the generator's findings stay out).
+    private enum CodingKeys: String, CodingKey {
+        case name, columns, indices, withoutRowID, strict, isVirtual, rowCount, foreignKeys, isView, problem
+    }
 
     /// Makes a table description by hand.
     ///
@@ -230,6 +271,30 @@ public struct TableSchema: Sendable, Encodable {
                   strict: !isVirtual && " \(words) ".contains(" STRICT "),
                   isVirtual: isVirtual, rowCount: rowCount, problem: problem)
         self.foreignKeys = foreignKeys
+        if isVirtual {
+            let tokens = SQLTokenizer.tokens(sql).filter { $0.kind != .space }
+            module = tokens.firstIndex { $0.isKeyword("USING") }.flatMap { $0 + 1 < tokens.count ? tokens[$0 + 1].identifier?.lowercased() : nil }
+        }
+    }
+
+    /// Counts the storage classes (`typeof`) of each column over the first 10,000 rows, into
+    /// ``ColumnSchema/storedTypes``: one bounded query. A query that fails leaves the counts out (the
+    /// declared types alone then type the properties).
+    mutating func sampleValues(in db: Database) {
+        let sampled = columns.indices.filter { columns[$0].hidden != 1 }
+        guard !sampled.isEmpty else { return }
+        let counts = sampled.map { i in
+            let column = SwiftSource.quoteSQL(columns[i].name)
+            return StoredTypes.classes.map { "count(CASE typeof(\(column)) WHEN '\($0)' THEN 1 END)" }.joined(separator: " || ' ' || ")
+        }
+        let sql = "SELECT " + counts.joined(separator: ", ") + " FROM (SELECT "
+            + sampled.map { SwiftSource.quoteSQL(columns[$0].name) }.joined(separator: ", ")
+            + " FROM " + SwiftSource.quoteSQL(name) + " LIMIT 10000)"
+        guard let row = try? db.rows(sql).first else { return }
+        for (position, i) in sampled.enumerated() {
+            let numbers = (row[position].schemaText ?? "").split(separator: " ").compactMap { Int($0) }
+            if numbers.count == StoredTypes.classes.count { columns[i].storedTypes = StoredTypes(counts: numbers) }
+        }
     }
 
     /// The primary-key columns in key order (empty for a rowid table without a declared key).
@@ -284,6 +349,14 @@ public struct ColumnSchema: Sendable, Hashable, Encodable {
     /// column.hidden  // 0
     /// ```
     public var hidden: Int
+    /// How many sampled rows hold each storage class here (``TableSchema/sampleValues(in:)``); nil when
+    /// not sampled.
+    var storedTypes: StoredTypes?
+
+    /// What `strata inspect --json` writes.
+    private enum CodingKeys: String, CodingKey {
+        case name, declaredType, notNull, defaultSQL, primaryKeyPosition, hidden
+    }
 
     /// Makes a column description.
     /// ```swift
@@ -311,6 +384,19 @@ public struct ColumnSchema: Sendable, Hashable, Encodable {
     /// column.isGenerated  // false
     /// ```
     public var isGenerated: Bool { hidden == 2 || hidden == 3 }
+}
+
+/// The storage classes sampled rows of a column hold: how many of each (`typeof`).
+struct StoredTypes: Sendable, Hashable {
+    /// SQLite's storage classes, as `typeof` names them, in the order of `counts`.
+    static let classes = ["integer", "real", "text", "blob", "null"]
+    /// Rows per class, in the order of ``classes``.
+    var counts: [Int]
+
+    /// The classes other than NULL that some sampled row holds: `["integer", "real"]`.
+    var values: [String] { zip(Self.classes, counts).filter { $0.0 != "null" && $0.1 > 0 }.map(\.0) }
+    /// Whether some sampled row holds NULL.
+    var hasNull: Bool { counts[4] > 0 }
 }
 
 /// One index, as `PRAGMA index_list` and `index_xinfo` describe it.

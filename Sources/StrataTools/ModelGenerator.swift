@@ -4,8 +4,12 @@ import Strata
 /// (and a read-only one per view), and a `// skipped:` comment saying why for each one it cannot.
 /// Properties keep their column names where Swift allows (`columnNames` maps the others); single-column
 /// foreign keys become `@Reference` properties; types follow the column's affinity and declared type
-/// (Decimal for `DECIMAL` / `NUMERIC(p, s)`), optional when the column is nullable; generated columns
-/// are read-only; explicit plain indices become `indices` / `uniqueIndices`. The classes sync with an
+/// (Decimal for `DECIMAL` / `NUMERIC(p, s)`), optional when the column is nullable, unless the storage
+/// classes of sampled rows (``DatabaseSchema/init(reading:countingRows:samplingValues:)``) need another
+/// type to read and write back as stored (a comment on the line says so); generated columns are
+/// read-only; explicit plain indices become `indices` / `uniqueIndices`. A view is keyed by the key of
+/// its one table where it carries that through, else read without identity (a comment above the class
+/// says which); the shadow tables of FTS and R*Tree tables are skipped. The classes sync with an
 /// empty plan against the database they were generated from.
 ///
 /// ```swift
@@ -56,7 +60,8 @@ public struct ModelGenerator: Sendable {
             taken.insert(name.lowercased())
             names.append((table, name))
             if !table.isView, let key = table.primaryKey.first {
-                targets[table.name.lowercased()] = ReferenceTarget(className: name, keyColumn: key.name, keyIsText: key.affinity == .text)
+                let keyIsText = keyType(for: key, composite: table.primaryKey.count > 1).map { $0.type != "Int64" } ?? (key.affinity == .text)
+                targets[table.name.lowercased()] = ReferenceTarget(className: name, keyColumn: key.name, keyIsText: keyIsText)
             }
         }
         var classNames: [String] = []
@@ -112,13 +117,18 @@ public struct ModelGenerator: Sendable {
     public func model(for table: TableSchema, className: String? = nil, references: [String: ReferenceTarget] = [:]) -> GeneratedModel {
         func skip(_ reason: String) -> GeneratedModel { .skipped(table: table.name, reason: reason) }
         if table.isVirtual { return skip("a virtual table; Strata models map ordinary tables") }
+        if let owner = table.shadowOf { return skip("shadow table of \(owner)") }
         if let problem = table.problem { return skip("its columns could not be read: \(problem)") }
         let key: ColumnSchema
         var keyColumns: [ColumnSchema] = []
+        var header: String?   // a comment above the class
         if table.isView {
             if table.columns.isEmpty { return skip("a view without columns") }
-            // A view has no key: its "id" column, else its first, stands for one (a read-only model).
-            key = table.columns.first { $0.name.lowercased() == "id" } ?? table.columns[0]
+            guard let choice = viewKey(of: table) else {
+                return skip("a view with no column of only integers or only text, which a Strata key needs")
+            }
+            (keyColumns, header) = choice
+            key = keyColumns[0]
         } else {
             keyColumns = table.primaryKey
             if keyColumns.isEmpty {
@@ -138,7 +148,7 @@ public struct ModelGenerator: Sendable {
             }
             key = keyColumns[0]
         }
-        let isKey = { (column: ColumnSchema) in keyColumns.count > 1 ? column.primaryKeyPosition > 0 : column.name == key.name }
+        let isKey = { (column: ColumnSchema) in keyColumns.contains { $0.name == column.name } }
 
         // Property names: the column's own where it can be one; a reference drops `_id` / `Id`.
         var used: Set<String> = Set(table.columns.map(\.name).filter { SwiftSource.isIdentifier($0) && !SwiftSource.unusable.contains($0) })
@@ -150,14 +160,14 @@ public struct ModelGenerator: Sendable {
             var declaration: String
             var comment = ""
             if isKey(column), keyColumns.count == 1 || reference(for: column, in: table, references) == nil {
-                switch column.affinity {
-                case .text where keyColumns.count <= 1 && ColumnProperty.isUUIDText(column):
-                    declaration = "UUID = UUID()"   // Django's UUIDField key: a new object gets a fresh key, as there
-                case .text: declaration = "String = \"\""
-                case .integer, .numeric, .blob: declaration = "Int64 = 0"
-                case .real:
+                guard let type = keyType(for: column, composite: keyColumns.count > 1) else {
+                    if column.storedTypes?.values.isEmpty == false {
+                        return skip("primary key \"\(column.name)\" holds \(column.storedTypes?.values.joined(separator: " and ") ?? "") values; a Strata key is an integer or a string")
+                    }
                     return skip("primary key \"\(column.name)\" has REAL affinity; a Strata key is an integer or a string")
                 }
+                declaration = type.optional ? type.type + "?" : type.type + " = " + (type.type == "UUID" ? "UUID()" : type.type == "String" ? "\"\"" : "0")
+                if let note = type.note { comment = note }
             } else if let reference = reference(for: column, in: table, references) {
                 let stem = Self.referenceName(column.name)
                 if stem != column.name, SwiftSource.isIdentifier(stem), !SwiftSource.unusable.contains(stem), !used.contains(stem) {
@@ -209,12 +219,50 @@ public struct ModelGenerator: Sendable {
             lines.append("    static let columnNames = [" + columnNames.map { "\(SwiftSource.stringLiteral($0.0)): \(SwiftSource.stringLiteral($0.1))" }.joined(separator: ", ") + "]")
         }
         if table.isView { lines.append("    static let isReadOnly = true   // a view") }
+        if let header { lines.insert(header, at: 0) }
         if !indices.isEmpty { lines.append("    static let indices = [\(indices.map(list).joined(separator: ", "))]") }
         if !uniqueIndices.isEmpty { lines.append("    static let uniqueIndices = [\(uniqueIndices.map(list).joined(separator: ", "))]") }
         lines += properties.map { "    " + $0 }
         lines.append("    required init() {}")
         lines.append("}")
         return .model(className: name, source: lines.joined(separator: "\n"))
+    }
+
+    /// A view's key and the comment saying which it is: the columns that carry its one table's key through
+    /// (``ViewKey``), else a column whose stored values can be a key ("id", else the first such), which the
+    /// library reads without identity (fresh read-only objects per fetch). Nil when no column can be a key.
+    private func viewKey(of view: TableSchema) -> (columns: [ColumnSchema], header: String)? {
+        let reason: String
+        switch view.viewKey {
+        case .proven(let names, let origin)?:
+            let columns = names.compactMap { name in view.columns.first { $0.name == name } }
+            if columns.count == names.count {
+                return (columns, "// keyed by " + names.joined(separator: ", ") + ", \(origin) carried through: one object per row")
+            }
+            reason = "has columns that could not be matched to its SELECT"
+        case .unproven(let why)?: reason = why
+        case nil: reason = "was not read from its SQL"
+        }
+        let candidates = view.columns.filter { $0.name.lowercased() == "id" } + view.columns
+        guard let column = candidates.first(where: { keyType(for: $0, composite: false) != nil }) else { return nil }
+        return ([column], "// read without identity: the view \(reason), so no column is proven unique; rows come back as fresh read-only objects")
+    }
+
+    /// The Swift type of a key column: from its sampled values when there are some (only integers: Int64,
+    /// only text: String, optional if some are NULL), else from its affinity (TEXT: String, or UUID for
+    /// Django's `char(32)` key; INTEGER, NUMERIC, none: Int64). Nil when neither can be the key (reals,
+    /// blobs, mixed classes, REAL affinity). The note says why sampled values overruled the declared type.
+    func keyType(for column: ColumnSchema, composite: Bool) -> (type: String, optional: Bool, note: String?)? {
+        let declared: String? = switch column.affinity {
+        case .text: !composite && ColumnProperty.isUUIDText(column) ? "UUID" : "String"   // Django's UUIDField: a new object gets a fresh key, as there
+        case .integer, .numeric, .blob: "Int64"
+        case .real: nil
+        }
+        guard let stored = column.storedTypes, !stored.values.isEmpty else { return declared.map { ($0, false, nil) } }
+        guard let type = ColumnProperty.single(stored.values, affinity: column.affinity), type == "Int64" || type == "String" else { return nil }
+        let kept = declared == type || (declared == "UUID" && type == "String")
+        let note = kept ? nil : "  // sampled rows hold \(stored.values[0]) values, which \(declared ?? "the declared type") would not keep"
+        return (kept ? declared ?? type : type, stored.hasNull, note)
     }
 
     /// The class a column refers to: a single-column foreign key to the key of a table with a class,

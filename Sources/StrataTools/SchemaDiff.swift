@@ -35,8 +35,8 @@ public struct SchemaDiff: Sendable {
     /// let diff = try SchemaDiff(from: old, to: new)
     /// ```
     public init(from source: Database, to target: Database) throws {
-        let before = try DatabaseSchema(reading: source)
-        let after = try DatabaseSchema(reading: target)
+        let before = try DatabaseSchema(reading: source, samplingValues: false)
+        let after = try DatabaseSchema(reading: target, samplingValues: false)
         let oldObjects = try Self.objects(source), newObjects = try Self.objects(target)
         for table in after.tables {
             guard let old = before.table(named: table.name) else {

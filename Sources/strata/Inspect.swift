@@ -19,7 +19,7 @@ extension StrataCommand {
         func run() throws {
             let db = try openReadOnly(source.path)
             defer { try? db.close() }
-            let schema = try reading(source.path) { try DatabaseSchema(reading: db, countingRows: true) }.selecting(source.tables)
+            let schema = try reading(source.path) { try DatabaseSchema(reading: db, countingRows: true, samplingValues: false) }.selecting(source.tables)
             if diagram {
                 print(SchemaDiagram(schema: schema).mermaid, terminator: "")
                 return

@@ -1,13 +1,13 @@
 /// One token of SQL text, as far as rewriting DDL needs: identifiers, keywords, literals, punctuation,
 /// and runs of whitespace or comments (kept, so that text is rebuilt exactly).
-struct SQLToken {
-    enum Kind { case word, quoted, string, punctuation, space }
-    let kind: Kind
-    let text: Substring
+package struct SQLToken {
+    package enum Kind { case word, quoted, string, punctuation, space }
+    package let kind: Kind
+    package let text: Substring
 
     /// The name this token stands for, when it can be an identifier: a bare word as written, a quoted one
     /// (`"a""b"`, `[a]`, `` `a` ``) without its quotes.
-    var identifier: String? {
+    package var identifier: String? {
         switch kind {
         case .word: return String(text)
         case .quoted:
@@ -21,11 +21,11 @@ struct SQLToken {
     }
 
     /// Whether this is the bare keyword `keyword` (case-insensitive; a quoted word is never a keyword).
-    func isKeyword(_ keyword: String) -> Bool {
+    package func isKeyword(_ keyword: String) -> Bool {
         kind == .word && text.caseInsensitiveCompare(keyword) == .orderedSame
     }
 
-    func isPunctuation(_ character: Character) -> Bool {
+    package func isPunctuation(_ character: Character) -> Bool {
         kind == .punctuation && text.first == character
     }
 
@@ -36,8 +36,9 @@ struct SQLToken {
 }
 
 /// Splits SQL text into ``SQLToken``s. It never fails: an unterminated quote or comment runs to the end.
-enum SQLTokenizer {
-    static func tokens(_ sql: String) -> [SQLToken] {
+/// (`package`: StrataTools reads view definitions with it.)
+package enum SQLTokenizer {
+    package static func tokens(_ sql: String) -> [SQLToken] {
         var tokens: [SQLToken] = []
         let scalars = sql.unicodeScalars
         var i = scalars.startIndex
