@@ -386,6 +386,11 @@ extension Database {
                 throw ModelError(.invalidPrimaryKey, model: metadata.typeName, property: metadata.key.name,
                                  "the key must be set before saving (only integer keys are assigned by SQLite)")
             }
+            if table.keyTextBecomesNumber, case .text(let text) = key,
+               NumericText.isNumeral(text.trimmingCharacters(in: .whitespaces)) {
+                throw ModelError(.invalidPrimaryKey, model: metadata.typeName, property: metadata.key.name, key: key,
+                                 "the key column \"\(table.table)\".\"\(table.columns[0])\" has numeric affinity, which would store the key '\(text)' as a number, and the row could not be found by its key again; nothing was written. Use a key that is not a numeral, or an integer key")
+            }
             if metadata.keyCount == 1, table.schemaDefaults.first == 0, key == metadata.properties[0].defaultValue {
                 // A key left at its init() value over a key column with a DEFAULT (a random hex id): the
                 // DEFAULT makes it, and the instance reads it back. A rollback gives the instance its own again.

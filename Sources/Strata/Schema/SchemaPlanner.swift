@@ -495,6 +495,10 @@ struct SchemaPlanner {
         // rebuild never touches them.
         let rebuild = rebuildable && metadata.schemaRebuild == .whenNeeded && !column.isGenerated && !metadata.isReadOnly
         var needed = false
+        // A text key over a column that turns numerals into numbers (another tool's NUMERIC key holding
+        // 'EUR'): its rows read and update as they are, and an insert refuses a key that would become a
+        // number (TableMapping.keyTextBecomesNumber).
+        if column.primaryKeyPosition > 0 && TableMapping.textTurnsNumeric(property, column) { return false }
         if !property.fits(column) {
             guard rebuild else {
                 let types = Affinity.swiftTypes(declaredType: column.declaredType), several = types.contains(" or ")

@@ -80,6 +80,15 @@ final class TableMapping {
     /// A view whose key is not shown unique (``ViewKey``): each fetch makes fresh objects, registered
     /// nowhere, so that two rows sharing a key are never one instance; its model is read-only.
     let readsWithoutIdentity: Bool
+    /// A single text key over a column of numeric affinity (``textTurnsNumeric(_:_:)``): an insert refuses
+    /// a key that SQLite would store as a number.
+    let keyTextBecomesNumber: Bool
+
+    /// Whether `property` is plain text over a column whose affinity stores a numeral as a number.
+    static func textTurnsNumeric(_ property: PropertyMetadata, _ column: ColumnInfo) -> Bool {
+        property.columnType == .text && property.formatKind == nil && property.related == nil
+            && [.numeric, .integer, .real].contains(column.affinity)
+    }
     /// Properties over generated columns: read, never written.
     let generated: ColumnSet
     /// Properties (not of the key) whose column has INTEGER affinity and is stored natively, in an ordinary
@@ -195,6 +204,8 @@ final class TableMapping {
         lowercasedName = metadata.tableName.sqlFolded
         parentTables = Set(info.foreignKeys.map { $0.table.sqlFolded })
         readsWithoutIdentity = unprovenViewKey != nil
+        keyTextBecomesNumber = metadata.keyCount == 1 && !info.isView
+            && info.column(named: properties[0].column).map { Self.textTurnsNumeric(properties[0], $0) } == true
         readOnlyReason = metadata.isReadOnly ? "the model is read-only (isReadOnly)"
             : info.shadowOf.map { "its table \"\(info.name)\" is a shadow table of \($0), which keeps that table's index: write through \($0)" }
             ?? unprovenViewKey.map { "its table \"\(info.name)\" is a view whose key is not shown unique (\($0)), so its rows are read as fresh objects, without identity" }

@@ -204,3 +204,41 @@ private func filmDatabase() throws -> TemporaryDatabase {
         try pool.close()
     }
 }
+
+/// A currency table another tool keyed by a NUMERIC column holding text codes.
+private final class R17Currency: Model {
+    static let tableName = "r17_currency"
+    static let primaryKey = "code"
+    var code = ""
+    var name = ""
+    required init() {}
+}
+
+@Suite struct Review17NumericTextKeyTests {
+    @Test func aTextKeyOverANumericColumnReadsUpdatesAndInsertsWhatStaysText() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE r17_currency(code NUMERIC PRIMARY KEY, name TEXT);
+            INSERT INTO r17_currency VALUES ('EUR', 'Euro'), ('USD', 'Dollar');
+            """)
+        let euro = try #require(try db.object(R17Currency.self, forKey: "EUR"))
+        #expect(euro.name == "Euro")
+        euro.name = "euro"
+        try db.save(euro)
+        #expect(try db.value(String.self, "SELECT quote(name) || typeof(code) FROM r17_currency WHERE code = 'EUR'") == "'euro'text")
+        let pound = R17Currency()
+        pound.code = "GBP"
+        pound.name = "Pound"
+        try db.save(pound)
+        #expect(try db.value(String.self, "SELECT typeof(code) FROM r17_currency WHERE name = 'Pound'") == "text")
+        #expect(try db.object(R17Currency.self, forKey: "GBP") === pound)
+        // A numeral would be stored as a number: refused, nothing written.
+        let numeral = R17Currency()
+        numeral.code = " 840 "
+        let error = #expect(throws: ModelError.self) { try db.save(numeral) }
+        #expect(error?.kind == .invalidPrimaryKey)
+        #expect(error?.message.contains("numeric affinity") == true)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r17_currency") == 3)
+    }
+}
