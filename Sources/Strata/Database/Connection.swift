@@ -77,6 +77,7 @@ final class Connection {
         self.logger = logger
         sqlite3_extended_result_codes(db, 1)
         JSONCanonical.register(on: db)   // what key-path conditions on JSON properties compare
+        DateText.registerLayoutFunction(on: db)   // what UPDATEs of date-text columns write through
         sqlite3_busy_timeout(db, busyTimeout.busyMilliseconds)
         if logger.logLevel <= .debug { updateTrace() }
         do {

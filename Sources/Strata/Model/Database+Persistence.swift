@@ -825,7 +825,7 @@ extension Database {
                 throw error
             }
             let format = registry.table.formats[i]
-            if format != .native { value = try format.stored(value) }
+            if format == .dateText { value = try registry.table.storedDate(value, at: i) } else if format != .native { value = try format.stored(value) }
             try statement.bind(value, at: index)
         } catch let error as ValueConversionError {
             let name = metadata.properties[i].name

@@ -321,7 +321,7 @@ extension Database {
             if let declared = metadata.columnFormats[property.name] { return declared }
             guard let kind = property.formatKind, let column = info.column(named: property.column),
                   kind != .decimal || property.related == nil && (column.affinity == .text || column.affinity == .blob) else { return ColumnFormat.native }
-            let (format, sampled) = try detectedFormat(kind, table: info.name, column: column)
+            let (format, sampled) = try detectedFormat(kind, table: info.name, column: column, rowID: info.sampledRowID)
             guard sampled else {
                 unsampled = true
                 // A column of another table's keys holds them as its key column does (peewee's foreign key to
@@ -349,7 +349,7 @@ extension Database {
         let keyColumns = parent.primaryKeyColumns
         guard let target = key.to.flatMap(parent.column(named:)) ?? (key.sequence < keyColumns.count ? keyColumns[key.sequence] : nil),
               !(parent.name.sqlNameEquals(info.name) && target.name.sqlNameEquals(column.name)) else { return nil }
-        let (format, sampled) = try detectedFormat(kind, table: parent.name, column: target)
+        let (format, sampled) = try detectedFormat(kind, table: parent.name, column: target, rowID: parent.sampledRowID)
         return sampled ? format : nil
     }
 
@@ -362,16 +362,16 @@ extension Database {
         if let declared = related.columnFormats[related.key.name] { return declared }
         guard let info = try TableInfo.read(related.tableName, in: connection, views: true),
               let column = info.column(named: related.key.column) else { return nil }
-        let (format, sampled) = try detectedFormat(kind, table: info.name, column: column)
+        let (format, sampled) = try detectedFormat(kind, table: info.name, column: column, rowID: info.sampledRowID)
         return sampled ? format : nil
     }
 
     /// The format of values of `kind` in an existing column, from its declared type and its first non-NULL
     /// value (for a UUID, the first of its first 100 that has a letter, which shows the case)
     /// (``ColumnFormat/detect(_:declaredType:sample:)``), and whether the column had a value to show it.
-    private func detectedFormat(_ kind: ColumnFormat.Kind, table: String, column: ColumnInfo) throws -> (ColumnFormat, sampled: Bool) {
+    private func detectedFormat(_ kind: ColumnFormat.Kind, table: String, column: ColumnInfo, rowID: String?) throws -> (ColumnFormat, sampled: Bool) {
         if kind == .date {
-            let statement = try connection.prepare(ColumnSample.statementSQL(column: column.name, table: table))
+            let statement = try connection.prepare(ColumnSample.statementSQL(column: column.name, table: table, rowID: rowID))
             defer { statement.finalize() }
             guard try statement.step() else {
                 return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: nil, defaultSQL: column.defaultSQL), false)
@@ -433,7 +433,7 @@ extension Database {
             format = mapped.0
             if mapped.1 { models.undecidedJoinColumns.insert(cacheKey) }
         } else if let info = try TableInfo.read(table, in: connection), let found = info.column(named: column) {
-            let (detected, sampled) = try detectedFormat(kind, table: info.name, column: found)
+            let (detected, sampled) = try detectedFormat(kind, table: info.name, column: found, rowID: info.sampledRowID)
             if sampled {
                 format = detected
             } else if let shown = try shownReferencedFormat(kind, info: info, column: found) ?? shownKeyFormat(of: metadata, kind: kind) {

@@ -121,6 +121,10 @@ struct TableInfo {
         withoutRowID ? nil : ["rowid", "_rowid_", "oid"].first { column(named: $0) == nil }
     }
 
+    /// The name that reaches the rowid of an ordinary table (not a view, a virtual or a WITHOUT ROWID
+    /// table), by which a format sample also reads the last rows (``ColumnSample/statementSQL(column:table:rowID:)``).
+    var sampledRowID: String? { isView || isVirtual ? nil : rowIDName }
+
     func column(named name: String) -> ColumnInfo? {
         positions[name.sqlFolded].map { columns[$0] }
     }

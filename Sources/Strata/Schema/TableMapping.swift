@@ -31,6 +31,16 @@ final class TableMapping {
     var keyTablesAwaited: [String] = []
     /// Whether some format was decided on an empty table, or awaits a key table's rows.
     var awaitsRows: Bool { formatsFromEmptyColumns || !keyTablesAwaited.isEmpty }
+    /// For a column of `YYYY-MM-DD` text that is not declared `DATE` (a `DATETIME` or `TEXT` column whose
+    /// sampled rows hold only days): the layout of a value with a time of day, Python's
+    /// `YYYY-MM-DD HH:MM:SS[.ffffff]` (``DateTimeTextStyle/python``), so that no time is dropped
+    /// (``storedDate(_:at:)``); nil elsewhere. A column declared `DATE` keeps the day: Django reads a time
+    /// there as no date at all.
+    let timedDateFormats: [ColumnFormat?]
+    /// Properties whose column holds date text in a layout Strata found (not one the model declares): an
+    /// UPDATE writes each value in the layout its own row has, where that holds it
+    /// (``DateText/inRowLayout(new:old:)``).
+    let rowLayoutColumns: ColumnSet
     /// What each property's value reads back as from its column, where not exactly as bound (a date in
     /// whole seconds, a `Decimal` in a `decimal` column): dirty tracking remembers that (``ReadBack``).
     let readBacks: [ReadBack?]
@@ -173,7 +183,19 @@ final class TableMapping {
         hasRowID = !info.withoutRowID && rowIDName != nil
         self.formats = formats
         fastFields = zip(metadata.fastFields, formats).map { $1 == .native ? $0 : nil }
-        var readingBack = ColumnSet(), foldsNegativeZero = ColumnSet()
+        var readingBack = ColumnSet(), foldsNegativeZero = ColumnSet(), rowLayoutColumns = ColumnSet()
+        let timedDateFormats = properties.indices.map { i -> ColumnFormat? in
+            guard properties[i].formatKind == .date, metadata.columnFormats[properties[i].name] == nil else { return nil }
+            switch formats[i] {
+            case .dateText, .dateTimeText: rowLayoutColumns.insert(i)
+            default: return nil
+            }
+            guard formats[i] == .dateText, let column = info.column(named: properties[i].column),
+                  column.declaredType.uppercased().filter({ !$0.isWhitespace }) != "DATE" else { return nil }
+            return .dateTimeText(.python)
+        }
+        self.timedDateFormats = timedDateFormats
+        self.rowLayoutColumns = rowLayoutColumns
         readBacks = properties.indices.map { i in
             guard let column = info.column(named: properties[i].column) else { return nil }
             let affinity = column.affinity
@@ -182,7 +204,9 @@ final class TableMapping {
                 if affinity == .real || affinity == .integer || affinity == .numeric { foldsNegativeZero.insert(i) }
             default: break
             }
-            let readBack = ReadBack.of(properties[i].formatKind, format: formats[i], affinity: affinity, isRawValue: properties[i].isRawValue)
+            // A date is compared as the most precise layout the column takes keeps it (a time of day too).
+            let readBack = ReadBack.of(properties[i].formatKind, format: timedDateFormats[i] ?? formats[i], affinity: affinity,
+                                       isRawValue: properties[i].isRawValue)
             if readBack != nil { readingBack.insert(i) }
             return readBack
         }
@@ -474,12 +498,25 @@ final class TableMapping {
         if let cached = updates[columns] {
             statement = cached
         } else {
-            let assignments = columns.indices.map { "\(quotedNames[$0]) = ?" }.joined(separator: ", ")
+            let assignments = columns.indices.map {
+                rowLayoutColumns.contains($0) ? DateText.assignment(quotedNames[$0]) : "\(quotedNames[$0]) = ?"
+            }.joined(separator: ", ")
             statement = try connection.cachedStatement("\(updateVerb) \(quotedTable) SET \(assignments) WHERE \(keyClause)")
             updates[columns] = statement
         }
         lastUpdate = (columns, Unmanaged.passUnretained(statement))
         return statement
+    }
+}
+
+extension TableMapping {
+    /// The value to bind for date property `i` (`native`: seconds since 1970) in its column's format: for a
+    /// column of `YYYY-MM-DD` text with a ``timedDateFormats`` entry, the day when that is the whole value,
+    /// else the value with its time in that layout.
+    func storedDate(_ native: SQLValue, at i: Int) throws -> SQLValue {
+        let day = try formats[i].stored(native)
+        guard let timed = timedDateFormats[i], try formats[i].native(day) != timed.quantized(native) else { return day }
+        return try timed.stored(native)
     }
 }
 

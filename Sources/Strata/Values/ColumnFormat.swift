@@ -352,7 +352,10 @@ extension ColumnFormat {
                 }
                 return scale
             case .text(let s)?:
-                guard case .dateTimeText(var style)? = DateText.style(of: s) else { return DateText.style(of: s) ?? .native }
+                // Days first and dates with a time after them (or the other way): the layout with the time,
+                // which holds both.
+                let timed = DateText.style(of: s) == .dateText ? (column.withoutFraction ?? column.withFraction) : s
+                guard let timed, case .dateTimeText(var style)? = DateText.style(of: timed) else { return DateText.style(of: s) ?? .native }
                 style.fractionDigits = column.fractionDigits(default: style.fractionDigits)
                 return .dateTimeText(style)
             case .blob?: return .native
@@ -441,19 +444,26 @@ struct ColumnSample {
     static let columnCount = 7
 
     /// The sample of a date column: its first non-NULL value, how many of its INTEGER values are of each
-    /// scale, a date-time text with and without a fraction, and how many REAL values, over its first ``limit`` non-NULL rows, in
-    /// one statement.
-    static func statementSQL(column: String, table: String) -> String {
+    /// scale (over its first ``limit`` non-NULL rows), a date-time text with and without a fraction, and
+    /// how many REAL values, over its first ``limit`` non-NULL rows and, for a table with a rowid (`rowID`,
+    /// the name that reaches it), its last ``limit``, in one statement. The last rows show a column whose layout changed over time
+    /// (Northwind's `OrderDate`: days first, then dates with a time; REAL seconds after whole ones): the
+    /// most precise layout the column holds, which a value that needs it is written in.
+    static func statementSQL(column: String, table: String, rowID: String? = nil) -> String {
         let c = SQL.quote(column), t = SQL.quote(table)
+        let head = "SELECT v, 1 AS head FROM (SELECT \(c) AS v FROM \(t) WHERE \(c) IS NOT NULL LIMIT \(limit))"
+        let rows = rowID.map {
+            "\(head) UNION ALL SELECT v, 0 FROM (SELECT \(c) AS v FROM \(t) WHERE \(c) IS NOT NULL ORDER BY \($0) DESC LIMIT \(limit))"
+        } ?? head
         return """
             SELECT (SELECT \(c) FROM \(t) WHERE \(c) IS NOT NULL LIMIT 1),
-            count(CASE WHEN typeof(v) = 'integer' THEN 1 END),
-            count(CASE WHEN typeof(v) = 'integer' AND (v >= 100000000000000 OR v <= -100000000000000) THEN 1 END),
-            count(CASE WHEN typeof(v) = 'integer' AND (v >= 100000000000 OR v <= -100000000000) THEN 1 END),
+            count(CASE WHEN head AND typeof(v) = 'integer' THEN 1 END),
+            count(CASE WHEN head AND typeof(v) = 'integer' AND (v >= 100000000000000 OR v <= -100000000000000) THEN 1 END),
+            count(CASE WHEN head AND typeof(v) = 'integer' AND (v >= 100000000000 OR v <= -100000000000) THEN 1 END),
             max(CASE WHEN typeof(v) = 'text' AND substr(v, 20, 1) = '.' THEN v END),
             max(CASE WHEN typeof(v) = 'text' AND length(v) >= 19 AND substr(v, 20, 1) <> '.' THEN v END),
             count(CASE WHEN typeof(v) = 'real' THEN 1 END)
-            FROM (SELECT \(c) AS v FROM \(t) WHERE \(c) IS NOT NULL LIMIT \(limit))
+            FROM (\(rows))
             """
     }
 
