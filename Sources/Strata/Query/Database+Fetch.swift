@@ -405,8 +405,11 @@ extension Database {
     func register(_ object: ModelObject, from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
         let table = registry.table
         // A view whose key is not shown unique: a fresh object per row, never one instance for two rows.
+        // It belongs to the handle (its faults load, its changes are tracked) but is in no identity map.
         if table.readsWithoutIdentity {
             try decodeRow(statement, into: object, registry: registry)
+            object._registry = registry
+            registry.capture(object)
             return object
         }
         do {

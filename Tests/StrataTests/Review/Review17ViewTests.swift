@@ -15,6 +15,24 @@ private final class R17FilmList: Model {
     required init() {}
 }
 
+/// The film table itself.
+private final class R17Film: Model {
+    static let tableName = "film"
+    static let primaryKey = "film_id"
+    var film_id: Int64 = 0
+    var title = ""
+    required init() {}
+}
+
+/// A join view keyed by actor, with its film as a reference.
+private final class R17ActorFilm: Model {
+    static let tableName = "actor_films"
+    static let primaryKey = "actor"
+    var actor = ""
+    @Reference var film: R17Film?
+    required init() {}
+}
+
 /// A view over one table, keyed by that table's primary key under another name.
 private final class R17FilmTitle: Model {
     static let tableName = "film_titles"
@@ -104,6 +122,7 @@ private func filmDatabase() throws -> TemporaryDatabase {
         CREATE VIEW contacts AS SELECT DISTINCT email, name FROM person;
         CREATE VIEW casting_rows AS SELECT rowid AS id, actor FROM film_actor;
         CREATE VIEW city_contacts AS SELECT City, CompanyName FROM supplier UNION SELECT 'Paris', 'Spécialités';
+        CREATE VIEW actor_films AS SELECT film_actor.actor AS actor, film.film_id AS film FROM film JOIN film_actor USING (film_id);
         CREATE VIEW films_per_title AS SELECT title, count(*) AS n FROM film GROUP BY title;
         """)
     return temp
@@ -129,6 +148,21 @@ private func filmDatabase() throws -> TemporaryDatabase {
         // A key one row has finds it.
         #expect(try db.object(R17FilmList.self, forKey: 3)?.actors == "NICK WAHLBERG")
         #expect(try db.object(R17FilmList.self, forKey: 9) == nil)
+    }
+
+    @Test func objectsReadWithoutIdentityTrackChangesAndLoadReferences() throws {
+        let temp = try filmDatabase()
+        let db = temp.db
+        let films = try db.objects(R17FilmList.self, where: "ORDER BY actors")
+        #expect(films[0].hasChanges == false)
+        films[0].title = "X"
+        #expect(films[0].hasChanges == true)
+        #expect(films[0].changedProperties == ["title"])
+        // A reference from a join view's row to its film faults in through the handle.
+        let rows = try db.objects(R17ActorFilm.self, where: "ORDER BY actor")
+        #expect(rows.map { $0.film?.title } == ["ACE GOLDFINGER", "ACE GOLDFINGER", "ADAPTATION HOLES"])
+        #expect(rows[0].film === rows[1].film)   // the table's rows keep identity
+        #expect(rows[0].film === (try db.object(R17Film.self, forKey: 2)))
     }
 
     @Test func aViewReadWithoutIdentityIsReadOnlyAndSaysWhy() throws {
@@ -183,6 +217,8 @@ private func filmDatabase() throws -> TemporaryDatabase {
         // GROUP BY.
         let grouped = try db.objects(R17FilmsPerTitle.self, where: "ORDER BY title")
         #expect(grouped.map(\.n) == [2, 1])
+        try db.save(grouped[0])   // unchanged: nothing to write
+        grouped[0].n = 5
         #expect(throws: ModelError.self) { try db.save(grouped[0]) }
         // A UNION whose key column holds NULLs: every row reads, none merged.
         let cities = try db.objects(R17CityContact.self, where: "ORDER BY CompanyName")
