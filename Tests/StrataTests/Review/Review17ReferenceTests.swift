@@ -1,0 +1,256 @@
+import Foundation
+import Testing
+import Strata
+import StrataTestSupport
+
+// Issue 33, points 5-7: a reference to a deleted object, foreign keys of composite-key parts, keys of the
+// wrong shape.
+
+// MARK: Models
+
+private final class R17Artist: Model {
+    static let tableName = "r17x_artist"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R17Album: Model {
+    static let tableName = "r17x_album"
+    var id: Int64 = 0
+    var title = ""
+    @Reference var producer: R17Artist?
+    required init() {}
+}
+
+/// A join row keyed by two references (a credit of an artist on an album).
+private final class R17Credit: Model {
+    static let tableName = "r17x_credit"
+    static let compositeKey = ["album", "artist"]
+    @Reference var album: R17Album?
+    @Reference var artist: R17Artist?
+    var role = ""
+    required init() {}
+}
+
+private final class R17Post: Model {
+    static let tableName = "r17x_post"
+    var id: Int64 = 0
+    var title = ""
+    required init() {}
+}
+
+private final class R17Tag: Model {
+    static let tableName = "r17x_tag"
+    var id: Int64 = 0
+    var name = ""
+    required init() {}
+}
+
+private final class R17PostTag: Model {
+    static let tableName = "r17x_post_tag"
+    static let compositeKey = ["post", "tag"]
+    @Reference(onDelete: .cascade) var post: R17Post?
+    @Reference(onDelete: .cascade) var tag: R17Tag?
+    required init() {}
+}
+
+/// The same table, opted in to rebuilds.
+private final class R17PostTagRebuilt: Model {
+    static let tableName = "r17x_post_tag"
+    static let compositeKey = ["post", "tag"]
+    static let schemaRebuild = SchemaRebuild.whenNeeded
+    @Reference(onDelete: .cascade) var post: R17Post?
+    @Reference(onDelete: .cascade) var tag: R17Tag?
+    required init() {}
+}
+
+private final class R17PostTagSetNull: Model {
+    static let tableName = "r17x_post_tag_set_null"
+    static let compositeKey = ["post", "tag"]
+    @Reference(onDelete: .setNull) var post: R17Post?
+    @Reference(onDelete: .cascade) var tag: R17Tag?
+    required init() {}
+}
+
+private final class R17PostTagRestrict: Model {
+    static let tableName = "r17x_post_tag_restrict"
+    static let compositeKey = ["post", "tag"]
+    @Reference(onDelete: .restrict) var post: R17Post?
+    @Reference var tag: R17Tag?
+    required init() {}
+}
+
+private final class R17Label: Model {
+    static let tableName = "r17x_label"
+    var id = ""
+    var color = ""
+    required init() {}
+}
+
+private final class R17Device: Model {
+    static let tableName = "r17x_device"
+    var id = UUID()
+    var name = ""
+    required init() {}
+}
+
+/// A join row keyed by a text-keyed and a UUID-keyed parent.
+private final class R17DeviceLabel: Model {
+    static let tableName = "r17x_device_label"
+    static let compositeKey = ["device", "label"]
+    @Reference(onDelete: .cascade) var device: R17Device?
+    @Reference(onDelete: .cascade) var label: R17Label?
+    var note = ""
+    required init() {}
+}
+
+private final class R17Score: Model {
+    static let tableName = "r17x_score"
+    static let compositeKey = ["player", "game"]
+    var player: Int64 = 0
+    var game: Int64 = 0
+    var points = 0
+    required init() {}
+}
+
+// MARK: Helpers
+
+private func text(_ db: Database, _ sql: String) throws -> String? {
+    try db.value(String.self, sql)
+}
+
+@Suite struct Review17ReferenceTests {
+
+    // MARK: 5. A reference to a deleted object
+
+    @Test func insertReferringToADeletedObjectThrowsDeletedAndWritesNothing() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let gone = R17Artist(); gone.name = "gone"
+        try db.save(gone)
+        let goneID = gone.id
+        try db.delete(gone)
+        // Assigned after its delete: the reference has no key to store (it stored NULL before).
+        let album = R17Album(); album.title = "A"; album.producer = gone
+        let error = #expect(throws: ModelError.self) { try db.save(album) }
+        #expect(error?.kind == .deleted)
+        #expect(error?.model == "R17Album" && error?.property == "producer")
+        #expect(error?.message.contains("R17Artist with key \(SQLValue.integer(goneID))") == true)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r17x_album") == 0)
+        #expect(album.id == 0)
+        // Assigned while saved, then deleted: the dead key is not stored either.
+        let later = R17Artist(); later.name = "later"
+        try db.save(later)
+        let second = R17Album(); second.title = "B"; second.producer = later
+        try db.delete(later)
+        let error2 = #expect(throws: ModelError.self) { try db.save(second) }
+        #expect(error2?.kind == .deleted && error2?.property == "producer")
+        #expect(error2?.message.contains("R17Artist with key \(SQLValue.integer(later.id))") == true)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r17x_album") == 0)
+        // nil stores NULL, as before; a saved object stores its key.
+        second.producer = nil
+        try db.save(second)
+        #expect(try text(db, "SELECT typeof(producer) FROM r17x_album WHERE id = \(second.id)") == "null")
+        let kept = R17Artist(); kept.name = "kept"
+        try db.save(kept)
+        album.producer = kept
+        try db.save(album)
+        #expect(try text(db, "SELECT quote(producer) FROM r17x_album WHERE id = \(album.id)") == "\(kept.id)")
+    }
+
+    @Test func updateReassigningToADeletedObjectThrowsAndKeepsTheRow() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let first = R17Artist(); first.name = "first"
+        let gone = R17Artist(); gone.name = "gone"
+        try db.save([first, gone])
+        let album = R17Album(); album.title = "A"; album.producer = first
+        try db.save(album)
+        try db.delete(gone)
+        album.producer = gone
+        album.title = "A2"
+        let error = #expect(throws: ModelError.self) { try db.save(album) }
+        #expect(error?.kind == .deleted && error?.model == "R17Album" && error?.property == "producer")
+        #expect(error?.key == .integer(album.id))
+        #expect(error?.message.contains("R17Artist with key \(SQLValue.integer(gone.id))") == true)
+        #expect(try text(db, "SELECT quote(producer) || '/' || title FROM r17x_album") == "\(first.id)/A")
+        // Set to nil: stores NULL (an optional reference may be emptied).
+        album.producer = nil
+        try db.save(album)
+        #expect(try text(db, "SELECT typeof(producer) || '/' || title FROM r17x_album") == "null/A2")
+        // A reference left unchanged to a since-deleted row does not stop saving other properties.
+        album.producer = first
+        try db.save(album)
+        try db.delete(first)
+        album.title = "A3"
+        try db.save(album)
+        #expect(try text(db, "SELECT quote(producer) || '/' || title FROM r17x_album") == "\(first.id)/A3")
+    }
+
+    @Test func aTargetDeletedByRawSQLIsRefusedToo() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let artist = R17Artist(); artist.name = "raw"
+        try db.save(artist)
+        let album = R17Album(); album.producer = artist
+        try db.execute("DELETE FROM $T WHERE id = ?", for: R17Artist.self, artist.id)
+        #expect(artist.isDeleted)
+        let error = #expect(throws: ModelError.self) { try db.save(album) }
+        #expect(error?.kind == .deleted && error?.property == "producer")
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r17x_album") == 0)
+    }
+
+    @Test func aBatchWithOneReferenceToADeletedObjectWritesNothing() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let alive = R17Artist(), gone = R17Artist()
+        try db.save([alive, gone])
+        try db.delete(gone)
+        let good = R17Album(); good.title = "good"; good.producer = alive
+        let bad = R17Album(); bad.title = "bad"; bad.producer = gone
+        let error = #expect(throws: ModelError.self) { try db.save([good, bad]) }
+        #expect(error?.kind == .deleted && error?.property == "producer")
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r17x_album") == 0)
+        #expect(good.id == 0 && !good.isPersisted)
+    }
+
+    @Test func aCompositeKeyPartReferringToADeletedObjectThrowsDeleted() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let album = R17Album(); album.title = "A"
+        let gone = R17Artist(); gone.name = "gone"
+        try db.save(album); try db.save(gone)
+        try db.delete(gone)
+        let credit = R17Credit(); credit.album = album; credit.artist = gone; credit.role = "bass"
+        let error = #expect(throws: ModelError.self) { try db.save(credit) }
+        #expect(error?.kind == .deleted && error?.model == "R17Credit" && error?.property == "artist")
+        #expect(error?.message.contains("R17Artist with key \(SQLValue.integer(gone.id))") == true)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r17x_credit") == 0)
+        // Deleted after the assignment: the key part's dead key is not stored either.
+        let later = R17Artist(); try db.save(later)
+        let credit2 = R17Credit(); credit2.album = album; credit2.artist = later
+        try db.delete(later)
+        let error2 = #expect(throws: ModelError.self) { try db.save(credit2) }
+        #expect(error2?.kind == .deleted && error2?.property == "artist")
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r17x_credit") == 0)
+    }
+
+    @Test func aPoolWriteRefusesAReferenceToADeletedObject() throws {
+        let temp = try TemporaryDatabase()
+        let pool = try DatabasePool(path: temp.folder.appendingPathComponent("pool.sqlite").path, readers: 1)
+        let result = try pool.write { db -> String in
+            let gone = R17Artist(); try db.save(gone)
+            try db.delete(gone)
+            let album = R17Album(); album.producer = gone
+            do {
+                try db.save(album)
+                return "saved"
+            } catch let error as ModelError {
+                return "\(error.kind)/\(error.property ?? "")/\(try db.value(Int.self, "SELECT count(*) FROM r17x_album") ?? -1)"
+            }
+        }
+        #expect(result == "deleted/producer/0")
+        try pool.close()
+    }
+}
