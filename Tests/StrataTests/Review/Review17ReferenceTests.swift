@@ -253,4 +253,121 @@ private func text(_ db: Database, _ sql: String) throws -> String? {
         #expect(result == "deleted/producer/0")
         try pool.close()
     }
+
+    // MARK: 6. Foreign keys of composite-key parts
+
+    @Test func compositeKeyPartsGetTheirForeignKeys() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        _ = try db.syncSchema(R17PostTag.self)
+        #expect(try text(db, "SELECT sql FROM sqlite_master WHERE name = 'r17x_post_tag'")
+                == #"CREATE TABLE "r17x_post_tag" ("post" INTEGER NOT NULL REFERENCES "r17x_post" ("id") ON DELETE CASCADE, "tag" INTEGER NOT NULL REFERENCES "r17x_tag" ("id") ON DELETE CASCADE, PRIMARY KEY ("post", "tag"))"#)
+        #expect(try text(db, """
+            SELECT group_concat("from" || ' ' || "table" || ' ' || "to" || ' ' || on_delete, ', ')
+            FROM (SELECT * FROM pragma_foreign_key_list('r17x_post_tag') ORDER BY "from")
+            """) == "post r17x_post id CASCADE, tag r17x_tag id CASCADE")
+        // A second use plans nothing.
+        #expect(try db.schemaPlan(for: R17PostTag.self).isEmpty)
+    }
+
+    @Test func deletingAPostRemovesItsJoinRowsAndMarksLiveOnesDeleted() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let p1 = R17Post(), p2 = R17Post(), t1 = R17Tag(), t2 = R17Tag()
+        try db.save([p1, p2]); try db.save([t1, t2])
+        var links: [R17PostTag] = []
+        for (post, tag) in [(p1, t1), (p1, t2), (p2, t1)] {
+            let link = R17PostTag(); link.post = post; link.tag = tag
+            links.append(link)
+        }
+        try db.save(links)
+        try db.delete(p1)
+        #expect(try text(db, "SELECT group_concat(post || '-' || tag) FROM r17x_post_tag") == "\(p2.id)-\(t1.id)")
+        #expect(links.map(\.isDeleted) == [true, true, false])
+        // A tag's delete, through raw SQL, cascades too.
+        try db.execute("DELETE FROM $T WHERE id = ?", for: R17Tag.self, t1.id)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r17x_post_tag") == 0)
+        #expect(links[2].isDeleted)
+    }
+
+    @Test func setNullOnAKeyPartIsAnErrorAtFirstUse() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let error = #expect(throws: ModelError.self) { _ = try db.syncSchema(R17PostTagSetNull.self) }
+        #expect(error?.kind == .invalidPrimaryKey && error?.model == "R17PostTagSetNull" && error?.property == "post")
+        #expect(error?.message.contains(".cascade") == true)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'r17x_post_tag_set_null'") == 0)
+        let link = R17PostTagSetNull()
+        let error2 = #expect(throws: ModelError.self) { try db.save(link) }
+        #expect(error2?.kind == .invalidPrimaryKey && error2?.property == "post")
+    }
+
+    @Test func restrictOnAKeyPartRefusesTheDeleteAndNoActionGetsNoForeignKey() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let post = R17Post(), tag = R17Tag()
+        try db.save(post); try db.save(tag)
+        let link = R17PostTagRestrict(); link.post = post; link.tag = tag
+        try db.save(link)
+        #expect(try text(db, "SELECT sql FROM sqlite_master WHERE name = 'r17x_post_tag_restrict'")
+                == #"CREATE TABLE "r17x_post_tag_restrict" ("post" INTEGER NOT NULL REFERENCES "r17x_post" ("id") ON DELETE RESTRICT, "tag" INTEGER NOT NULL, PRIMARY KEY ("post", "tag"))"#)
+        let error = #expect(throws: DatabaseError.self) { try db.delete(post) }
+        #expect(error?.message.contains("FOREIGN KEY constraint failed") == true)
+        #expect(!post.isDeleted && !link.isDeleted)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r17x_post") == 1)
+        // The tag's part declares no action: no foreign key, the join row stays (as for any reference).
+        try db.delete(tag)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r17x_post_tag_restrict") == 1)
+    }
+
+    @Test func textAndUUIDKeyedParentsCascadeIntoJoinRows() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let red = R17Label(); red.id = "red"
+        let blue = R17Label(); blue.id = "blue"
+        let phone = R17Device(); phone.name = "phone"
+        let laptop = R17Device(); laptop.name = "laptop"
+        try db.save([red, blue]); try db.save([phone, laptop])
+        var links: [R17DeviceLabel] = []
+        for (device, label) in [(phone, red), (phone, blue), (laptop, red)] {
+            let link = R17DeviceLabel(); link.device = device; link.label = label
+            links.append(link)
+        }
+        try db.save(links)
+        #expect(try text(db, "SELECT sql FROM sqlite_master WHERE name = 'r17x_device_label'")
+                == #"CREATE TABLE "r17x_device_label" ("device" TEXT NOT NULL REFERENCES "r17x_device" ("id") ON DELETE CASCADE, "label" TEXT NOT NULL REFERENCES "r17x_label" ("id") ON DELETE CASCADE, "note" TEXT NOT NULL DEFAULT '', PRIMARY KEY ("device", "label"))"#)
+        try db.delete(red)
+        #expect(links.map(\.isDeleted) == [true, false, true])
+        try db.delete(phone)
+        #expect(links[1].isDeleted)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r17x_device_label") == 0)
+    }
+
+    @Test func anExistingJoinTableWithoutForeignKeysIsReportedNotRebuilt() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        _ = try db.syncSchema(R17Post.self); _ = try db.syncSchema(R17Tag.self)
+        // As sync made it before key parts had foreign keys, with a row.
+        let old = #"CREATE TABLE "r17x_post_tag" ("post" INTEGER NOT NULL, "tag" INTEGER NOT NULL, PRIMARY KEY ("post", "tag"))"#
+        try db.execute(old)
+        try db.execute("INSERT INTO r17x_post_tag VALUES (1, 2)")
+        // As for any reference column that declares a foreign key its table lacks: an error naming the column
+        // and the opt-in; the table is left as it was.
+        let error = #expect(throws: SchemaError.self) { _ = try db.syncSchema(R17PostTag.self) }
+        #expect(error?.column == "post" && error?.found == "no FOREIGN KEY")
+        #expect(error?.remedy.contains("schemaRebuild") == true)
+        #expect(try text(db, "SELECT sql FROM sqlite_master WHERE name = 'r17x_post_tag'") == old)
+        #expect(try text(db, "SELECT group_concat(post || '-' || tag) FROM r17x_post_tag") == "1-2")
+        // Opted in, the rebuild adds both foreign keys and keeps the row, whose post and tag now exist.
+        let post = R17Post(); post.id = 1
+        let tag = R17Tag(); tag.id = 2
+        try db.save(post); try db.save(tag)
+        let plan = try db.syncSchema(R17PostTagRebuilt.self)
+        #expect(plan.rebuildsTable)
+        #expect(try text(db, "SELECT sql FROM sqlite_master WHERE name = 'r17x_post_tag'")
+                == #"CREATE TABLE "r17x_post_tag" ("post" INTEGER NOT NULL REFERENCES "r17x_post" ("id") ON DELETE CASCADE, "tag" INTEGER NOT NULL REFERENCES "r17x_tag" ("id") ON DELETE CASCADE, PRIMARY KEY ("post", "tag"))"#)
+        #expect(try text(db, "SELECT group_concat(post || '-' || tag) FROM r17x_post_tag") == "1-2")
+        try db.delete(post)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r17x_post_tag") == 0)
+    }
 }
