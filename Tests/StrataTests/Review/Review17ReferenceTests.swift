@@ -370,4 +370,65 @@ private func text(_ db: Database, _ sql: String) throws -> String? {
         try db.delete(post)
         #expect(try db.value(Int.self, "SELECT count(*) FROM r17x_post_tag") == 0)
     }
+
+    // MARK: 7. Keys of the wrong shape
+
+    @Test func aKeyOfTheWrongShapeThrowsInvalidPrimaryKey() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let score = R17Score(); score.player = 1; score.game = 2; score.points = 7
+        try db.save(score)
+        func check(_ body: () throws -> Void, _ comment: Comment) {
+            let error = #expect(throws: ModelError.self, comment) { try body() }
+            #expect(error?.kind == .invalidPrimaryKey, comment)
+            #expect(error?.model == "R17Score" && error?.properties == ["player", "game"], comment)
+            #expect(error?.message.contains("player, game") == true, comment)
+        }
+        check({ _ = try db.object(R17Score.self, forKey: 1) }, "a plain integer")
+        check({ _ = try db.object(R17Score.self, forKey: "(1, 2)x") }, "text that is no composite key")
+        check({ _ = try db.object(R17Score.self, forKey: try CompositeKey(1)) }, "one part")
+        check({ _ = try db.object(R17Score.self, forKey: try CompositeKey(1, 2, 3)) }, "three parts")
+        check({ _ = try db.object(R17Score.self, forKey: try CompositeKey("a", 2)) }, "a text part for an integer")
+        check({ _ = try db.object(R17Score.self, forKey: CompositeKey(values: [.integer(1), .null])) }, "a NULL part")
+        check({ _ = try db.objects(R17Score.self, forKeys: [1, 2]) }, "forKeys: integers")
+        check({ _ = try db.objects(R17Score.self, forKeys: [try CompositeKey(1, 2), try CompositeKey(1)]) }, "forKeys: one short")
+        // The right shape still finds the row, or nothing.
+        #expect(try db.object(R17Score.self, forKey: try CompositeKey(1, 2)) === score)
+        #expect(try db.object(R17Score.self, forKey: try CompositeKey(2, 1)) == nil)
+        #expect(try db.objects(R17Score.self, forKeys: [try CompositeKey(1, 2), try CompositeKey(9, 9)]).map(\.points) == [7])
+    }
+
+    @Test func aSingleKeyModelGivenACompositeKeyThrows() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let artist = R17Artist(); try db.save(artist)
+        let error = #expect(throws: ModelError.self) { _ = try db.object(R17Artist.self, forKey: try CompositeKey(artist.id, 2)) }
+        #expect(error?.kind == .invalidPrimaryKey && error?.model == "R17Artist" && error?.property == "id")
+        #expect(error?.message.contains("not a CompositeKey") == true)
+        let error2 = #expect(throws: ModelError.self) { _ = try db.objects(R17Artist.self, forKeys: [try CompositeKey(artist.id, 2)]) }
+        #expect(error2?.kind == .invalidPrimaryKey)
+        // A text key spelled like one is still a text key.
+        let label = R17Label(); label.id = "(1, 2)"; try db.save(label)
+        #expect(try db.object(R17Label.self, forKey: "(1, 2)") === label)
+        #expect(throws: ModelError.self) { _ = try db.object(R17Label.self, forKey: try CompositeKey(1, 2)) }
+    }
+
+    @Test func aPoolReadRefusesAKeyOfTheWrongShape() throws {
+        let temp = try TemporaryDatabase()
+        let pool = try DatabasePool(path: temp.folder.appendingPathComponent("pool.sqlite").path, readers: 1)
+        try pool.write { db in
+            let score = R17Score(); score.player = 1; score.game = 2
+            try db.save(score)
+        }
+        let kinds = try pool.read { db -> [String] in
+            var kinds: [String] = []
+            for key in [try CompositeKey(1), try CompositeKey(1, 2, 3)] as [any ColumnValue] + [1] {
+                do { _ = try db.object(R17Score.self, forKey: key); kinds.append("nil") } catch let error as ModelError { kinds.append("\(error.kind)") }
+            }
+            kinds.append(try db.object(R17Score.self, forKey: try CompositeKey(1, 2)) == nil ? "missing" : "found")
+            return kinds
+        }
+        #expect(kinds == ["invalidPrimaryKey", "invalidPrimaryKey", "invalidPrimaryKey", "found"])
+        try pool.close()
+    }
 }
