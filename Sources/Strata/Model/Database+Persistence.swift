@@ -380,6 +380,12 @@ extension Database {
                 key = .integer(current)
             }
         } else {
+            if metadata.keyCount > 1 {
+                // A key part that refers to a deleted object has no key (or a dead one): say so, not "unset".
+                for i in 0..<metadata.keyCount where metadata.properties[i].related != nil {
+                    if let error = deletedTarget(of: object, property: i, metadata: metadata) { throw error }
+                }
+            }
             key = try keyAccessor.load(object)
             let parts = metadata.keyCount > 1 ? try CompositeKey(sqlValue: key).values : [key]
             if parts.contains(where: \.isNull) {
@@ -812,6 +818,7 @@ extension Database {
                 try statement.bind(try io.load(object, format: registry.table.formats[i]), at: index)
                 return
             }
+            if metadata.properties[i].related != nil, let error = deletedTarget(of: object, property: i, metadata: metadata) { throw error }
             var value = try metadata.properties[i].accessor.load(object)
             if case .real(let d) = value, d.isNaN {
                 throw ValueConversionError(expected: Double.self, found: value,
@@ -834,6 +841,24 @@ extension Database {
             // A reference's field knows the related type only: the error names the model saved and its property.
             throw ModelError(.unsavedRelated, model: metadata.typeName, property: metadata.properties[i].name, error.message)
         }
+    }
+
+    /// The error of a reference (property `i`) about to be written while it holds an object whose row was
+    /// deleted (through this handle, by `delete` or by raw SQL it saw): its key names no row any more (and
+    /// an object deleted before it was assigned has no key at all, which would store NULL). nil when the
+    /// property holds no deleted object. Only written columns are checked: a saved row whose reference
+    /// points at a since-deleted row, unchanged, saves its other properties as before.
+    @inline(never)
+    func deletedTarget(of object: ModelObject, property i: Int, metadata: ModelMetadata) -> ModelError? {
+        let property = metadata.properties[i]
+        guard let related = property.related, case .generic(let io) = property.accessor,
+              let target = io.heldTarget(of: object), target._isDeleted else { return nil }
+        let relatedName = _typeName(related, qualified: false)
+        let targetKey = (try? ModelMetadata.of(related).key.accessor.load(target)).map { "\($0)" } ?? "unknown"
+        let ownerKey = object._registry != nil ? try? metadata.key.accessor.load(object) : nil
+        let owner = ownerKey.map { "\(metadata.typeName) (key \($0))" } ?? "the new \(metadata.typeName)"
+        return ModelError(.deleted, model: metadata.typeName, property: property.name, key: ownerKey,
+                          "\(owner).\(property.name) refers to the \(relatedName) with key \(targetKey), which was deleted: its row is gone, so there is no key to store (storing it, or NULL, would lose the relationship silently). Nothing was written. Set \(property.name) to a saved \(relatedName), or to nil")
     }
 
     /// Steps a write the library makes to one row itself (`rowID`; any row for an insert), so the update

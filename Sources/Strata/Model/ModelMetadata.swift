@@ -219,6 +219,12 @@ final class ModelMetadata: @unchecked Sendable {
             throw ModelError(.invalidPrimaryKey, model: typeName, property: part.name,
                              "a primary key must be an integer, a String or a UUID, not \(property(named: part.name).map { "\($0.type)" } ?? part.columnType.rawValue) (stored as \(part.columnType.rawValue)), column \"\(part.column)\"; map another column (an INTEGER rowid, a text key) as the key and keep this one a plain property")
         }
+        // SET NULL cannot empty a column of the primary key: SQLite would refuse every delete of the parent
+        // a row points at (NOT NULL), or leave rows keyed by NULL.
+        for part in properties.prefix(keyCount) where keyCount > 1 && part.onDelete == .setNull {
+            throw ModelError(.invalidPrimaryKey, model: typeName, property: part.name,
+                             "\(part.name) is part of the compositeKey, so onDelete: .setNull cannot set it to NULL when the \(part.related.map { _typeName($0, qualified: false) } ?? "related") row is deleted; declare @Reference(onDelete: .cascade) to delete the row with it, or .restrict to refuse the delete")
+        }
         keyIsInteger = keyCount == 1 && properties[0].columnType == .integer
         keyForm = RelatedKey(keyType: keyCount == 1 ? property(named: keyNames[0])?.type : nil).form
         if keyCount == 1 {

@@ -57,7 +57,10 @@ extension Database {
         return try statement.step() ? object(T.self, from: statement, registry: registry) : nil
     }
 
-    /// The object with this key: the live instance when there is one (no query), else one SELECT.
+    /// The object with this key: the live instance when there is one (no query), else one SELECT. A key
+    /// of the wrong shape (a plain value or a ``CompositeKey`` of another length for a model with a
+    /// ``ModelDeclaration/compositeKey``, a ``CompositeKey`` for one without) throws
+    /// ``ModelError/Kind/invalidPrimaryKey`` naming the key's parts, rather than finding nothing.
     ///
     /// ```swift
     /// let ada = try db.object(Employee.self, forKey: 1)
@@ -72,6 +75,12 @@ extension Database {
     func object<T: Model>(_ type: T.Type, forKey key: any ColumnValue, checkingCommits: Bool) throws -> T? {
         let registry = try registry(for: T.self, checkingCommits: checkingCommits)
         let keyValue = try key.sqlValue
+        // A key of the wrong shape is the caller's mistake, not a row that is missing.
+        if registry.table.keyCount > 1 {
+            try checkCompositeKey(keyValue, registry: registry)
+        } else if Swift.type(of: key) == CompositeKey.self {
+            throw keyShapeError(registry, key: keyValue, found: "a CompositeKey")
+        }
         if let live = registry.instance(key: keyValue), !live._isDeleted {
             if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
             return unsafeDowncast(live, to: T.self)
@@ -88,6 +97,40 @@ extension Database {
         return found
     }
 
+    /// Checks that `key` is a composite key of `registry`'s model: a ``CompositeKey`` of as many parts as
+    /// the model declares, none NULL, an integer part an integer. Throws ``ModelError/Kind/invalidPrimaryKey``
+    /// naming the parts expected otherwise (such a key would match no row, and read as "not found").
+    func checkCompositeKey(_ key: SQLValue, registry: TypeRegistry) throws {
+        guard case .text(let text) = key, let parts = CompositeKey.parse(text) else {
+            throw keyShapeError(registry, key: key, found: "\(key), not a CompositeKey")
+        }
+        guard parts.count == registry.table.keyCount else {
+            throw keyShapeError(registry, key: key, found: "\(parts.count) part\(parts.count == 1 ? "" : "s")")
+        }
+        let metadata = registry.metadata
+        for (part, value) in zip(metadata.properties.prefix(parts.count), parts) {
+            let fits = switch (part.columnType, value) {
+            case (_, .null): false
+            case (.integer, .integer): true
+            case (.integer, _): (try? Int64(sqlValue: value)) != nil
+            default: true
+            }
+            if !fits { throw keyShapeError(registry, key: key, found: "\(value) for \(part.name), which holds \(part.columnType.rawValue) values") }
+        }
+    }
+
+    /// The error of a key that cannot be one of `registry`'s model: what it declares, and what was `found`.
+    @inline(never)
+    func keyShapeError(_ registry: TypeRegistry, key: SQLValue, found: String) -> ModelError {
+        let metadata = registry.metadata
+        let parts = metadata.properties.prefix(metadata.keyCount).map(\.name)
+        let expected = parts.count > 1
+            ? "a CompositeKey of \(parts.count) parts, in order: \(parts.joined(separator: ", ")) (CompositeKey(\(parts.joined(separator: ", "))))"
+            : "a single value for \(parts[0]), not a CompositeKey"
+        return ModelError(.invalidPrimaryKey, model: metadata.typeName, property: metadata.key.name, key: key, properties: parts,
+                          "the key of \(metadata.typeName) is \(expected); got \(found)")
+    }
+
     /// The objects with these keys, in one query per chunk of `maximumArguments` keys; missing keys are
     /// skipped. With `ordered`, the result follows the order of `keys`.
     ///
@@ -97,6 +140,9 @@ extension Database {
     public func objects<T: Model, Key: ColumnValue>(_ type: T.Type, forKeys keys: [Key], ordered: Bool = true) throws -> [T] {
         let registry = try registry(for: T.self)
         let values = try keys.map { try $0.sqlValue }
+        if Key.self == CompositeKey.self && registry.table.keyCount == 1, let first = values.first {
+            throw keyShapeError(registry, key: first, found: "a CompositeKey")
+        }
         if registry.table.keyCount > 1 {
             // Composite keys: one lookup each (an `IN` list takes one column).
             let found = try values.compactMap { try object(T.self, forKey: $0, checkingCommits: false) }

@@ -101,6 +101,13 @@ struct SchemaPlanner {
         var missing: [PropertyMetadata] = []
         var changed: [(property: PropertyMetadata, column: ColumnInfo)] = []
         var foreignKeys: [PropertyMetadata] = []
+        // The parts of a composite key that are references declare their foreign keys too: a table without
+        // them (made before key parts had them, or by hand) is treated as for any other reference column.
+        if metadata.keyCount > 1 {
+            for property in properties.prefix(metadata.keyCount) where current.column(named: property.column) != nil {
+                if try needsForeignKey(property, in: current) { foreignKeys.append(property) }
+            }
+        }
         for property in properties.dropFirst(metadata.keyCount) {
             if let column = current.column(named: property.column) {
                 if try needsRebuild(property, column) { changed.append((property, column)) }
@@ -338,7 +345,10 @@ struct SchemaPlanner {
         if metadata.keyCount == 1 {
             definitions = [SQL.quote(key.column) + (metadata.keyIsInteger ? " INTEGER PRIMARY KEY AUTOINCREMENT" : " TEXT PRIMARY KEY NOT NULL")]
         } else {
-            definitions = metadata.properties.prefix(metadata.keyCount).map { "\(SQL.quote($0.column)) \($0.columnType.rawValue) NOT NULL" }
+            // A key part that is a reference carries its foreign key as any other reference column does.
+            definitions = metadata.properties.prefix(metadata.keyCount).map { part in
+                "\(SQL.quote(part.column)) \(part.columnType.rawValue) NOT NULL" + (foreignKeyClause(part).map { " " + $0 } ?? "")
+            }
         }
         definitions += metadata.properties.dropFirst(metadata.keyCount).map { columnDefinition($0) }
         if metadata.keyCount > 1 {
