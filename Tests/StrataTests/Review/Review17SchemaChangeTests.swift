@@ -1,0 +1,163 @@
+import Foundation
+import StrataTestSupport
+import Testing
+@testable import Strata
+
+// Review 17 (issue 33, points 8-10): deletions SQLite does not report to change sets, migrations that
+// rebuild a table other rows point at, and another tool's rebuild under an open handle.
+
+private final class R17sUser: Model {
+    static let tableName = "r17s_user"
+    static let indices: [[String]] = []
+    var id: Int64 = 0
+    var email = ""
+    var name = ""
+    required init() {}
+}
+
+private final class R17sThing: Model {
+    static let tableName = "r17s_thing"
+    var id: Int64 = 0
+    var name = ""
+    var extra = 0
+    required init() {}
+}
+
+/// The rows of a query as text (`quote()` of each column), for comparing tables before and after.
+private func r17sDump(_ db: Database, _ sql: String) throws -> [String] {
+    try db.rows(sql).map { row in
+        row.values.map { value -> String in
+            switch value {
+            case .integer(let integer): String(integer)
+            case .text(let text): text
+            default: "\(value)"
+            }
+        }.joined(separator: "|")
+    }
+}
+
+private struct R17sTimeout: Error {}
+
+/// The stream's next element, failing after `seconds` instead of hanging the run.
+private func r17sNext(_ stream: AsyncStream<DatabaseChange>, within seconds: Double = 5) async throws -> DatabaseChange? {
+    try await withThrowingTaskGroup(of: DatabaseChange?.self) { group in
+        group.addTask {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()
+        }
+        group.addTask { try await Task.sleep(nanoseconds: UInt64(seconds * 1e9)); throw R17sTimeout() }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
+@Suite struct Review17SchemaChangeTests {
+    // MARK: 8. Deletions SQLite does not report
+
+    /// `INSERT OR REPLACE` removing a row through a UNIQUE index fires no update hook for the removed row:
+    /// the live instance is marked deleted, and the change set now says so too. Beside it, what SQLite
+    /// itself reports (checked, as the documentation states it): `DELETE FROM t` without WHERE (Strata
+    /// turns the truncate optimization off), ON DELETE CASCADE, and a replaced row no instance stood for
+    /// (not reported: nothing knew it).
+    @Test func aRowReplacedThroughAUniqueIndexIsReportedDeletedOnAHandle() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute("CREATE TABLE r17s_user(id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL DEFAULT '')")
+        let ada = R17sUser(); ada.email = "ada@x"; ada.name = "Ada"
+        try db.save(ada)
+        var seen: [DatabaseChange] = []
+        let observation = db.observeChanges { seen += $0 }
+        try db.execute("INSERT OR REPLACE INTO r17s_user(email, name) VALUES ('ada@x', 'Ada 2')")
+        #expect(ada.isDeleted)
+        #expect(seen.count == 1)
+        #expect(seen.first?.table == "r17s_user")
+        #expect(seen.first?.insertedRowIDs == [2])
+        #expect(seen.first?.deletedRowIDs == [1], "the row the REPLACE removed")
+
+        // UPDATE OR REPLACE: the same.
+        let bob = R17sUser(); bob.email = "bob@x"; try db.save(bob)   // row 3
+        seen.removeAll()
+        try db.execute("UPDATE OR REPLACE r17s_user SET email = 'bob@x' WHERE id = 2")
+        #expect(bob.isDeleted)
+        #expect(seen.first?.updatedRowIDs == [2])
+        #expect(seen.first?.deletedRowIDs == [3])
+
+        // A replaced row no live instance stood for: SQLite tells nothing, and Strata knows nothing.
+        try db.execute("INSERT INTO r17s_user(id, email) VALUES (10, 'ghost@x')")
+        seen.removeAll()
+        try db.execute("INSERT OR REPLACE INTO r17s_user(email) VALUES ('ghost@x')")
+        #expect(seen.first?.insertedRowIDs == [11])
+        #expect(seen.first?.deletedRowIDs == [], "documented: no instance, no report")
+        // Recursive triggers fire a DELETE trigger for the replaced row, but SQLite's update hook still
+        // reports nothing: the trigger's own write is all that shows.
+        try db.execute("""
+            CREATE TABLE r17s_log(id INTEGER PRIMARY KEY, gone INTEGER);
+            CREATE TRIGGER r17s_user_gone AFTER DELETE ON r17s_user BEGIN INSERT INTO r17s_log(gone) VALUES (old.id); END;
+            PRAGMA recursive_triggers = ON
+            """)
+        seen.removeAll()
+        try db.execute("INSERT OR REPLACE INTO r17s_user(email) VALUES ('ghost@x')")
+        #expect(try db.value(Int.self, "SELECT gone FROM r17s_log") == 11, "the trigger saw the replaced row")
+        let afterTrigger = Dictionary(uniqueKeysWithValues: seen.map { ($0.table, $0) })
+        #expect(afterTrigger["r17s_user"]?.insertedRowIDs == [12])
+        #expect(afterTrigger["r17s_user"]?.deletedRowIDs == [], "documented: the hook stays silent even so")
+        #expect(afterTrigger["r17s_log"]?.insertedRowIDs == [1])
+        try db.execute("DROP TRIGGER r17s_user_gone; PRAGMA recursive_triggers = OFF")
+
+        // DELETE without WHERE (SQLite's truncate optimization skips the hook; Strata turns it off).
+        seen.removeAll()
+        try db.execute("DELETE FROM r17s_user")
+        #expect(seen.first?.deletedRowIDs == [2, 12])
+
+        // ON DELETE CASCADE: SQLite reports the children it deletes.
+        try db.execute("""
+            CREATE TABLE r17s_parent(id INTEGER PRIMARY KEY);
+            CREATE TABLE r17s_child(id INTEGER PRIMARY KEY, parent INTEGER REFERENCES r17s_parent(id) ON DELETE CASCADE);
+            INSERT INTO r17s_parent VALUES (1); INSERT INTO r17s_child VALUES (5, 1), (6, 1)
+            """)
+        #expect(try db.value(Int.self, "PRAGMA foreign_keys") == 1)
+        seen.removeAll()
+        try db.execute("DELETE FROM r17s_parent WHERE id = 1")
+        let byTable = Dictionary(uniqueKeysWithValues: seen.map { ($0.table, $0.deletedRowIDs) })
+        #expect(byTable == ["r17s_parent": [1], "r17s_child": [5, 6]])
+        observation.cancel()
+    }
+
+    /// The same through a pool's change stream: the writer's live instance of the replaced row is marked
+    /// deleted and the element reports the row.
+    @Test func aRowReplacedThroughAUniqueIndexIsReportedDeletedOnAPool() async throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE r17s_user(id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL DEFAULT '')")
+        try temp.db.close()
+        let pool = try DatabasePool(path: temp.path, readers: 1)
+        let stream = pool.changes(ofTables: ["r17s_user"])
+        let deleted = try await pool.write { db in
+            let ada = R17sUser(); ada.email = "ada@x"; ada.name = "Ada"
+            try db.save(ada)   // the pool's write is one transaction: one element
+            try db.execute("INSERT OR REPLACE INTO r17s_user(email, name) VALUES ('ada@x', 'Ada 2')")
+            return ada.isDeleted
+        }
+        #expect(deleted)
+        let both = try #require(try await r17sNext(stream))
+        #expect(both.insertedRowIDs == [2], "row 1 came and went in the same transaction")
+        #expect(both.deletedRowIDs == [1])
+        // In two transactions: the second element reports the row the REPLACE removed.
+        let bob = try await pool.write { db in
+            let bob = R17sUser(); bob.email = "bob@x"; try db.save(bob)
+            return bob.id
+        }
+        let saved = try #require(try await r17sNext(stream))
+        #expect(saved.insertedRowIDs == [bob])
+        let stillDeleted = try await pool.write { db in
+            let bob = try #require(try db.object(R17sUser.self, forKey: bob))
+            try db.execute("INSERT OR REPLACE INTO r17s_user(email, name) VALUES ('bob@x', 'Bob 2')")
+            return bob.isDeleted
+        }
+        #expect(stillDeleted)
+        let replaced = try #require(try await r17sNext(stream))
+        #expect(replaced.insertedRowIDs == [bob + 1])
+        #expect(replaced.deletedRowIDs == [bob])
+        try await pool.close()
+    }
+}
