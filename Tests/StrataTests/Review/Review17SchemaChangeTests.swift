@@ -160,4 +160,101 @@ private func r17sNext(_ stream: AsyncStream<DatabaseChange>, within seconds: Dou
         #expect(replaced.deletedRowIDs == [bob])
         try await pool.close()
     }
+
+    // MARK: 9. A migration rebuilding a table other rows point at
+
+    /// Parents and children: `book` points at `author` with no action, `note` with ON DELETE CASCADE.
+    static let authorsAndChildren = """
+        CREATE TABLE author(id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE book(id INTEGER PRIMARY KEY, author INTEGER REFERENCES author(id));
+        CREATE TABLE note(id INTEGER PRIMARY KEY, author INTEGER REFERENCES author(id) ON DELETE CASCADE);
+        INSERT INTO author VALUES (1, 'A'), (2, NULL);
+        INSERT INTO book VALUES (1, 1), (2, 2);
+        INSERT INTO note VALUES (1, 1), (2, 2)
+        """
+    /// SQLite's documented rebuild of `author` (without the BEGIN/COMMIT the migrator owns).
+    static let rebuildAuthor = """
+        CREATE TABLE author_new(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+        INSERT INTO author_new SELECT id, coalesce(name, '') FROM author;
+        DROP TABLE author;
+        ALTER TABLE author_new RENAME TO author
+        """
+
+    private static func everything(_ db: Database) throws -> [String] {
+        try r17sDump(db, "SELECT type, name, sql FROM sqlite_master ORDER BY name")
+            + r17sDump(db, "SELECT 'author', id, quote(name) FROM author ORDER BY id")
+            + r17sDump(db, "SELECT 'book', id, author FROM book ORDER BY id")
+            + r17sDump(db, "SELECT 'note', id, author FROM note ORDER BY id")
+    }
+
+    private static func migrator(_ kind: String, folder: URL, _ migrations: [(String, String)]) throws -> Migrator {
+        var migrator = Migrator()
+        for (id, sql) in migrations {
+            switch kind {
+            case "closure": migrator.register(id) { db in try db.execute(sql) }
+            case "sql": migrator.register(id, sql: sql)
+            default: try Data(sql.utf8).write(to: folder.appendingPathComponent("\(id).sql"))
+            }
+        }
+        if kind == "file" { try migrator.registerSQLFiles(in: folder) }
+        return migrator
+    }
+
+    /// The rebuild, run with the default foreign-key checks, used to fail at COMMIT with a bare "FOREIGN KEY
+    /// constraint failed" (book) while `PRAGMA foreign_key_check` was clean. Now it commits, every child kept
+    /// (the cascading notes too); a later migration that leaves a real violation fails, naming table, row and
+    /// parent, and changes nothing; foreign keys are on again after both.
+    @Test(arguments: ["closure", "sql", "file"])
+    func aRebuildOfAReferencedTableRunsWithTheDefaultChecks(kind: String) throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute(Self.authorsAndChildren)
+        #expect(try db.value(Int.self, "PRAGMA foreign_keys") == 1)
+        let folder = temp.folder.appendingPathComponent("migrations-\(kind)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let migrator = try Self.migrator(kind, folder: folder, [("0002_rebuild", Self.rebuildAuthor)])
+        #expect(try migrator.migrate(db) == ["0002_rebuild"])
+        #expect(try r17sDump(db, "SELECT id, quote(name) FROM author ORDER BY id") == ["1|'A'", "2|''"])
+        #expect(try r17sDump(db, "SELECT id, author FROM book ORDER BY id") == ["1|1", "2|2"])
+        #expect(try r17sDump(db, "SELECT id, author FROM note ORDER BY id") == ["1|1", "2|2"], "no ON DELETE CASCADE ran")
+        #expect(try db.value(String.self, "SELECT sql FROM sqlite_master WHERE name = 'author'")
+                == "CREATE TABLE \"author\"(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '')")
+        #expect(try db.rows("PRAGMA foreign_key_check").isEmpty)
+        #expect(try db.value(Int.self, "PRAGMA foreign_keys") == 1)
+
+        let before = try Self.everything(db)
+        let next = try Self.migrator(kind, folder: folder, [("0002_rebuild", Self.rebuildAuthor),
+                                                            ("0003_drop_author_2", "DELETE FROM author WHERE id = 2; UPDATE author SET name = 'B'")])
+        let error = try #require(throws: MigrationError.self) { try next.migrate(db) }
+        #expect(error.migration == "0003_drop_author_2")
+        #expect(error.reason == .foreignKeyViolation)
+        #expect(error.message == "foreign key violations, rolled back: note row 2 points at a missing row of author; book row 2 points at a missing row of author", "\(error)")
+        #expect(try Self.everything(db) == before, "all or nothing")
+        #expect(try next.appliedMigrations(in: db).map(\.id) == ["0002_rebuild"])
+        #expect(try db.value(Int.self, "PRAGMA foreign_keys") == 1, "restored after the failure too")
+        #expect(throws: DatabaseError.self) { try db.execute("INSERT INTO book VALUES (9, 99)") }
+    }
+
+    /// The same on a pool's writer: the rebuild commits, a violation fails naming the row, and the writer's
+    /// foreign keys are on again.
+    @Test func aRebuildOfAReferencedTableRunsOnAPool() async throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute(Self.authorsAndChildren)
+        try temp.db.close()
+        let pool = try DatabasePool(path: temp.path, readers: 1)
+        var migrator = Migrator()
+        migrator.register("0002_rebuild", sql: Self.rebuildAuthor)
+        #expect(try await migrator.migrate(pool) == ["0002_rebuild"])
+        let children = try await pool.read { db in
+            try r17sDump(db, "SELECT id, author FROM book ORDER BY id") + r17sDump(db, "SELECT id, author FROM note ORDER BY id")
+        }
+        #expect(children == ["1|1", "2|2", "1|1", "2|2"])
+        let before = try await pool.read { db in try Self.everything(db) }
+        migrator.register("0003_orphan") { db in try db.execute("UPDATE book SET author = 7 WHERE id = 1") }
+        let error = await #expect(throws: MigrationError.self) { try await migrator.migrate(pool) }
+        #expect(error?.message == "foreign key violations, rolled back: book row 1 points at a missing row of author")
+        #expect(try await pool.read { db in try Self.everything(db) } == before)
+        #expect(try await pool.write { db in try db.value(Int.self, "PRAGMA foreign_keys") } == 1)
+        try await pool.close()
+    }
 }
