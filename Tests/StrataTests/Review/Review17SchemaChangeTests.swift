@@ -24,8 +24,8 @@ private final class R17sThing: Model {
 }
 
 /// The rows of a query as text (`quote()` of each column), for comparing tables before and after.
-private func r17sDump(_ db: Database, _ sql: String) throws -> [String] {
-    try db.rows(sql).map { row in
+private func r17sDump(_ db: Database, _ sql: String, _ arguments: any ColumnValue...) throws -> [String] {
+    try db.rows(sql, arguments: arguments).map { row in
         row.values.map { value -> String in
             switch value {
             case .integer(let integer): String(integer)
@@ -256,5 +256,116 @@ private func r17sNext(_ stream: AsyncStream<DatabaseChange>, within seconds: Dou
         #expect(try await pool.read { db in try Self.everything(db) } == before)
         #expect(try await pool.write { db in try db.value(Int.self, "PRAGMA foreign_keys") } == 1)
         try await pool.close()
+    }
+
+    // MARK: 10. Another tool's rebuild under an open handle
+
+    /// Django's way of dropping `extra` (and adding `other`): a new table, a copy, DROP, RENAME.
+    static let djangoRebuild = """
+        BEGIN;
+        CREATE TABLE "new__r17s_thing" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, "name" text NOT NULL, "other" integer NULL);
+        INSERT INTO "new__r17s_thing" ("id", "name") SELECT "id", "name" FROM "r17s_thing";
+        DROP TABLE "r17s_thing";
+        ALTER TABLE "new__r17s_thing" RENAME TO "r17s_thing";
+        COMMIT
+        """
+
+    /// A handle that synced `R17sThing` (one row, `first`, alive), then another connection's `sql`.
+    private static func thingsChangedBehind(_ sql: String) throws -> (TemporaryDatabase, R17sThing) {
+        let temp = try TemporaryDatabase()
+        let first = R17sThing(); first.name = "first"; first.extra = 7
+        try temp.db.save(first)
+        let other = try Database(path: temp.path)
+        try other.execute(sql)
+        try other.close()
+        return (temp, first)
+    }
+
+    /// After the rebuild, the handle's next save (an insert) used to fail with "table r17s_thing has no
+    /// column named extra". It notices the schema change, adds `extra` back (keeping the other tool's
+    /// `other`), and saves, in the save's transaction; the live instance keeps its identity and its row's
+    /// values. Then the neighbours, which worked before and must keep working: the other tool adds a column,
+    /// or rebuilds again and the handle's next call is a fetch; a pool's writer over the same file.
+    @Test func aSaveAfterAnotherToolsRebuildAddsTheColumnBackAndSaves() throws {
+        let (temp, first) = try Self.thingsChangedBehind(Self.djangoRebuild)
+        let db = temp.db
+        var statements: [String] = []
+        let trace = db.traceStatements { statements.append($0) }
+        let second = R17sThing(); second.name = "second"; second.extra = 5
+        try db.save(second)
+        trace.cancel()
+        #expect(second.id == 2)
+        #expect(statements.first == "BEGIN IMMEDIATE TRANSACTION" && statements.last == "COMMIT TRANSACTION", "\(statements)")
+        #expect(statements.contains { $0.hasPrefix("ALTER TABLE \"r17s_thing\" ADD COLUMN \"extra\"") }, "\(statements)")
+        #expect(try Self.columns(db) == ["id", "name", "other", "extra"])
+        #expect(try r17sDump(db, "SELECT id, quote(name), quote(other), quote(extra), typeof(extra) FROM r17s_thing ORDER BY id")
+                == ["1|'first'|NULL|0|integer", "2|'second'|NULL|5|integer"])
+        // The live instance: the same object, its name kept, `extra` as its row holds it now (the other tool
+        // dropped the value), not deleted; an update of it saves.
+        #expect(try db.object(R17sThing.self, forKey: 1) === first)
+        #expect(!first.isDeleted)
+        #expect(first.name == "first")
+        #expect(first.extra == 0)
+        first.extra = 9
+        try db.save(first)
+        #expect(try r17sDump(db, "SELECT quote(extra) FROM r17s_thing WHERE id = 1") == ["9"])
+
+        // The other tool adds a column: the next save writes, the column stays.
+        let other = try Database(path: temp.path)
+        try other.execute("ALTER TABLE r17s_thing ADD COLUMN more TEXT NOT NULL DEFAULT 'm'")
+        first.name = "first again"
+        try db.save(first)
+        #expect(try r17sDump(db, "SELECT quote(name), quote(more), quote(extra) FROM r17s_thing WHERE id = 1") == ["'first again'|'m'|9"])
+        // It rebuilds again without `extra`; the next call is a fetch: same instances, `extra` back.
+        try other.execute(Self.djangoRebuild.replacingOccurrences(of: "\"other\" integer NULL", with: "\"other\" integer NULL, \"more\" text NOT NULL DEFAULT 'm'")
+            .replacingOccurrences(of: "(\"id\", \"name\")", with: "(\"id\", \"name\", \"more\")")
+            .replacingOccurrences(of: "SELECT \"id\", \"name\"", with: "SELECT \"id\", \"name\", \"more\""))
+        try other.close()
+        let all = try db.objects(R17sThing.self, where: "ORDER BY id")
+        #expect(all.count == 2 && all[0] === first && all[1] === second)
+        #expect(first.extra == 0 && second.extra == 0 && first.name == "first again")
+        #expect(try Self.columns(db) == ["id", "name", "other", "more", "extra"])
+
+        // A pool's writer: its write's transaction merges first, then the model is looked up.
+        let pool = try DatabasePool(path: temp.path, readers: 1)
+        try pool.write { db in
+            let third = R17sThing(); third.name = "third"; third.extra = 3
+            try db.save(third)
+        }
+        let rebuild = try Database(path: temp.path)
+        try rebuild.execute("ALTER TABLE r17s_thing DROP COLUMN extra")
+        try rebuild.close()
+        let fourth = try pool.write { db in
+            let fourth = R17sThing(); fourth.name = "fourth"; fourth.extra = 4
+            try db.save(fourth)
+            return fourth.id
+        }
+        #expect(try pool.read { db in try r17sDump(db, "SELECT quote(name), quote(extra) FROM r17s_thing WHERE id = ?", fourth) } == ["'fourth'|4"])
+        try pool.close()
+    }
+
+    private static func columns(_ db: Database) throws -> [String] {
+        try db.rows("PRAGMA table_info(r17s_thing)").compactMap { row -> String? in
+            if case .text(let name) = row["name"] { return name } else { return nil }
+        }
+    }
+
+    /// An update (not an insert) as the first call after the rebuild, and a table dropped and made again
+    /// with fewer columns: the save adds `extra` back and writes; the instance stays the same object.
+    @Test(arguments: ["rebuild", "recreate"])
+    func anUpdateAfterAnotherToolsSchemaChangeAddsTheColumnBack(kind: String) throws {
+        let sql = kind == "recreate"
+            ? "DROP TABLE r17s_thing; CREATE TABLE r17s_thing(id INTEGER PRIMARY KEY, name TEXT NOT NULL, other INTEGER); INSERT INTO r17s_thing(id, name) VALUES (1, 'first')"
+            : Self.djangoRebuild
+        let (temp, first) = try Self.thingsChangedBehind(sql)
+        let db = temp.db
+        first.name = "renamed"
+        try db.save(first)
+        #expect(try r17sDump(db, "SELECT id, quote(name), quote(other), quote(extra) FROM r17s_thing") == ["1|'renamed'|NULL|0"])
+        #expect(try db.object(R17sThing.self, forKey: 1) === first)
+        #expect(first.name == "renamed" && first.extra == 0 && !first.isDeleted)
+        first.extra = 2
+        try db.save(first)
+        #expect(try r17sDump(db, "SELECT quote(extra) FROM r17s_thing") == ["2"])
     }
 }
