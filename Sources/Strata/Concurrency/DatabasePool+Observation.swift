@@ -4,8 +4,9 @@ extension DatabasePool {
     /// and deleted and, for rows only the library's saves updated, the names of the changed properties.
     /// Raw SQL writes through the pool count; rolled-back ones never appear. A WITHOUT ROWID table has no
     /// row IDs: its change names the table with empty sets, as does the change of a table a commit dropped,
-    /// renamed or altered. The stream ends when the pool closes or the
-    /// loop stops.
+    /// renamed or altered. A row REPLACE conflict resolution removed (`INSERT OR REPLACE` through a UNIQUE
+    /// index) is in ``DatabaseChange/deletedRowIDs`` only when the writer held a live instance of it: SQLite
+    /// reports no such deletion. The stream ends when the pool closes or the loop stops.
     ///
     /// Nothing is dropped: the stream keeps every change until the loop takes it (its buffer is not
     /// bounded), so a loop that stops reading while it stays alive keeps them in memory. Leave the loop

@@ -278,8 +278,9 @@ final class Connection {
                 return DatabaseError(code: ResultCode(rawValue: resolved),
                                      message: "\(statement) inside a migration's transaction is not allowed: SQLite ignores it there, so a "
                                         + "DROP TABLE would still run the ON DELETE actions of the tables pointing at the dropped one. Register "
-                                        + "the migration with foreignKeyChecks: .disabled (`-- strata: foreign-keys disabled`), which turns "
-                                        + "foreign keys off before its transaction begins",
+                                        + "the migration without foreignKeyChecks: .immediate: the default (.deferred) and foreignKeyChecks: "
+                                        + ".disabled (`-- strata: foreign-keys disabled`) turn foreign keys off before its transaction begins "
+                                        + "and run PRAGMA foreign_key_check before it commits",
                                      sql: sql, arguments: arguments, argumentsArePublic: argumentsArePublic)
             }
             return DatabaseError(code: ResultCode(rawValue: resolved),

@@ -91,26 +91,34 @@ public struct Migration: Sendable {
 /// }
 /// ```
 public enum ForeignKeyChecks: Sendable, Hashable {
-    /// Checked at the end (`PRAGMA defer_foreign_keys`), then `PRAGMA foreign_key_check` before the
-    /// commit: a violation the migration made fails it, naming table, row and parent (rows that broke a
-    /// foreign key before it ran, in a file written with foreign keys off, do not). The default: rows can be
-    /// moved in any order.
+    /// Foreign keys off while the migration's transaction runs, then `PRAGMA foreign_key_check` before the
+    /// commit: a violation the migration made fails it and rolls it back, naming table, row and parent (rows
+    /// that broke a foreign key before it ran, in a file written with foreign keys off, do not). The default,
+    /// as GRDB's `.deferred`: rows can be moved in any order, and SQLite's documented rebuild of a table
+    /// others point at (create the new table, copy, drop the old one, rename) works. With foreign keys on,
+    /// its DROP TABLE would run the children's ON DELETE actions (a CASCADE deletes them), or, with checks
+    /// merely deferred, the COMMIT would fail with a bare "FOREIGN KEY constraint failed" although
+    /// `PRAGMA foreign_key_check` is clean (SQLite counts the rows the DROP left without a parent, and the
+    /// RENAME that gives them one again does not uncount them). ON DELETE and ON UPDATE actions do not run
+    /// in such a migration: one that deletes parents deletes their children itself, or asks for
+    /// `.immediate`. The connection's setting comes back afterwards, also when the migration fails. A
+    /// migration outside a transaction (`inTransaction: false`) keeps foreign keys as they are.
     ///
     /// ```swift
     /// .deferred
     /// ```
     case deferred
-    /// Checked by each statement, as outside migrations.
+    /// Foreign keys stay on and each statement is checked, as outside migrations; ON DELETE and ON UPDATE
+    /// actions run. A rebuild of a table others point at fails (or cascades) this way; `PRAGMA foreign_keys
+    /// = OFF` inside the migration, which SQLite would ignore there, is refused.
     ///
     /// ```swift
     /// .immediate
     /// ```
     case immediate
-    /// Foreign keys off while it runs (needed to rebuild a table that others point at: with them on,
-    /// dropping the old table would run their ON DELETE actions), then `PRAGMA foreign_key_check` before
-    /// the commit (violations not there before fail it). SQLite still rewrites references when a table or
-    /// column is renamed. `PRAGMA foreign_keys = OFF` in a migration's transaction, which SQLite would
-    /// ignore, is refused: this is the way.
+    /// As ``deferred`` (foreign keys off while it runs, then `PRAGMA foreign_key_check` before the commit),
+    /// and also for a migration outside a transaction, whose foreign keys are turned off before it and back
+    /// on after it. SQLite still rewrites references when a table or column is renamed.
     /// ```swift
     /// .disabled
     /// ```

@@ -306,7 +306,17 @@ public struct Migrator: Sendable {
     /// so two processes migrating at once run each migration once.
     private func run(_ migration: Migration, in db: Database, progress: ((MigrationProgress) -> Void)?) throws -> Bool {
         let foreignKeysOn = try db.value(Int.self, "PRAGMA foreign_keys") == 1
-        let turnOff = migration.foreignKeyChecks == .disabled && foreignKeysOn
+        // Foreign keys are off while the migration runs (GRDB's way), unless it asks for `.immediate`: with
+        // them on, a rebuild of a table others point at (create, copy, DROP, RENAME) either runs the
+        // children's ON DELETE actions in its DROP TABLE, or, with checks deferred, fails at COMMIT with a
+        // bare "FOREIGN KEY constraint failed" although `PRAGMA foreign_key_check` is clean (SQLite counts
+        // the rows the DROP orphaned, and the RENAME that gives them a parent again does not uncount them).
+        // `PRAGMA foreign_keys` cannot change inside a transaction: it is set before the migration's begins.
+        // `PRAGMA foreign_key_check` then runs before the commit, and the connection's setting comes back
+        // afterwards, whichever way the migration ended. (A migration outside a transaction keeps them as
+        // they are unless it asks for `.disabled`: each of its statements commits on its own.)
+        let turnOff = foreignKeysOn && (migration.foreignKeyChecks == .disabled
+                                        || (migration.foreignKeyChecks == .deferred && migration.inTransaction))
         if turnOff { try db.execute("PRAGMA foreign_keys = OFF") }
         // The connection's setting comes back, whatever the migration did (outside a transaction, its own
         // `PRAGMA foreign_keys` takes effect and would outlive it).
@@ -320,30 +330,19 @@ public struct Migrator: Sendable {
             return try db.reportingProgress(report) {
                 if migration.inTransaction {
                     // Rows that broke a foreign key before the migration (a file written with foreign keys off)
-                    // are not its doing: only those it leaves broken anew fail it. With deferred checks SQLite
-                    // counts what the migration's own statements broke, and the COMMIT fails for those: the
-                    // violations listed beforehand are then the error's. Otherwise the lists before and after
-                    // are compared.
-                    let counted = migration.foreignKeyChecks == .deferred && foreignKeysOn
-                    var violations: MigrationError?
-                    do {
-                        return try db.transaction(.immediate) {
-                            if try isApplied(migration, in: db) { return false }
-                            if migration.foreignKeyChecks == .deferred { try db.execute("PRAGMA defer_foreign_keys = ON") }
-                            let before = migration.foreignKeyChecks == .immediate || counted ? [] : try foreignKeyViolations(in: db)
-                            // Turning foreign keys off is ignored in a transaction: refused, not silently ignored.
-                            db.models.refusesForeignKeysOff = foreignKeysOn && !turnOff
-                            defer { db.models.refusesForeignKeysOff = false }
-                            try runBody(migration, in: db)
-                            if migration.foreignKeyChecks != .immediate {
-                                violations = try foreignKeyError(migration, in: db, ignoring: before)
-                                if let violations, !counted { throw violations }
-                            }
-                            try record(migration, in: db)
-                            return true
-                        }
-                    } catch let failure as DatabaseError where failure.code == .constraintForeignKey && counted && violations != nil {
-                        throw violations!
+                    // are not its doing: only those it leaves broken anew fail it (the lists before and after
+                    // are compared). `.immediate` checks each statement instead.
+                    return try db.transaction(.immediate) {
+                        if try isApplied(migration, in: db) { return false }
+                        let checked = migration.foreignKeyChecks != .immediate
+                        let before = checked ? try foreignKeyViolations(in: db) : []
+                        // Turning foreign keys off is ignored in a transaction: refused, not silently ignored.
+                        db.models.refusesForeignKeysOff = foreignKeysOn && !turnOff
+                        defer { db.models.refusesForeignKeysOff = false }
+                        try runBody(migration, in: db)
+                        if checked, let violations = try foreignKeyError(migration, in: db, ignoring: before) { throw violations }
+                        try record(migration, in: db)
+                        return true
                     }
                 } else {
                     // (No write lock spans a migration outside a transaction: another process may still run it

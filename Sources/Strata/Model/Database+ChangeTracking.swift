@@ -399,6 +399,7 @@ extension Database {
                 guard let key = try? registeredKeyValue(of: object, registry: registry),
                       (try? table.bindKey(key, to: statement, at: 1)) != nil, (try? statement.step()) == false else { continue }
                 if isInTransaction { models.noteDeleted(object) }
+                recordSilentDelete(of: object, registry: registry)
                 registry.detach(object, deleted: true)
             }
             return
@@ -425,9 +426,19 @@ extension Database {
             }
             for (object, key) in zip(chunk, keys) where !found.contains(key) {
                 if isInTransaction { models.noteDeleted(object) }
+                recordSilentDelete(of: object, registry: registry)
                 registry.detach(object, deleted: true)
             }
         }
+    }
+
+    /// Reports to observers the row of a live instance that SQLite removed without an update-hook call (an
+    /// `INSERT OR REPLACE` through a UNIQUE index): the change set lists it as deleted, as the hook would have.
+    /// Rows no live instance stood for stay unknown (see ``DatabaseChange/deletedRowIDs``). A WITHOUT ROWID
+    /// table has no row IDs to report.
+    private func recordSilentDelete(of object: ModelObject, registry: TypeRegistry) {
+        guard !models.observers.isEmpty, registry.table.hasRowID, !object._isDeleted else { return }
+        models.record(table: registry.metadata.tableName, operation: SQLITE_DELETE, rowID: object._rowID)
     }
 
     /// The name that reaches `table`'s rowid in SQL (``TableInfo/rowIDName``: `_rowid_` or `oid` when a

@@ -85,7 +85,10 @@ extension Database {
             if !models.pending.isEmpty { reconcileLiveInstances() }
         } else {
             try keepingUnsavedChanges(of: [object], registry: registry) {
-                try transaction(.immediate) { try savingInOwnTransaction { try save(object, registry: registry) } }
+                try transaction(.immediate) {
+                    if models.needsResync { try resyncBeforeOwnSave(registry) }
+                    try savingInOwnTransaction { try save(object, registry: registry) }
+                }
             }
         }
     }
@@ -104,6 +107,7 @@ extension Database {
         let order = ownFields.isEmpty ? nil : InsertionOrder(objects, fields: ownFields)
         let saveAll = {
             try self.transaction(.immediate) {
+                if self.models.needsResync { try self.resyncBeforeOwnSave(registry) }
                 try self.savingInOwnTransaction {
                     if let order { return try self.save(order, registry: registry) }
                     for object in objects { try self.save(object, registry: registry) }
@@ -296,6 +300,16 @@ extension Database {
                 try update(object, registry: registry)
             }
         }
+    }
+
+    /// The save's model was looked up before the transaction Strata opened for it began; beginning it merged
+    /// other connections' commits, and one of them changed the schema (another tool rebuilt the table, and
+    /// dropped or moved columns the mapping names). The model's table is synced again, inside that
+    /// transaction, before the save writes: columns the model declares and the table lost are added back,
+    /// the other tool's are kept, live instances read their rows again. Out of line: rarely taken.
+    @inline(never)
+    private func resyncBeforeOwnSave(_ registry: TypeRegistry) throws {
+        try resyncAll(for: ObjectIdentifier(registry.metadata.type))
     }
 
     /// Runs `body`, the save Strata opened the current transaction (or savepoint) for.

@@ -269,7 +269,8 @@ final class ModelContext {
 
 /// The rows of one table that a committed transaction (or a single statement outside one) inserted,
 /// updated or deleted, as FCModel's change notifications report them. Row IDs are the primary keys
-/// of tables with an INTEGER PRIMARY KEY.
+/// of tables with an INTEGER PRIMARY KEY. Which deletions SQLite does not report (rows REPLACE removes)
+/// ``deletedRowIDs`` says.
 ///
 /// ```swift
 /// let observation = db.observeChanges { changes in
@@ -303,10 +304,21 @@ public struct DatabaseChange: Sendable {
     /// change.updatedRowIDs
     /// ```
     public var updatedRowIDs: Set<Int64> = []
-    /// Rows deleted.
+    /// Rows deleted: those SQLite's update hook reported (DELETE statements, `DELETE FROM t` without
+    /// WHERE, whose truncate optimization Strata turns off so that each row is reported, and the rows foreign
+    /// keys' ON DELETE CASCADE removes), and those Strata found gone after the statement because a live
+    /// instance stood for them.
+    ///
+    /// SQLite reports no deletion for a row that REPLACE conflict resolution removes (`INSERT OR REPLACE`,
+    /// `UPDATE OR REPLACE`, `ON CONFLICT REPLACE` through a UNIQUE index or the primary key), even with
+    /// `PRAGMA recursive_triggers` on (which fires DELETE triggers, not the hook): such a row is listed only
+    /// when the handle (a pool's writer) held a live instance of it at the time; otherwise the change lists
+    /// the statement's insert or update alone. A WITHOUT ROWID table reports no row IDs at all, and a table
+    /// dropped, renamed or rebuilt is reported with empty sets.
     ///
     /// ```swift
-    /// change.deletedRowIDs
+    /// try db.execute("INSERT OR REPLACE INTO user(email) VALUES ('ada@x')")  // replaces row 1
+    /// change.deletedRowIDs  // [1] if an instance of row 1 was alive, else []
     /// ```
     public var deletedRowIDs: Set<Int64> = []
     /// The properties a save changed, for updated rows whose every change came from the library's own

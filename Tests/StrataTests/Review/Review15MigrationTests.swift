@@ -58,14 +58,15 @@ let r15RebuildWithPragma = """
     // MARK: PRAGMA foreign_keys in a migration
 
     /// `PRAGMA foreign_keys = OFF` is a no-op inside a transaction: a migration following SQLite's rebuild
-    /// recipe would run the children's ON DELETE CASCADE in its DROP TABLE, silently. It is refused, naming
-    /// the way that works; nothing changes.
+    /// recipe would run the children's ON DELETE CASCADE in its DROP TABLE, silently. With foreign keys on
+    /// during the migration (`.immediate`; the default turns them off, Review17SchemaChangeTests) it is
+    /// refused, naming the way that works; nothing changes.
     @Test func aPragmaForeignKeysOffInsideATransactionalMigrationIsRefusedAndLosesNoRows() throws {
         let temp = try TemporaryDatabase()
         try temp.db.execute(r15AuthorBook)
         let before = try r15Dump(temp.db)
         var migrator = Migrator()
-        migrator.register("0002_rebuild", sql: r15RebuildWithPragma)
+        migrator.register("0002_rebuild", sql: r15RebuildWithPragma, foreignKeyChecks: .immediate)
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(temp.db) }
         #expect(error.migration == "0002_rebuild")
         #expect(error.reason == .failed)
@@ -79,7 +80,7 @@ let r15RebuildWithPragma = """
         // Outside migrations, and reading the setting or setting it on, stay allowed.
         try temp.db.transaction { try temp.db.execute("PRAGMA foreign_keys = 0") }
         var reading = Migrator(namespace: "reading")
-        reading.register("0001") { db in
+        reading.register("0001", foreignKeyChecks: .immediate) { db in
             #expect(try db.value(Int.self, "PRAGMA foreign_keys") == 1)
             try db.execute("PRAGMA foreign_keys = ON; PRAGMA main.foreign_keys = yes")
         }
@@ -92,7 +93,9 @@ let r15RebuildWithPragma = """
         try temp.db.execute(r15AuthorBook)
         let before = try r15Dump(temp.db)
         var migrator = Migrator()
-        migrator.register("0002_rebuild") { db in try db.execute(r15RebuildWithPragma.replacingOccurrences(of: "PRAGMA foreign_keys = OFF", with: pragma)) }
+        migrator.register("0002_rebuild", foreignKeyChecks: .immediate) { db in
+            try db.execute(r15RebuildWithPragma.replacingOccurrences(of: "PRAGMA foreign_keys = OFF", with: pragma))
+        }
         let error = try #require(throws: MigrationError.self) { try migrator.migrate(temp.db) }
         #expect(error.message.contains("inside a migration's transaction is not allowed"), "\(error)")
         #expect(try r15Dump(temp.db) == before)
