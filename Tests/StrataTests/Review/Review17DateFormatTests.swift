@@ -47,15 +47,6 @@ private func orders(_ db: Database, declared: String = "DATETIME", count: Int = 
 private let days = "date('2016-07-04', '+' || (i - 1) || ' days')"
 private let stamps = "datetime('2015-01-03 22:26:44', '+' || (i - 131) || ' days')"
 
-/// The statements `body` runs on `db`.
-private func statements(_ db: Database, _ body: () throws -> Void) rethrows -> [String] {
-    var seen: [String] = []
-    let trace = db.traceStatements { seen.append($0) }
-    defer { trace.cancel() }
-    try body()
-    return seen
-}
-
 /// `quote(column)` of row `id`: the stored bytes, text in quotes.
 private func quoted(_ db: Database, _ id: Int64, _ column: String = "orderDate", table: String = "r17_orders") throws -> String? {
     try db.value(String.self, "SELECT quote(\(column)) FROM \(table) WHERE id = ?", id)

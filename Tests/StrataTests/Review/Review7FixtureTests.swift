@@ -71,15 +71,6 @@ private func changedCells(_ before: [String: [String: Cell]], _ after: [String: 
     return changed.sorted()
 }
 
-/// The statements `body` runs, BEGIN/COMMIT/SAVEPOINT and reads included.
-private func statements(_ db: Database, _ body: () throws -> Void) rethrows -> [String] {
-    var seen: [String] = []
-    let trace = db.traceStatements { seen.append($0) }
-    defer { trace.cancel() }
-    try body()
-    return seen
-}
-
 /// The columns an UPDATE sets (`UPDATE "t" SET "a" = ?, "b" = ? WHERE …` → ["a", "b"]).
 private func setColumns(_ update: String) -> [String] {
     guard let set = update.range(of: " SET "), let whereClause = update.range(of: " WHERE ") else { return [] }
