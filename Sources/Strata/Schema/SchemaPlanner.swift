@@ -65,7 +65,7 @@ struct SchemaPlanner {
                             "Create the table, or check the model's tableName.")
             }
             return SchemaPlan(model: metadata.typeName, table: table,
-                              steps: [createTable()] + (try createIndices(metadata.indices, properties: metadata.properties, in: connection)),
+                              steps: [createTable()] + (try createIndices(metadata.indices, properties: metadata.properties, listed: [], in: connection)),
                               columns: Dictionary(uniqueKeysWithValues: metadata.properties.map { ($0.name, $0.column) }))
         }
         /// The table's name in the database now, before any planned rename.
@@ -140,7 +140,7 @@ struct SchemaPlanner {
 
         let declared = metadata.indices.map { columnIndex($0, properties) }
         steps += try createIndices(metadata.indices.filter { index in !current.indices.contains { covers($0, columnIndex(index, properties)) } },
-                                   properties: properties, in: connection)
+                                   properties: properties, listed: current.indices, in: connection)
         // Owned plain indices that serve no declaration are dropped; one that still serves one (made under an
         // older name scheme, or before its columns were renamed) is kept. A UNIQUE index is never dropped here:
         // another model over the table, which this handle has not seen, may declare it, and a lost UNIQUE
@@ -415,7 +415,11 @@ struct SchemaPlanner {
 
     /// CREATE INDEX steps for the declarations, once per name; an index of another definition that has
     /// the name already (index names are global in a database) is a ``SchemaError``, never replaced.
-    private func createIndices(_ indices: [IndexDeclaration], properties: [PropertyMetadata], in connection: Connection) throws -> [SchemaStep] {
+    /// `listed`: the table's indices as this plan read them. An index of the name on this very table that
+    /// they do not list was made by another connection since (a race between two handles' first syncs):
+    /// the step stays, and the plan made again under the write lock sees the index and decides.
+    private func createIndices(_ indices: [IndexDeclaration], properties: [PropertyMetadata], listed: [IndexInfo],
+                               in connection: Connection) throws -> [SchemaStep] {
         var steps: [SchemaStep] = []
         var names: Set<String> = []
         for index in indices where names.insert(indexName(index)).inserted {
@@ -424,7 +428,8 @@ struct SchemaPlanner {
             let statement = try connection.cachedStatement("SELECT tbl_name, sql, name FROM sqlite_master WHERE type = 'index' AND name = ? COLLATE NOCASE")
             try statement.bind(values: [.text(name)])
             defer { statement.reset() }
-            if try statement.step() {
+            if try statement.step(), !(statement.string(at: 0).sqlNameEquals(metadata.tableName)
+                                      && !listed.contains { $0.name.sqlNameEquals(statement.string(at: 2)) }) {
                 let owner = statement.string(at: 0), sql = statement.isNull(at: 1) ? "(an automatic index)" : statement.string(at: 1)
                 throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil,
                                   found: "index \"\(statement.string(at: 2))\" on table \"\(owner)\": \(sql)",
