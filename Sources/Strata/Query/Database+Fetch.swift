@@ -90,11 +90,15 @@ extension Database {
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         let found = try object(T.self, from: statement, registry: registry)
-        if registry.table.readsWithoutIdentity, try statement.step() {
-            throw ModelError(.duplicateKey, model: registry.metadata.typeName, property: registry.metadata.key.name, key: keyValue,
-                             "more than one row of view \"\(registry.table.table)\" has this key (\(statement.sql)): the key does not pick one row. Fetch them with objects(where:), or key the model by columns the view carries from its table's primary key")
-        }
+        if registry.table.readsWithoutIdentity, try statement.step() { throw sharedKeyError(registry, key: keyValue, sql: statement.sql) }
         return found
+    }
+
+    /// The error of a lookup by a key that several rows of a view read without identity share.
+    @inline(never)
+    func sharedKeyError(_ registry: TypeRegistry, key: SQLValue, sql: String) -> ModelError {
+        ModelError(.duplicateKey, model: registry.metadata.typeName, property: registry.metadata.key.name, key: key,
+                   "more than one row of view \"\(registry.table.table)\" has this key (\(sql)): the key does not pick one row. Fetch them with objects(where:), or key the model by columns the view carries from its table's primary key")
     }
 
     /// Checks that `key` is a composite key of `registry`'s model: a ``CompositeKey`` of as many parts as
@@ -164,7 +168,14 @@ extension Database {
             }
         }
         var byKey: [SQLValue: T] = [:]
-        for object in found { byKey[try registry.metadata.key.accessor.load(object)] = object }
+        for object in found {
+            let key = try registry.metadata.key.accessor.load(object)
+            // A view read without identity may have several rows of a key: none of them is "the" object.
+            if registry.table.readsWithoutIdentity, byKey[key] != nil {
+                throw sharedKeyError(registry, key: key, sql: "a lookup by \(registry.table.columns[0]) IN (...)")
+            }
+            byKey[key] = object
+        }
         let ordered = values.compactMap { byKey[$0] }
         guard ordered.count < values.count, Set(ordered.map(ObjectIdentifier.init)).count < found.count else { return ordered }
         // Some rows matched a key spelled otherwise than they store it (a `COLLATE NOCASE` key fetched as

@@ -145,6 +145,12 @@ private func filmDatabase() throws -> TemporaryDatabase {
         #expect(error?.kind == .duplicateKey)
         #expect(error?.message.contains("film_list") == true)
         #expect(error?.message.contains("SELECT") == true)
+        // So does a lookup of several keys, in order; unordered, every row comes back.
+        let many = #expect(throws: ModelError.self) { try db.objects(R17FilmList.self, forKeys: [3, 2]) }
+        #expect(many?.kind == .duplicateKey)
+        #expect(try db.objects(R17FilmList.self, forKeys: [3, 2], ordered: false).map(\.actors).sorted()
+                == ["ED CHASE", "JENNIFER DAVIS", "NICK WAHLBERG"])
+        #expect(try db.objects(R17FilmList.self, forKeys: [3]).map(\.actors) == ["NICK WAHLBERG"])
         // A key one row has finds it.
         #expect(try db.object(R17FilmList.self, forKey: 3)?.actors == "NICK WAHLBERG")
         #expect(try db.object(R17FilmList.self, forKey: 9) == nil)
