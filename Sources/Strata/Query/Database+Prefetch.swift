@@ -137,6 +137,12 @@ extension Database {
                                io: AnyFieldIO, ownerType: any Model.Type) throws {
         func load<R: Model>(_ type: R.Type) throws {
             let registry = try registry(for: R.self, checkingCommits: false)
+            // Targets are handed out through the identity map, which a view read without identity has not:
+            // each such reference resolves by its own lookup (a batched fault falls back to it).
+            if registry.table.readsWithoutIdentity {
+                throw ModelError(.invalidPrimaryKey, model: registry.metadata.typeName, property: registry.metadata.key.name,
+                                 "references to a view whose key is not shown unique (\(registry.table.table)) cannot be prefetched: read each through its reference, or key the view by columns it carries from its table's primary key")
+            }
             var missing = pending.distinct.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true }
             // The keys are canonical; bound as the key column stores them (a UUID as 32 hex digits, say).
             if registry.table.formats[0] != .native { missing = missing.map(registry.table.formats[0].storedKey) }

@@ -33,6 +33,14 @@ private final class R17ActorFilm: Model {
     required init() {}
 }
 
+/// A table whose rows refer to rows of a join view (keyed by actor, which the view does not show unique).
+private final class R17Award: Model {
+    static let tableName = "r17_award"
+    var id: Int64 = 0
+    @Reference var winner: R17ActorFilm?
+    required init() {}
+}
+
 /// A view over one table, keyed by that table's primary key under another name.
 private final class R17FilmTitle: Model {
     static let tableName = "film_titles"
@@ -169,6 +177,21 @@ private func filmDatabase() throws -> TemporaryDatabase {
         #expect(rows.map { $0.film?.title } == ["ACE GOLDFINGER", "ACE GOLDFINGER", "ADAPTATION HOLES"])
         #expect(rows[0].film === rows[1].film)   // the table's rows keep identity
         #expect(rows[0].film === (try db.object(R17Film.self, forKey: 2)))
+    }
+
+    @Test func referencesToAViewReadWithoutIdentityResolveOneByOne() throws {
+        let temp = try filmDatabase()
+        let db = temp.db
+        try db.execute("""
+            CREATE TABLE r17_award(id INTEGER PRIMARY KEY, winner TEXT);
+            INSERT INTO r17_award(winner) VALUES ('ED CHASE'), ('NICK WAHLBERG'), ('JENNIFER DAVIS'), ('NOBODY');
+            """)
+        // Batched faults would look the targets up in an identity map the view has not: each resolves alone.
+        let awards = try db.objects(R17Award.self, where: "ORDER BY id")
+        #expect(awards.map { $0.winner?.actor } == ["ED CHASE", "NICK WAHLBERG", "JENNIFER DAVIS", nil])
+        #expect(awards.map { $0.winner?.film?.film_id } == [2, 3, 2, nil])
+        let error = #expect(throws: ModelError.self) { try db.objects(R17Award.self, where: "", prefetching: ["winner"]) }
+        #expect(error?.message.contains("cannot be prefetched") == true)
     }
 
     @Test func aViewReadWithoutIdentityIsReadOnlyAndSaysWhy() throws {
