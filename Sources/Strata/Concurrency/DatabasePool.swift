@@ -42,6 +42,7 @@ public final class DatabasePool: Sendable {
         // (A read-only pool cannot change the file's mode: it reads in the one the file has.)
         writerConfiguration.journalMode = configuration.journalMode ?? (configuration.readOnly ? nil : .wal)
         let writerDatabase = try Database(path: path, configuration: writerConfiguration)
+        writerDatabase.isPoolWriter = true
         let writer = SerialDatabase(writerDatabase, label: "strata.pool.writer", pool: id)
         self.writer = writer
         var readerConfiguration = configuration

@@ -27,6 +27,9 @@ public final class Database {
     var transactionDepth = 0
     /// On a pool reader: syncs a model's table through the pool's writer (readers cannot write).
     var schemaWriter: ((any Model.Type) throws -> Void)?
+    /// The writer of a ``DatabasePool``: every write there runs in a transaction, so errors point at
+    /// the pool's calls (`pool.syncSchema`) rather than at this handle's.
+    var isPoolWriter = false
 
     /// Opens (and creates, unless read-only) the database file at `path`.
     ///

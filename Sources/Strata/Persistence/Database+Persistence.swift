@@ -848,7 +848,9 @@ extension Database {
             let format = registry.table.formats[i]
             if format == .dateText { value = try registry.table.storedDate(value, at: i) } else if format != .native { value = try format.stored(value) }
             try statement.bind(value, at: index)
-        } catch let error as ValueConversionError {
+        } catch var error as ValueConversionError {
+            // Everything refused here was on its way in: "cannot store", not "cannot read".
+            error.writing = true
             let name = metadata.properties[i].name
             throw error.located(column: name, model: metadata.typeName, property: name)
         } catch let error as ModelError where error.kind == .unsavedRelated && error.property == nil {

@@ -21,10 +21,13 @@ extension Database {
         for registry in models.registries.values where registry.metadata !== metadata
             && registry.metadata.tableKey == metadata.tableKey {
             let columns = registry.table.columns
-            planner.otherIndices += registry.metadata.indices.map { index in
-                IndexDeclaration(columns: index.columns.map { name in
+            let other = SchemaPlanner(metadata: registry.metadata)
+            for index in registry.metadata.indices {
+                let declaration = IndexDeclaration(columns: index.columns.map { name in
                     registry.metadata.properties.firstIndex { $0.name == name }.map { columns[$0] } ?? name
                 }, unique: index.unique)
+                planner.otherIndices.append(declaration)
+                planner.otherIndexNames[other.indexName(index)] = declaration
             }
         }
         return planner
@@ -482,7 +485,10 @@ extension Database {
                 model: planner.metadata.typeName, table: planner.metadata.tableName, column: nil,
                 found: "a table rebuild requested inside an open transaction, with foreign keys on",
                 expected: "no open transaction, so that foreign keys can be turned off for the rebuild",
-                remedy: "Sync before the transaction begins: call `try db.syncSchema(\(planner.metadata.typeName).self)` first.")
+                remedy: isPoolWriter
+                    // Inside a pool every write is a transaction: the pool's own sync runs outside one.
+                    ? "Sync before the write: call `try pool.syncSchema(\(planner.metadata.typeName).self)` (or `try await pool.syncSchema(\(planner.metadata.typeName).self)`) at startup, outside `pool.write`, whose closure always runs in a transaction."
+                    : "Sync before the transaction begins: call `try db.syncSchema(\(planner.metadata.typeName).self)` first.")
         }
         let legacyAlter = try value(Int64.self, "PRAGMA legacy_alter_table") ?? 0
         if foreignKeys { try connection.execute("PRAGMA foreign_keys = OFF") }

@@ -7,6 +7,9 @@ struct SchemaPlanner {
     let metadata: ModelMetadata
     /// Indices other models over the same table declare (in column names): never dropped as unused.
     var otherIndices: [IndexDeclaration] = []
+    /// The names Strata gives those declarations (their model's ``indexName(_:)``), with each one's
+    /// definition in column names: an owned index of such a name must have that definition.
+    var otherIndexNames: [String: IndexDeclaration] = [:]
 
     /// Reads the table (and, for hints and rebuilds, what else it needs) through `connection` and plans.
     /// Nothing is changed.
@@ -125,6 +128,17 @@ struct SchemaPlanner {
             return SchemaPlan(model: metadata.typeName, table: table, steps: steps, columns: columns)
         }
 
+        // A column added (or rewritten) NOT NULL takes the property's init() value as its default: NaN has no
+        // SQL literal (SQLite stores NULL for it), so ADD COLUMN would fail with SQLite's "Cannot add a NOT
+        // NULL column with default value NULL", naming neither the model nor the property.
+        for property in missing + changed.map(\.property) where !property.isNullable {
+            if case .real(let value) = property.defaultValue, value.isNaN {
+                throw error(property.column, found: "NaN as the init() value of property \"\(property.name)\", the default of its NOT NULL column",
+                            expected: "a number (or nil) to fill the column of the rows the table has",
+                            "Give `\(property.name)` a number in init() (0, say), or declare it optional to store NULL; NaN cannot be stored.")
+            }
+        }
+
         var rebuilt: [String] = []
         if changed.isEmpty && foreignKeys.isEmpty {
             steps += missing.map { addColumn($0, strict: current.isStrict) }
@@ -139,10 +153,28 @@ struct SchemaPlanner {
         }
 
         let declared = metadata.indices.map { columnIndex($0, properties) }
-        steps += try createIndices(metadata.indices.filter { index in !current.indices.contains { covers($0, columnIndex(index, properties)) } },
-                                   properties: properties, listed: current.indices, in: connection)
+        // An owned index whose name is the one Strata gives a declaration it does not match (the model's,
+        // or another model's of this handle over the table) is stale: SQLite carries an index through
+        // RENAME COLUMN, so `strata_unique_t_r_id_…` made for (r, id) covers (p, id) once another model's
+        // renamedColumns hint (or raw SQL) renamed r back to p. Its name promises a definition it lacks, and no
+        // declaration is served by it as it is, so it is dropped -- UNIQUE or not: the rule below that keeps
+        // an undeclared UNIQUE index is for one that may be another model's declaration, and this one is
+        // nobody's -- and, when this model declares that name, made again in this plan (same transaction),
+        // on the declared columns. An owned index whose name matches no known declaration is left to the
+        // rule below.
+        var named: [String: IndexDeclaration] = otherIndexNames.reduce(into: [:]) { $0[$1.key.sqlFolded] = $1.value }
+        for index in metadata.indices { named[indexName(index).sqlFolded] = columnIndex(index, properties) }
+        let stale = current.indices.filter { index in
+            index.isOwned && named[index.name.sqlFolded].map { !covers(index, $0) } == true
+        }
+        steps += stale.map { SchemaStep(kind: .dropIndex($0.name), sql: "DROP INDEX \(SQL.quote($0.name))") }
+        let dropped = Set(stale.map(\.name.sqlFolded))
+        let remaining = current.indices.filter { !dropped.contains($0.name.sqlFolded) }
+        steps += try createIndices(metadata.indices.filter { index in !remaining.contains { covers($0, columnIndex(index, properties)) } },
+                                   properties: properties, listed: current.indices, dropping: dropped, in: connection)
         // Owned plain indices that serve no declaration are dropped; one that still serves one (made under an
-        // older name scheme, or before its columns were renamed) is kept. A UNIQUE index is never dropped here:
+        // older name scheme, or before its columns were renamed) is kept. A UNIQUE index is never dropped here
+        // (a stale one, named for a declaration it does not match, was dropped above):
         // another model over the table, which this handle has not seen, may declare it, and a lost UNIQUE
         // constraint lets duplicates in. Dropping one is the user's explicit step (`DROP INDEX`, in a
         // migration). A model that maps only some of the table's columns (a summary beside a full model)
@@ -150,7 +182,7 @@ struct SchemaPlanner {
         let mapped = Set(properties.map { $0.column.sqlFolded })
         let mapsEveryColumn = current.columns.allSatisfy { $0.hidden != 0 || mapped.contains($0.name.sqlFolded) }
         var keptUnique: [String] = []
-        for index in current.indices where mapsEveryColumn && index.isOwned
+        for index in remaining where mapsEveryColumn && index.isOwned
             && !(declared + otherIndices).contains(where: { covers(index, $0) }) {
             if index.unique {
                 keptUnique.append(index.name)
@@ -418,12 +450,18 @@ struct SchemaPlanner {
     /// `listed`: the table's indices as this plan read them. An index of the name on this very table that
     /// they do not list was made by another connection since (a race between two handles' first syncs):
     /// the step stays, and the plan made again under the write lock sees the index and decides.
+    /// `dropping`: names (folded) of stale indices the plan drops before: they are made again, not refused.
     private func createIndices(_ indices: [IndexDeclaration], properties: [PropertyMetadata], listed: [IndexInfo],
+                               dropping: Set<String> = [],
                                in connection: Connection) throws -> [SchemaStep] {
         var steps: [SchemaStep] = []
         var names: Set<String> = []
         for index in indices where names.insert(indexName(index)).inserted {
             let name = indexName(index)
+            if dropping.contains(name.sqlFolded) {
+                steps.append(createIndex(index, properties: properties))
+                continue
+            }
             // SQLite compares identifiers case-insensitively (ASCII), as NOCASE does: `STRATA_…` is the same name.
             let statement = try connection.cachedStatement("SELECT tbl_name, sql, name FROM sqlite_master WHERE type = 'index' AND name = ? COLLATE NOCASE")
             try statement.bind(values: [.text(name)])

@@ -149,6 +149,8 @@ public struct ValueConversionError: Error, CustomStringConvertible, Sendable {
     /// error.key  // .integer(7)
     /// ```
     public var key: SQLValue?
+    /// Whether the value was refused on its way into the database (a save), not read out of it.
+    var writing = false
 
     /// Makes an error for a value of type `expected` that could not be read from `found`.
     ///
@@ -167,7 +169,7 @@ public struct ValueConversionError: Error, CustomStringConvertible, Sendable {
     /// print(error)  // cannot read text 'abc' as Int in column "age" (Employee.age)
     /// ```
     public var description: String {
-        var text = "cannot read \(found) as \(expected)"
+        var text = "cannot \(writing ? "store" : "read") \(found) as \(expected)"
         if let reason { text += " (\(reason))" }
         if let column { text += " in column \"\(column)\"" }
         if let table { text += " of table \"\(table)\"" }

@@ -106,11 +106,26 @@ private func indices(_ table: String, _ db: Database) throws -> [String: (unique
         #expect(try temp.reopen().syncSchema(Odd.self).isEmpty)
     }
 
-    @Test func anotherIndexWithTheNameIsAnErrorAndIsKept() throws {
+    /// On the model's own table, an index under the name Strata gives a declaration but of another
+    /// definition is stale (SQLite carries an index through RENAME COLUMN): it is made again on the declared
+    /// columns (issue 39; it was a SchemaError before).
+    @Test func anotherDefinitionUnderTheNameOnTheTableIsMadeAgain() throws {
         let temp = try TemporaryDatabase()
         try temp.db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER NOT NULL DEFAULT 0, b INTEGER NOT NULL DEFAULT 0, a_b INTEGER NOT NULL DEFAULT 0, other TEXT)")
         let name = SchemaPlanner(metadata: try ModelMetadata.of(Joined.self)).indexName(IndexDeclaration(columns: ["a_b"], unique: false))
         try temp.db.execute("CREATE INDEX \"\(name)\" ON t (other)")
+        let plan = try temp.db.syncSchema(Joined.self)
+        #expect(plan.steps.map(\.sql).contains("DROP INDEX \"\(name)\""))
+        #expect(try temp.db.column(String.self, "SELECT name FROM pragma_index_info(?)", name) == ["a_b"])
+    }
+
+    /// Another table's index holding the name is still a SchemaError, and is kept.
+    @Test func anotherTablesIndexWithTheNameIsAnErrorAndIsKept() throws {
+        let temp = try TemporaryDatabase()
+        try temp.db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER NOT NULL DEFAULT 0, b INTEGER NOT NULL DEFAULT 0, a_b INTEGER NOT NULL DEFAULT 0, other TEXT)")
+        try temp.db.execute("CREATE TABLE t_other (other TEXT)")
+        let name = SchemaPlanner(metadata: try ModelMetadata.of(Joined.self)).indexName(IndexDeclaration(columns: ["a_b"], unique: false))
+        try temp.db.execute("CREATE INDEX \"\(name)\" ON t_other (other)")
         let error = #expect(throws: SchemaError.self) { try temp.db.syncSchema(Joined.self) }
         #expect(error.map { "\($0)".contains(name) } == true)
         #expect(try temp.db.column(String.self, "SELECT name FROM pragma_index_info(?)", name) == ["other"])
