@@ -1,0 +1,28 @@
+/// How an engine spells the SQL that differs between engines: quoting, placeholders, column types,
+/// inserts that return keys, key lists, literals, transactions and what ALTER TABLE can do.
+///
+/// Shared code builds its statements through the connection's dialect; the SQLite one is
+/// ``SQLiteDialect``.
+///
+/// ```swift
+/// let sql = "SELECT * FROM \(dialect.quote("order")) WHERE id IN \(dialect.keyList(parameter: 1))"
+/// ```
+protocol SQLDialect: Sendable {
+    /// An identifier quoted for this engine.
+    func quote(_ identifier: String) -> String
+    /// The placeholder of the `index`-th parameter (1-based).
+    func placeholder(_ index: Int) -> String
+    /// The row source for a list of keys bound as one parameter (`json_each(?)` on SQLite, an array on
+    /// PostgreSQL), selecting a column named `value`.
+    func keyList(parameter index: Int) -> String
+    /// A literal for a value, for DDL defaults only (values of statements are always bound).
+    func literal(_ value: SQLValue) -> String
+    /// The statement that opens a transaction of the given kind.
+    func begin(_ kind: Database.TransactionKind) -> String
+    /// The suffix of an INSERT that returns the new row's integer key.
+    var returningRowID: String { get }
+    /// The collation that compares text without regard to case.
+    var caseInsensitiveCollation: String { get }
+    /// Whether ALTER TABLE can drop a column in place (else a rebuild is needed).
+    var altersDropColumn: Bool { get }
+}

@@ -1,0 +1,21 @@
+/// Reads a SQLite database's schema (`sqlite_master` and the `pragma_*` table functions) into
+/// ``TableInfo`` values, through the connection's schema catalog (read once per schema version).
+///
+/// ```swift
+/// let introspector = SQLiteIntrospector(connection)
+/// let info = try introspector.table("user")
+/// ```
+struct SQLiteIntrospector: SchemaIntrospector {
+    let connection: Connection
+
+    init(_ connection: Connection) { self.connection = connection }
+
+    func tableNames() throws -> [String] {
+        let catalog = try SchemaCatalog.current(in: connection)
+        return catalog.tables.values.map(\.name).sorted()
+    }
+
+    func table(_ name: String) throws -> TableInfo? {
+        try TableInfo.read(name, in: connection, views: true)
+    }
+}
