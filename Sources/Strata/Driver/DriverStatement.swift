@@ -15,6 +15,9 @@ import Foundation
 /// }
 /// ```
 protocol DriverStatement: AnyObject {
+    /// One column of the current row, read once for both its kind and its value.
+    associatedtype Cell: DriverCell
+
     /// The SQL the statement was prepared from.
     var sql: String { get }
     /// The number of result columns.
@@ -37,6 +40,8 @@ protocol DriverStatement: AnyObject {
     /// Makes the statement ready to run again (bindings stay).
     func reset()
 
+    /// One column of the current row (valid until the statement steps, resets or finalizes).
+    func cell(at index: Int32) -> Cell
     /// The kind of value in a column of the current row.
     func kind(at index: Int32) -> ColumnKind
     /// The column as an integer (by the engine's conversion rules).
@@ -47,4 +52,21 @@ protocol DriverStatement: AnyObject {
     func withUTF8<T>(at index: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T
     /// The column exactly as stored.
     func value(at index: Int32) -> SQLValue
+}
+
+/// One column of a statement's current row: its kind and its value, from one lookup of the column.
+///
+/// ```swift
+/// let cell = statement.cell(at: 0)
+/// if cell.kind == .integer { print(cell.int64) }
+/// ```
+protocol DriverCell {
+    /// The kind of value stored.
+    var kind: ColumnKind { get }
+    /// The value as an integer.
+    var int64: Int64 { get }
+    /// The value as a double.
+    var double: Double { get }
+    /// The value as text ("" for NULL), or nil when its bytes are not valid UTF-8.
+    var string: String? { get }
 }

@@ -1,4 +1,3 @@
-import CSQLite
 
 // The one unsafe file: reads and writes model properties through raw pointers at field offsets.
 //
@@ -85,7 +84,7 @@ enum FieldAccessor {
 
     /// Binds the property's value to parameter `index` of `statement`.
     func bind(_ object: ModelObject, to statement: Statement, at index: Int32) throws {
-        if case .fast(let field) = self, field.bind(object, to: statement.handle, at: index) { return }
+        if case .fast(let field) = self, field.bind(object, to: statement, at: index) { return }
         try statement.bind(try load(object), at: index)
     }
 
@@ -93,7 +92,7 @@ enum FieldAccessor {
     func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
         switch self {
         case .fast(let field):
-            if field.read(statement.handle, column: column, into: object) == nil {
+            if field.read(statement, column: column, into: object) == nil {
                 try field.store(statement.value(at: column), into: object)
             }
         case .generic(let io):
@@ -174,51 +173,49 @@ enum FastField {
     /// class, and returns the value's snapshot word; returns nil otherwise (the caller then converts
     /// through ``FieldAccessor/read``).
     ///
-    /// Reads go through `sqlite3_column_value`: one column lookup for both the type and the value,
-    /// where `sqlite3_column_type` plus `sqlite3_column_int64` pay it twice. SQLite calls the value
-    /// "unprotected"; reading it with `sqlite3_value_*` is only "not threadsafe", and a connection is
-    /// used by one isolation domain at a time (see ``Database``), until the next step or reset.
+    /// Reads go through the statement's cell (``DriverCell``): one column lookup for both the kind and the
+    /// value. Generic over the concrete statement, so the SQLite path compiles to SQLite's own calls.
     @inline(__always)
-    func read(_ handle: OpaquePointer?, column: Int32, into object: ModelObject) -> SnapshotWord? {
-        let value = sqlite3_column_value(handle, column)
-        let type = sqlite3_value_type(value)
+    func read<S: DriverStatement>(_ statement: S, column: Int32, into object: ModelObject) -> SnapshotWord? {
+        let value = statement.cell(at: column)
+        let type = value.kind
         switch self {
-        case .int64(let offset) where type == SQLITE_INTEGER:
-            let v = sqlite3_value_int64(value)
+        case .int64(let offset) where type == .integer:
+            let v = value.int64
             field(object, offset, Int64.self).pointee = v
             return SnapshotWord(integer: v)
-        case .int(let offset) where type == SQLITE_INTEGER:
-            let v = sqlite3_value_int64(value)
+        case .int(let offset) where type == .integer:
+            let v = value.int64
             field(object, offset, Int.self).pointee = Int(truncatingIfNeeded: v)
             return SnapshotWord(integer: Int64(Int(truncatingIfNeeded: v)))
-        case .double(let offset) where type == SQLITE_FLOAT:
-            let v = sqlite3_value_double(value)
+        case .double(let offset) where type == .real:
+            let v = value.double
             field(object, offset, Double.self).pointee = v
             return SnapshotWord(real: v)
-        case .optionalInt64(let offset) where type == SQLITE_INTEGER:
-            let v = sqlite3_value_int64(value)
+        case .optionalInt64(let offset) where type == .integer:
+            let v = value.int64
             field(object, offset, Int64?.self).pointee = v
             return SnapshotWord(integer: v)
-        case .optionalInt64(let offset) where type == SQLITE_NULL:
+        case .optionalInt64(let offset) where type == .null:
             field(object, offset, Int64?.self).pointee = nil
             return .null
-        case .optionalDouble(let offset) where type == SQLITE_FLOAT:
-            let v = sqlite3_value_double(value)
+        case .optionalDouble(let offset) where type == .real:
+            let v = value.double
             field(object, offset, Double?.self).pointee = v
             return SnapshotWord(real: v)
-        case .optionalDouble(let offset) where type == SQLITE_NULL:
+        case .optionalDouble(let offset) where type == .null:
             field(object, offset, Double?.self).pointee = nil
             return .null
-        case .string(let offset) where type == SQLITE_TEXT:
+        case .string(let offset) where type == .text:
             // (Bytes that are not valid UTF-8 take the converting path, which throws.)
-            guard let v = valueString(value) else { return nil }
+            guard let v = value.string else { return nil }
             field(object, offset, String.self).pointee = v
             return SnapshotWord(text: v)
-        case .optionalString(let offset) where type == SQLITE_TEXT:
-            guard let v = valueString(value) else { return nil }
+        case .optionalString(let offset) where type == .text:
+            guard let v = value.string else { return nil }
             field(object, offset, String?.self).pointee = v
             return SnapshotWord(text: v)
-        case .optionalString(let offset) where type == SQLITE_NULL:
+        case .optionalString(let offset) where type == .null:
             field(object, offset, String?.self).pointee = nil
             return .null
         default:
@@ -243,15 +240,15 @@ enum FastField {
 
     /// Binds the property to parameter `index` when it is one of the common types; false otherwise.
     @inline(__always)
-    func bind(_ object: ModelObject, to handle: OpaquePointer?, at index: Int32) -> Bool {
+    func bind<S: DriverStatement>(_ object: ModelObject, to statement: S, at index: Int32) -> Bool {
         switch self {
-        case .int64(let offset): sqlite3_bind_int64(handle, index, field(object, offset, Int64.self).pointee)
-        case .int(let offset): sqlite3_bind_int64(handle, index, Int64(field(object, offset, Int.self).pointee))
+        case .int64(let offset): statement.bind(int64: field(object, offset, Int64.self).pointee, at: index)
+        case .int(let offset): statement.bind(int64: Int64(field(object, offset, Int.self).pointee), at: index)
         case .double(let offset):
             let value = field(object, offset, Double.self).pointee
             guard !value.isNaN else { return false }   // refused by the slow path, with the property's name
-            sqlite3_bind_double(handle, index, value)
-        case .bool(let offset): sqlite3_bind_int64(handle, index, field(object, offset, Bool.self).pointee ? 1 : 0)
+            statement.bind(double: value, at: index)
+        case .bool(let offset): statement.bind(int64: field(object, offset, Bool.self).pointee ? 1 : 0, at: index)
         default: return false
         }
         return true
@@ -293,18 +290,18 @@ func plainWordChanges(_ object: ModelObject, start: Int, count: Int, words: Unsa
 /// ``ModelMetadata``) and `Double` properties in column order, all trivial types of 8 bytes, so storing
 /// the bits as a `UInt64` (layout compatible) is what assigning the property does.
 @inline(__always)
-func readPlainWords(_ handle: OpaquePointer?, into object: ModelObject, start: Int, reals: UnsafeBufferPointer<Bool>,
-                    from first: Int, words: UnsafeMutablePointer<UInt64>) -> Int? {
+func readPlainWords<S: DriverStatement>(_ statement: S, into object: ModelObject, start: Int, reals: UnsafeBufferPointer<Bool>,
+                                        from first: Int, words: UnsafeMutablePointer<UInt64>) -> Int? {
     let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + start
     var i = first
     while i < reals.count {
-        let value = sqlite3_column_value(handle, Int32(i))
-        let type = sqlite3_value_type(value)
+        let value = statement.cell(at: Int32(i))
+        let type = value.kind
         let bits: UInt64
-        if type == SQLITE_INTEGER && !reals[i] {
-            bits = UInt64(bitPattern: sqlite3_value_int64(value))
-        } else if type == SQLITE_FLOAT && reals[i] {
-            bits = sqlite3_value_double(value).bitPattern
+        if type == .integer && !reals[i] {
+            bits = UInt64(bitPattern: value.int64)
+        } else if type == .real && reals[i] {
+            bits = value.double.bitPattern
         } else {
             return i
         }
@@ -318,14 +315,14 @@ func readPlainWords(_ handle: OpaquePointer?, into object: ModelObject, start: I
 /// Binds field `index` of such a model to parameter `parameter`: false for a NaN, which the caller refuses
 /// through the converting path (it names the property).
 @inline(__always)
-func bindPlainWord(_ object: ModelObject, start: Int, index: Int, isReal: Bool, to handle: OpaquePointer?, at parameter: Int32) -> Bool {
+func bindPlainWord<S: DriverStatement>(_ object: ModelObject, start: Int, index: Int, isReal: Bool, to statement: S, at parameter: Int32) -> Bool {
     let bits = loadPlainWord(object, start: start, index: index)
     if isReal {
         let value = Double(bitPattern: bits)
         guard !value.isNaN else { return false }
-        sqlite3_bind_double(handle, parameter, value)
+        statement.bind(double: value, at: parameter)
     } else {
-        sqlite3_bind_int64(handle, parameter, Int64(bitPattern: bits))
+        statement.bind(int64: Int64(bitPattern: bits), at: parameter)
     }
     return true
 }
@@ -349,12 +346,6 @@ func loadPlainWord(_ object: ModelObject, start: Int, index: Int) -> UInt64 {
 func copyPlainWords(_ object: ModelObject, offset: Int, count: Int, into words: UnsafeMutablePointer<UInt64>) {
     let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
     UnsafeMutableRawPointer(words).copyMemory(from: base + offset, byteCount: count * 8)
-}
-
-@inline(__always)
-private func valueString(_ value: OpaquePointer?) -> String? {
-    guard let text = sqlite3_value_text(value) else { return "" }
-    return UTF8Text.string(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
 }
 
 /// The typed pointer to a stored property of `object`.
@@ -571,9 +562,9 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
 
     /// Integer keys (the common case) are read without building an ``SQLValue`` from the statement.
     override func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
-        let value = sqlite3_column_value(statement.handle, column)
-        if sqlite3_value_type(value) == SQLITE_INTEGER {
-            state(object).pointee.setStoredInteger(sqlite3_value_int64(value))
+        let value = statement.cell(at: column)
+        if value.kind == .integer {
+            state(object).pointee.setStoredInteger(value.int64)
         } else {
             try store(statement.value(at: column), into: object)
         }
@@ -582,12 +573,12 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
     /// An integer key straight into the field and its word (a fetched owner holds no object yet, so the
     /// word is the key's, as `load` would give).
     override func readCapturing(_ statement: Statement, column: Int32, into object: ModelObject) throws -> SnapshotWord {
-        let value = sqlite3_column_value(statement.handle, column)
-        guard sqlite3_value_type(value) == SQLITE_INTEGER else {
+        let value = statement.cell(at: column)
+        guard value.kind == .integer else {
             try store(statement.value(at: column), into: object)
             return (try? load(object)).map(SnapshotWord.init) ?? .unknown
         }
-        let key = sqlite3_value_int64(value)
+        let key = value.int64
         let state = state(object)
         // A new key lets go of any held object (the usual case: a new instance); only the same key may
         // still hold one, whose key is the word then.

@@ -1,4 +1,3 @@
-import CSQLite
 
 extension Database {
     /// Saves `object`: an INSERT for a new instance, an UPDATE of only the properties that changed since
@@ -641,20 +640,19 @@ extension Database {
     /// The rest of ``updatePlainWords(_:registry:start:changed:)``, with its statement.
     @inline(__always)
     private func updatePlainWords(_ object: ModelObject, registry: TypeRegistry, start: Int, changed: UInt64, statement: Statement) throws {
-        let handle = statement.handle
         let reals = registry.plainRealMask
         var parameter: Int32 = 1
         var bits = changed
         while bits != 0 {
             let i = bits.trailingZeroBitCount
-            if !bindPlainWord(object, start: start, index: i, isReal: reals & (1 << UInt64(i)) != 0, to: handle, at: parameter) {
+            if !bindPlainWord(object, start: start, index: i, isReal: reals & (1 << UInt64(i)) != 0, to: statement, at: parameter) {
                 try bindConverting(object, property: i, to: statement, at: parameter, registry: registry)
             }
             parameter += 1
             bits &= bits - 1
         }
         let rowID = object._rowID
-        sqlite3_bind_int64(handle, parameter, rowID)
+        statement.bind(int64: rowID, at: parameter)
         do {
             try ownWrite(registry: registry, rowID: rowID, inTransaction: true) {
                 defer { statement.reset() }
@@ -663,7 +661,7 @@ extension Database {
         } catch {
             throw saveFailed(error, object: object, registry: registry, updating: .integer(rowID), written: ColumnSet(low: changed))
         }
-        guard sqlite3_changes64(connection.handle) > 0 else {
+        guard connection.changes > 0 else {
             throw rowGoneOrWriteIgnored(object, registry: registry, key: .integer(rowID))
         }
         if registry.hasParentArrays && registry.dropArraysOfMovedChild(object, changed: ColumnSet(low: changed)) { noteChildMoved(registry) }
@@ -768,13 +766,12 @@ extension Database {
     /// Binds the properties of a set to parameters 1, 2, ... in order; `count` is how many.
     @inline(__always)
     private func bind(_ object: ModelObject, properties: ColumnSet, to statement: Statement, registry: TypeRegistry, count: inout Int32) throws {
-        let handle = statement.handle
         var index: Int32 = 1
         if let start = registry.metadata.plainWordsStart, let reals = registry.plainReals {
             // Fields of 8-byte numbers side by side, all bound natively.
             try reals.withUnsafeBufferPointer { reals in
                 try properties.forEach { i in
-                    if !bindPlainWord(object, start: start, index: i, isReal: reals[i], to: handle, at: index) {
+                    if !bindPlainWord(object, start: start, index: i, isReal: reals[i], to: statement, at: index) {
                         try bindConverting(object, property: i, to: statement, at: index, registry: registry)
                     }
                     index += 1
@@ -785,7 +782,7 @@ extension Database {
         }
         try registry.fields.withUnsafeBufferPointer { fields in
             try properties.forEach { i in
-                if fields[i]?.bind(object, to: handle, at: index) != true {
+                if fields[i]?.bind(object, to: statement, at: index) != true {
                     try bindConverting(object, property: i, to: statement, at: index, registry: registry)
                 }
                 index += 1
@@ -797,13 +794,12 @@ extension Database {
     /// Binds the given properties to parameters 1, 2, ... in order, each in its column's format.
     @inline(__always)
     func bind<Properties: Sequence<Int>>(_ object: ModelObject, properties: Properties, to statement: Statement, registry: TypeRegistry) throws {
-        let handle = statement.handle
         if let start = registry.metadata.plainWordsStart, let reals = registry.plainReals {
             // Fields of 8-byte numbers side by side, all bound natively.
             try reals.withUnsafeBufferPointer { reals in
                 var index: Int32 = 1
                 for i in properties {
-                    if !bindPlainWord(object, start: start, index: i, isReal: reals[i], to: handle, at: index) {
+                    if !bindPlainWord(object, start: start, index: i, isReal: reals[i], to: statement, at: index) {
                         try bindConverting(object, property: i, to: statement, at: index, registry: registry)
                     }
                     index += 1
@@ -814,7 +810,7 @@ extension Database {
         try registry.fields.withUnsafeBufferPointer { fields in
             var index: Int32 = 1
             for i in properties {
-                if fields[i]?.bind(object, to: handle, at: index) != true {
+                if fields[i]?.bind(object, to: statement, at: index) != true {
                     try bindConverting(object, property: i, to: statement, at: index, registry: registry)
                 }
                 index += 1

@@ -1,4 +1,3 @@
-import CSQLite
 
 extension Database {
     /// The objects of `type` from the rows a clause selects: anything that may follow `FROM table` (`WHERE`,
@@ -409,15 +408,15 @@ extension Database {
         let statement = try table.rangeStatement(column: SQL.quote(table.columns[property]), orderBy: orderBy, in: connection)
         try statement.bind(values: [.integer(keys.low), .integer(keys.high)])
         defer { statement.reset() }
-        let handle = statement.handle, column = Int32(property)
+        let column = Int32(property)
         var result: [ModelObject] = []
         while try statement.step() {
             // (BETWEEN on an INTEGER column passes integers and reals only; a real counts when it equals a
             // key, as with `=`.)
-            let value = sqlite3_column_value(handle, column)
-            switch sqlite3_value_type(value) {
-            case SQLITE_INTEGER: guard keys.bucket(of: sqlite3_value_int64(value)) != nil else { continue }
-            case SQLITE_FLOAT: guard let integer = Int64(exactly: sqlite3_value_double(value)), keys.bucket(of: integer) != nil else { continue }
+            let value = statement.cell(at: column)
+            switch value.kind {
+            case .integer: guard keys.bucket(of: value.int64) != nil else { continue }
+            case .real: guard let integer = Int64(exactly: value.double), keys.bucket(of: integer) != nil else { continue }
             default: continue
             }
             result.append(try anyObject(from: statement, registry: registry))
@@ -502,10 +501,11 @@ extension Database {
     /// Swift string repairs them, so two such keys could read alike and name another row, or none).
     @inline(never)
     private func checkKeyIsUTF8(_ statement: Statement, registry: TypeRegistry) throws {
-        guard registry.table.keyCount == 1, let text = sqlite3_column_text(statement.handle, 0) else { return }
-        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement.handle, 0)))
-        guard String(validating: bytes, as: UTF8.self) == nil else { return }
-        let hex = bytes.prefix(32).map { String($0, radix: 16) }.joined(separator: " ")
+        guard registry.table.keyCount == 1, statement.kind(at: 0) != .null else { return }
+        let hex: String? = statement.withUTF8(at: 0) { bytes in
+            String(validating: bytes, as: UTF8.self) == nil ? bytes.prefix(32).map { String($0, radix: 16) }.joined(separator: " ") : nil
+        }
+        guard let hex else { return }
         throw ModelError(.invalidPrimaryKey, model: registry.metadata.typeName, property: registry.metadata.key.name,
                          "a row of \(registry.table.table) has a text key that is not valid UTF-8 (bytes \(hex)): a Swift string cannot hold it, so it cannot identify an instance. Store the key as valid UTF-8 text")
     }
@@ -517,7 +517,6 @@ extension Database {
     @usableFromInline
     func decodeRow(_ statement: Statement, into object: ModelObject, registry: TypeRegistry, capturing: Bool = false,
                    rowID: Int64? = nil) throws {
-        let handle = statement.handle
         if capturing, let start = registry.metadata.plainWordsStart, let reals = registry.plainReals {
             // Fields of 8-byte numbers side by side: each column goes straight to its field and its word.
             let words = registry.snapshotWords(for: object)
@@ -529,7 +528,7 @@ extension Database {
             }
             do {
                 try reals.withUnsafeBufferPointer { reals in
-                    while let column = readPlainWords(handle, into: object, start: start, reals: reals, from: next, words: words) {
+                    while let column = readPlainWords(statement, into: object, start: start, reals: reals, from: next, words: words) {
                         try decodeConverting(statement, column: column, into: object, registry: registry)
                         words[column] = loadPlainWord(object, start: start, index: column)
                         next = column + 1
@@ -544,7 +543,7 @@ extension Database {
         let plainStart = capturing ? registry.metadata.plainWordsStart : nil
         guard capturing, plainStart == nil else {
             try registry.fields.withUnsafeBufferPointer { fields in
-                for i in 0..<fields.count where fields[i]?.read(handle, column: Int32(i), into: object) == nil {
+                for i in 0..<fields.count where fields[i]?.read(statement, column: Int32(i), into: object) == nil {
                     try decodeConverting(statement, column: i, into: object, registry: registry)
                 }
             }
@@ -566,7 +565,7 @@ extension Database {
                 }
                 for i in first..<count {
                     let word: SnapshotWord
-                    if let read = fields[i]?.read(handle, column: Int32(i), into: object) {
+                    if let read = fields[i]?.read(statement, column: Int32(i), into: object) {
                         word = read
                     } else {
                         word = try decodeCapturing(statement, column: i, into: object, registry: registry)

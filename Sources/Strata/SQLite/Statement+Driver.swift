@@ -26,37 +26,25 @@ extension Statement: DriverStatement {
     @inline(__always)
     func bind(double value: Double, at index: Int32) { sqlite3_bind_double(handle, index, value) }
 
-    /// The cursor over the current row, for reads that take the column's kind and value in one lookup.
+    /// One `sqlite3_column_value` for both the kind and the value (see ``SQLiteCell``).
     @inline(__always)
-    var row: SQLiteRow { SQLiteRow(handle: handle) }
+    func cell(at index: Int32) -> SQLiteCell { SQLiteCell(value: sqlite3_column_value(handle, index)) }
 
     /// Checks once that ``ColumnKind``'s raw values are SQLite's (see the top of this file).
     static func checkKinds() { kindsMatch }
 }
 
-/// The current row of a SQLite statement: one `sqlite3_column_value` per column gives both the kind and the
+/// One column of a SQLite statement's current row: one `sqlite3_column_value` gives both the kind and the
 /// value, where `sqlite3_column_type` plus `sqlite3_column_int64` would look the column up twice. SQLite calls
 /// such a value "unprotected"; reading it with `sqlite3_value_*` is only "not threadsafe", and a connection is
-/// used by one thread at a time. A value is valid until the statement steps, resets or finalizes.
+/// used by one isolation domain at a time (see ``Database``). Valid until the statement steps, resets or
+/// finalizes.
 ///
 /// ```swift
-/// let cell = statement.row.cell(at: 0)
-/// if cell.kind == .integer { print(cell.int64) }
-/// ```
-struct SQLiteRow {
-    let handle: OpaquePointer?
-
-    @inline(__always)
-    func cell(at column: Int32) -> SQLiteCell { SQLiteCell(value: sqlite3_column_value(handle, column)) }
-}
-
-/// One column of the current row (see ``SQLiteRow``).
-///
-/// ```swift
-/// let cell = statement.row.cell(at: 1)
+/// let cell = statement.cell(at: 1)
 /// let name = cell.kind == .text ? cell.string : nil
 /// ```
-struct SQLiteCell {
+struct SQLiteCell: DriverCell {
     let value: OpaquePointer?
 
     /// The storage class.
