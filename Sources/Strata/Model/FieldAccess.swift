@@ -1,5 +1,8 @@
 
 // The one unsafe file: reads and writes model properties through raw pointers at field offsets.
+// (Longer than the house's ~500 lines on purpose: every pointer access of the library is here, plain fields,
+// codecs and `@Reference` state alike, so that one review covers all of them; the statement side of these
+// reads and binds is the driver's, in Driver/ and SQLite/.)
 //
 // Why it is sound:
 // - Offsets and field types come from the runtime's own field metadata (FieldReflection.swift) for the

@@ -1,0 +1,204 @@
+// Decoding a fetched row into a model instance: the live instance of the row or a new one, registered, with
+// its snapshot captured as it is decoded; columns in other tools' formats converted. The fetches that call it
+// are in Query/.
+extension Database {
+    /// The live instance of the current row, or a new one of the registry's model type decoded from it
+    /// and registered: ``object(_:from:registry:)`` for code that is not generic over the model.
+    func anyObject(from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
+        if registry.keyIsRowID, let rowID = statement.integer(at: 0) {
+            let (live, slot) = try registry.findLive(rowID: rowID, for: self)
+            if let live { return live }
+            let object: ModelObject = registry.metadata.type.init()
+            try decodeRow(statement, into: object, registry: registry, capturing: true, rowID: rowID)
+            registry.register(object, rowID: rowID, at: slot)
+            return object
+        }
+        return try register(registry.metadata.type.init(), from: statement, registry: registry)
+    }
+
+    /// The live instance of the current row, or a new one decoded from it and registered.
+    /// (``anyObject(from:registry:)`` does the same for any model type; this generic form is kept for the
+    /// caller's module, where `T()` specialized costs 56 instructions a row less than an init through the
+    /// model's metatype.)
+    @inlinable
+    func object<T: Model>(_ type: T.Type, from statement: Statement, registry: TypeRegistry) throws -> T {
+        if registry.keyIsRowID, let rowID = statement.integer(at: 0) {
+            let (live, slot) = try registry.findLive(rowID: rowID, for: self)
+            if let live { return unsafeDowncast(live, to: T.self) }
+            let object = T()
+            try decodeRow(statement, into: object, registry: registry, capturing: true, rowID: rowID)
+            registry.register(object, rowID: rowID, at: slot)
+            return object
+        }
+        return unsafeDowncast(try register(T(), from: statement, registry: registry), to: T.self)
+    }
+
+    /// Decodes `object` from the current row of a table whose key is not the rowid, and returns the
+    /// live instance of the row: `object`, now registered, or the one that was there already.
+    @usableFromInline
+    func register(_ object: ModelObject, from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
+        let table = registry.table
+        // A view whose key is not shown unique: a fresh object per row, never one instance for two rows.
+        // It belongs to the handle (its faults load, its changes are tracked) but is in no identity map.
+        if table.readsWithoutIdentity {
+            try decodeRow(statement, into: object, registry: registry)
+            object._registry = registry
+            registry.capture(object)
+            return object
+        }
+        do {
+            try decodeRow(statement, into: object, registry: registry)
+        } catch let error as ValueConversionError where error.property == registry.metadata.key.name {
+            try checkKeyIsUTF8(statement, registry: registry)   // the clearer error for a key that is not UTF-8
+            throw error
+        }
+        let key = try registry.metadata.key.accessor.load(object)
+        if key.isNull {
+            throw ModelError(.invalidPrimaryKey, model: registry.metadata.typeName, property: registry.metadata.key.name,
+                             "a row of \(table.table) has a NULL primary key, which cannot identify an instance")
+        }
+        if case .text(let text) = key, text.unicodeScalars.contains("\u{FFFD}") { try checkKeyIsUTF8(statement, registry: registry) }
+        if let live = registry.instance(key: key) {
+            if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
+            return live
+        }
+        let rowID: Int64
+        if table.selectsRowID {
+            rowID = statement.int64(at: Int32(registry.metadata.properties.count))
+        } else if case .integer(let v) = key {
+            rowID = v
+        } else {
+            rowID = 0
+        }
+        registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(key))
+        registry.capture(object)
+        return object
+    }
+
+    /// A text key read with a replacement character: throws when the stored bytes are not valid UTF-8 (a
+    /// Swift string repairs them, so two such keys could read alike and name another row, or none).
+    @inline(never)
+    func checkKeyIsUTF8(_ statement: Statement, registry: TypeRegistry) throws {
+        guard registry.table.keyCount == 1, statement.kind(at: 0) != .null else { return }
+        let hex: String? = statement.withUTF8(at: 0) { bytes in
+            String(validating: bytes, as: UTF8.self) == nil ? bytes.prefix(32).map { String($0, radix: 16) }.joined(separator: " ") : nil
+        }
+        guard let hex else { return }
+        throw ModelError(.invalidPrimaryKey, model: registry.metadata.typeName, property: registry.metadata.key.name,
+                         "a row of \(registry.table.table) has a text key that is not valid UTF-8 (bytes \(hex)): a Swift string cannot hold it, so it cannot identify an instance. Store the key as valid UTF-8 text")
+    }
+
+    /// Sets every persistent property of `object` from the current row (columns in property order),
+    /// converting columns that use another tool's format (``ColumnFormat``).
+    /// With `capturing`, the values read become the instance's snapshot as they are decoded (a new
+    /// instance about to be registered); `rowID`, when given, is column 0 already read as an integer.
+    @usableFromInline
+    func decodeRow(_ statement: Statement, into object: ModelObject, registry: TypeRegistry, capturing: Bool = false,
+                   rowID: Int64? = nil) throws {
+        if capturing, let start = registry.metadata.plainWordsStart, let reals = registry.plainReals {
+            // Fields of 8-byte numbers side by side: each column goes straight to its field and its word.
+            let words = registry.snapshotWords(for: object)
+            var next = 0
+            if let rowID {
+                storePlainWord(UInt64(bitPattern: rowID), into: object, start: start, index: 0)
+                words[0] = UInt64(bitPattern: rowID)
+                next = 1
+            }
+            do {
+                try reals.withUnsafeBufferPointer { reals in
+                    while let column = readPlainWords(statement, into: object, start: start, reals: reals, from: next, words: words) {
+                        try decodeConverting(statement, column: column, into: object, registry: registry)
+                        words[column] = loadPlainWord(object, start: start, index: column)
+                        next = column + 1
+                    }
+                }
+            } catch {
+                registry.releaseSnapshot(object)
+                throw error
+            }
+            return
+        }
+        let plainStart = capturing ? registry.metadata.plainWordsStart : nil
+        guard capturing, plainStart == nil else {
+            try registry.fields.withUnsafeBufferPointer { fields in
+                for i in 0..<fields.count where fields[i]?.read(statement, column: Int32(i), into: object) == nil {
+                    try decodeConverting(statement, column: i, into: object, registry: registry)
+                }
+            }
+            // Fields of plain 8-byte numbers side by side: the snapshot is a copy of their bytes.
+            if let plainStart {
+                copyPlainWords(object, offset: plainStart, count: registry.snapshots.count, into: registry.snapshotWords(for: object))
+            }
+            return
+        }
+        let words = registry.snapshotWords(for: object)
+        do {
+            try registry.fields.withUnsafeBufferPointer { fields in
+                let count = fields.count
+                var first = 0
+                // The rowid key, column 0, was read already: stored, not read again.
+                if let rowID, count > 0, let word = fields[0]?.store(rowID: rowID, into: object) {
+                    words[0] = word.bits
+                    first = 1
+                }
+                for i in first..<count {
+                    let word: SnapshotWord
+                    if let read = fields[i]?.read(statement, column: Int32(i), into: object) {
+                        word = read
+                    } else {
+                        word = try decodeCapturing(statement, column: i, into: object, registry: registry)
+                    }
+                    words[i] = word.bits
+                    if word.isNull { words[count + (i >> 6)] |= 1 << UInt64(i & 63) }
+                }
+            }
+        } catch {
+            registry.releaseSnapshot(object)
+            throw error
+        }
+    }
+
+    /// Reads one property through its codec and its column's format; an error names the table, the
+    /// row's key, the column and the stored value.
+    @usableFromInline
+    func decodeConverting(_ statement: Statement, column i: Int, into object: ModelObject, registry: TypeRegistry) throws {
+        let metadata = registry.metadata
+        let accessor = metadata.properties[i].accessor
+        do {
+            let format = registry.table.formats[i]
+            if format == .native {
+                try accessor.read(statement, column: Int32(i), into: object)
+            } else {
+                try accessor.store(try format.native(statement.value(at: Int32(i))), into: object)
+            }
+        } catch let error as ValueConversionError {
+            throw located(error, column: i, statement: statement, registry: registry)
+        }
+    }
+
+    /// ``decodeConverting(_:column:into:registry:)``, returning the property's snapshot word: a codec's
+    /// property (a reference, say) over a column in Strata's format reads and gives its word in one call,
+    /// through the registry's list of such readers (no lookup of the property and its format per row).
+    @inline(__always)
+    func decodeCapturing(_ statement: Statement, column i: Int, into object: ModelObject, registry: TypeRegistry) throws -> SnapshotWord {
+        guard let reader = registry.readers[i] else {
+            try decodeConverting(statement, column: i, into: object, registry: registry)
+            return registry.storedWord(of: object, at: i)
+        }
+        do {
+            return try reader.readCapturing(statement, column: Int32(i), into: object)
+        } catch let error as ValueConversionError {
+            throw located(error, column: i, statement: statement, registry: registry)
+        }
+    }
+
+    /// A conversion error with the table, the row's key, the column and the property filled in.
+    func located(_ error: ValueConversionError, column i: Int, statement: Statement, registry: TypeRegistry) -> ValueConversionError {
+        let metadata = registry.metadata
+        let name = metadata.properties[i].name
+        var located = error.located(column: name, model: metadata.typeName, property: name)
+        located.table = located.table ?? registry.table.table
+        located.key = located.key ?? statement.value(at: 0)
+        return located
+    }
+}
