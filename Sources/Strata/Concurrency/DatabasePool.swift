@@ -1,4 +1,3 @@
-import CSQLite
 import Dispatch
 
 /// A `Sendable` set of handles on one database file in WAL mode: one writer and several readers, so
@@ -50,7 +49,7 @@ public final class DatabasePool: Sendable {
         var handles: [SerialDatabase] = []
         for index in 0..<max(1, readers) {
             let reader = try Database(path: path, configuration: readerConfiguration)
-            try reader.execute("PRAGMA query_only = ON")
+            try reader.makeQueryOnly()
             // A model a reader meets first is synced by the writer (readers cannot write the schema).
             reader.schemaWriter = { type in
                 try writer.sync { db in

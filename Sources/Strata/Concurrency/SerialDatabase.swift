@@ -1,4 +1,3 @@
-import CSQLite
 import Dispatch
 
 /// One handle of a pool and the serial queue that is the only place it is used.
@@ -9,10 +8,10 @@ import Dispatch
 /// lock: the work runs on a Dispatch thread, one at most per handle.
 final class SerialDatabase: @unchecked Sendable {
     // Sound as `Sendable`: `database` is only touched by blocks running on `queue`, which is serial; the
-    // raw `handle` is used from other threads only for `sqlite3_interrupt`, which SQLite allows.
+    // `interrupter` (the raw handle) is used from other threads only for `sqlite3_interrupt`, which SQLite allows.
     let queue: DispatchQueue
     private let database: Database
-    let handle: OpaquePointer
+    let interrupter: ConnectionInterrupter
     /// Work queued or running here (for reader selection); changed under the pool's lock.
     var load = 0
 
@@ -24,11 +23,11 @@ final class SerialDatabase: @unchecked Sendable {
 
     init(_ database: Database, label: String, pool: ObjectIdentifier) {
         self.database = database
-        self.handle = database.connection.handle
+        self.interrupter = database.connection.interrupter
         queue = DispatchQueue(label: label)
         queue.setSpecific(key: SerialDatabase.poolKey, value: pool)
         busyWait = BusyWait(timeout: database.configuration.busyTimeout)
-        busyWait.install(on: handle)
+        database.connection.installBusyHandler(busyWait)
     }
 
     /// Objects that live as long as the handle (observation tokens); set at creation only.
@@ -53,7 +52,7 @@ final class SerialDatabase: @unchecked Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 queue.async {
                     let result = Result { () throws -> T in
-                        guard job.start(self.handle) else { throw CancellationError() }
+                        guard job.start(self.interrupter) else { throw CancellationError() }
                         self.busyWait.job = job
                         defer {
                             self.busyWait.job = nil
@@ -85,19 +84,13 @@ final class BusyWait: @unchecked Sendable {
         self.timeout = timeout.busyMilliseconds
     }
 
-    /// Replaces the handle's busy timeout with this handler (the handle keeps this object alive).
-    func install(on handle: OpaquePointer) {
-        sqlite3_busy_handler(handle, { context, count in
-            guard let context else { return 0 }
-            return Unmanaged<BusyWait>.fromOpaque(context).takeUnretainedValue().wait(count)
-        }, Unmanaged.passUnretained(self).toOpaque())
-    }
-
     /// SQLite's `sqliteDefaultBusyCallback`: waits of 1, 2, 5 ... 100 ms, until the timeout is spent.
     private static let delays: [Int32] = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
     private static let totals: [Int32] = [0, 1, 3, 8, 18, 33, 53, 78, 103, 128, 178, 228]
 
-    private func wait(_ count: Int32) -> Int32 {
+    /// Whether to try again after the `count`-th busy answer (1) or give up (0), having waited if so
+    /// (installed by ``Connection/installBusyHandler(_:)``).
+    func wait(_ count: Int32) -> Int32 {
         if job?.isCancelled == true { return 0 }
         let index = Int(count)
         var delay: Int32, prior: Int32
@@ -111,7 +104,7 @@ final class BusyWait: @unchecked Sendable {
         // In slices, so that a cancellation stops the wait within 10 ms.
         while delay > 0 {
             let slice = min(delay, 10)
-            sqlite3_sleep(slice)
+            Connection.sleep(milliseconds: slice)
             delay -= slice
             if job?.isCancelled == true { return 0 }
         }
@@ -123,17 +116,17 @@ final class BusyWait: @unchecked Sendable {
 /// that has not started never starts; one that is running has its statement interrupted
 /// (`sqlite3_interrupt`) and its transaction rolled back.
 final class PoolJob: Sendable {
-    private enum State { case waiting, running(OpaquePointer), finished }
+    private enum State { case waiting, running(ConnectionInterrupter), finished }
     private let state = Locked<(state: State, cancelled: Bool)>((.waiting, false))
 
     /// Whether cancellation was asked for.
     var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-    /// Marks the job running on `handle`; false when it was cancelled first.
-    func start(_ handle: OpaquePointer) -> Bool {
+    /// Marks the job running on the connection `interrupter` interrupts; false when it was cancelled first.
+    func start(_ interrupter: ConnectionInterrupter) -> Bool {
         state.withLock { value in
             guard !value.cancelled else { value.state = .finished; return false }
-            value.state = .running(handle)
+            value.state = .running(interrupter)
             return true
         }
     }
@@ -147,7 +140,7 @@ final class PoolJob: Sendable {
     func cancel() {
         state.withLock { value in
             value.cancelled = true
-            if case .running(let handle) = value.state { sqlite3_interrupt(handle) }
+            if case .running(let interrupter) = value.state { interrupter.interrupt() }
         }
     }
 }

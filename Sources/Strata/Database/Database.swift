@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import Logging
 
@@ -37,15 +36,11 @@ public final class Database {
     /// let db = try Database(path: "/tmp/app.sqlite")
     /// ```
     public init(path: String, configuration: Configuration = Configuration()) throws {
-        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_URI
-        flags |= configuration.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         self.configuration = configuration
-        self.connection = try Connection(path: path, flags: flags, busyTimeout: configuration.busyTimeout,
-                                         argumentsArePublic: configuration.publicArguments,
-                                         logger: configuration.logger)
+        self.connection = try Connection(path: path, configuration: configuration)
         do {
-            if configuration.foreignKeys { try connection.execute("PRAGMA foreign_keys = ON") }
-            if let mode = try configuration.journalMode ?? (isNewFile() ? .wal : nil) { try setJournalMode(mode) }
+            if configuration.foreignKeys { try connection.enableForeignKeys() }
+            if let mode = try configuration.journalMode ?? (connection.isNewFile() ? .wal : nil) { try setJournalMode(mode) }
         } catch let error as DatabaseError {
             throw error.opening(path)   // a locked file, say: which one
         }
@@ -78,56 +73,11 @@ public final class Database {
         try self.init(path: ":memory:", configuration: configuration)
     }
 
-    /// Whether the connection opened a file that SQLite just created or found empty (no page yet), which
-    /// it may write: not an in-memory or temporary database, nor a file another tool made. Asked of SQLite
-    /// once the file is open, so that a `file:` URI and a symbolic link name the file they open.
-    private func isNewFile() throws -> Bool {
-        guard sqlite3_db_readonly(connection.handle, "main") == 0,
-              let name = sqlite3_db_filename(connection.handle, "main"), name.pointee != 0 else { return false }
-        let statement = try connection.prepare("PRAGMA main.page_count")
-        defer { statement.finalize() }
-        return try statement.step() && statement.int64(at: 0) == 0
-    }
-
-    /// Sets the journal mode unless the file has it already (changing it needs a moment without other
-    /// connections' transactions). Throws when SQLite keeps another mode.
-    func setJournalMode(_ mode: JournalMode) throws {
-        func pragma(_ sql: String) throws -> String? {
-            let statement = try connection.prepare(sql)
-            defer { statement.finalize() }
-            return try statement.step() ? statement.string(at: 0).lowercased() : nil
-        }
-        // Two connections changing the mode of one file at once (two processes opening a new file) can each
-        // hold the lock the other waits for: SQLite then answers SQLITE_BUSY at once, without its busy handler,
-        // to one of them. That one tries again, within the busy timeout, unless the other set the mode meanwhile.
-        let deadline = ContinuousClock.now + .milliseconds(configuration.busyTimeout.busyMilliseconds)
-        var now: String?
-        while true {
-            do {
-                guard try pragma("PRAGMA journal_mode") != mode.rawValue else { return }
-                now = try pragma("PRAGMA journal_mode = \(mode.rawValue.uppercased())")
-                break
-            } catch let error as DatabaseError where error.code.primary == .busy && ContinuousClock.now < deadline {
-                Thread.sleep(forTimeInterval: 0.002)
-            }
-        }
-        guard now == mode.rawValue || now == "memory" else {
-            throw DatabaseError(code: .error, message: "the journal mode stayed \(now ?? "unknown") instead of \(mode.rawValue)",
-                                sql: "PRAGMA journal_mode = \(mode.rawValue.uppercased())")
-        }
-    }
-
     /// The path the database was opened with (`:memory:` for a private in-memory one).
     /// ```swift
     /// print(db.path)
     /// ```
     public var path: String { connection.path }
-
-    /// SQLite's raw connection handle, for calls Strata does not wrap (invalid once the database is closed).
-    /// ```swift
-    /// sqlite3_db_readonly(db.sqliteHandle, "main")
-    /// ```
-    public var sqliteHandle: OpaquePointer { connection.handle }
 
     /// Finalizes every statement and closes the connection; reports SQLite's error if it cannot.
     /// Later calls throw `.misuse`.
@@ -139,47 +89,34 @@ public final class Database {
         try connection.close()
     }
 
-    /// The version of the SQLite library in use.
-    ///
-    /// ```swift
-    /// Database.sqliteVersion  // "3.40.1"
-    /// ```
-    public static var sqliteVersion: String { String(cString: sqlite3_libversion()) }
-
     /// How many `?` parameters one statement may bind (`SQLITE_LIMIT_VARIABLE_NUMBER`).
     /// ```swift
     /// db.maximumArguments  // 32766
     /// ```
     public var maximumArguments: Int {
-        connection.isClosed ? 0 : Int(sqlite3_limit(connection.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        connection.isClosed ? 0 : connection.maximumParameterCount
     }
-
-    /// The rowid of the most recent successful INSERT on this connection.
-    /// ```swift
-    /// try db.execute("INSERT INTO note(text) VALUES ('x')"); db.lastInsertRowID
-    /// ```
-    public var lastInsertRowID: Int64 { connection.isClosed ? 0 : sqlite3_last_insert_rowid(connection.handle) }
 
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
     ///
     /// ```swift
     /// db.changes
     /// ```
-    public var changes: Int { connection.isClosed ? 0 : Int(sqlite3_changes64(connection.handle)) }
+    public var changes: Int { connection.isClosed ? 0 : connection.changes }
 
     /// Rows changed by INSERT, UPDATE and DELETE since the database was opened.
     ///
     /// ```swift
     /// db.totalChanges
     /// ```
-    public var totalChanges: Int { connection.isClosed ? 0 : Int(sqlite3_total_changes64(connection.handle)) }
+    public var totalChanges: Int { connection.isClosed ? 0 : connection.totalChanges }
 
     /// Whether a transaction is open.
     ///
     /// ```swift
     /// db.isInTransaction  // false
     /// ```
-    public var isInTransaction: Bool { !connection.isClosed && sqlite3_get_autocommit(connection.handle) == 0 }
+    public var isInTransaction: Bool { !connection.isClosed && connection.isInTransaction }
 
     /// A cached prepared statement for one SQL statement, reset and ready to bind.
     ///
@@ -190,7 +127,7 @@ public final class Database {
     public func statement(_ sql: String) throws -> Statement {
         let statement = try connection.cachedStatement(sql)
         // Its writes to WITHOUT ROWID tables reach live instances at the next model call.
-        if sqlite3_stmt_readonly(statement.handle) == 0 { statement.reportsWrites = true }
+        if !statement.isReadOnly { statement.reportsWrites = true }
         return statement
     }
 

@@ -25,4 +25,10 @@ protocol SQLDialect: Sendable {
     var caseInsensitiveCollation: String { get }
     /// Whether ALTER TABLE can drop a column in place (else a rebuild is needed).
     var altersDropColumn: Bool { get }
+
+    // MARK: Migrations
+    /// The statement that records a migration in `table` (columns namespace, id, checksum, applied_at, keyed
+    /// by namespace and id), replacing an earlier record of the same migration; its four parameters bind
+    /// those columns in that order.
+    func migrationRecordUpsert(table: String) -> String
 }

@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 
 // After a statement or a commit: live instances are brought in line with the rows SQLite reported
@@ -96,10 +95,10 @@ extension Database {
             var rowIDNames: [String: String] = [:]
             for change in pending {
                 // After a failure, a reported insert or delete counts only if the row really is there or gone.
-                if verify && change.operation != SQLITE_UPDATE {
+                if verify && change.operation != .update {
                     let name = rowIDNames[change.table] ?? rowIDName(of: change.table)
                     rowIDNames[change.table] = name
-                    if rowExists(table: change.table, rowIDName: name, rowID: change.rowID) != (change.operation == SQLITE_INSERT) { continue }
+                    if rowExists(table: change.table, rowIDName: name, rowID: change.rowID) != (change.operation == .insert) { continue }
                 }
                 models.record(table: change.table, operation: change.operation, rowID: change.rowID, own: change.own)
                 // A join table's rows are no model's: the loaded @Siblings arrays over it are read again.
@@ -115,24 +114,24 @@ extension Database {
                     // Rows SQLite removes without telling: those an INSERT OR REPLACE (or UPDATE OR REPLACE)
                     // replaced through a UNIQUE index, and the old rowid of an UPDATE that changed it (the hook
                     // reports the new).
-                    if !change.own && ((change.operation != SQLITE_DELETE && models.mayReplace)
-                        || (change.operation == SQLITE_UPDATE && registry.table.keyIsRowID && registry.instance(rowID: change.rowID) == nil)) {
+                    if !change.own && ((change.operation != .delete && models.mayReplace)
+                        || (change.operation == .update && registry.table.keyIsRowID && registry.instance(rowID: change.rowID) == nil)) {
                         suspects.insert(ObjectIdentifier(registry))
                     }
                     // A row raw SQL inserted, or updated with no live instance to follow it, may be a child of
                     // any parent: the loaded arrays over its table are read again.
-                    if change.operation == SQLITE_INSERT && registry.hasParentArrays { childTypesWritten.insert(ObjectIdentifier(registry)) }
+                    if change.operation == .insert && registry.hasParentArrays { childTypesWritten.insert(ObjectIdentifier(registry)) }
                     if inTransaction && registry.hasParentArrays { models.childTypesWrittenInTransaction.insert(ObjectIdentifier(registry)) }
-                    if change.operation == SQLITE_INSERT, registry.table.selectsRowID {
+                    if change.operation == .insert, registry.table.selectsRowID {
                         moveReplacedInstance(registry: registry, rowID: change.rowID)
                         continue
                     }
                     guard let object = registry.instance(rowID: change.rowID) else {
-                        if change.operation == SQLITE_UPDATE && registry.hasParentArrays { childTypesWritten.insert(ObjectIdentifier(registry)) }
+                        if change.operation == .update && registry.hasParentArrays { childTypesWritten.insert(ObjectIdentifier(registry)) }
                         continue
                     }
-                    if (change.operation == SQLITE_DELETE && !verify)
-                        || (change.operation == SQLITE_UPDATE && registry.table.selectsRowID
+                    if (change.operation == .delete && !verify)
+                        || (change.operation == .update && registry.table.selectsRowID
                             && rowHasAnotherKey(change.rowID, than: object, registry: registry)) {
                         // Deleted, or re-keyed: the row the instance stood for now has another key (a row
                         // that took the old key meanwhile is not the instance's).
@@ -201,7 +200,7 @@ extension Database {
     /// table has no row IDs to report.
     private func recordSilentDelete(of object: ModelObject, registry: TypeRegistry) {
         guard !models.observers.isEmpty, registry.table.hasRowID, !object._isDeleted else { return }
-        models.record(table: registry.metadata.tableName, operation: SQLITE_DELETE, rowID: object._rowID)
+        models.record(table: registry.metadata.tableName, operation: .delete, rowID: object._rowID)
     }
 
     /// The name that reaches `table`'s rowid in SQL (``TableInfo/rowIDName``: `_rowid_` or `oid` when a

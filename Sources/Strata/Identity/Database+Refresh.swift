@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 
 // Refreshing one live instance from its row, merging other connections' commits, and following schema
@@ -126,11 +125,9 @@ extension Database {
     /// this handle last looked into its live instances. `PRAGMA data_version` tells whether anything was
     /// committed; which rows changed it does not say, so every live instance is re-read (merging).
     func mergeForeignCommits() throws {
-        let statement = try connection.cachedStatement(Connection.dataVersionSQL)
         let version: Int64
         do {
-            defer { statement.reset() }
-            version = try statement.step() ? statement.int64(at: 0) : 0
+            version = try connection.commitToken()
         } catch let error as DatabaseError where error.code.primary == .busy || error.code.primary == .locked {
             // The caller's own statement has not run yet: say what the wait was for, not which pragma waited.
             throw DatabaseError(code: error.code, message: "\(error.message): another connection held the database "
@@ -236,11 +233,10 @@ extension Database {
         if models.schemaVersion != -1 && version != models.schemaVersion { models.needsResync = true }
     }
 
-    /// `PRAGMA schema_version`, read directly (not through the raw-SQL path, which reconciles).
+    /// The connection's schema token (`PRAGMA schema_version` on SQLite), read directly (not through the
+    /// raw-SQL path, which reconciles).
     func schemaVersion() throws -> Int64 {
-        let statement = try connection.cachedStatement("PRAGMA schema_version")
-        defer { statement.reset() }
-        return try statement.step() ? statement.int64(at: 0) : -1
+        try connection.schemaToken()
     }
 }
 

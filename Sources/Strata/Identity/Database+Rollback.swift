@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 
 // After a rollback (of a transaction or a savepoint): live instances hold the database's values again,
@@ -263,7 +262,7 @@ extension Database {
         var deleted: Set<String> = [parent]
         if deleting {
             var last = ""
-            for change in models.pending where change.operation == SQLITE_DELETE && change.table != last {
+            for change in models.pending where change.operation == .delete && change.table != last {
                 last = change.table
                 deleted.insert(last.sqlFolded)
             }

@@ -1,4 +1,3 @@
-import CSQLite
 
 /// A database's model state: one ``TypeRegistry`` per model type, the rows changed since the last
 /// reconcile (from SQLite's update hook), the instances touched in the open transaction, and the
@@ -63,7 +62,7 @@ final class ModelContext {
 
     /// A row change reported by the update hook.
     struct PendingChange {
-        let operation: Int32
+        let operation: RowOperation
         let table: String
         let rowID: Int64
         /// Made by the library's own save/delete, which already updated the instance.
@@ -218,18 +217,18 @@ final class ModelContext {
 
     /// Records a change for observers (only while anyone observes). `own`: the library's own save, whose
     /// changed properties ``recordProperties(_:table:rowID:)`` reports.
-    func record(table: String, operation: Int32, rowID: Int64, own: Bool = false) {
+    func record(table: String, operation: RowOperation, rowID: Int64, own: Bool = false) {
         guard !observers.isEmpty else { return }
         let key = table.sqlFolded
         var change = transactionChanges[key] ?? newChange(table)
         switch operation {
-        case SQLITE_INSERT: change.insertedRowIDs.insert(rowID)
-        case SQLITE_DELETE:
+        case .insert: change.insertedRowIDs.insert(rowID)
+        case .delete:
             change.deletedRowIDs.insert(rowID)
             change.insertedRowIDs.remove(rowID)
             change.updatedRowIDs.remove(rowID)
             change.updatedProperties[rowID] = nil
-        default:
+        case .update:
             if !change.insertedRowIDs.contains(rowID) { change.updatedRowIDs.insert(rowID) }
             if !own {
                 // Raw SQL, a trigger or a cascade: which columns it changed is not known.

@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 
 /// Named migrations that run once each, in the order registered, beside automatic schema sync: for the
@@ -191,7 +190,7 @@ public struct Migrator: Sendable {
     /// for applied in try migrator.appliedMigrations(in: db) { print(applied.id, applied.appliedAt) }
     /// ```
     public func appliedMigrations(in db: Database) throws -> [AppliedMigration] {
-        guard try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", Migrator.tableName) == 1 else { return [] }
+        guard try db.containsTable(named: Migrator.tableName) else { return [] }
         return try db.rows("SELECT id, checksum, applied_at FROM \(SQL.quote(Migrator.tableName)) WHERE namespace = ? ORDER BY rowid", namespace).map { row in
             AppliedMigration(id: text(row["id"]) ?? "", checksum: text(row["checksum"]), appliedAt: text(row["applied_at"]) ?? "")
         }
@@ -210,7 +209,7 @@ public struct Migrator: Sendable {
         }
         let applied = try appliedMigrations(in: db)
         let appliedByID = Dictionary(applied.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let userVersion = try db.value(Int.self, "PRAGMA user_version") ?? 0
+        let userVersion = try db.userVersion()
         var problem: MigrationError?
         for migration in migrations {
             guard let record = appliedByID[migration.id], let now = migration.checksum, let then = record.checksum,
@@ -305,7 +304,7 @@ public struct Migrator: Sendable {
     /// say) applied it after the plan was made: that is checked again under the migration's write lock,
     /// so two processes migrating at once run each migration once.
     private func run(_ migration: Migration, in db: Database, progress: ((MigrationProgress) -> Void)?) throws -> Bool {
-        let foreignKeysOn = try db.value(Int.self, "PRAGMA foreign_keys") == 1
+        let foreignKeysOn = try db.foreignKeysEnabled()
         // Foreign keys are off while the migration runs (GRDB's way), unless it asks for `.immediate`: with
         // them on, a rebuild of a table others point at (create, copy, DROP, RENAME) either runs the
         // children's ON DELETE actions in its DROP TABLE, or, with checks deferred, fails at COMMIT with a
@@ -317,12 +316,12 @@ public struct Migrator: Sendable {
         // they are unless it asks for `.disabled`: each of its statements commits on its own.)
         let turnOff = foreignKeysOn && (migration.foreignKeyChecks == .disabled
                                         || (migration.foreignKeyChecks == .deferred && migration.inTransaction))
-        if turnOff { try db.execute("PRAGMA foreign_keys = OFF") }
+        if turnOff { try db.setForeignKeysEnabled(false) }
         // The connection's setting comes back, whatever the migration did (outside a transaction, its own
         // `PRAGMA foreign_keys` takes effect and would outlive it).
         defer {
-            if turnOff || !migration.inTransaction, (try? db.value(Int.self, "PRAGMA foreign_keys") == 1) != foreignKeysOn {
-                try? db.execute("PRAGMA foreign_keys = \(foreignKeysOn ? "ON" : "OFF")")
+            if turnOff || !migration.inTransaction, (try? db.foreignKeysEnabled()) != foreignKeysOn {
+                try? db.setForeignKeysEnabled(foreignKeysOn)
             }
         }
         let report = progress.map { progress in { (steps: Int) in progress(.working(id: migration.id, steps: steps)) } }
@@ -387,9 +386,9 @@ public struct Migrator: Sendable {
     /// the version reached.
     private func isApplied(_ migration: Migration, in db: Database) throws -> Bool {
         if case .userVersion(let version, _) = migration.body {
-            return try (db.value(Int.self, "PRAGMA user_version") ?? 0) >= version
+            return try db.userVersion() >= version
         }
-        guard try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", Migrator.tableName) == 1 else { return false }
+        guard try db.containsTable(named: Migrator.tableName) else { return false }
         return try db.value(Int.self, "SELECT count(*) FROM \(SQL.quote(Migrator.tableName)) WHERE namespace = ? AND id = ?", namespace, migration.id) == 1
     }
 
@@ -399,7 +398,7 @@ public struct Migrator: Sendable {
         case .sql(let sql): try db.execute(sql)
         case .userVersion(let version, let body):
             try body(db)
-            try db.execute("PRAGMA user_version = \(version)")
+            try db.setUserVersion(version)
         }
     }
 
@@ -407,15 +406,15 @@ public struct Migrator: Sendable {
         if case .userVersion = migration.body { return }   // user_version is the record
         try db.execute("CREATE TABLE IF NOT EXISTS \(SQL.quote(Migrator.tableName)) (namespace TEXT NOT NULL, id TEXT NOT NULL, checksum TEXT, applied_at TEXT NOT NULL, PRIMARY KEY (namespace, id))")
         let now = ISO8601DateFormatter().string(from: Date())
-        try db.execute("INSERT OR REPLACE INTO \(SQL.quote(Migrator.tableName)) (namespace, id, checksum, applied_at) VALUES (?, ?, ?, ?)",
+        try db.execute(db.connection.dialect.migrationRecordUpsert(table: Migrator.tableName),
                        namespace, migration.id, migration.checksum, now)
     }
 
     /// `PRAGMA foreign_key_check`, one text per violation ("book row 2 points at a missing row of author",
     /// with the foreign key's number, which `foreignKeyError` leaves out).
     private func foreignKeyViolations(in db: Database) throws -> [String] {
-        try db.rows("PRAGMA foreign_key_check").map { row in
-            "\(text(row["table"]) ?? "?") row \(row["rowid"].map { text($0) ?? "NULL" } ?? "?") points at a missing row of \(text(row["parent"]) ?? "?")\u{0}\(text(row["fkid"]) ?? "")"
+        try db.foreignKeyCheck().map { row in
+            "\(text(row.table) ?? "?") row \(row.rowID.map { text($0) ?? "NULL" } ?? "?") points at a missing row of \(text(row.parent) ?? "?")\u{0}\(text(row.foreignKeyID) ?? "")"
         }
     }
 
@@ -432,16 +431,15 @@ public struct Migrator: Sendable {
 
     /// Drops every table, view and trigger and resets `user_version`, in one transaction.
     private func erase(_ db: Database) throws {
-        let foreignKeysOn = try db.value(Int.self, "PRAGMA foreign_keys") == 1
-        if foreignKeysOn { try db.execute("PRAGMA foreign_keys = OFF") }
-        defer { if foreignKeysOn { try? db.execute("PRAGMA foreign_keys = ON") } }
+        let foreignKeysOn = try db.foreignKeysEnabled()
+        if foreignKeysOn { try db.setForeignKeysEnabled(false) }
+        defer { if foreignKeysOn { try? db.setForeignKeysEnabled(true) } }
         try db.transaction(.immediate) {
-            let objects = try db.rows("SELECT type, name FROM sqlite_master WHERE type IN ('view', 'table') AND name NOT LIKE 'sqlite_%'")
-            for object in objects {
-                let kind = text(object["type"]) == "view" ? "VIEW" : "TABLE"
-                try db.execute("DROP \(kind) IF EXISTS \(SQL.quote(text(object["name"]) ?? ""))")
+            for object in try db.tablesAndViews() {
+                let kind = object.isView ? "VIEW" : "TABLE"
+                try db.execute("DROP \(kind) IF EXISTS \(SQL.quote(object.name))")
             }
-            try db.execute("PRAGMA user_version = 0")
+            try db.setUserVersion(0)
         }
     }
 

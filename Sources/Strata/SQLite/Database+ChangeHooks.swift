@@ -47,7 +47,7 @@ extension Database {
                     models.ownRowID = Int64.min
                 }
                 if own && models.observers.isEmpty && !models.ownShared { return }
-                models.pending.append(.init(operation: operation, table: String(cString: table), rowID: rowID, own: own,
+                models.pending.append(.init(operation: RowOperation(updateHookCode: operation), table: String(cString: table), rowID: rowID, own: own,
                                             writer: own && models.ownShared ? models.ownRegistry : nil))
             }
         }, context)
@@ -286,4 +286,12 @@ func pragmaValueIsOn(_ value: String) -> Bool {
         return Int(value.prefix(while: { $0.isASCII && $0.isNumber })).map { $0 != 0 } ?? true
     }
     return ["on", "yes", "true", "full", "extra"].contains(value)
+}
+
+extension RowOperation {
+    /// The operation of an update-hook report (`SQLITE_INSERT`, `SQLITE_DELETE`, else `SQLITE_UPDATE`).
+    @inline(__always)
+    init(updateHookCode code: Int32) {
+        self = code == SQLITE_INSERT ? .insert : code == SQLITE_DELETE ? .delete : .update
+    }
 }

@@ -21,4 +21,9 @@ struct SQLiteDialect: SQLDialect {
 
     /// SQLite drops a column in place only when nothing refers to it; Strata rebuilds instead.
     var altersDropColumn: Bool { false }
+
+    // MARK: Migrations
+    func migrationRecordUpsert(table: String) -> String {
+        "INSERT OR REPLACE INTO \(quote(table)) (namespace, id, checksum, applied_at) VALUES (?, ?, ?, ?)"
+    }
 }

@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 
 /// One spelling of each JSON value, so that key-path conditions on JSON properties find the rows other
@@ -45,31 +44,6 @@ enum JSONCanonical {
         let base = wrapped ?? type
         guard base is any JSONColumnValue.Type else { return nil }
         return (base is any SetAlgebra.Type, wrapped != nil)
-    }
-
-    /// Adds ``functionName`` to a connection.
-    static func register(on db: OpaquePointer) {
-        sqlite3_create_function_v2(db, functionName, -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { context, count, values in
-            guard let values, count >= 1, let value = values[0] else { return sqlite3_result_null(context) }
-            let type = sqlite3_value_type(value)
-            let sorts = count >= 2 && values[1].map { sqlite3_value_int($0) != 0 } == true
-            let bytes: [UInt8]
-            switch type {
-            case SQLITE_TEXT, SQLITE_BLOB:
-                let start = type == SQLITE_TEXT ? sqlite3_value_text(value).map(UnsafeRawPointer.init) : sqlite3_value_blob(value)
-                let length = Int(sqlite3_value_bytes(value))
-                bytes = start.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
-            // A JSON number that a column of NUMERIC affinity (SQLAlchemy's `JSON`) stored as a number.
-            case SQLITE_INTEGER: bytes = Array(String(sqlite3_value_int64(value)).utf8)
-            case SQLITE_FLOAT where sqlite3_value_double(value).isFinite: bytes = Array("\(sqlite3_value_double(value))".utf8)
-            default: return sqlite3_result_value(context, value)
-            }
-            guard let text = JSONCanonical.text(bytes, sortingArray: sorts) else { return sqlite3_result_value(context, value) }
-            let utf8 = Array(text.utf8)
-            utf8.withUnsafeBytes { buffer in
-                sqlite3_result_text(context, buffer.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(buffer.count), SQLITE_TRANSIENT)
-            }
-        }, nil, nil, nil)
     }
 
     private struct Parser {
