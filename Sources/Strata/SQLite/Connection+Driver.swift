@@ -14,7 +14,7 @@ extension Connection: DriverConnection {
 
     /// `PRAGMA data_version`: changes when another connection commits to the file.
     func commitToken() throws -> Int64 {
-        let statement = try cachedStatement("PRAGMA data_version")
+        let statement = try cachedStatement(Connection.dataVersionSQL)
         defer { statement.reset() }
         return try statement.step() ? statement.int64(at: 0) : 0
     }
