@@ -290,6 +290,10 @@ private func makeItems(_ db: Database, _ names: [String]) throws -> [LiveItem] {
         #expect(item.insertedRowIDs == [4, 5])
         #expect(item.updatedRowIDs == [1, 3])
         #expect(item.deletedRowIDs == [2])
+        // The engine-neutral spellings name the same rows.
+        #expect(item.insertedRows == [.integer(4), .integer(5)])
+        #expect(item.updatedRows == [.integer(1), .integer(3)])
+        #expect(item.deletedRows == [.integer(2)])
         let other = try #require(changes.first { $0.table == "LiveOther" })
         #expect(other.insertedRowIDs == [1] && other.updatedRowIDs.isEmpty && other.deletedRowIDs.isEmpty)
         _ = observation
