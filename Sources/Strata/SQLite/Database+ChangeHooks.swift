@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 
 // SQLite's update, commit and rollback hooks and its authorizer: what tells the identity map which rows
-// and tables a statement changed or read (the change sink the engine boundary will name).
+// and tables a statement changed or read, told to the identity map through its ``ChangeSink`` methods.
 
 extension Database {
     /// Calls `observer` after each commit (or after each statement outside a transaction) with the rows
@@ -32,23 +32,8 @@ extension Database {
             // database is another table.
             guard isMainOrTemp(database) else { return }
             // No retain: the context outlives its connection's hooks (see above).
-            Unmanaged<ModelContext>.fromOpaque(context)._withUnsafeGuaranteedRef { models in
-                models.changeCount &+= 1
-                // Only the very row the library is writing is "own" (its instance is already up to date),
-                // by the kind of change the library makes; rows that cascades and triggers change through it
-                // are handled like any other write. The first change to that row only: a trigger writing the
-                // same row again is a foreign change.
-                var own = false
-                if models.ownWrite && (operation == SQLITE_INSERT) == models.ownInsert
-                    && (models.ownAnyRow || rowID == models.ownRowID)
-                    && models.ownTable.map({ sameIdentifier($0, table) }) == true {
-                    own = true
-                    models.ownAnyRow = false
-                    models.ownRowID = Int64.min
-                }
-                if own && models.observers.isEmpty && !models.ownShared { return }
-                models.pending.append(.init(operation: RowOperation(updateHookCode: operation), table: String(cString: table), rowID: rowID, own: own,
-                                            writer: own && models.ownShared ? models.ownRegistry : nil))
+            Unmanaged<ModelContext>.fromOpaque(context)._withUnsafeGuaranteedRef {
+                $0.rowChanged(RowOperation(updateHookCode: operation), table: table, rowID: rowID)
             }
         }, context)
         // `DELETE FROM t` without WHERE uses the truncate optimization, which skips the update hook.
@@ -111,26 +96,12 @@ extension Database {
         }, context)
         sqlite3_commit_hook(connection.handle, { context in
             guard let context else { return 0 }
-            let models = Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue()
-            models.committed = true
-            models.transactionMerged = false
-            models.pendingCommitted = models.pending.count
-            if !models.savepoints.isEmpty { models.savepoints.removeAll() }
+            Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue().willCommit()
             return 0
         }, context)
         sqlite3_rollback_hook(connection.handle, { context in
             guard let context else { return }
-            let models = Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue()
-            models.rolledBack = true
-            models.transactionMerged = false
-            // What the rolled-back transaction wrote is dropped now: changes reported after this (a statement
-            // SQLite re-prepares after a schema change rolls back its implicit transaction, then runs and
-            // commits; a script goes on after its ROLLBACK) are real, and delivered when they commit.
-            // (Those a commit hook saw before, of an earlier transaction of the same script, stay.)
-            if models.pending.count > models.pendingCommitted { models.pending.removeSubrange(models.pendingCommitted...) }
-            if !models.transactionChanges.isEmpty { models.transactionChanges.removeAll() }
-            models.silentWrites = false
-            if !models.savepoints.isEmpty { models.savepoints.removeAll() }
+            Unmanaged<ModelContext>.fromOpaque(context).takeUnretainedValue().didRollBack()
         }, context)
         connection.savepointStatement = { [weak self] statement, ran in self?.savepointStatement(statement, ran: ran) }
     }
@@ -259,23 +230,6 @@ private func noteWriteTarget(_ models: ModelContext, _ table: UnsafePointer<CCha
 func isMainOrTemp(_ name: UnsafePointer<CChar>) -> Bool {
     (name[0] == 0x6D && name[1] == 0x61 && name[2] == 0x69 && name[3] == 0x6E && name[4] == 0)       // "main"
         || (name[0] == 0x74 && name[1] == 0x65 && name[2] == 0x6D && name[3] == 0x70 && name[4] == 0) // "temp"
-}
-
-/// Whether two table names are the same to SQLite, as `sqlite3_stricmp` decides: ASCII letters compare
-/// without case, every other byte as it is. Inline, because the update hook asks it for every row written.
-@inline(__always)
-func sameIdentifier(_ a: UnsafePointer<CChar>, _ b: UnsafePointer<CChar>) -> Bool {
-    var i = 0
-    while true {
-        let x = UInt8(bitPattern: a[i]), y = UInt8(bitPattern: b[i])
-        if x != y {
-            let foldedX = x &- 65 < 26 ? x | 0x20 : x, foldedY = y &- 65 < 26 ? y | 0x20 : y
-            if foldedX != foldedY { return false }
-        } else if x == 0 {
-            return true
-        }
-        i += 1
-    }
 }
 
 /// Whether SQLite reads a boolean pragma's value as on: `on`, `yes`, `true`, `full`, `extra` or a number
