@@ -25,4 +25,8 @@ protocol SQLDialect: Sendable {
     var caseInsensitiveCollation: String { get }
     /// Whether ALTER TABLE can drop a column in place (else a rebuild is needed).
     var altersDropColumn: Bool { get }
+
+    // MARK: Schema sync
+    /// Whether ALTER TABLE can rename a column in place (`RENAME COLUMN`).
+    var altersRenameColumn: Bool { get }
 }
