@@ -13,8 +13,8 @@ extension Connection {
 }
 
 extension Statement {
-    /// The declared type of a result column that is a table's column (`sqlite3_column_decltype`): nil for
-    /// an expression, or a column declared without a type.
+    /// The declared type of a result column that is a table's column (`sqlite3_column_decltype`); nil when
+    /// SQLite reports none (an expression, say).
     func declaredType(at index: Int32) -> String? {
         sqlite3_column_decltype(handle, index).map { String(cString: $0) }
     }
