@@ -1,7 +1,8 @@
 import Strata
 
 /// The tables of a database as SQLite's `sqlite_master` and `PRAGMA table_xinfo` / `index_list` /
-/// `index_xinfo` describe them, read with plain queries (nothing is written).
+/// `index_xinfo` describe them, read through the library's schema introspector (the one piece of code
+/// that reads a schema; nothing is written).
 ///
 /// ```swift
 /// var configuration = Database.Configuration()
@@ -51,21 +52,17 @@ public struct DatabaseSchema: Sendable, Encodable {
     /// schema.tables[0].rowCount   // 3
     /// ```
     public init(reading db: Database, countingRows: Bool = false, samplingValues: Bool = true) throws {
-        let master = try db.rows("""
-            SELECT type, name, sql FROM sqlite_master
-            WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
-            ORDER BY name COLLATE NOCASE, name
-            """)
+        let master = try db.introspector.tablesAndViews()
         var tables: [TableSchema] = [], views: [String] = [], viewTables: [TableSchema] = []
-        for row in master {
-            let name = row["name"]?.schemaText ?? ""
-            var table = try TableSchema(reading: name, sql: row["sql"]?.schemaText ?? "", in: db, countingRows: countingRows)
+        for entry in master {
+            let name = entry.name
+            var table = try TableSchema(reading: name, sql: entry.sql ?? "", in: db, countingRows: countingRows)
             if samplingValues && !table.isVirtual && table.problem == nil { table.sampleValues(in: db) }
-            if row["type"]?.schemaText == "view" {
+            if entry.type == "view" {
                 views.append(name)
                 var view = table
                 view.isView = true
-                view.sql = row["sql"]?.schemaText ?? ""
+                view.sql = entry.sql ?? ""
                 viewTables.append(view)
             } else {
                 tables.append(table)
@@ -227,36 +224,28 @@ public struct TableSchema: Sendable, Encodable {
     /// let table = try TableSchema(reading: "note", sql: "CREATE TABLE note(id INTEGER PRIMARY KEY)", in: db)
     /// ```
     public init(reading name: String, sql: String, in db: Database, countingRows: Bool = false) throws {
-        let upper = sql.uppercased()
-        let isVirtual = upper.hasPrefix("CREATE VIRTUAL")
-        // Table options (WITHOUT ROWID, STRICT) follow the closing parenthesis of the column list.
-        let options = sql.lastIndex(of: ")").map { String(sql[sql.index(after: $0)...]) } ?? ""
-        let words = options.uppercased().split { !$0.isLetter }.joined(separator: " ")
+        // Read through the library's introspector (the schema is read by one piece of code); the options
+        // and the module come from `sql` as given.
+        let isVirtual = TableInfo.isVirtualTable(sql)
+        let options = TableInfo.tableOptions(sql)
         var columns: [ColumnSchema] = [], indices: [IndexSchema] = [], foreignKeys: [ForeignKeySchema] = [], problem: String?
         do {
-            columns = try db.rows("SELECT name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?)", name).map {
-                ColumnSchema(name: $0["name"]?.schemaText ?? "", declaredType: $0["type"]?.schemaText ?? "",
-                             notNull: $0["notnull"]?.schemaInteger == 1, defaultSQL: $0["dflt_value"]?.schemaText,
-                             primaryKeyPosition: Int($0["pk"]?.schemaInteger ?? 0), hidden: Int($0["hidden"]?.schemaInteger ?? 0))
-            }
-            for entry in try db.rows("SELECT name, \"unique\", origin, partial FROM pragma_index_list(?)", name) {
-                let indexName = entry["name"]?.schemaText ?? ""
-                var keys: [String?] = [], descending: [Bool] = []
-                for key in try db.rows("SELECT cid, name, \"desc\" FROM pragma_index_xinfo(?) WHERE \"key\" = 1 ORDER BY seqno", indexName) {
-                    keys.append(key["cid"]?.schemaInteger == -2 ? nil : key["name"]?.schemaText)
-                    descending.append(key["desc"]?.schemaInteger == 1)
+            if let info = try db.introspector.table(name) {
+                columns = info.columns.map {
+                    ColumnSchema(name: $0.name, declaredType: $0.declaredType, notNull: $0.notNull, defaultSQL: $0.defaultSQL,
+                                 primaryKeyPosition: $0.primaryKeyPosition, hidden: $0.hidden)
                 }
-                indices.append(IndexSchema(name: indexName, columns: keys, descending: descending,
-                                           unique: entry["unique"]?.schemaInteger == 1, origin: entry["origin"]?.schemaText ?? "c",
-                                           partial: entry["partial"]?.schemaInteger == 1))
-            }
-            indices.sort { $0.name < $1.name }
-            let keys = try db.rows("SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?) ORDER BY id, seq", name)
-            for key in keys {
-                let id = key["id"]?.schemaInteger
-                guard keys.filter({ $0["id"]?.schemaInteger == id }).count == 1 else { continue }   // single-column keys only
-                foreignKeys.append(ForeignKeySchema(column: key["from"]?.schemaText ?? "", table: key["table"]?.schemaText ?? "",
-                                                    parentColumn: key["to"]?.schemaText))
+                indices = info.indices.map {
+                    IndexSchema(name: $0.name, columns: $0.columns, descending: $0.descending, unique: $0.unique,
+                                origin: $0.origin, partial: $0.partial)
+                }
+                indices.sort { $0.name < $1.name }
+                // Single-column keys only: a key's columns come in a run, the first at sequence 0.
+                var keys: [[ForeignKeyInfo]] = []
+                for key in info.foreignKeys {
+                    if key.sequence == 0 || keys.isEmpty { keys.append([key]) } else { keys[keys.count - 1].append(key) }
+                }
+                foreignKeys = keys.filter { $0.count == 1 }.map { ForeignKeySchema(column: $0[0].from, table: $0[0].table, parentColumn: $0[0].to) }
             }
         } catch {
             problem = "\(error)"
@@ -267,14 +256,11 @@ public struct TableSchema: Sendable, Encodable {
             rowCount = try db.value(Int64.self, "SELECT count(*) FROM " + SwiftSource.quoteSQL(name))
         }
         self.init(name: name, columns: columns, indices: indices,
-                  withoutRowID: !isVirtual && " \(words) ".contains(" WITHOUT ROWID "),
-                  strict: !isVirtual && " \(words) ".contains(" STRICT "),
+                  withoutRowID: !isVirtual && options.contains("WITHOUTROWID"),
+                  strict: !isVirtual && options.contains("STRICT"),
                   isVirtual: isVirtual, rowCount: rowCount, problem: problem)
         self.foreignKeys = foreignKeys
-        if isVirtual {
-            let tokens = SQLTokenizer.tokens(sql).filter { $0.kind != .space }
-            module = tokens.firstIndex { $0.isKeyword("USING") }.flatMap { $0 + 1 < tokens.count ? tokens[$0 + 1].identifier?.lowercased() : nil }
-        }
+        if isVirtual { module = SchemaCatalog.module(of: sql) }
     }
 
     /// Counts the storage classes (`typeof`) of each column over the first 10,000 rows, into

@@ -94,9 +94,9 @@ public struct SchemaDiff: Sendable {
     /// `sqlite_master` SQL by kind and lowercased name (automatic indices, which have none, left out).
     private static func objects(_ db: Database) throws -> [String: [String: String]] {
         var result: [String: [String: String]] = [:]
-        for row in try db.rows("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'") {
-            guard case .text(let type) = row["type"], case .text(let name) = row["name"], case .text(let sql) = row["sql"] else { continue }
-            result[type, default: [:]][name.lowercased()] = sql
+        for entry in try db.introspector.storedStatements() {
+            guard let sql = entry.sql else { continue }
+            result[entry.type, default: [:]][entry.name.lowercased()] = sql
         }
         return result
     }

@@ -55,11 +55,10 @@ struct InspectDetails: Encodable {
 
     init(reading db: Database) throws {
         func text(_ value: SQLValue?) -> String? { if case .text(let text) = value { text } else { nil } }
-        userVersion = try db.value(Int.self, "PRAGMA user_version") ?? 0
-        triggers = try db.rows("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name").map {
-            Trigger(name: text($0["name"]) ?? "", table: text($0["tbl_name"]) ?? "", sql: text($0["sql"]) ?? "")
-        }
-        let hasMigrations = try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", Migrator.tableName) == 1
+        // (The catalog and user_version are read through the library's schema introspector.)
+        userVersion = try db.introspector.userVersion()
+        triggers = try db.introspector.triggers().map { Trigger(name: $0.name, table: $0.table, sql: $0.sql ?? "") }
+        let hasMigrations = try db.introspector.hasTable(named: Migrator.tableName)
         migrations = hasMigrations ? try db.rows("SELECT namespace, id, checksum, applied_at FROM \(Migrator.tableName) ORDER BY rowid").map {
             AppliedMigration(namespace: text($0["namespace"]) ?? "", id: text($0["id"]) ?? "", checksum: text($0["checksum"]), appliedAt: text($0["applied_at"]) ?? "")
         } : []

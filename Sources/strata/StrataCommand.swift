@@ -72,7 +72,7 @@ func openReadOnly(_ path: String) throws -> Database {
     }
     let db = try Database(path: path, configuration: configuration)
     do {
-        try db.execute("PRAGMA query_only = ON")
+        try db.refuseWrites()   // PRAGMA query_only
     } catch {
         try? db.close()
         throw error

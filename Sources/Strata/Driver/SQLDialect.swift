@@ -31,4 +31,8 @@ protocol SQLDialect: Sendable {
     /// by namespace and id), replacing an earlier record of the same migration; its four parameters bind
     /// those columns in that order.
     func migrationRecordUpsert(table: String) -> String
+
+    // MARK: Schema sync
+    /// Whether ALTER TABLE can rename a column in place (`RENAME COLUMN`).
+    var altersRenameColumn: Bool { get }
 }

@@ -13,4 +13,46 @@ protocol SchemaIntrospector {
     func tableNames() throws -> [String]
     /// One table or view, or nil when there is none of that name.
     func table(_ name: String) throws -> TableInfo?
+
+    // MARK: Schema sync and failure diagnoses
+    /// The index of a name, on whichever table (compared case-insensitively, as identifiers are); nil when
+    /// there is none.
+    func index(named name: String) throws -> CatalogIndex?
+    /// The unique indices of `table` with their key parts; read on the error path only, so a read that
+    /// fails gives what it found (empty when nothing could be read).
+    func uniqueIndices(of table: String) -> [UniqueIndexKeys]
+    /// The foreign keys of every table that point at `parent` (compared case-insensitively), one per
+    /// constraint, by child table and key; empty when they cannot be read.
+    func foreignKeys(referencing parent: String) -> [ReferencingKey]
+    /// The primary key columns of `table`, in key order; empty when it has none or cannot be read.
+    func primaryKeyColumnNames(of table: String) -> [String]
+}
+
+// MARK: Schema sync and failure diagnoses
+
+/// An index as the catalog names it: its table, its `CREATE INDEX` statement (nil for a constraint's
+/// automatic index) and its name as stored.
+struct CatalogIndex {
+    let table: String
+    let sql: String?
+    let name: String
+}
+
+/// A unique index of a table, as a constraint failure's diagnosis needs it: its key parts (a column, or nil
+/// for an expression) with their collating sequences, whether it is partial, and its `CREATE INDEX`
+/// statement (nil for a constraint's automatic index).
+struct UniqueIndexKeys {
+    let name: String
+    let partial: Bool
+    let sql: String?
+    let keys: [(column: String?, collation: String)]
+}
+
+/// A foreign key of a table (`child`) that points at another (or the same) table, one per constraint:
+/// its columns, the parent's columns (empty: the parent's primary key) and its ON DELETE action, uppercased.
+struct ReferencingKey {
+    let child: String
+    let from: [String]
+    let to: [String]
+    let onDelete: String
 }

@@ -28,8 +28,8 @@ extension Database {
         // Each level is a set of rows: `FROM <table> <clause>`, the root's parameters bound once.
         func visit(_ parent: String, clause: String, depth: Int) {
             guard depth < 8, holders.count < 3 else { return }
-            for fk in referencingKeys(to: parent) {
-                let parentColumns = fk.to.isEmpty ? primaryKeyColumns(of: parent) : fk.to
+            for fk in introspector.foreignKeys(referencing: parent) {
+                let parentColumns = fk.to.isEmpty ? introspector.primaryKeyColumnNames(of: parent) : fk.to
                 guard parentColumns.count == fk.from.count else { continue }
                 let from = "(" + fk.from.map(SQL.quote).joined(separator: ", ") + ")"
                 let rows = "WHERE \(from) IN (SELECT \(parentColumns.map(SQL.quote).joined(separator: ", ")) FROM \(SQL.quote(parent)) \(clause))"
@@ -55,44 +55,11 @@ extension Database {
                              argumentsArePublic: error.argumentsArePublic)
     }
 
-    /// The foreign keys of other tables (or the same) that point at `parent`, one per constraint.
-    private func referencingKeys(to parent: String) -> [(child: String, from: [String], to: [String], onDelete: String)] {
-        let sql = """
-            SELECT m.name, f.id, f."from", f."to", f.on_delete FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f
-            WHERE m.type = 'table' AND f."table" = ? COLLATE NOCASE ORDER BY m.name, f.id, f.seq
-            """
-        guard let statement = try? connection.prepare(sql) else { return [] }
-        defer { statement.finalize() }
-        guard (try? statement.bind(values: [.text(parent)])) != nil else { return [] }
-        var keys: [(child: String, id: Int64, from: [String], to: [String], onDelete: String)] = []
-        while (try? statement.step()) == true {
-            let child = statement.string(at: 0), id = statement.int64(at: 1)
-            let to = statement.isNull(at: 3) ? nil : statement.string(at: 3)
-            if let last = keys.last, last.child == child, last.id == id {
-                keys[keys.count - 1].from.append(statement.string(at: 2))
-                if let to { keys[keys.count - 1].to.append(to) }
-            } else {
-                keys.append((child, id, [statement.string(at: 2)], to.map { [$0] } ?? [], statement.string(at: 4).uppercased()))
-            }
-        }
-        return keys.map { ($0.child, $0.from, $0.to, $0.onDelete) }
-    }
-
     /// The count a `SELECT count(*)` whose parameters are the root clause's finds; nil when it fails.
     private func countRows(_ sql: String, bind: (Statement) throws -> Void) -> Int64? {
         guard let statement = try? connection.prepare(sql) else { return nil }
         defer { statement.finalize() }
         guard (try? bind(statement)) != nil, (try? statement.step()) == true else { return nil }
         return statement.int64(at: 0)
-    }
-
-    /// The primary key columns of `table`, in key order (what a foreign key without a column list names).
-    private func primaryKeyColumns(of table: String) -> [String] {
-        guard let statement = try? connection.prepare("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk") else { return [] }
-        defer { statement.finalize() }
-        guard (try? statement.bind(values: [.text(table)])) != nil else { return [] }
-        var names: [String] = []
-        while (try? statement.step()) == true { names.append(statement.string(at: 0)) }
-        return names
     }
 }

@@ -114,29 +114,13 @@ extension Database {
     /// The unique indices of `table`: their key parts (a column, or an expression's text from the CREATE
     /// INDEX statement) with collating sequences, and the WHERE of a partial one.
     private func uniqueIndices(of table: String) -> [(name: String, keys: [(column: String?, expression: String?, collation: String)], predicate: String?)] {
-        guard let list = try? connection.prepare("""
-            SELECT il.name, il.partial, m.sql FROM pragma_index_list(?) AS il LEFT JOIN sqlite_master AS m ON m.type = 'index' AND m.name = il.name
-            WHERE il."unique"
-            """) else { return [] }
-        defer { list.finalize() }
-        guard (try? list.bind(values: [.text(table)])) != nil else { return [] }
-        var listed: [(name: String, partial: Bool, sql: String?)] = []
-        while (try? list.step()) == true {
-            listed.append((list.string(at: 0), list.int64(at: 1) != 0, list.isNull(at: 2) ? nil : list.string(at: 2)))
-        }
-        guard let info = try? connection.prepare("SELECT cid, name, coll FROM pragma_index_xinfo(?) WHERE \"key\" ORDER BY seqno") else { return [] }
-        defer { info.finalize() }
         var indices: [(name: String, keys: [(column: String?, expression: String?, collation: String)], predicate: String?)] = []
-        for index in listed {
-            guard (try? info.bind(values: [.text(index.name)])) != nil else { continue }
+        for index in introspector.uniqueIndices(of: table) {
             let expressions = index.sql.map(Self.keyExpressions) ?? []
-            var keys: [(column: String?, expression: String?, collation: String)] = []
-            while (try? info.step()) == true {
-                let position = keys.count
-                let expression = position < expressions.count ? expressions[position] : nil
-                keys.append(info.int64(at: 0) >= 0 ? (info.string(at: 1), nil, info.string(at: 2)) : (nil, expression, info.string(at: 2)))
+            let keys = index.keys.enumerated().map { position, key -> (column: String?, expression: String?, collation: String) in
+                key.column != nil ? (key.column, nil, key.collation)
+                    : (nil, position < expressions.count ? expressions[position] : nil, key.collation)
             }
-            info.reset()
             // A partial index whose WHERE cannot be read is left out: any row with the same values is not
             // necessarily the one it covers.
             let predicate = index.partial ? index.sql.flatMap(Self.whereClause) : nil

@@ -1,11 +1,12 @@
 /// Reads a SQLite database's schema (`sqlite_master` and the `pragma_*` table functions) into
 /// ``TableInfo`` values, through the connection's schema catalog (read once per schema version).
+/// (`package`: StrataTools reads the schema through it.)
 ///
 /// ```swift
 /// let introspector = SQLiteIntrospector(connection)
 /// let info = try introspector.table("user")
 /// ```
-struct SQLiteIntrospector: SchemaIntrospector {
+package struct SQLiteIntrospector: SchemaIntrospector {
     let connection: Connection
 
     init(_ connection: Connection) { self.connection = connection }
@@ -15,7 +16,7 @@ struct SQLiteIntrospector: SchemaIntrospector {
         return catalog.tables.values.map(\.name).sorted()
     }
 
-    func table(_ name: String) throws -> TableInfo? {
+    package func table(_ name: String) throws -> TableInfo? {
         try TableInfo.read(name, in: connection, views: true)
     }
 }

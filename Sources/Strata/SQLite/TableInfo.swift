@@ -1,14 +1,14 @@
 /// A column as `PRAGMA table_xinfo` describes it.
-struct ColumnInfo {
-    let name: String
-    let declaredType: String
-    let notNull: Bool
+package struct ColumnInfo {
+    package let name: String
+    package let declaredType: String
+    package let notNull: Bool
     /// The default as raw SQL text (`NULL`, `'x'`, `0`, `CURRENT_TIMESTAMP`, ...), nil when none.
-    let defaultSQL: String?
+    package let defaultSQL: String?
     /// 1-based position in the primary key, 0 when not part of it.
-    let primaryKeyPosition: Int
+    package let primaryKeyPosition: Int
     /// 0 normal, 1 hidden (virtual tables), 2 virtual generated, 3 stored generated.
-    let hidden: Int
+    package let hidden: Int
     /// Whether the column belongs to a STRICT table, where `ANY` means no affinity (values are stored as
     /// given) instead of NUMERIC as elsewhere (https://www.sqlite.org/stricttables.html).
     var inStrictTable = false
@@ -26,15 +26,15 @@ struct ColumnInfo {
 }
 
 /// An index as `PRAGMA index_list` and `index_xinfo` describe it.
-struct IndexInfo {
-    let name: String
-    let unique: Bool
+package struct IndexInfo {
+    package let name: String
+    package let unique: Bool
     /// `c` (CREATE INDEX), `u` (UNIQUE constraint) or `pk`.
-    let origin: String
-    let partial: Bool
+    package let origin: String
+    package let partial: Bool
     /// Key columns in order; nil for an expression.
-    let columns: [String?]
-    let descending: [Bool]
+    package let columns: [String?]
+    package let descending: [Bool]
     /// Whether its CREATE INDEX names a collating sequence (`name COLLATE NOCASE`): the index then does
     /// not order by the columns' own collations.
     var hasExplicitCollation = false
@@ -48,28 +48,29 @@ struct IndexInfo {
 }
 
 /// A foreign key as `PRAGMA foreign_key_list` describes it (one row per column).
-struct ForeignKeyInfo {
+package struct ForeignKeyInfo {
     /// The column in this table.
-    let from: String
+    package let from: String
     /// The parent table.
-    let table: String
+    package let table: String
     /// `ON DELETE` (`NO ACTION` when none was declared).
     var onDelete = "NO ACTION"
     /// The parent column (nil: the parent's primary key, its `sequence`th column).
-    var to: String?
+    package var to: String?
     /// The column's place in a composite foreign key (0 for a single column).
-    var sequence = 0
+    package var sequence = 0
 }
 
-/// A table's (or view's) schema as SQLite reports it.
-struct TableInfo {
-    let name: String
-    let columns: [ColumnInfo]
-    let indices: [IndexInfo]
+/// A table's (or view's) schema as SQLite reports it (`package`: StrataTools reads it through
+/// ``SQLiteIntrospector``).
+package struct TableInfo {
+    package let name: String
+    package let columns: [ColumnInfo]
+    package let indices: [IndexInfo]
     let withoutRowID: Bool
     /// A STRICT table: a column's declared type must be INT, INTEGER, REAL, TEXT, BLOB or ANY.
     var isStrict = false
-    var foreignKeys: [ForeignKeyInfo] = []
+    package var foreignKeys: [ForeignKeyInfo] = []
     /// A view rather than a table.
     var isView = false
     /// A view with INSTEAD OF triggers, which makes it writable.
@@ -164,7 +165,7 @@ struct TableInfo {
     /// are skipped: SQLite stores one written before the statement's end, and a parenthesis in it
     /// (`) WITHOUT ROWID /* (code) */`) is not the list's end. A statement that mentions neither word (the
     /// usual case) is not split into tokens.
-    static func tableOptions(_ createSQL: String) -> String {
+    package static func tableOptions(_ createSQL: String) -> String {
         guard SQL.mentions(createSQL, "without") || SQL.mentions(createSQL, "strict") else { return "" }
         let tokens = SQLTokenizer.tokens(createSQL)
         guard let open = tokens.firstIndex(where: { $0.isPunctuation("(") }) else { return "" }
@@ -274,7 +275,7 @@ struct TableInfo {
     }
 
     /// Whether a table's `CREATE` statement (as `sqlite_master` keeps it) makes a virtual table.
-    static func isVirtualTable(_ createSQL: String) -> Bool {
+    package static func isVirtualTable(_ createSQL: String) -> Bool {
         SQL.mentions(createSQL, "virtual")
             && createSQL.prefix(64).split(whereSeparator: { $0.isWhitespace }).dropFirst().first?.uppercased() == "VIRTUAL"
     }
@@ -352,7 +353,7 @@ struct TableSQL {
 
 /// The rows of `sqlite_master` a schema read needs, read in one scan and kept per connection until
 /// `PRAGMA schema_version` changes.
-final class SchemaCatalog {
+package final class SchemaCatalog {
     let version: Int64
     /// Tables and views by lowercased name (SQLite compares names case-insensitively).
     var tables: [String: (name: String, sql: String, isView: Bool, lowercasedName: String)] = [:]
@@ -395,7 +396,7 @@ final class SchemaCatalog {
     }
 
     /// The module a `CREATE VIRTUAL TABLE` statement names, lowercased.
-    static func module(of createSQL: String) -> String? {
+    package static func module(of createSQL: String) -> String? {
         let tokens = SQLTokenizer.tokens(createSQL).filter { $0.kind != .space }
         guard let using = tokens.firstIndex(where: { $0.isKeyword("USING") }), using + 1 < tokens.count else { return nil }
         return tokens[using + 1].identifier?.lowercased()

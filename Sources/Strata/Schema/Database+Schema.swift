@@ -1,5 +1,3 @@
-import CSQLite
-
 extension Database {
     /// What schema sync would do for `type` now, without changing anything (a dry run).
     /// Throws a ``SchemaError`` when sync cannot make the table fit the model. Renames and rebuilds the
@@ -240,7 +238,7 @@ extension Database {
             // A pool reader: the writer syncs, then this handle reads the table it made. A read that began
             // before cannot see it in its snapshot: it is run again (``DatabasePool``).
             try schemaWriter(metadata.type)
-            if sqlite3_txn_state(connection.handle, "main") != SQLITE_TXN_NONE {
+            if connection.holdsSnapshot {
                 models.needsFreshSnapshot = true
                 throw SnapshotTooOld()
             }
@@ -460,7 +458,7 @@ extension Database {
         if let known = models.joinColumnsUntyped[cacheKey] { return known }
         guard let statement = try? connection.prepare("SELECT \(SQL.quote(column)) FROM \(SQL.quote(table)) LIMIT 0") else { return false }
         defer { statement.finalize() }
-        let declared = sqlite3_column_decltype(statement.handle, 0).map { String(cString: $0) } ?? ""
+        let declared = statement.declaredType(at: 0) ?? ""
         // `ANY` in a STRICT table has no affinity either (elsewhere it is NUMERIC); the catalog is read untraced.
         var untyped = Affinity(declaredType: declared) == .blob
         if !untyped && declared.uppercased() == "ANY" {
@@ -474,29 +472,11 @@ extension Database {
         return untyped
     }
 
-    /// Runs the plan in a transaction. A rebuild also needs foreign keys off for the whole transaction
-    /// (else DROP TABLE fires ON DELETE actions on child rows, pitfall 21), and `PRAGMA foreign_keys` is a
-    /// silent no-op inside one (pitfall 20): it is turned off before BEGIN and restored after the end.
+    /// Runs the plan in a transaction; a rebuild's with the connection settings it needs around it
+    /// (``withRebuildSettings(for:_:)``, which turns foreign keys off before BEGIN and restores them after the end).
     private func apply(_ planner: SchemaPlanner, rebuilding: Bool) throws -> SchemaPlan {
         guard rebuilding else { return try transaction(.immediate) { try run(planner) } }
-        let foreignKeys = try value(Int64.self, "PRAGMA foreign_keys") == 1
-        if foreignKeys && isInTransaction {
-            throw SchemaError(
-                model: planner.metadata.typeName, table: planner.metadata.tableName, column: nil,
-                found: "a table rebuild requested inside an open transaction, with foreign keys on",
-                expected: "no open transaction, so that foreign keys can be turned off for the rebuild",
-                remedy: isPoolWriter
-                    // Inside a pool every write is a transaction: the pool's own sync runs outside one.
-                    ? "Sync before the write: call `try pool.syncSchema(\(planner.metadata.typeName).self)` (or `try await pool.syncSchema(\(planner.metadata.typeName).self)`) at startup, outside `pool.write`, whose closure always runs in a transaction."
-                    : "Sync before the transaction begins: call `try db.syncSchema(\(planner.metadata.typeName).self)` first.")
-        }
-        let legacyAlter = try value(Int64.self, "PRAGMA legacy_alter_table") ?? 0
-        if foreignKeys { try connection.execute("PRAGMA foreign_keys = OFF") }
-        let result = Result { try transaction(.immediate) { try run(planner) } }
-        // Connection settings outlive the transaction: restore both, whether it committed or not.
-        try connection.execute("PRAGMA legacy_alter_table = \(legacyAlter == 0 ? "OFF" : "ON")")
-        if foreignKeys { try connection.execute("PRAGMA foreign_keys = ON") }
-        return try result.get()
+        return try withRebuildSettings(for: planner.metadata) { try transaction(.immediate) { try run(planner) } }
     }
 
     /// Plans again under the write lock (another connection may have changed the table meanwhile) and runs
@@ -513,7 +493,7 @@ extension Database {
             ran += renames
             plan = try planner.plan(in: connection)
         }
-        let foreignKeysOn = try value(Int64.self, "PRAGMA foreign_keys") == 1
+        let foreignKeysOn = try enforcesForeignKeys()
         if plan.rebuildsTable && foreignKeysOn {
             throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil,
                               found: "foreign keys on", expected: "foreign keys off for a table rebuild",

@@ -1,5 +1,3 @@
-import CSQLite
-
 /// How a model maps onto its table as it is: the SQL of the model's statements and the stored format of
 /// each column, found once per sync.
 final class TableMapping {

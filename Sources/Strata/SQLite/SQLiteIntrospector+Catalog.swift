@@ -1,0 +1,70 @@
+// What StrataTools (`inspect`, `diff`, `generate`) and the `strata` command read of a SQLite catalog besides
+// each table's ``TableInfo``: the tables and views, the stored SQL of every object, the triggers and the
+// `user_version` number. `package`: those modules read the schema through this one introspector.
+
+extension SQLiteIntrospector {
+    /// One object of the catalog (`sqlite_master`): its type (`table`, `view`, `index` or `trigger`), name,
+    /// table, and the statement that made it (nil for an automatic index).
+    package struct CatalogEntry: Sendable {
+        package let type: String
+        package let name: String
+        package let table: String
+        package let sql: String?
+    }
+
+    /// The tables and views, SQLite's own (`sqlite_%`) left out, by name as SQLite orders them
+    /// case-insensitively (then exactly).
+    package func tablesAndViews() throws -> [CatalogEntry] {
+        try entries("""
+            SELECT type, name, name, sql FROM sqlite_master
+            WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+            ORDER BY name COLLATE NOCASE, name
+            """)
+    }
+
+    /// Every object that has a statement (automatic indices have none), SQLite's own left out, in catalog
+    /// order.
+    package func storedStatements() throws -> [CatalogEntry] {
+        try entries("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+    }
+
+    /// The triggers, by name.
+    package func triggers() throws -> [CatalogEntry] {
+        try entries("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
+    }
+
+    /// Whether the main database has a table of exactly this name.
+    package func hasTable(named name: String) throws -> Bool {
+        let statement = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?")
+        defer { statement.finalize() }
+        try statement.bind(values: [.text(name)])
+        return try statement.step() && statement.int64(at: 0) == 1
+    }
+
+    /// The number the application keeps in the database header (`PRAGMA user_version`; 0 until set).
+    package func userVersion() throws -> Int {
+        let statement = try connection.prepare("PRAGMA user_version")
+        defer { statement.finalize() }
+        return try statement.step() ? Int(statement.int64(at: 0)) : 0
+    }
+
+    /// The rows of a catalog query selecting type, name, table and SQL.
+    private func entries(_ sql: String) throws -> [CatalogEntry] {
+        let statement = try connection.prepare(sql)
+        defer { statement.finalize() }
+        var entries: [CatalogEntry] = []
+        while try statement.step() {
+            entries.append(CatalogEntry(type: statement.string(at: 0), name: statement.string(at: 1), table: statement.string(at: 2),
+                                        sql: statement.isNull(at: 3) ? nil : statement.string(at: 3)))
+        }
+        return entries
+    }
+}
+
+extension Database {
+    /// Makes this handle refuse every write (`PRAGMA query_only = ON`): the `strata` command's inspecting
+    /// tools open a WAL file read-write this way (see its `openReadOnly`).
+    package func refuseWrites() throws {
+        try execute("PRAGMA query_only = ON")
+    }
+}
