@@ -56,9 +56,9 @@ struct InspectDetails: Encodable {
     init(reading db: Database) throws {
         func text(_ value: SQLValue?) -> String? { if case .text(let text) = value { text } else { nil } }
         // (The catalog and user_version are read through the library's schema introspector.)
-        userVersion = try db.introspector.userVersion()
+        userVersion = try db.userVersion()
         triggers = try db.introspector.triggers().map { Trigger(name: $0.name, table: $0.table, sql: $0.sql ?? "") }
-        let hasMigrations = try db.introspector.hasTable(named: Migrator.tableName)
+        let hasMigrations = try db.containsTable(named: Migrator.tableName)
         migrations = hasMigrations ? try db.rows("SELECT namespace, id, checksum, applied_at FROM \(Migrator.tableName) ORDER BY rowid").map {
             AppliedMigration(namespace: text($0["namespace"]) ?? "", id: text($0["id"]) ?? "", checksum: text($0["checksum"]), appliedAt: text($0["applied_at"]) ?? "")
         } : []

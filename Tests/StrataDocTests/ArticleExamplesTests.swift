@@ -37,7 +37,7 @@ import Testing
         }
         let compiledLines = lines(compiled).joined(separator: "\n")
         let blocks = text.components(separatedBy: "```swift\n").dropFirst().map { $0.components(separatedBy: "```").first ?? "" }
-        #expect(!blocks.isEmpty || article == "Performance", "\(article) has no Swift example")
+        #expect(!blocks.isEmpty || ["Performance", "Architecture"].contains(article), "\(article) has no Swift example")
         for block in blocks {
             #expect(compiledLines.contains(lines(block).joined(separator: "\n")), "not compiled: \(block)")
         }

@@ -49,7 +49,7 @@ public final class DatabasePool: Sendable {
         var handles: [SerialDatabase] = []
         for index in 0..<max(1, readers) {
             let reader = try Database(path: path, configuration: readerConfiguration)
-            try reader.makeQueryOnly()
+            try reader.refuseWrites()
             // A model a reader meets first is synced by the writer (readers cannot write the schema).
             reader.schemaWriter = { type in
                 try writer.sync { db in

@@ -3,12 +3,12 @@
 // handle (``Database/value(_:_:_:)``, ``Database/execute(_:_:)``), like the migration's own statements.
 extension Database {
     /// Whether the main database has a table of this name.
-    func containsTable(named name: String) throws -> Bool {
+    package func containsTable(named name: String) throws -> Bool {
         try value(Int.self, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", name) == 1
     }
 
     /// The version number the application keeps in the database (SQLite's `user_version`; 0 until set).
-    func userVersion() throws -> Int {
+    package func userVersion() throws -> Int {
         try value(Int.self, "PRAGMA user_version") ?? 0
     }
 

@@ -28,10 +28,4 @@ extension Database {
         if foreignKeys { try connection.execute("PRAGMA foreign_keys = ON") }
         return try result.get()
     }
-
-    /// Whether the connection enforces foreign keys now (`PRAGMA foreign_keys`): a rebuild must not run
-    /// with them on.
-    func enforcesForeignKeys() throws -> Bool {
-        try value(Int64.self, "PRAGMA foreign_keys") == 1
-    }
 }

@@ -49,10 +49,4 @@ extension Database {
                                 sql: "PRAGMA journal_mode = \(mode.rawValue.uppercased())")
         }
     }
-
-    /// Makes this handle refuse every write (`PRAGMA query_only = ON`), as a pool's readers do; run as raw
-    /// SQL, like any statement the caller runs.
-    func makeQueryOnly() throws {
-        try execute("PRAGMA query_only = ON")
-    }
 }

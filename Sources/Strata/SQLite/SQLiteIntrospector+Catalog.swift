@@ -33,21 +33,6 @@ extension SQLiteIntrospector {
         try entries("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
     }
 
-    /// Whether the main database has a table of exactly this name.
-    package func hasTable(named name: String) throws -> Bool {
-        let statement = try connection.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?")
-        defer { statement.finalize() }
-        try statement.bind(values: [.text(name)])
-        return try statement.step() && statement.int64(at: 0) == 1
-    }
-
-    /// The number the application keeps in the database header (`PRAGMA user_version`; 0 until set).
-    package func userVersion() throws -> Int {
-        let statement = try connection.prepare("PRAGMA user_version")
-        defer { statement.finalize() }
-        return try statement.step() ? Int(statement.int64(at: 0)) : 0
-    }
-
     /// The rows of a catalog query selecting type, name, table and SQL.
     private func entries(_ sql: String) throws -> [CatalogEntry] {
         let statement = try connection.prepare(sql)
@@ -62,8 +47,9 @@ extension SQLiteIntrospector {
 }
 
 extension Database {
-    /// Makes this handle refuse every write (`PRAGMA query_only = ON`): the `strata` command's inspecting
-    /// tools open a WAL file read-write this way (see its `openReadOnly`).
+    /// Makes this handle refuse every write (`PRAGMA query_only = ON`), run as raw SQL like any statement the
+    /// caller runs: a pool's readers, and the `strata` command's inspecting tools, which open a WAL file
+    /// read-write this way (see its `openReadOnly`).
     package func refuseWrites() throws {
         try execute("PRAGMA query_only = ON")
     }

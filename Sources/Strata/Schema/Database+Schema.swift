@@ -493,7 +493,7 @@ extension Database {
             ran += renames
             plan = try planner.plan(in: connection)
         }
-        let foreignKeysOn = try enforcesForeignKeys()
+        let foreignKeysOn = try foreignKeysEnabled()
         if plan.rebuildsTable && foreignKeysOn {
             throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil,
                               found: "foreign keys on", expected: "foreign keys off for a table rebuild",
