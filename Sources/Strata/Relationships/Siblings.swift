@@ -285,7 +285,7 @@ public struct Siblings<Target: Model>: TransientStorage {
         if bound.count > 1, database.connection.hasJSONEach, let integers = SQL.integers(bound) {
             // Integer keys: one JSON array per 32,768 of them, through one statement (`+value`: the join
             // column's own affinity applies to the keys, as to a list of bound values).
-            let statement = try database.connection.cachedStatement(select + "(SELECT +value FROM json_each(?)) ORDER BY \(ordering)")
+            let statement = try database.connection.cachedStatement(select + "(SELECT +value FROM \(database.connection.dialect.keyList(parameter: 1))) ORDER BY \(ordering)")
             var start = 0
             while start < integers.count {
                 let end = min(start + 32_768, integers.count)
