@@ -48,6 +48,8 @@ let package = Package(
         .testTarget(name: "StrataToolsTests", dependencies: ["StrataTools", "Strata", "StrataTestSupport"]),
         // The DocC articles' examples, compiled and run (their own target: the articles' model names).
         .testTarget(name: "StrataDocTests", dependencies: ["Strata"]),
+        // The PostgreSQL driver against a server named by STRATA_POSTGRES_URL (skipped without one).
+        .testTarget(name: "StrataPostgresTests", dependencies: ["StrataPostgres", "Strata"]),
     ],
     swiftLanguageModes: [.v6]
 )
