@@ -6,6 +6,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],   // Duration, Clock; Observation support is gated on macOS 14 / iOS 17
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        // The PostgreSQL engine (issue 35, in progress: the driver only). A product of its own, so that
+        // SQLite users pull nothing new: `Strata` does not depend on libpq.
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata-demo", targets: ["StrataDemo"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
     ],
@@ -22,6 +25,13 @@ let package = Package(
             name: "Strata",
             dependencies: ["CSQLite", .product(name: "Logging", package: "swift-log")]
         ),
+        // PostgreSQL's client library, found with pkg-config like CSQLite.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .target(name: "StrataPostgres", dependencies: ["Strata", "CLibPQ"]),
         .executableTarget(name: "StrataDemo", dependencies: ["Strata"]),
         // Schema inspection and model generation, kept apart from the command line so tests can reach it.
         .target(name: "StrataTools", dependencies: ["Strata"]),
@@ -38,6 +48,8 @@ let package = Package(
         .testTarget(name: "StrataToolsTests", dependencies: ["StrataTools", "Strata", "StrataTestSupport"]),
         // The DocC articles' examples, compiled and run (their own target: the articles' model names).
         .testTarget(name: "StrataDocTests", dependencies: ["Strata"]),
+        // The PostgreSQL driver against a server named by STRATA_POSTGRES_URL (skipped without one).
+        .testTarget(name: "StrataPostgresTests", dependencies: ["StrataPostgres", "Strata"]),
     ],
     swiftLanguageModes: [.v6]
 )

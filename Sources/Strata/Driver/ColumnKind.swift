@@ -7,19 +7,19 @@
 /// ```swift
 /// if cursor.kind(at: 0) == .integer { print(cursor.int64(at: 0)) }
 /// ```
-struct ColumnKind: Equatable, Hashable, Sendable {
-    let rawValue: Int32
+package struct ColumnKind: Equatable, Hashable, Sendable {
+    package let rawValue: Int32
 
-    @inline(__always) init(rawValue: Int32) { self.rawValue = rawValue }
+    @inline(__always) package init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// A 64-bit signed integer.
-    static let integer = ColumnKind(rawValue: 1)
+    package static let integer = ColumnKind(rawValue: 1)
     /// A 64-bit IEEE float.
-    static let real = ColumnKind(rawValue: 2)
+    package static let real = ColumnKind(rawValue: 2)
     /// UTF-8 text (possibly not valid UTF-8 when another tool wrote it).
-    static let text = ColumnKind(rawValue: 3)
+    package static let text = ColumnKind(rawValue: 3)
     /// Bytes.
-    static let blob = ColumnKind(rawValue: 4)
+    package static let blob = ColumnKind(rawValue: 4)
     /// NULL.
-    static let null = ColumnKind(rawValue: 5)
+    package static let null = ColumnKind(rawValue: 5)
 }

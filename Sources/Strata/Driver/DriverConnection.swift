@@ -12,7 +12,7 @@
 ///     return try statement.step() ? statement.int64(at: 0) : 0
 /// }
 /// ```
-protocol DriverConnection: AnyObject {
+package protocol DriverConnection: AnyObject {
     associatedtype Statement: DriverStatement
     associatedtype Dialect: SQLDialect
 

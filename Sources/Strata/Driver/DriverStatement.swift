@@ -14,7 +14,7 @@ import Foundation
 ///     return values
 /// }
 /// ```
-protocol DriverStatement: AnyObject {
+package protocol DriverStatement: AnyObject {
     /// One column of the current row, read once for both its kind and its value.
     associatedtype Cell: DriverCell
 
@@ -60,7 +60,7 @@ protocol DriverStatement: AnyObject {
 /// let cell = statement.cell(at: 0)
 /// if cell.kind == .integer { print(cell.int64) }
 /// ```
-protocol DriverCell {
+package protocol DriverCell {
     /// The kind of value stored.
     var kind: ColumnKind { get }
     /// The value as an integer.

@@ -3,6 +3,6 @@
 /// ```swift
 /// if change.operation == .delete { registry.forget(change.rowID) }
 /// ```
-enum RowOperation: Sendable {
+package enum RowOperation: Sendable {
     case insert, update, delete
 }

@@ -7,7 +7,7 @@
 /// ```swift
 /// let sql = "SELECT * FROM \(dialect.quote("order")) WHERE id IN \(dialect.keyList(parameter: 1))"
 /// ```
-protocol SQLDialect: Sendable {
+package protocol SQLDialect: Sendable {
     /// An identifier quoted for this engine.
     func quote(_ identifier: String) -> String
     /// The placeholder of the `index`-th parameter (1-based).

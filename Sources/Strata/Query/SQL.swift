@@ -1,5 +1,5 @@
 /// Small helpers for building SQL text: identifiers are always quoted, values are always bound.
-enum SQL {
+package enum SQL {
     /// `"name"` with embedded quotes doubled.
     static func quote(_ identifier: String) -> String {
         // Most names hold no quote: skip Foundation's search-and-replace (a fifth of a lookup by key).
@@ -30,7 +30,7 @@ enum SQL {
     /// ```swift
     /// SQL.endOfLiteralOrComment(Array("'a?' ?".utf8), at: 0)   // 4
     /// ```
-    static func endOfLiteralOrComment(_ sql: [UInt8], at i: Int) -> Int? {
+    package static func endOfLiteralOrComment(_ sql: [UInt8], at i: Int) -> Int? {
         let byte = sql[i]
         let next: UInt8? = i + 1 < sql.count ? sql[i + 1] : nil
         switch byte {

@@ -12,23 +12,23 @@ private let kindsMatch: Void = {
 
 extension Statement: DriverStatement {
     @inline(__always)
-    func kind(at index: Int32) -> ColumnKind { ColumnKind(rawValue: sqlite3_column_type(handle, index)) }
+    package func kind(at index: Int32) -> ColumnKind { ColumnKind(rawValue: sqlite3_column_type(handle, index)) }
 
     @inline(__always)
-    func withUTF8<T>(at index: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+    package func withUTF8<T>(at index: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
         guard let text = sqlite3_column_text(handle, index) else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
         return try body(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index))))
     }
 
     @inline(__always)
-    func bind(int64 value: Int64, at index: Int32) { sqlite3_bind_int64(handle, index, value) }
+    package func bind(int64 value: Int64, at index: Int32) { sqlite3_bind_int64(handle, index, value) }
 
     @inline(__always)
-    func bind(double value: Double, at index: Int32) { sqlite3_bind_double(handle, index, value) }
+    package func bind(double value: Double, at index: Int32) { sqlite3_bind_double(handle, index, value) }
 
     /// One `sqlite3_column_value` for both the kind and the value (see ``SQLiteCell``).
     @inline(__always)
-    func cell(at index: Int32) -> SQLiteCell { SQLiteCell(value: sqlite3_column_value(handle, index)) }
+    package func cell(at index: Int32) -> SQLiteCell { SQLiteCell(value: sqlite3_column_value(handle, index)) }
 
     /// Checks once that ``ColumnKind``'s raw values are SQLite's (see the top of this file).
     static func checkKinds() { kindsMatch }
@@ -44,22 +44,22 @@ extension Statement: DriverStatement {
 /// let cell = statement.cell(at: 1)
 /// let name = cell.kind == .text ? cell.string : nil
 /// ```
-struct SQLiteCell: DriverCell {
+package struct SQLiteCell: DriverCell {
     let value: OpaquePointer?
 
     /// The storage class.
-    @inline(__always) var kind: ColumnKind { ColumnKind(rawValue: sqlite3_value_type(value)) }
+    @inline(__always) package var kind: ColumnKind { ColumnKind(rawValue: sqlite3_value_type(value)) }
     /// The value as an integer.
-    @inline(__always) var int64: Int64 { sqlite3_value_int64(value) }
+    @inline(__always) package var int64: Int64 { sqlite3_value_int64(value) }
     /// The value as a double.
-    @inline(__always) var double: Double { sqlite3_value_double(value) }
+    @inline(__always) package var double: Double { sqlite3_value_double(value) }
     /// The UTF-8 bytes, valid until the statement moves (empty for NULL).
     @inline(__always) var utf8: UnsafeBufferPointer<UInt8> {
         guard let text = sqlite3_value_text(value) else { return UnsafeBufferPointer(start: nil, count: 0) }
         return UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
     }
     /// The value as a Swift string ("" for NULL), or nil when the bytes are not valid UTF-8.
-    @inline(__always) var string: String? {
+    @inline(__always) package var string: String? {
         guard let text = sqlite3_value_text(value) else { return "" }
         return UTF8Text.string(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
     }

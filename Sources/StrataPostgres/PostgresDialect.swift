@@ -1,0 +1,107 @@
+import Foundation
+import Strata
+
+/// PostgreSQL's spelling of what differs between engines (see `SQLDialect`).
+///
+/// ```swift
+/// let dialect = PostgresDialect()
+/// dialect.placeholder(2)              // "$2"
+/// dialect.keyList(parameter: 1)       // "unnest($1::bigint[]) AS keys(value)"
+/// dialect.anyKey(column: "id", parameter: 1)   // "\"id\" = ANY($1)"
+/// ```
+package struct PostgresDialect: SQLDialect {
+    package init() {}
+
+    /// `"name"` with embedded quotes doubled (PostgreSQL's only identifier quoting).
+    package func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `$1`, `$2`, …: PostgreSQL numbers its parameters.
+    package func placeholder(_ index: Int) -> String { "$\(index)" }
+
+    /// `unnest($n::bigint[]) AS keys(value)`: a row source with a `value` column, one row per key of an
+    /// integer array bound as one parameter (bind ``arrayLiteral(_:)``'s text). The server cannot infer the
+    /// element type of `unnest`'s argument, so this names `bigint`, the type of Strata's integer keys; other
+    /// key types use ``keyList(parameter:elementType:)``, and a plain key match is better spelt
+    /// ``anyKey(column:parameter:)`` (`= ANY($n)`), whose element type the server takes from the column.
+    package func keyList(parameter index: Int) -> String { keyList(parameter: index, elementType: "bigint") }
+
+    /// ``keyList(parameter:)`` for keys of another type (`text`, `uuid`, …).
+    package func keyList(parameter index: Int, elementType: String) -> String {
+        "unnest($\(index)::\(elementType)[]) AS keys(value)"
+    }
+
+    /// `"column" = ANY($n)`: a condition matching the keys of an array bound as one parameter, typed by the
+    /// column (the form prefetch will use: one statement per level, whatever the number of keys).
+    package func anyKey(column: String, parameter index: Int) -> String {
+        quote(column) + " = ANY($\(index))"
+    }
+
+    /// The text of an array of values as PostgreSQL reads it (`{1,2,"a \"b\""}`), to bind for
+    /// ``keyList(parameter:)`` or ``anyKey(column:parameter:)``. Integers, reals, text and NULL; a blob is
+    /// written as its `\x…` hex text.
+    package static func arrayLiteral(_ values: [SQLValue]) -> SQLValue {
+        let elements = values.map { value -> String in
+            switch value {
+            case .null: return "NULL"
+            case .integer(let v): return String(v)
+            case .real(let d): return d.isNaN ? "NaN" : d.isInfinite ? (d > 0 ? "Infinity" : "-Infinity") : "\(d)"
+            case .text(let s): return quotedElement(s)
+            case .blob(let data): return quotedElement("\\x" + data.map { String(format: "%02x", $0) }.joined())
+            }
+        }
+        return .text("{" + elements.joined(separator: ",") + "}")
+    }
+
+    private static func quotedElement(_ s: String) -> String {
+        "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// A literal for a DDL default: numbers as they are (`'NaN'::float8` and `'Infinity'::float8` for the
+    /// special reals), text in standard single quotes (backslashes are plain characters, as
+    /// `standard_conforming_strings` has it since PostgreSQL 9.1), bytes as `'\x…'::bytea`.
+    package func literal(_ value: SQLValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let v): return String(v)
+        case .real(let d):
+            if d.isNaN { return "'NaN'::float8" }
+            if d.isInfinite { return d > 0 ? "'Infinity'::float8" : "'-Infinity'::float8" }
+            return "\(d)"
+        case .text(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let data): return "'\\x" + data.map { String(format: "%02x", $0) }.joined() + "'::bytea"
+        }
+    }
+
+    /// `BEGIN` for deferred and immediate transactions: PostgreSQL has no database-wide write lock to take
+    /// up front (rows are locked as they are written), so an immediate transaction is a plain one.
+    /// Exclusive is `BEGIN ISOLATION LEVEL SERIALIZABLE`: the transaction behaves as if it ran alone, and a
+    /// conflict fails it with SQLSTATE 40001 (to retry) rather than waiting for a lock.
+    package func begin(_ kind: Database.TransactionKind) -> String {
+        switch kind {
+        case .deferred, .immediate: return "BEGIN"
+        case .exclusive: return "BEGIN ISOLATION LEVEL SERIALIZABLE"
+        }
+    }
+
+    /// ` RETURNING *`: PostgreSQL has no rowid, so the insert returns its whole row and the connection's
+    /// `lastInsertedRowID` reads the first column (the key, in the tables Strata creates). A stand-in until
+    /// inserts name their key column (``returning(_:)``).
+    package var returningRowID: String { " RETURNING *" }
+
+    /// ` RETURNING "column"`: the suffix of an INSERT returning one named column.
+    package func returning(_ column: String) -> String { " RETURNING " + quote(column) }
+
+    /// PostgreSQL has no NOCASE collation. This names a nondeterministic ICU collation that must be created
+    /// first (``caseInsensitiveCollationDefinition``); the schema work of issue 35 will install it. Until
+    /// it exists, using it fails ("collation does not exist") rather than silently comparing with case.
+    package var caseInsensitiveCollation: String { "strata_nocase" }
+
+    /// The statement that creates ``caseInsensitiveCollation`` (ICU, case-insensitive at level 2).
+    package static let caseInsensitiveCollationDefinition =
+        "CREATE COLLATION IF NOT EXISTS strata_nocase (provider = icu, locale = 'und-u-ks-level2', deterministic = false)"
+
+    /// PostgreSQL drops a column in place (`ALTER TABLE … DROP COLUMN`), with no table rebuild.
+    package var altersDropColumn: Bool { true }
+}

@@ -1,0 +1,299 @@
+import CLibPQ
+import Foundation
+import Strata
+
+/// A statement prepared on a PostgreSQL server, as the engine-neutral `DriverStatement`.
+///
+/// Parameters are sent in libpq's text format (integers and reals as their decimal text, reals with
+/// Swift's shortest round-tripping spelling, `NaN` and `Infinity` by name), except blobs, sent in binary
+/// format (their bytes as they are: no escaping); the server types each parameter from where it is used.
+/// The first `step()` runs the statement (`PQexecPrepared`) and fetches its whole result, in text format;
+/// each `step()` then moves to the next row of it. Binding again drops the result, as `reset()` does.
+///
+/// ```swift
+/// let statement = try connection.prepare("SELECT id, name FROM t WHERE id > $1")
+/// try statement.bind(values: [.integer(0)])
+/// while try statement.step() { print(statement.value(at: 0), statement.value(at: 1)) }
+/// ```
+package final class PostgresStatement: DriverStatement {
+    package let sql: String
+    /// The server-side name (`strata_n`).
+    package let name: String
+    package let columnCount: Int32
+    package let parameterCount: Int32
+    private weak var connection: PostgresConnection?
+    private let columnNames: [String]
+    /// Each column's type OID, from the statement's description.
+    private let columnTypes: [UInt32]
+    /// Each parameter's bytes (text: NUL-terminated) and whether it is in binary format; nil is NULL.
+    private var parameters: [(bytes: [UInt8], binary: Bool)?]
+    /// An argument rejected while binding without `throws`, thrown by the next `step()`.
+    private var bindError: PostgresError?
+    /// The fetched result (a `PGresult`), nil until the first step.
+    private var result: OpaquePointer?
+    private var row: Int32 = -1
+    private var rowCount: Int32 = 0
+
+    /// Takes ownership of `description` (the `PQdescribePrepared` result).
+    init(connection: PostgresConnection, name: String, sql: String, description: OpaquePointer?) {
+        self.connection = connection
+        self.name = name
+        self.sql = sql
+        let columns = description.map { PQnfields($0) } ?? 0
+        columnCount = columns
+        parameterCount = description.map { PQnparams($0) } ?? 0
+        columnNames = (0..<columns).map { column in description.flatMap { PQfname($0, column) }.map { String(cString: $0) } ?? "" }
+        columnTypes = (0..<columns).map { column in description.map { PQftype($0, column) } ?? 0 }
+        parameters = Array(repeating: nil, count: Int(parameterCount))
+        PQclear(description)
+    }
+
+    deinit {
+        if let result { PQclear(result) }
+        connection?.deallocate(name)
+    }
+
+    package func columnName(at index: Int32) -> String {
+        index >= 0 && index < columnCount ? columnNames[Int(index)] : ""
+    }
+
+    // MARK: - Binding
+
+    /// Binds `values` to `$1`, `$2`, … after clearing the earlier bindings; throws (SQLSTATE 22023) when the
+    /// count differs from the statement's.
+    package func bind(values: [SQLValue]) throws {
+        reset()
+        bindError = nil
+        parameters = Array(repeating: nil, count: Int(parameterCount))
+        guard values.count == Int(parameterCount) else {
+            throw PostgresError(sqlState: "22023", message: "the statement has \(parameterCount) parameter(s), \(values.count) argument(s) were given", sql: sql)
+        }
+        for (i, value) in values.enumerated() { try bind(value, at: Int32(i + 1)) }
+    }
+
+    /// Binds one value at a 1-based index. Text holding a NUL byte is rejected (22021), as the server would.
+    package func bind(_ value: SQLValue, at index: Int32) throws {
+        if let error = set(value, at: index) { throw error }
+    }
+
+    package func bind(int64 value: Int64, at index: Int32) {
+        if let error = set(.integer(value), at: index) { bindError = error }
+    }
+
+    package func bind(double value: Double, at index: Int32) {
+        if let error = set(.real(value), at: index) { bindError = error }
+    }
+
+    private func set(_ value: SQLValue, at index: Int32) -> PostgresError? {
+        guard index >= 1 && index <= parameterCount else {
+            return PostgresError(sqlState: "22023", message: "parameter index \(index) out of range 1...\(parameterCount)", sql: sql)
+        }
+        reset()
+        let parameter: (bytes: [UInt8], binary: Bool)?
+        switch value {
+        case .null: parameter = nil
+        case .integer(let v): parameter = (Array(String(v).utf8) + [0], false)
+        case .real(let d):
+            let text = d.isNaN ? "NaN" : d.isInfinite ? (d > 0 ? "Infinity" : "-Infinity") : "\(d)"
+            parameter = (Array(text.utf8) + [0], false)
+        case .text(let s):
+            guard !s.utf8.contains(0) else {
+                return PostgresError(sqlState: "22021", message: "text parameter \(index) holds a NUL byte (U+0000), which PostgreSQL text cannot", sql: sql)
+            }
+            parameter = (Array(s.utf8) + [0], false)
+        case .blob(let data): parameter = ([UInt8](data), true)
+        }
+        parameters[Int(index - 1)] = parameter
+        return nil
+    }
+
+    // MARK: - Running
+
+    package func step() throws -> Bool {
+        if result == nil { try run() }
+        guard row + 1 < rowCount else {
+            row = rowCount
+            return false
+        }
+        row += 1
+        return true
+    }
+
+    /// Drops the fetched result; the next `step()` runs the statement again with the same bindings.
+    package func reset() {
+        if let result { PQclear(result) }
+        result = nil
+        row = -1
+        rowCount = 0
+    }
+
+    private func run() throws {
+        guard let connection else { throw PostgresError(sqlState: "08003", message: "the connection is closed", sql: sql) }
+        let handle = try connection.openHandle(sql: sql)
+        if let bindError { throw bindError }
+        // One buffer for every parameter (never empty, so that an empty blob has an address: a null
+        // pointer would mean NULL), and each parameter's offset into it.
+        var storage: [UInt8] = []
+        var offsets: [Int?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for parameter in parameters {
+            if let parameter {
+                offsets.append(storage.count)
+                storage.append(contentsOf: parameter.bytes)
+                lengths.append(Int32(clamping: parameter.bytes.count))
+                formats.append(parameter.binary ? 1 : 0)
+            } else {
+                offsets.append(nil)
+                lengths.append(0)
+                formats.append(0)
+            }
+        }
+        storage.append(0)
+        let fetched: OpaquePointer? = storage.withUnsafeBufferPointer { buffer in
+            let values: [UnsafePointer<CChar>?] = offsets.map { offset in
+                guard let offset, let base = buffer.baseAddress else { return nil }
+                return UnsafeRawPointer(base + offset).assumingMemoryBound(to: CChar.self)
+            }
+            return PQexecPrepared(handle, name, parameterCount, values, lengths, formats, 0)
+        }
+        do {
+            try connection.check(fetched, sql: sql)
+        } catch {
+            PQclear(fetched)
+            throw error
+        }
+        connection.record(fetched)
+        result = fetched
+        row = -1
+        rowCount = fetched.map { PQntuples($0) } ?? 0
+    }
+
+    // MARK: - Reading the current row
+
+    /// The column of the current row (a NULL cell when there is no current row or no such column).
+    @inline(__always)
+    package func cell(at index: Int32) -> PostgresCell {
+        guard let result, row >= 0, row < rowCount, index >= 0, index < columnCount,
+              PQgetisnull(result, row, index) == 0, let text = PQgetvalue(result, row, index) else {
+            return PostgresCell(type: 0, kind: .null, text: UnsafeBufferPointer(start: nil, count: 0))
+        }
+        let type = columnTypes[Int(index)]
+        let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+        return PostgresCell(type: type, kind: PostgresCell.kind(of: type),
+                            text: UnsafeBufferPointer(start: bytes, count: Int(PQgetlength(result, row, index))))
+    }
+
+    package func kind(at index: Int32) -> ColumnKind { cell(at: index).kind }
+
+    package func int64(at index: Int32) -> Int64 { cell(at: index).int64 }
+
+    package func double(at index: Int32) -> Double { cell(at: index).double }
+
+    /// The column's text as UTF-8; a `bytea` column's bytes (decoded), a `boolean`'s `1` or `0`.
+    package func withUTF8<T>(at index: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        let cell = cell(at: index)
+        switch cell.type {
+        case _ where cell.kind == .null: return try body(UnsafeBufferPointer(start: nil, count: 0))
+        case PostgresCell.byteaType: return try cell.bytes.withUnsafeBufferPointer(body)
+        case PostgresCell.boolType: return try (cell.int64 == 1 ? [UInt8(ascii: "1")] : [UInt8(ascii: "0")]).withUnsafeBufferPointer(body)
+        default: return try body(cell.text)
+        }
+    }
+
+    package func value(at index: Int32) -> SQLValue { cell(at: index).value }
+}
+
+/// One column of a PostgreSQL statement's current row: the column's type OID mapped onto a ``ColumnKind``
+/// and its text as the server sent it. Valid until the statement steps, resets, binds or goes away.
+///
+/// The kinds: `smallint`, `integer`, `bigint` and `boolean` (1 or 0) are integers; `real`,
+/// `double precision` and `numeric` are reals (a numeric beyond a double's precision is rounded);
+/// `bytea` is a blob; every other type is text (its PostgreSQL text form: `2024-01-02 03:04:05+00`,
+/// a UUID, JSON); NULL is null.
+///
+/// ```swift
+/// let cell = statement.cell(at: 0)
+/// if cell.kind == .blob { print(cell.bytes) }
+/// ```
+package struct PostgresCell: DriverCell {
+    static let boolType: UInt32 = 16
+    static let byteaType: UInt32 = 17
+
+    /// The column's type OID (0 for NULL).
+    package let type: UInt32
+    package let kind: ColumnKind
+    /// The value's text as the server sent it (empty for NULL).
+    package let text: UnsafeBufferPointer<UInt8>
+
+    /// The kind of a type OID.
+    package static func kind(of type: UInt32) -> ColumnKind {
+        switch type {
+        case 16, 20, 21, 23: return .integer          // bool, int8, int2, int4
+        case 700, 701, 1700: return .real             // float4, float8, numeric
+        case 17: return .blob                         // bytea
+        default: return .text
+        }
+    }
+
+    /// The value as an integer: a real truncated (clamped to Int64's range, NaN as 0), text read as a
+    /// number when it is one (else 0), a boolean as 1 or 0.
+    package var int64: Int64 {
+        switch kind {
+        case .null: return 0
+        case .integer where type == Self.boolType: return text.first == UInt8(ascii: "t") ? 1 : 0
+        case .integer: return Int64(string ?? "") ?? 0
+        default:
+            let string = self.string ?? ""
+            if let integer = Int64(string) { return integer }
+            return Self.clamped(Double(string) ?? 0)
+        }
+    }
+
+    /// The value as a double (`NaN` and `Infinity` by name; text that is not a number is 0).
+    package var double: Double {
+        switch kind {
+        case .null: return 0
+        case .integer: return Double(int64)
+        default: return Double(string ?? "") ?? 0
+        }
+    }
+
+    /// The value as text ("" for NULL): a `bytea`'s bytes when they are UTF-8 (else nil), a boolean's `1`
+    /// or `0`, any other column's text form.
+    package var string: String? {
+        switch type {
+        case _ where kind == .null: return ""
+        case Self.byteaType: return String(bytes: bytes, encoding: .utf8)
+        case Self.boolType: return int64 == 1 ? "1" : "0"
+        default: return String(bytes: text, encoding: .utf8)
+        }
+    }
+
+    /// A `bytea`'s bytes, decoded from the text form (`\x…`); for another column, its text's bytes.
+    package var bytes: [UInt8] {
+        guard type == Self.byteaType, let base = text.baseAddress else { return Array(text) }
+        var length = 0
+        guard let decoded = PQunescapeBytea(base, &length) else { return [] }
+        defer { PQfreemem(decoded) }
+        return Array(UnsafeBufferPointer(start: decoded, count: length))
+    }
+
+    /// The value as Strata's `SQLValue`, by kind.
+    package var value: SQLValue {
+        switch kind {
+        case .null: return .null
+        case .integer: return .integer(int64)
+        case .real: return .real(double)
+        case .blob: return .blob(Data(bytes))
+        default: return .text(String(decoding: text, as: UTF8.self))
+        }
+    }
+
+    private static func clamped(_ d: Double) -> Int64 {
+        if d.isNaN { return 0 }
+        if d >= 9_223_372_036_854_775_808.0 { return .max }   // 2^63
+        if d <= -9_223_372_036_854_775_808 { return .min }
+        return Int64(d.rounded(.towardZero))
+    }
+}
