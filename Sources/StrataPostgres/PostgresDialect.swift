@@ -104,4 +104,17 @@ package struct PostgresDialect: SQLDialect {
 
     /// PostgreSQL drops a column in place (`ALTER TABLE … DROP COLUMN`), with no table rebuild.
     package var altersDropColumn: Bool { true }
+
+    // MARK: Migrations
+    /// Records a migration, replacing an earlier record of the same one: an upsert on the table's
+    /// (namespace, id) key, its four parameters in that order (written `?`: the statement goes through the
+    /// placeholder rewrite like any other).
+    package func migrationRecordUpsert(table: String) -> String {
+        "INSERT INTO \(quote(table)) (namespace, id, checksum, applied_at) VALUES (?, ?, ?, ?) "
+            + "ON CONFLICT (namespace, id) DO UPDATE SET checksum = excluded.checksum, applied_at = excluded.applied_at"
+    }
+
+    // MARK: Schema sync
+    /// PostgreSQL renames a column in place (`ALTER TABLE … RENAME COLUMN`).
+    package var altersRenameColumn: Bool { true }
 }
