@@ -39,7 +39,7 @@ extension Database {
         // (A read-only transaction ends without the commit hook, which clears the flag otherwise.)
         defer { if !nested { models.transactionMerged = false } }
         do {
-            try connection.executeUntracked(nested ? "SAVEPOINT \(savepoint)" : "BEGIN \(kind.rawValue) TRANSACTION")
+            try connection.executeUntracked(nested ? "SAVEPOINT \(savepoint)" : connection.dialect.begin(kind))
         } catch let error as DatabaseError where error.code.primary == .busy && !nested {
             // Say what was waited for, and how long: the lock, not this handle's statement, is the cause.
             let waited = "\(configuration.busyTimeout.busyMilliseconds) ms"
