@@ -199,6 +199,16 @@ struct PostgresDriverTests {
             let before = try connection.commitToken()
             try connection.execute("INSERT INTO \(table) VALUES ('x')")
             #expect(try connection.commitToken() != before)
+            // The DDL the planner would write: an identity key and one column of each type, read back by kind.
+            let columns = ColumnType.allCases.map { "c_\($0.rawValue.lowercased()) \(dialect.columnType($0, strict: false))" }
+            try connection.execute("CREATE TABLE typed(id \(dialect.singleKeyDefinition(integer: true)), \(columns.joined(separator: ", ")))")
+            try connection.execute("INSERT INTO typed(c_integer, c_real, c_text, c_blob, c_numeric) VALUES (7, 0.5, 't', '\\x01', 2.25)")
+            try connection.execute("INSERT INTO typed(c_integer) VALUES (8)")
+            let typed = try connection.prepare("SELECT id, c_integer, c_real, c_text, c_blob, c_numeric FROM typed ORDER BY id")
+            #expect(try typed.step())
+            #expect(typed.value(at: 0) == .integer(1) && typed.value(at: 1) == .integer(7) && typed.value(at: 2) == .real(0.5))
+            #expect(typed.value(at: 3) == .text("t") && typed.value(at: 4) == .blob(Data([1])) && typed.value(at: 5) == .real(2.25))
+            #expect(try typed.step() && typed.value(at: 0) == .integer(2))
         }
     }
 

@@ -35,4 +35,12 @@ package protocol SQLDialect: Sendable {
     // MARK: Schema sync
     /// Whether ALTER TABLE can rename a column in place (`RENAME COLUMN`).
     var altersRenameColumn: Bool { get }
+
+    // MARK: Column types
+    /// The declared type of a column that stores `type`; `strict` for a table whose engine checks declared
+    /// types (SQLite's STRICT tables, which take ANY for a column of no preference).
+    func columnType(_ type: ColumnType, strict: Bool) -> String
+    /// The column definition after the name of a single-column key the engine assigns: an integer key
+    /// when `integer`, else a text key the caller assigns.
+    func singleKeyDefinition(integer: Bool) -> String
 }

@@ -15,11 +15,11 @@ extension Database {
     /// The planner of a model, told which indices the other models this handle maps onto the same table
     /// declare (so that one model never drops another's).
     func planner(for metadata: ModelMetadata) -> SchemaPlanner {
-        var planner = SchemaPlanner(metadata: metadata)
+        var planner = SchemaPlanner(metadata: metadata, dialect: connection.dialect)
         for registry in models.registries.values where registry.metadata !== metadata
             && registry.metadata.tableKey == metadata.tableKey {
             let columns = registry.table.columns
-            let other = SchemaPlanner(metadata: registry.metadata)
+            let other = SchemaPlanner(metadata: registry.metadata, dialect: connection.dialect)
             for index in registry.metadata.indices {
                 let declaration = IndexDeclaration(columns: index.columns.map { name in
                     registry.metadata.properties.firstIndex { $0.name == name }.map { columns[$0] } ?? name

@@ -3,6 +3,8 @@
 /// sync cannot make them agree.
 struct SchemaPlanner {
     let metadata: ModelMetadata
+    /// How the engine spells column types and keys in the DDL planned.
+    let dialect: any SQLDialect
     /// Indices other models over the same table declare (in column names): never dropped as unused.
     var otherIndices: [IndexDeclaration] = []
     /// The names Strata gives those declarations (their model's ``indexName(_:)``), with each one's
@@ -252,11 +254,11 @@ struct SchemaPlanner {
         let key = metadata.properties[0]
         var definitions: [String]
         if metadata.keyCount == 1 {
-            definitions = [SQL.quote(key.column) + (metadata.keyIsInteger ? " INTEGER PRIMARY KEY AUTOINCREMENT" : " TEXT PRIMARY KEY NOT NULL")]
+            definitions = [SQL.quote(key.column) + " " + dialect.singleKeyDefinition(integer: metadata.keyIsInteger)]
         } else {
             // A key part that is a reference carries its foreign key as any other reference column does.
             definitions = metadata.properties.prefix(metadata.keyCount).map { part in
-                "\(SQL.quote(part.column)) \(part.columnType.rawValue) NOT NULL" + (foreignKeyClause(part).map { " " + $0 } ?? "")
+                "\(SQL.quote(part.column)) \(dialect.columnType(part.columnType, strict: false)) NOT NULL" + (foreignKeyClause(part).map { " " + $0 } ?? "")
             }
         }
         definitions += metadata.properties.dropFirst(metadata.keyCount).map { columnDefinition($0) }
@@ -272,11 +274,9 @@ struct SchemaPlanner {
                    sql: "ALTER TABLE \(SQL.quote(metadata.tableName)) ADD COLUMN \(columnDefinition(property, strict: strict))")
     }
 
-    /// The type a column of `property` is declared with: its ``ColumnType``, but in a STRICT table (which
-    /// takes only INT, INTEGER, REAL, TEXT, BLOB and ANY) `ANY` for NUMERIC, which stores values as given
-    /// there as an SQLValue expects.
+    /// The type a column of `property` is declared with, in the connection's dialect.
     func declaredType(_ property: PropertyMetadata, strict: Bool) -> String {
-        strict && property.columnType == .numeric ? "ANY" : property.columnType.rawValue
+        dialect.columnType(property.columnType, strict: strict)
     }
 
     /// `"name" TYPE`, plus `NOT NULL DEFAULT <fresh init() value>` for non-optional properties, and the

@@ -98,7 +98,7 @@ private func r17lColumns(_ db: Database, _ table: String) throws -> [String] {
 
 /// The name Strata gives a declaration (in property names) of `type`.
 private func r17lName<T: Model>(_ type: T.Type, _ columns: [String], unique: Bool = false) throws -> String {
-    SchemaPlanner(metadata: try ModelMetadata.of(type)).indexName(IndexDeclaration(columns: columns, unique: unique))
+    SchemaPlanner(metadata: try ModelMetadata.of(type), dialect: SQLiteDialect()).indexName(IndexDeclaration(columns: columns, unique: unique))
 }
 
 /// The schema each version's sync leaves, as `r17lColumns` and `r17lIndices` give it.

@@ -112,7 +112,7 @@ private func indices(_ table: String, _ db: Database) throws -> [String: (unique
     @Test func anotherDefinitionUnderTheNameOnTheTableIsMadeAgain() throws {
         let temp = try TemporaryDatabase()
         try temp.db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER NOT NULL DEFAULT 0, b INTEGER NOT NULL DEFAULT 0, a_b INTEGER NOT NULL DEFAULT 0, other TEXT)")
-        let name = SchemaPlanner(metadata: try ModelMetadata.of(Joined.self)).indexName(IndexDeclaration(columns: ["a_b"], unique: false))
+        let name = SchemaPlanner(metadata: try ModelMetadata.of(Joined.self), dialect: SQLiteDialect()).indexName(IndexDeclaration(columns: ["a_b"], unique: false))
         try temp.db.execute("CREATE INDEX \"\(name)\" ON t (other)")
         let plan = try temp.db.syncSchema(Joined.self)
         #expect(plan.steps.map(\.sql).contains("DROP INDEX \"\(name)\""))
@@ -124,7 +124,7 @@ private func indices(_ table: String, _ db: Database) throws -> [String: (unique
         let temp = try TemporaryDatabase()
         try temp.db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER NOT NULL DEFAULT 0, b INTEGER NOT NULL DEFAULT 0, a_b INTEGER NOT NULL DEFAULT 0, other TEXT)")
         try temp.db.execute("CREATE TABLE t_other (other TEXT)")
-        let name = SchemaPlanner(metadata: try ModelMetadata.of(Joined.self)).indexName(IndexDeclaration(columns: ["a_b"], unique: false))
+        let name = SchemaPlanner(metadata: try ModelMetadata.of(Joined.self), dialect: SQLiteDialect()).indexName(IndexDeclaration(columns: ["a_b"], unique: false))
         try temp.db.execute("CREATE INDEX \"\(name)\" ON t_other (other)")
         let error = #expect(throws: SchemaError.self) { try temp.db.syncSchema(Joined.self) }
         #expect(error.map { "\($0)".contains(name) } == true)
