@@ -46,8 +46,8 @@ let package = Package(
         .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Tests/StrataTestSupport"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrataToolsTests", dependencies: ["StrataTools", "Strata", "StrataTestSupport"]),
-        // The DocC articles' examples, compiled and run (their own target: the articles' model names).
-        .testTarget(name: "StrataDocTests", dependencies: ["Strata"]),
+        // The DocC articles' and README's examples, compiled and run (their own target: the examples' model names).
+        .testTarget(name: "StrataDocTests", dependencies: ["Strata", "StrataTestSupport"]),
         // The PostgreSQL driver against a server named by STRATA_POSTGRES_URL (skipped without one).
         .testTarget(name: "StrataPostgresTests", dependencies: ["StrataPostgres", "Strata"]),
     ],

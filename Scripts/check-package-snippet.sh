@@ -1,28 +1,34 @@
 #!/usr/bin/env bash
-# Builds and runs a new package that depends on this checkout the way the README's "Adding Strata to a
-# package" section says (by path, under the package name "strata"), so the snippet stays true.
+# Builds and runs a new package whose Package.swift is the README's exact text (between
+# <!-- package-snippet --> and <!-- /package-snippet -->), beside this checkout reached through a folder of
+# the name the snippet gives (a symlink, a name other than the package's "Strata": a path dependency's
+# identity is its folder's name), and runs a main.swift that saves and fetches an object.
+# The work folder, .build-snippet/ in this checkout, is kept between runs so that a rerun builds only
+# what changed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-# The checkout as a folder named "strata": a path dependency's package name is its folder's name.
-git -C "$root" ls-files -z | (cd "$root" && xargs -0 tar cf -) | (mkdir -p "$work/strata" && cd "$work/strata" && tar xf -)
-mkdir -p "$work/App/Sources/App"
-cat > "$work/App/Package.swift" <<'SWIFT'
-// swift-tools-version:6.0
-import PackageDescription
+fail() { echo "package snippet check failed: $*" >&2; exit 1; }
 
-let package = Package(
-    name: "App",
-    platforms: [.macOS(.v13)],
-    dependencies: [
-        .package(path: "../strata"),
-    ],
-    targets: [
-        .executableTarget(name: "App", dependencies: [.product(name: "Strata", package: "strata")]),
-    ]
-)
-SWIFT
+# The snippet: the lines between the markers, less the fence lines.
+snippet=$(awk '/^<!-- package-snippet -->$/ {on=1; next} /^<!-- \/package-snippet -->$/ {on=0} on' "$root/README.md")
+[[ -n "$snippet" ]] || fail "no <!-- package-snippet --> … <!-- /package-snippet --> block in README.md"
+[[ "$(head -1 <<<"$snippet")" == '```swift' && "$(tail -1 <<<"$snippet")" == '```' ]] \
+    || fail "the markers must enclose exactly one fenced block"
+manifest=$(sed '1d;$d' <<<"$snippet")
+
+# The folder the snippet names, and the identity it uses for it.
+folder=$(sed -nE 's/.*\.package\(path: "\.\.\/([^"\/]+)"\).*/\1/p' <<<"$manifest")
+[[ -n "$folder" ]] || fail 'the snippet has no .package(path: "../<folder>")'
+[[ "${folder,,}" != "strata" ]] || fail "the snippet's folder must not be named like the package, or the identity rule goes untested"
+grep -q "package: \"$folder\"" <<<"$manifest" || fail "the snippet's .product(…, package:) is not the folder name \"$folder\""
+# The platforms the snippet declares are the ones Strata's Package.swift declares.
+want=$(grep -oE 'platforms: \[[^]]*\]' "$root/Package.swift")
+grep -qF "$want" <<<"$manifest" || fail "the snippet's platforms are not Package.swift's: $want"
+
+work="$root/.build-snippet"
+mkdir -p "$work/App/Sources/App"
+ln -sfn "$root" "$work/$folder"
+printf '%s\n' "$manifest" > "$work/App/Package.swift"
 cat > "$work/App/Sources/App/main.swift" <<'SWIFT'
 import Strata
 
@@ -39,7 +45,7 @@ try db.save(note)
 print("Strata \(StrataLibrary.version): \(try db.count(Note.self)) note, \(try db.objects(Note.self, where: "id IN (?)", [note.id]).map(\.title))")
 SWIFT
 cd "$work/App"
-output=$(swift run -q App 2>&1)
+output=$(swift run -q App 2>&1) || { echo "$output" >&2; fail "the package did not build or run"; }
 echo "$output"
-[[ "$output" == *"1 note, [\"hello\"]"* ]] || { echo "package snippet check failed" >&2; exit 1; }
-echo "package snippet: ok"
+[[ "$output" == *"1 note, [\"hello\"]"* ]] || fail "unexpected output"
+echo "package snippet: ok (folder \"$folder\")"

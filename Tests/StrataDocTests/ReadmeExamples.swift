@@ -1,0 +1,280 @@
+import Foundation
+import Strata
+
+// Every Swift block of README.md, verbatim, beside the types and values its fragments assume (the package
+// manifest aside: Scripts/check-package-snippet.sh builds it). ReadmeExamplesTests checks that each
+// paragraph of each block appears here in order, that the imports above are exactly those of the README's
+// complete programs, and runs the examples that need no file of their own.
+
+// Models (a complete program: its imports are this file's; its top-level code is `models()`)
+enum ReadmeExamples {
+    final class Department: Model {
+        var id: Int64 = 0                   // the key: "id" by default; 0 means "let SQLite assign it"
+        var name = ""
+        required init() {}
+    }
+
+    final class Employee: Model {
+        static let primaryKey = "employeeId"
+        static let persistentProperties = ["employeeId", "name", "dateOfBirth", "age", "email", "department"]  // default: all
+        static let indices = [["dateOfBirth"], ["department", "name"]]
+        var employeeId: Int64 = 0
+        var name = ""
+        var dateOfBirth: Date?
+        var age = 0
+        var email: String?
+        @Reference var department: Department?   // stored as Department's key, loaded when read
+        var scratch = 0                           // not listed: never stored
+        required init() {}
+    }
+
+    static func models() throws -> (Database, Employee) {
+        let db = try Database()                             // in memory; Database(path: "company.sqlite") for a file
+        let sales = Department(); sales.name = "Sales"
+        try db.save(sales)                                  // first use: CREATE TABLE "Department"
+        let ada = Employee(); ada.name = "Ada"; ada.department = sales
+        try db.save(ada)                                    // ada.employeeId now holds the assigned key
+
+        let staff = try db.objects(Employee.self, where: "WHERE employeeId < ? ORDER BY employeeId", 10)
+        print(staff[0].department?.name ?? "-")             // Sales: ada holds it (fetched anew: one SELECT, when read)
+        print(try db.object(Employee.self, forKey: ada.employeeId) === ada)   // true: one live instance per row
+        try db.execute("UPDATE $T SET name = ? WHERE name = ?", for: Employee.self, "Ada L.", "Ada")
+        print(ada.name)                                     // Ada L.: live instances see raw writes
+        try db.delete(ada); print(ada.isDeleted)            // true
+        return (db, ada)
+    }
+
+    // Schema sync: the opt-in model
+    final class Person: Model {
+        static let tableName = "people"
+        static let previousTableNames = ["Person"]           // ALTER TABLE "Person" RENAME TO "people"
+        static let renamedColumns = ["fullName": "name"]     // RENAME COLUMN "name" TO "fullName", data kept
+        static let schemaRebuild = SchemaRebuild.whenNeeded  // type changes by SQLite's 12-step rebuild
+        var id: Int64 = 0
+        var fullName = ""
+        var age = 0
+        required init() {}
+    }
+
+    // Writes
+    static func writes(_ db: Database) throws -> Employee {
+        let ada = try db.object(Employee.self, forKey: 1)!
+        ada.name = "Ada L."
+        print(ada.changedProperties)   // ["name"]
+        try db.save(ada)          // UPDATE "Employee" SET "name" = ? WHERE "employeeId" = ?
+        try db.save(ada)          // nothing changed: no SQL
+        return ada
+    }
+
+    final class Counter: Model {
+        var id: Int64 = 0
+        var value = 0
+        required init() {}
+    }
+
+    static func counters(_ db: Database, counter: Counter) throws {
+        try db.transaction {                 // IMMEDIATE: takes the write lock, then merges others' commits
+            counter.value += 1               // so this increments the committed value
+            try db.save(counter)
+        }
+        try db.retryingOnConflict {          // outside a transaction a change can meet another one: retry it
+            counter.value += 1
+            try db.save(counter)
+        }
+    }
+
+    // Raw SQL (a complete program: its imports are this file's; its top-level code is `rawSQL()`)
+    static func rawSQL() throws -> (Database, String, Int?) {
+        let db = try Database()                              // in memory; Database(path: "notes.sqlite") for a file
+        try db.execute("CREATE TABLE IF NOT EXISTS note(id INTEGER PRIMARY KEY, title TEXT, created REAL)")
+        try db.execute("INSERT INTO note(title, created) VALUES (?, ?)", "Hello", Date())
+        let rows = try db.rows("SELECT * FROM note WHERE id > ?", 0)     // [Row], column name -> SQLValue
+        let title: String = try rows[0].decode("title")
+        let count = try db.value(Int.self, "SELECT count(*) FROM note")   // Int?
+        try db.transaction(.immediate) {
+            try db.execute("UPDATE note SET title = ? WHERE id = ?", "Hi", 1)
+        }
+        return (db, title, count)
+    }
+
+    static func inLists(_ db: Database) throws -> (picked: [Employee], adults: Int) {
+        let picked = try db.objects(Employee.self, where: "employeeId IN (?)", [3, 5, 8])   // IN (?, ?, ?)
+        let adults = try db.count(Employee.self, where: "age >= ?", arguments: [18])       // WHERE added
+        try db.execute("UPDATE post SET tags = ? WHERE id = ?", JSONText(["swift", "sqlite"]), 1)
+        return (picked, adults)
+    }
+
+    static func keyPaths(_ db: Database) throws -> (adults: [Employee], some: [Employee], old: Int) {
+        let adults = try db.objects(Employee.self, where: \.age >= 18 && \.email != nil, orderBy: .ascending(\.name))
+        let some = try db.objects(Employee.self, where: (\Employee.employeeId).in([3, 5, 8]), limit: 10)
+        let old = try db.count(Employee.self, where: !(\.age < 65))
+        return (adults, some, old)
+    }
+
+    static func errors(_ db: Database) throws {
+        do { try db.execute("INSERT INTO note(id) VALUES (1)") }
+        catch let error as DatabaseError where error.code == .constraintPrimaryKey { print(error.message) }
+    }
+
+    // Concurrency (compiled, not run: the pool opens app.sqlite in the working directory)
+    static func pool() async throws {
+        let pool = try DatabasePool(path: "app.sqlite", readers: 4)
+
+        let id = try await pool.write { db in            // IMMEDIATE transaction on the writer's queue
+            let sales = Department(); sales.name = "Sales"
+            try db.save(sales)
+            return sales.id
+        }
+        let names = try await pool.read { db in          // DEFERRED transaction on the least busy reader
+            try db.objects(Department.self).map(\.name)
+        }
+        _ = (id, names)
+    }
+
+    // Change streams (compiled, not run: they wait for commits forever)
+    static func streams(_ pool: DatabasePool) async throws {
+        for await change in pool.changes(of: Employee.self) {       // one element per commit that touched it
+            print(change.insertedRowIDs, change.updatedRowIDs, change.deletedRowIDs)
+            print(change.updatedProperties)                         // [4: ["salary"]] for the library's saves
+        }
+
+        for try await count in pool.observe({ db in try db.count(Employee.self) }) {
+            print("employees:", count)                              // now, then after each relevant commit
+        }
+    }
+
+    // Migrations
+    static func migrate(_ db: Database, migrationsFolder: URL) throws {
+        var migrator = Migrator()                                   // Migrator(namespace: "plugin") for a plugin
+        migrator.register("0001_create", sql: "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT)")
+        migrator.register("0002_split_name") { db in               // Swift: raw SQL for the past, models for now
+            try db.execute("ALTER TABLE person ADD COLUMN lastName TEXT")
+            try db.execute("UPDATE person SET lastName = substr(name, instr(name, ' ') + 1)")
+        }
+        try migrator.registerSQLFiles(in: migrationsFolder)        // 0003_index.sql, ... by name
+        migrator.registerUserVersion(3) { db in                     // FCModel's PRAGMA user_version steps
+            try db.execute("CREATE INDEX IF NOT EXISTS person_lastName ON person(lastName)")
+        }
+        print(try migrator.plan(for: db))                           // a dry run: what would run, with its SQL
+        try migrator.migrate(db)                                    // or: try await migrator.migrate(pool)
+    }
+}
+
+// Mapping an existing database
+enum ReadmeMapping {
+    final class Supplier: Model {
+        static let tableName = "shop_supplier"
+        var id: Int64 = 0
+        required init() {}
+    }
+
+    static func product(_ db: Database) throws -> Bool {
+        // Django: CREATE TABLE "shop_product" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT,
+        //   "title" varchar(100) NOT NULL, "price" decimal NOT NULL, "created_at" datetime NOT NULL,
+        //   "supplier_id" integer NOT NULL REFERENCES "shop_supplier" ("id"), "notes" text NOT NULL, ...)
+        final class Product: Model {
+            static let tableName = "shop_product"
+            static let columnNames = ["createdAt": "created_at"]   // property -> column, where they differ
+            var id: Int64 = 0
+            var title = ""
+            var price = Decimal(0)                                  // every digit; written as Django writes it
+            var createdAt = Date(timeIntervalSince1970: 0)          // kept in Django's text layout
+            @Reference var supplier: Supplier?                      // the `supplier_id` foreign key, by convention
+            required init() {}                                      // "notes" left out: a partial model
+        }
+        let plan = try db.schemaPlan(for: Product.self)
+        print(plan.isEmpty)          // true: nothing to add, nothing to change
+        print(plan)                  // Product: in sync, then each column named otherwise: createdAt -> column "created_at", …
+        return plan.isEmpty
+    }
+
+    final class Post: Model {
+        static let tableName = "post"
+        var id: Int64 = 0
+        var title = ""
+        var status = ""
+        var created = Date(timeIntervalSince1970: 0)
+        required init() {}
+    }
+
+    static func schemaDefaults(_ db: Database) throws -> Post {
+        // CREATE TABLE post(id INTEGER PRIMARY KEY, title TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'draft',
+        //                   created TEXT NOT NULL DEFAULT (CURRENT_TIMESTAMP))
+        let post = Post(); post.title = "Hello"          // status == "" and created == 1970 from init()
+        try db.save(post)
+        print(post.status)                               // draft; post.created: now, as SQLite stored it
+        return post
+    }
+}
+
+// Relationships
+enum ReadmeRelationships {
+    final class Employee: Model {
+        var id: Int64 = 0
+        var name = ""
+        @Reference var department: Department?
+        required init() {}
+    }
+
+    final class Department: Model {
+        var id: Int64 = 0
+        var name = ""
+        @Children(by: "department", orderBy: "name") var employees: [Employee]   // the inverse, never a column
+        required init() {}
+    }
+
+    static func children(_ db: Database, sales: Department) throws -> [Department] {
+        let staff = try db.objects(Employee.self, where: "ORDER BY name", prefetching: ["department"])  // 2 queries
+        print(staff.map { $0.department?.name ?? "-" })   // no further query
+        print(sales.employees.count)               // one query on first access; `try sales.$employees.reload()`
+        let teams = try db.objects(Department.self, prefetching: ["employees"])   // 2 queries, whatever the count
+        return teams
+    }
+
+    final class Tag: Model {
+        var id: Int64 = 0
+        var name = ""
+        required init() {}
+    }
+
+    final class Post: Model {
+        var id: Int64 = 0
+        @Siblings(through: "blog_post_tags", from: "post_id", to: "tag_id", orderBy: "name") var tags: [Tag]
+        required init() {}
+    }
+
+    static func siblings(_ db: Database, post: Post, posts: [Post], swift: Tag, orm: Tag) throws {
+        print(post.tags.map(\.name))      // one SELECT ... JOIN "blog_post_tags", first read only
+        try post.$tags.add(swift)         // INSERT into the join table; a pair that is there already: nothing
+        try post.$tags.remove(orm)        // DELETE from the join table
+        try db.prefetch("tags", of: posts)   // one query for all posts
+    }
+
+    final class Artist: Model {
+        var id: Int64 = 0
+        required init() {}
+    }
+
+    final class Album: Model {
+        var id: Int64 = 0
+        @Reference(onDelete: .cascade) var artist: Artist?     // REFERENCES "Artist" ("id") ON DELETE CASCADE
+        @Reference(onDelete: .setNull) var producer: Artist?   // also .restrict, .noAction
+        required init() {}
+    }
+}
+
+#if canImport(Observation)
+import Observation
+
+// SwiftUI (compiled only)
+@available(macOS 14, iOS 17, *)
+enum ReadmeObservation {
+    @Observable final class Note: Model, ObservableModel {
+        static var observedKeyPaths: [PartialKeyPath<Note>] { [\.title, \.body] }
+        var id: Int64 = 0
+        var title = ""
+        var body = ""
+        required init() {}
+    }
+}
+#endif
