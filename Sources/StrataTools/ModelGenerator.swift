@@ -9,8 +9,9 @@ import Strata
 /// type to read and write back as stored (a comment on the line says so); generated columns are
 /// read-only; explicit plain indices become `indices` / `uniqueIndices`. A view is keyed by the key of
 /// its one table where it carries that through, else read without identity (a comment above the class
-/// says which); the shadow tables of FTS and R*Tree tables are skipped. The classes sync with an
-/// empty plan against the database they were generated from.
+/// says which); the shadow tables of FTS and R*Tree tables are skipped. Property names keep letters of
+/// any script (`prénom` stays `prénom`). The classes sync with an empty plan against the database they
+/// were generated from.
 ///
 /// ```swift
 /// let schema = try DatabaseSchema(reading: db)
@@ -151,11 +152,11 @@ public struct ModelGenerator: Sendable {
         let isKey = { (column: ColumnSchema) in keyColumns.contains { $0.name == column.name } }
 
         // Property names: the column's own where it can be one; a reference drops `_id` / `Id`.
-        var used: Set<String> = Set(table.columns.map(\.name).filter { SwiftSource.isIdentifier($0) && !SwiftSource.unusable.contains($0) })
+        var used: Set<String> = Set(table.columns.map(\.name).filter { SwiftSource.isSwiftIdentifier($0) && !SwiftSource.unusable.contains($0) })
         var properties: [String] = [], columnNames: [(String, String)] = []
         var persistentNames: [String: String] = [:]   // column -> property
         for column in table.columns {
-            var name = SwiftSource.isIdentifier(column.name) && !SwiftSource.unusable.contains(column.name)
+            var name = SwiftSource.isSwiftIdentifier(column.name) && !SwiftSource.unusable.contains(column.name)
                 ? column.name : SwiftSource.propertyName(column.name)
             var declaration: String
             var comment = ""
@@ -170,7 +171,7 @@ public struct ModelGenerator: Sendable {
                 if let note = type.note { comment = note }
             } else if let reference = reference(for: column, in: table, references) {
                 let stem = Self.referenceName(column.name)
-                if stem != column.name, SwiftSource.isIdentifier(stem), !SwiftSource.unusable.contains(stem), !used.contains(stem) {
+                if stem != column.name, SwiftSource.isSwiftIdentifier(stem), !SwiftSource.unusable.contains(stem), !used.contains(stem) {
                     name = stem
                 }
                 declaration = reference.className + "?"

@@ -1,0 +1,88 @@
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+@testable import StrataTools
+
+// Review 18 (issue 38, point 5): `strata generate` leaves out Strata's and SQLite's own tables unless
+// asked, keeps column names that are Swift identifiers (any script's letters), and `strata inspect` shows
+// CHECK constraints and the table of each trigger. (The sync log levels: StrataTests' Review18SyncLogTests.)
+
+/// What `strata generate` writes for `r18_personne` (below), and the same class compiled here: saving it
+/// proves that each property reaches its column.
+private let r18PersonneSource = """
+    final class R18Personne: Model {
+        static let tableName = "r18_personne"
+        static let columnNames = ["first_name": "first name", "_2fa": "2fa"]
+        var id: Int64 = 0
+        var prénom: String = ""
+        var 名前: String?
+        var straße: String?
+        var first_name: String?
+        var _2fa: Int64?
+        var `class`: String?
+        required init() {}
+    }
+    """
+
+private final class R18Personne: Model {
+    static let tableName = "r18_personne"
+    static let columnNames = ["first_name": "first name", "_2fa": "2fa"]
+    var id: Int64 = 0
+    var prénom: String = ""
+    var 名前: String?
+    var straße: String?
+    var first_name: String?
+    var _2fa: Int64?
+    var `class`: String?
+    required init() {}
+}
+
+@Suite(.serialized) struct Review18CLITests {
+    /// A database file in a temporary folder, made by `statements`, closed; its file name.
+    private func database(_ temp: TemporaryDatabase, _ statements: [String]) throws -> String {
+        for sql in statements { try temp.db.execute(sql) }
+        try temp.db.close()
+        return URL(fileURLWithPath: temp.path).lastPathComponent
+    }
+
+    /// `prénom`, `名前` and `straße` are Swift identifiers: the properties keep those names (no
+    /// `columnNames` entry); `first name` and `2fa` are not, and are mapped; `class` takes backticks. The
+    /// class written is the one above, whose save stores each value in its column.
+    @Test func columnNamesThatAreSwiftIdentifiersStayAsTheyAre() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.execute(#"CREATE TABLE r18_personne(id INTEGER PRIMARY KEY, prénom TEXT NOT NULL DEFAULT '', "名前" TEXT, straße TEXT, "first name" TEXT, "2fa" INTEGER, "class" TEXT)"#)
+        let schema = try DatabaseSchema(reading: db)
+        let table = try #require(schema.table(named: "r18_personne"))
+        #expect(ModelGenerator().model(for: table).source == r18PersonneSource)
+        #expect(ModelGenerator().source(for: schema).contains(r18PersonneSource))
+
+        let person = R18Personne()
+        person.prénom = "Zoé"
+        person.名前 = "花子"
+        person.straße = "Hauptstraße 1"
+        person.first_name = "Ana"
+        person._2fa = 7
+        person.class = "B"
+        try db.save(person)
+        let stored = try db.rows(#"SELECT quote(prénom), quote("名前"), quote(straße), quote("first name"), typeof("2fa"), quote("2fa"), quote("class") FROM r18_personne"#)
+        #expect(stored.count == 1)
+        #expect(stored.first?.values == [.text("'Zoé'"), .text("'花子'"), .text("'Hauptstraße 1'"), .text("'Ana'"), .text("integer"), .text("7"), .text("'B'")])
+        #expect(try db.syncSchema(R18Personne.self).steps.isEmpty)
+    }
+
+    /// `SwiftSource`'s identifier rules: letters of any script (and digits, combining marks after the
+    /// first), never spaces, punctuation, a leading digit or a leading combining mark.
+    @Test func swiftIdentifiersAreThoseOfTheLanguage() {
+        for name in ["prénom", "名前", "straße", "Ωmega", "_x", "x1", "e\u{301}cole", "naïve_count"] {
+            #expect(SwiftSource.isSwiftIdentifier(name), "\(name)")
+        }
+        for name in ["first name", "2fa", "a-b", "x.y", "", "\u{301}e", "price%", "a$b", "soft\u{AD}hyphen"] {
+            #expect(!SwiftSource.isSwiftIdentifier(name), "\(name)")
+        }
+        #expect(SwiftSource.propertyName("prénom de famille") == "prénom_de_famille")
+        #expect(SwiftSource.propertyName("2ème") == "_2ème")
+        #expect(SwiftSource.propertyName("\u{301}x") == "_\u{301}x")
+    }
+}
