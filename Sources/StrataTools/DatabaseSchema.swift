@@ -12,7 +12,7 @@ import Strata
 /// schema.tables.map(\.name)   // ["author", "note"]
 /// ```
 public struct DatabaseSchema: Sendable, Encodable {
-    /// The tables, by name; SQLite's own (`sqlite_%`) are left out.
+    /// The tables, by name; SQLite's own (`sqlite_%`) are left out unless read `includingInternal`.
     /// ```swift
     /// schema.tables.first?.columns.count
     /// ```
@@ -45,14 +45,17 @@ public struct DatabaseSchema: Sendable, Encodable {
     /// ``ModelGenerator`` types properties by), the storage classes the first 10,000 rows of each table
     /// and view hold are counted per column; which view columns carry a key of their table through is read
     /// from the views' SQL, and the shadow tables of FTS3/4/5 and R*Tree tables are told from the
-    /// virtual tables' SQL.
+    /// virtual tables' SQL. SQLite's own tables (`sqlite_sequence`, `sqlite_stat1` … `sqlite_stat4`) are
+    /// read only `includingInternal` (``TableSchema/isInternal``).
     ///
     /// ```swift
     /// let schema = try DatabaseSchema(reading: db, countingRows: true)
     /// schema.tables[0].rowCount   // 3
+    /// let all = try DatabaseSchema(reading: db, includingInternal: true)
+    /// all.tables.map(\.name)        // ["note", "sqlite_sequence"]
     /// ```
-    public init(reading db: Database, countingRows: Bool = false, samplingValues: Bool = true) throws {
-        let master = try db.introspector.tablesAndViews()
+    public init(reading db: Database, countingRows: Bool = false, samplingValues: Bool = true, includingInternal: Bool = false) throws {
+        let master = try db.introspector.tablesAndViews(includingInternal: includingInternal)
         var tables: [TableSchema] = [], views: [String] = [], viewTables: [TableSchema] = []
         for entry in master {
             let name = entry.name
@@ -281,6 +284,17 @@ public struct TableSchema: Sendable, Encodable {
             let numbers = (row[position].schemaText ?? "").split(separator: " ").compactMap { Int($0) }
             if numbers.count == StoredTypes.classes.count { columns[i].storedTypes = StoredTypes(counts: numbers) }
         }
+    }
+
+    /// Whether the table is one Strata (`strata_migrations`, the migrations it applied) or SQLite
+    /// (`sqlite_sequence`, `sqlite_stat1` … `sqlite_stat4`) makes and keeps for itself: `strata generate`
+    /// writes no model for it unless asked (`--include-internal`, ``ModelGenerator/includesInternalTables``).
+    ///
+    /// ```swift
+    /// schema.table(named: "strata_migrations")?.isInternal   // true
+    /// ```
+    public var isInternal: Bool {
+        SQLiteIntrospector.isEngineTable(name) || name.lowercased() == Migrator.tableName.lowercased()
     }
 
     /// The primary-key columns in key order (empty for a rowid table without a declared key).

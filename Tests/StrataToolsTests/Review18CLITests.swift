@@ -46,6 +46,43 @@ private final class R18Personne: Model {
         return URL(fileURLWithPath: temp.path).lastPathComponent
     }
 
+    /// A file with `strata_migrations` (a migration ran), `sqlite_sequence` (AUTOINCREMENT) and
+    /// `sqlite_stat1` (ANALYZE): `generate` writes the user's table and a skip line for Strata's table, and
+    /// nothing of SQLite's; with `--include-internal` (or the table named with `--table`) it writes them.
+    @Test func generateLeavesOutStrataAndSQLiteTablesUnlessAsked() throws {
+        let temp = try TemporaryDatabase()
+        var migrator = Migrator()
+        migrator.register("0001_note", sql: "CREATE TABLE r18_note(id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT); CREATE INDEX r18_note_title ON r18_note(title); INSERT INTO r18_note(title) VALUES ('a'), ('b')")
+        #expect(try migrator.migrate(temp.db) == ["0001_note"])
+        let name = try database(temp, ["ANALYZE"])
+        let db = try Database(path: temp.path)
+        #expect(try db.column(String.self, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") == ["r18_note", "sqlite_sequence", "sqlite_stat1", "strata_migrations"])
+        try db.close()
+
+        let plain = try strata(["generate", name], in: temp.folder)
+        #expect(plain.status == 0, "\(plain.error)")
+        #expect(plain.output.contains("final class R18Note: Model {"))
+        #expect(plain.output.contains(#"// skipped: "strata_migrations": Strata's own table (strata generate --include-internal writes it)"#), "\(plain.output)")
+        #expect(!plain.output.contains("class StrataMigrations"))
+        #expect(!plain.output.contains("sqlite_"), "\(plain.output)")
+
+        let all = try strata(["generate", name, "--include-internal"], in: temp.folder)
+        #expect(all.status == 0, "\(all.error)")
+        #expect(all.output.contains("final class R18Note: Model {"))
+        #expect(all.output.contains("final class StrataMigrations: Model {"), "\(all.output)")
+        #expect(all.output.contains(#"static let tableName = "sqlite_sequence""#), "\(all.output)")
+        #expect(all.output.contains(#"static let tableName = "sqlite_stat1""#))
+        #expect(!all.output.contains("skipped"))
+
+        let named = try strata(["generate", name, "--table", "strata_migrations"], in: temp.folder)
+        #expect(named.status == 0, "\(named.error)")
+        #expect(named.output.contains("final class StrataMigrations: Model {"), "\(named.output)")
+        #expect(!named.output.contains("R18Note"))
+
+        let help = try strata(["generate", "--help"], in: temp.folder)
+        #expect(help.output.contains("--include-internal"))
+    }
+
     /// `prénom`, `名前` and `straße` are Swift identifiers: the properties keep those names (no
     /// `columnNames` entry); `first name` and `2fa` are not, and are mapped; `class` takes backticks. The
     /// class written is the one above, whose save stores each value in its column.
