@@ -177,6 +177,12 @@ public struct TableSchema: Sendable, Encodable {
     /// note.foreignKeys.first?.table   // "author"
     /// ```
     public var foreignKeys: [ForeignKeySchema] = []
+    /// The CHECK constraints of its `CREATE TABLE` statement: the columns' in column order, then the table's.
+    ///
+    /// ```swift
+    /// table.checks.first?.expression   // "price > 0"
+    /// ```
+    public var checks: [CheckSchema] = []
     /// Whether this is a view (``DatabaseSchema/viewTables``).
     ///
     /// ```swift
@@ -201,7 +207,28 @@ public struct TableSchema: Sendable, Encodable {
 
     /// What `strata inspect --json` writes (the generator's findings stay out).
     private enum CodingKeys: String, CodingKey {
-        case name, columns, indices, withoutRowID, strict, isVirtual, rowCount, foreignKeys, isView, problem
+        case name, columns, indices, withoutRowID, strict, isVirtual, rowCount, foreignKeys, checks, isView, problem
+    }
+
+    /// As the synthesized encoding would, but `checks` only for a table that has some (the JSON of a
+    /// table without CHECK constraints stays as it was).
+    ///
+    /// ```swift
+    /// let json = try JSONEncoder().encode(table)   // {"name":"note","columns":[…],…}
+    /// ```
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(columns, forKey: .columns)
+        try container.encode(indices, forKey: .indices)
+        try container.encode(withoutRowID, forKey: .withoutRowID)
+        try container.encode(strict, forKey: .strict)
+        try container.encode(isVirtual, forKey: .isVirtual)
+        try container.encodeIfPresent(rowCount, forKey: .rowCount)
+        try container.encode(foreignKeys, forKey: .foreignKeys)
+        if !checks.isEmpty { try container.encode(checks, forKey: .checks) }
+        try container.encode(isView, forKey: .isView)
+        try container.encodeIfPresent(problem, forKey: .problem)
     }
 
     /// Makes a table description by hand.
@@ -263,6 +290,7 @@ public struct TableSchema: Sendable, Encodable {
                   strict: !isVirtual && options.contains("STRICT"),
                   isVirtual: isVirtual, rowCount: rowCount, problem: problem)
         self.foreignKeys = foreignKeys
+        checks = CheckConstraint.all(in: sql).map { CheckSchema(expression: $0.expression, column: $0.column, name: $0.name) }
         if isVirtual { module = SchemaCatalog.module(of: sql) }
     }
 

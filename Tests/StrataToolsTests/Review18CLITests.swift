@@ -122,4 +122,51 @@ private final class R18Personne: Model {
         #expect(SwiftSource.propertyName("2ème") == "_2ème")
         #expect(SwiftSource.propertyName("\u{301}x") == "_\u{301}x")
     }
+
+    /// `inspect` lists each CHECK constraint (column and table ones, named or not, as written) under its
+    /// table, and each trigger with its table; `--json` has a table's checks (none: no key) and the
+    /// trigger's table. A table without checks prints as before.
+    @Test func inspectShowsCheckConstraintsAndTheTableOfEachTrigger() throws {
+        let temp = try TemporaryDatabase()
+        let name = try database(temp, [
+            "CREATE TABLE r18_item(id INTEGER PRIMARY KEY, price REAL CHECK (price > 0), qty DECIMAL(10, 2) CONSTRAINT positive_qty CHECK(qty >= 0), CHECK (price * qty < 1000))",
+            "CREATE TABLE r18_log(item INTEGER)",
+            "CREATE TRIGGER r18_item_logged AFTER INSERT ON r18_item BEGIN INSERT INTO r18_log VALUES (new.id); END",
+        ])
+        let inspect = try strata(["inspect", name], in: temp.folder)
+        #expect(inspect.status == 0, "\(inspect.error)")
+        #expect(inspect.output.contains("""
+            table r18_item: 0 rows
+              column  type            affinity  not null  default  pk  kind
+              id      INTEGER         INTEGER                      1
+              price   REAL            REAL
+              qty     DECIMAL(10, 2)  NUMERIC
+              indices: none
+              check (price > 0) on column price
+              check (qty >= 0) on column qty named positive_qty
+              check (price * qty < 1000)
+
+            table r18_log: 0 rows
+              column  type     affinity  not null  default  pk  kind
+              item    INTEGER  INTEGER
+              indices: none
+
+            user_version: 0
+            triggers: r18_item_logged on r18_item
+            migrations: none recorded
+
+            """), "\(inspect.output)")
+
+        let json = try strata(["inspect", name, "--json"], in: temp.folder)
+        #expect(json.status == 0, "\(json.error)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        let tables = try #require((object["schema"] as? [String: Any])?["tables"] as? [[String: Any]])
+        let checks = try #require(tables.first { $0["name"] as? String == "r18_item" }?["checks"] as? [[String: String]])
+        #expect(checks == [["expression": "price > 0", "column": "price"],
+                           ["expression": "qty >= 0", "column": "qty", "name": "positive_qty"],
+                           ["expression": "price * qty < 1000"]])
+        #expect(tables.first { $0["name"] as? String == "r18_log" }.map { $0.keys.contains("checks") } == false)
+        let triggers = try #require((object["details"] as? [String: Any])?["triggers"] as? [[String: String]])
+        #expect(triggers.map { $0["table"] } == ["r18_item"])
+    }
 }
