@@ -136,6 +136,43 @@ public struct ForeignKeySchema: Sendable, Hashable, Encodable {
     }
 }
 
+/// A CHECK constraint of a table, as its `CREATE TABLE` statement writes it.
+///
+/// ```swift
+/// let check = CheckSchema(expression: "price > 0", column: "price")
+/// ```
+public struct CheckSchema: Sendable, Hashable, Encodable {
+    /// The expression between the parentheses, as written.
+    ///
+    /// ```swift
+    /// check.expression  // "price > 0"
+    /// ```
+    public var expression: String
+    /// The column whose definition holds it; nil for a table constraint (`CHECK (a < b)` after the columns).
+    ///
+    /// ```swift
+    /// check.column  // "price"
+    /// ```
+    public var column: String?
+    /// Its name (`CONSTRAINT positive CHECK (...)`); nil when it has none.
+    ///
+    /// ```swift
+    /// check.name  // "positive"
+    /// ```
+    public var name: String?
+
+    /// A check from parts.
+    ///
+    /// ```swift
+    /// let check = CheckSchema(expression: "a < b", name: "ordered")
+    /// ```
+    public init(expression: String, column: String? = nil, name: String? = nil) {
+        self.expression = expression
+        self.column = column
+        self.name = name
+    }
+}
+
 public struct IndexSchema: Sendable, Hashable, Encodable {
     /// The index's name (`sqlite_autoindex_…` for constraint indices).
     ///

@@ -12,7 +12,7 @@ import Strata
 /// schema.tables.map(\.name)   // ["author", "note"]
 /// ```
 public struct DatabaseSchema: Sendable, Encodable {
-    /// The tables, by name; SQLite's own (`sqlite_%`) are left out.
+    /// The tables, by name; SQLite's own (`sqlite_%`) are left out unless read `includingInternal`.
     /// ```swift
     /// schema.tables.first?.columns.count
     /// ```
@@ -45,14 +45,17 @@ public struct DatabaseSchema: Sendable, Encodable {
     /// ``ModelGenerator`` types properties by), the storage classes the first 10,000 rows of each table
     /// and view hold are counted per column; which view columns carry a key of their table through is read
     /// from the views' SQL, and the shadow tables of FTS3/4/5 and R*Tree tables are told from the
-    /// virtual tables' SQL.
+    /// virtual tables' SQL. SQLite's own tables (`sqlite_sequence`, `sqlite_stat1` … `sqlite_stat4`) are
+    /// read only `includingInternal` (``TableSchema/isInternal``).
     ///
     /// ```swift
     /// let schema = try DatabaseSchema(reading: db, countingRows: true)
     /// schema.tables[0].rowCount   // 3
+    /// let all = try DatabaseSchema(reading: db, includingInternal: true)
+    /// all.tables.map(\.name)        // ["note", "sqlite_sequence"]
     /// ```
-    public init(reading db: Database, countingRows: Bool = false, samplingValues: Bool = true) throws {
-        let master = try db.introspector.tablesAndViews()
+    public init(reading db: Database, countingRows: Bool = false, samplingValues: Bool = true, includingInternal: Bool = false) throws {
+        let master = try db.introspector.tablesAndViews(includingInternal: includingInternal)
         var tables: [TableSchema] = [], views: [String] = [], viewTables: [TableSchema] = []
         for entry in master {
             let name = entry.name
@@ -174,6 +177,12 @@ public struct TableSchema: Sendable, Encodable {
     /// note.foreignKeys.first?.table   // "author"
     /// ```
     public var foreignKeys: [ForeignKeySchema] = []
+    /// The CHECK constraints of its `CREATE TABLE` statement: the columns' in column order, then the table's.
+    ///
+    /// ```swift
+    /// table.checks.first?.expression   // "price > 0"
+    /// ```
+    public var checks: [CheckSchema] = []
     /// Whether this is a view (``DatabaseSchema/viewTables``).
     ///
     /// ```swift
@@ -198,7 +207,28 @@ public struct TableSchema: Sendable, Encodable {
 
     /// What `strata inspect --json` writes (the generator's findings stay out).
     private enum CodingKeys: String, CodingKey {
-        case name, columns, indices, withoutRowID, strict, isVirtual, rowCount, foreignKeys, isView, problem
+        case name, columns, indices, withoutRowID, strict, isVirtual, rowCount, foreignKeys, checks, isView, problem
+    }
+
+    /// As the synthesized encoding would, but `checks` only for a table that has some (the JSON of a
+    /// table without CHECK constraints stays as it was).
+    ///
+    /// ```swift
+    /// let json = try JSONEncoder().encode(table)   // {"name":"note","columns":[…],…}
+    /// ```
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(columns, forKey: .columns)
+        try container.encode(indices, forKey: .indices)
+        try container.encode(withoutRowID, forKey: .withoutRowID)
+        try container.encode(strict, forKey: .strict)
+        try container.encode(isVirtual, forKey: .isVirtual)
+        try container.encodeIfPresent(rowCount, forKey: .rowCount)
+        try container.encode(foreignKeys, forKey: .foreignKeys)
+        if !checks.isEmpty { try container.encode(checks, forKey: .checks) }
+        try container.encode(isView, forKey: .isView)
+        try container.encodeIfPresent(problem, forKey: .problem)
     }
 
     /// Makes a table description by hand.
@@ -260,6 +290,7 @@ public struct TableSchema: Sendable, Encodable {
                   strict: !isVirtual && options.contains("STRICT"),
                   isVirtual: isVirtual, rowCount: rowCount, problem: problem)
         self.foreignKeys = foreignKeys
+        checks = CheckConstraint.all(in: sql).map { CheckSchema(expression: $0.expression, column: $0.column, name: $0.name) }
         if isVirtual { module = SchemaCatalog.module(of: sql) }
     }
 
@@ -281,6 +312,17 @@ public struct TableSchema: Sendable, Encodable {
             let numbers = (row[position].schemaText ?? "").split(separator: " ").compactMap { Int($0) }
             if numbers.count == StoredTypes.classes.count { columns[i].storedTypes = StoredTypes(counts: numbers) }
         }
+    }
+
+    /// Whether the table is one Strata (`strata_migrations`, the migrations it applied) or SQLite
+    /// (`sqlite_sequence`, `sqlite_stat1` … `sqlite_stat4`) makes and keeps for itself: `strata generate`
+    /// writes no model for it unless asked (`--include-internal`, ``ModelGenerator/includesInternalTables``).
+    ///
+    /// ```swift
+    /// schema.table(named: "strata_migrations")?.isInternal   // true
+    /// ```
+    public var isInternal: Bool {
+        SQLiteIntrospector.isEngineTable(name) || name.lowercased() == Migrator.tableName.lowercased()
     }
 
     /// The primary-key columns in key order (empty for a rowid table without a declared key).

@@ -9,8 +9,10 @@ import Strata
 /// type to read and write back as stored (a comment on the line says so); generated columns are
 /// read-only; explicit plain indices become `indices` / `uniqueIndices`. A view is keyed by the key of
 /// its one table where it carries that through, else read without identity (a comment above the class
-/// says which); the shadow tables of FTS and R*Tree tables are skipped. The classes sync with an
-/// empty plan against the database they were generated from.
+/// says which); the shadow tables of FTS and R*Tree tables are skipped, and so are Strata's and SQLite's
+/// own tables (``TableSchema/isInternal``) unless ``includesInternalTables`` is set. Property names keep
+/// letters of any script (`prénom` stays `prénom`). The classes sync with an empty plan against the
+/// database they were generated from.
 ///
 /// ```swift
 /// let schema = try DatabaseSchema(reading: db)
@@ -20,15 +22,26 @@ public struct ModelGenerator: Sendable {
     /// When set, the classes are nested in `enum <namespace>`, with a `models` list of them all (so that
     /// the models of several databases can live in one module).
     public var namespace: String?
+    /// Whether ``source(for:origin:)`` writes models for Strata's and SQLite's own tables
+    /// (``TableSchema/isInternal``: `strata_migrations`, `sqlite_sequence`, `sqlite_stat1` …); by default it
+    /// writes a `// skipped:` line for each.
+    ///
+    /// ```swift
+    /// let generator = ModelGenerator(includingInternal: true)
+    /// generator.includesInternalTables   // true
+    /// ```
+    public var includesInternalTables: Bool
 
-    /// A generator with the default rules; with `namespace`, the classes nest in an enum of that name.
+    /// A generator with the default rules; with `namespace`, the classes nest in an enum of that name;
+    /// with `includingInternal`, Strata's and SQLite's own tables get models too.
     ///
     /// ```swift
     /// let generator = ModelGenerator()
     /// let nested = ModelGenerator(namespace: "Blog")   // enum Blog { final class Post: Model { … } … }
     /// ```
-    public init(namespace: String? = nil) {
+    public init(namespace: String? = nil, includingInternal: Bool = false) {
         self.namespace = namespace
+        self.includesInternalTables = includingInternal
     }
 
     /// A whole Swift file: a header, the imports, then each table's (and view's) class or skip comment,
@@ -50,6 +63,10 @@ public struct ModelGenerator: Sendable {
         var taken: Set<String> = [], targets: [String: ReferenceTarget] = [:]
         var names: [(TableSchema, String)] = []
         for table in schema.tables + schema.viewTables {
+            if table.isInternal && !includesInternalTables {
+                names.append((table, ""))   // no class: a skip line
+                continue
+            }
             var name = SwiftSource.typeName(table.name)
             if taken.contains(name.lowercased()) {
                 var number = 2
@@ -67,7 +84,10 @@ public struct ModelGenerator: Sendable {
         var classNames: [String] = []
         var body: [String] = []
         for (table, name) in names {
-            let generated = model(for: table, className: name, references: targets)
+            let generated = table.isInternal && !includesInternalTables
+                ? .skipped(table: table.name, reason: (SQLiteIntrospector.isEngineTable(table.name) ? "SQLite's" : "Strata's")
+                           + " own table (strata generate --include-internal writes it)")
+                : model(for: table, className: name, references: targets)
             if case .model(let className, _) = generated { classNames.append(className) }
             body.append("")
             body.append(generated.source)
@@ -151,11 +171,11 @@ public struct ModelGenerator: Sendable {
         let isKey = { (column: ColumnSchema) in keyColumns.contains { $0.name == column.name } }
 
         // Property names: the column's own where it can be one; a reference drops `_id` / `Id`.
-        var used: Set<String> = Set(table.columns.map(\.name).filter { SwiftSource.isIdentifier($0) && !SwiftSource.unusable.contains($0) })
+        var used: Set<String> = Set(table.columns.map(\.name).filter { SwiftSource.isSwiftIdentifier($0) && !SwiftSource.unusable.contains($0) })
         var properties: [String] = [], columnNames: [(String, String)] = []
         var persistentNames: [String: String] = [:]   // column -> property
         for column in table.columns {
-            var name = SwiftSource.isIdentifier(column.name) && !SwiftSource.unusable.contains(column.name)
+            var name = SwiftSource.isSwiftIdentifier(column.name) && !SwiftSource.unusable.contains(column.name)
                 ? column.name : SwiftSource.propertyName(column.name)
             var declaration: String
             var comment = ""
@@ -170,7 +190,7 @@ public struct ModelGenerator: Sendable {
                 if let note = type.note { comment = note }
             } else if let reference = reference(for: column, in: table, references) {
                 let stem = Self.referenceName(column.name)
-                if stem != column.name, SwiftSource.isIdentifier(stem), !SwiftSource.unusable.contains(stem), !used.contains(stem) {
+                if stem != column.name, SwiftSource.isSwiftIdentifier(stem), !SwiftSource.unusable.contains(stem), !used.contains(stem) {
                     name = stem
                 }
                 declaration = reference.className + "?"

@@ -2,8 +2,8 @@ import Strata
 
 /// A plain-text description of a database's tables, as `strata inspect` prints it: per table its
 /// options and row count, each column's declared type, affinity, NOT NULL, default, primary-key
-/// position and hidden/generated kind, and each index with its columns, uniqueness, origin and
-/// whether it is partial.
+/// position and hidden/generated kind, each index with its columns, uniqueness, origin and
+/// whether it is partial, each foreign key, and each CHECK constraint (`check (price > 0) on column price`).
 ///
 /// ```swift
 /// let schema = try DatabaseSchema(reading: db, countingRows: true)
@@ -89,6 +89,10 @@ public struct SchemaReport: Sendable {
         }
         for key in table.foreignKeys {
             lines.append("  foreign key \(key.column) -> \(key.table)(\(key.parentColumn ?? "its primary key"))")
+        }
+        for check in table.checks {
+            lines.append("  check (\(SwiftSource.comment(check.expression)))" + (check.column.map { " on column \($0)" } ?? "")
+                         + (check.name.map { " named \($0)" } ?? ""))
         }
         return lines
     }

@@ -135,7 +135,7 @@ extension StrataCommand {
         }
     }
 
-    /// `strata generate <db-path> [--table NAME ...] [--namespace NAME]`
+    /// `strata generate <db-path> [--table NAME ...] [--namespace NAME] [--include-internal]`
     struct Generate: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print Swift model classes for the tables Strata can map (a comment for the others).")
@@ -145,12 +145,17 @@ extension StrataCommand {
         @Option(help: "Nest the classes in an enum of this name, with a `models` list of them.")
         var namespace: String?
 
+        @Flag(help: "Also write models for Strata's own tables (strata_migrations) and SQLite's (its sequence and statistics tables); a table named with --table is written anyway.")
+        var includeInternal = false
+
         func run() throws {
             let db = try openReadOnly(source.path)
             defer { try? db.close() }
-            let schema = try reading(source.path) { try DatabaseSchema(reading: db) }.selecting(source.tables)
+            // A table asked for by name is written whoever made it.
+            let withInternal = includeInternal || !source.tables.isEmpty
+            let schema = try reading(source.path) { try DatabaseSchema(reading: db, includingInternal: withInternal) }.selecting(source.tables)
             let name = source.path.split(separator: "/").last.map(String.init) ?? source.path
-            print(ModelGenerator(namespace: namespace).source(for: schema, origin: name), terminator: "")
+            print(ModelGenerator(namespace: namespace, includingInternal: withInternal).source(for: schema, origin: name), terminator: "")
         }
     }
 }

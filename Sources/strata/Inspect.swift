@@ -6,7 +6,7 @@ extension StrataCommand {
     /// `strata inspect <db> [--table NAME ...] [--diagram] [--json]`
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print tables (columns, indices, foreign keys, row counts), views, triggers, user_version and applied migrations.")
+            abstract: "Print tables (columns, indices, foreign keys, CHECK constraints, row counts), views, triggers (with their tables), user_version and applied migrations.")
 
         @OptionGroup var source: DatabaseSource
 
@@ -32,7 +32,7 @@ extension StrataCommand {
             print(SchemaReport(schema: schema, title: source.path).text, terminator: "")
             print("")
             print("user_version: \(details.userVersion)")
-            print("triggers: " + (details.triggers.isEmpty ? "none" : details.triggers.map(\.name).joined(separator: ", ")))
+            print("triggers: " + (details.triggers.isEmpty ? "none" : details.triggers.map { "\($0.name) on \($0.table)" }.joined(separator: ", ")))
             if details.migrations.isEmpty {
                 print("migrations: none recorded")
             } else {

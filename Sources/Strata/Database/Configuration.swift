@@ -43,7 +43,9 @@ extension Database {
         /// let db = try Database(path: "legacy.sqlite", configuration: configuration)
         /// ```
         public var journalMode: JournalMode?
-        /// Where SQL (`.debug`, with timings) and schema changes (`.info`) are logged.
+        /// Where SQL (`.debug`, with timings) and schema sync are logged: routine steps (a new table, column
+        /// or index) at `.debug`; a table rebuild and renames at `.info`; what sync keeps against the model
+        /// (a UNIQUE index no longer declared) at `.warning`.
         /// ```swift
         /// configuration.logger = Logger(label: "app.db")
         /// ```

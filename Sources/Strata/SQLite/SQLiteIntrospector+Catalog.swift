@@ -12,14 +12,21 @@ extension SQLiteIntrospector {
         package let sql: String?
     }
 
-    /// The tables and views, SQLite's own (`sqlite_%`) left out, by name as SQLite orders them
-    /// case-insensitively (then exactly).
-    package func tablesAndViews() throws -> [CatalogEntry] {
+    /// The tables and views, by name as SQLite orders them case-insensitively (then exactly); SQLite's own
+    /// (`sqlite_sequence`, `sqlite_stat1` … `sqlite_stat4`: ``isEngineTable(_:)``) only with
+    /// `includingInternal`.
+    package func tablesAndViews(includingInternal: Bool = false) throws -> [CatalogEntry] {
         try entries("""
             SELECT type, name, name, sql FROM sqlite_master
-            WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+            WHERE type IN ('table', 'view')\(includingInternal ? "" : " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
             ORDER BY name COLLATE NOCASE, name
             """)
+    }
+
+    /// Whether `table` is one SQLite makes and keeps for itself (AUTOINCREMENT's `sqlite_sequence`,
+    /// ANALYZE's `sqlite_stat1` … `sqlite_stat4`): a user cannot make a table whose name begins `sqlite_`.
+    package static func isEngineTable(_ table: String) -> Bool {
+        table.lowercased().hasPrefix("sqlite_")
     }
 
     /// Every object that has a statement (automatic indices have none), SQLite's own left out, in catalog

@@ -295,6 +295,13 @@ extension Database {
                               found: "foreign keys on", expected: "foreign keys off for a table rebuild",
                               remedy: "Sync outside any transaction, so that Strata can turn them off first.")
         }
+        if plan.rebuildsTable {
+            // A rebuild rewrites the whole table (a copy of every row): the one step a user should see in the
+            // log; its statements, like every routine step, go at debug.
+            let columns = plan.rebuiltColumns.map { "\"\($0)\"" }.joined(separator: ", ")
+            configuration.logger.info("Strata schema sync: rebuilding table \"\(metadata.tableName)\" of \(metadata.typeName) for column\(plan.rebuiltColumns.count == 1 ? "" : "s") \(columns) (its rows are copied into a new table)",
+                                      metadata: ["model": "\(metadata.typeName)"])
+        }
         for step in plan.steps { try run(step, of: metadata, rebuilding: plan.rebuiltColumns) }
         return SchemaPlan(model: plan.model, table: plan.table, steps: ran + plan.steps)
     }
@@ -324,7 +331,14 @@ extension Database {
             }
             return
         }
-        configuration.logger.info("Strata schema sync: \(step.sql)", metadata: ["model": "\(metadata.typeName)"])
+        // Creating tables, adding columns and indices is routine (debug); a rename changes what other tools
+        // see, so it is logged where users look (info), as the rebuild is (above, once for all its statements).
+        switch step.kind {
+        case .renameTable, .renameColumn:
+            configuration.logger.info("Strata schema sync: \(step.sql)", metadata: ["model": "\(metadata.typeName)"])
+        default:
+            configuration.logger.debug("Strata schema sync: \(step.sql)", metadata: ["model": "\(metadata.typeName)"])
+        }
         do {
             try connection.execute(step.sql)
         } catch let error as DatabaseError {
