@@ -167,7 +167,7 @@ public final class DatabasePool: Sendable {
 
     /// Waits for the work already queued, then closes every handle; later calls throw `.misuse`.
     ///
-    /// When a connection cannot close (SQLite's `SQLITE_BUSY`: a statement prepared outside the library is
+    /// When a connection cannot close (SQLite's ``ResultCode/busy``: a statement prepared outside the library is
     /// still open on it), the error is thrown, the pool takes no new work, and calling `close()` again
     /// tries the connections still open. Calls made at the same time (or again) return once every
     /// handle is closed.
@@ -202,7 +202,7 @@ public final class DatabasePool: Sendable {
         }
     }
 
-    /// Copies the WAL back into the database file (`sqlite3_wal_checkpoint_v2`) on the writer's queue.
+    /// Copies the WAL back into the database file (SQLite's WAL checkpoint) on the writer's queue.
     /// `.passive` copies what it can without waiting; `.truncate` waits for readers and empties the WAL.
     ///
     /// ```swift

@@ -8,7 +8,7 @@ import Dispatch
 /// lock: the work runs on a Dispatch thread, one at most per handle.
 final class SerialDatabase: @unchecked Sendable {
     // Sound as `Sendable`: `database` is only touched by blocks running on `queue`, which is serial; the
-    // `interrupter` (the raw handle) is used from other threads only for `sqlite3_interrupt`, which SQLite allows.
+    // `interrupter` (the raw handle) is used from other threads only to interrupt, which SQLite allows.
     let queue: DispatchQueue
     private let database: Database
     let interrupter: ConnectionInterrupter
@@ -70,8 +70,8 @@ final class SerialDatabase: @unchecked Sendable {
 }
 
 /// A pool handle's busy handler: SQLite's own schedule of waits for a lock another connection holds, up to
-/// the busy timeout (as `sqlite3_busy_timeout`), that stops waiting as soon as the async call waiting is
-/// cancelled (`sqlite3_interrupt` does not end a busy wait): the call then throws `CancellationError` at
+/// the busy timeout (as SQLite's busy timeout), that stops waiting as soon as the async call waiting is
+/// cancelled (SQLite's interrupt does not end a busy wait): the call then throws `CancellationError` at
 /// once instead of after the whole timeout.
 final class BusyWait: @unchecked Sendable {
     // Sound as `Sendable`: `job` is only touched on the handle's queue (by `run` and by SQLite's busy handler,
@@ -114,7 +114,7 @@ final class BusyWait: @unchecked Sendable {
 
 /// One async call's state, shared by the task that waits and the queue that runs it: a cancelled call
 /// that has not started never starts; one that is running has its statement interrupted
-/// (`sqlite3_interrupt`) and its transaction rolled back.
+/// (SQLite's interrupt) and its transaction rolled back.
 final class PoolJob: Sendable {
     private enum State { case waiting, running(ConnectionInterrupter), finished }
     private let state = Locked<(state: State, cancelled: Bool)>((.waiting, false))

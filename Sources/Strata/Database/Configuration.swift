@@ -118,7 +118,7 @@ extension Database {
 }
 
 extension Duration {
-    /// This duration in whole milliseconds, within what `sqlite3_busy_timeout` takes: a negative one is 0 (no
+    /// This duration in whole milliseconds, within what SQLite's busy timeout takes: a negative one is 0 (no
     /// wait), one past `Int32.max` ms (24.8 days) is `Int32.max`. Any duration converts without overflowing.
     var busyMilliseconds: Int32 {
         let (seconds, attoseconds) = components

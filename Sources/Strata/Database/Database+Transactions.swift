@@ -5,7 +5,7 @@ extension Database {
     ///
     /// Transactions begin IMMEDIATE by default (DEFERRED on a read-only handle): the write lock is taken
     /// (waiting up to the busy timeout) before the block runs, so a read-then-write block cannot fail
-    /// half way with SQLITE_BUSY, and
+    /// half way with a busy error (``ResultCode/busy``), and
     /// what other connections committed before is merged into the live instances first. Pass
     /// `.deferred` for a read-only block that should not hold the lock: a deferred block that writes after
     /// another connection committed since its first read fails at once with ``ResultCode/busySnapshot``
@@ -84,7 +84,7 @@ extension Database {
     }
 
     /// Rolls back to `savepoint`, or the whole transaction; the original error matters more than a
-    /// failure here, which can only mean SQLite already rolled back (e.g. after SQLITE_FULL).
+    /// failure here, which can only mean SQLite already rolled back (e.g. after ``ResultCode/full``).
     private func rollback(_ savepoint: String?, changesBefore: [String: DatabaseChange]) {
         models.pendingCommitted = 0   // a COMMIT that failed after its hook committed nothing
         if let savepoint {
@@ -98,7 +98,7 @@ extension Database {
     }
 
     /// Throws when SQLite ended the transaction this block opened (a statement with `OR ROLLBACK`, or a
-    /// rollback after SQLITE_FULL or SQLITE_IOERR): what the block wrote is gone, and writes that followed
+    /// rollback after ``ResultCode/full`` or ``ResultCode/ioError``): what the block wrote is gone, and writes that followed
     /// would commit one by one outside any transaction.
     @inline(__always)
     func checkTransactionIsOpen() throws {

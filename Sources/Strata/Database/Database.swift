@@ -89,7 +89,7 @@ public final class Database {
         try connection.close()
     }
 
-    /// How many `?` parameters one statement may bind (`SQLITE_LIMIT_VARIABLE_NUMBER`).
+    /// How many `?` parameters one statement may bind (SQLite's variable-number limit).
     /// ```swift
     /// db.maximumArguments  // 32766
     /// ```

@@ -44,7 +44,7 @@ extension ModelContext: ChangeSink {
     }
 }
 
-/// Whether two table names are the same to the engine (SQLite's `sqlite3_stricmp`): ASCII letters compare
+/// Whether two table names are the same to the engine (as SQLite compares identifiers): ASCII letters compare
 /// without case, every other byte as it is. Inline, because the update hook asks it for every row written.
 @inline(__always)
 func sameIdentifier(_ a: UnsafePointer<CChar>, _ b: UnsafePointer<CChar>) -> Bool {

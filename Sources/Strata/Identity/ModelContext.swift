@@ -4,7 +4,7 @@
 /// change observers.
 ///
 /// The fields the update hook touches on every written row skip dynamic exclusivity checks: the hook runs
-/// synchronously inside `sqlite3_step`, on the handle's isolation domain, while no Swift access to them is
+/// synchronously inside a statement's step, on the handle's isolation domain, while no Swift access to them is
 /// open (each library access is a plain read or assignment that completes before stepping).
 final class ModelContext {
     weak var database: Database?
@@ -142,7 +142,7 @@ final class ModelContext {
     /// needs no savepoint of its own there, since that transaction's rollback undoes all of it.
     var ownSaveDepth: Int?
     /// Set when a failed statement ended a transaction that was open before it (a trigger's RAISE(ROLLBACK),
-    /// an ON CONFLICT ROLLBACK constraint, SQLITE_FULL); cleared when a transaction block begins or ends and
+    /// an ON CONFLICT ROLLBACK constraint, ``ResultCode/full``); cleared when a transaction block begins or ends and
     /// when a refused save reads it. A save refused that way inside a raw `BEGIN` then gives its instances
     /// their rows again, as inside a block: the transaction its edits were made for is gone.
     var failureEndedTransaction = false

@@ -28,7 +28,7 @@ extension Database {
     /// A save inside a transaction block failed: when the block rolls back, `objects` read their rows again
     /// and drop their unsaved changes, which were made for the block (a retried block makes them again).
     /// When the failure itself ended the block's transaction (a trigger's RAISE(ROLLBACK), an ON CONFLICT
-    /// ROLLBACK constraint, SQLITE_FULL), that rollback has happened: they read their rows now.
+    /// ROLLBACK constraint, ``ResultCode/full``), that rollback has happened: they read their rows now.
     /// The same holds inside a raw `BEGIN`: its rollback, or a failure that ended it, gives them their rows.
     /// A save of its own (outside any transaction) keeps the changes: only its own transaction is gone.
     @inline(never)
@@ -236,7 +236,7 @@ extension Database {
         do {
             try runOwnWrite(statement, registry: registry, rowID: object._rowID, deleting: true)
         } catch let error as DatabaseError where error.code.primary == .constraint && error.message.hasPrefix("FOREIGN KEY constraint failed") {
-            // RESTRICT reports SQLITE_CONSTRAINT_TRIGGER, NO ACTION SQLITE_CONSTRAINT_FOREIGNKEY: the message tells.
+            // RESTRICT reports a trigger constraint, NO ACTION a foreign key constraint (SQLite's extended codes): the message tells.
             throw explainingForeignKeyFailure(error, registry: registry, key: key)
         }
         let deleted = changes > 0
