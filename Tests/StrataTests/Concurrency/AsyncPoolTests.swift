@@ -50,36 +50,51 @@ func eventually(_ condition: @Sendable () -> Bool) async throws {
         #expect(try await pool.read { db in try db.count(AsyncItem.self) } == 1)
     }
 
-    /// Slow writes queue on the writer's queue, not on the cooperative threads: reads issued after four
-    /// slow writes all finish before the writes do. (With blocking calls, the writes waiting for the writer
-    /// would hold the cooperative threads, and the reads would wait behind them.)
+    /// Slow writes queue on the writer's queue, not on the cooperative threads: while a write holds the
+    /// writer and three more wait for it, 24 reads issued afterwards all finish. The first write holds the
+    /// writer until those reads are done (a gate, not a timer, so a loaded machine can't reorder it); with
+    /// blocking calls the waiting writes would hold the cooperative threads, the reads could not run, and
+    /// the gate would only open on its 60-second timeout, which the test reports.
     @Test func slowWritesNeverHoldTheCooperativeThreads() async throws {
         let file = try PoolFile(readers: 2); let pool = file.pool
         try await pool.write { db in try db.save(AsyncItem()) }
+        let gate = DispatchSemaphore(value: 0)
+        let writerHeld = Locked(false)
+        let timedOut = Locked(false)
         let log = Locked<[String]>([])
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<4 {
+            group.addTask {
+                try await pool.write { db in
+                    writerHeld.withLock { $0 = true }
+                    if gate.wait(timeout: .now() + 60) == .timedOut { timedOut.withLock { $0 = true } }
+                    try db.execute("UPDATE AsyncItem SET value = value + 1")
+                }
+                log.withLock { $0.append("w") }
+            }
+            try await eventually { writerHeld.withLock { $0 } }
+            for _ in 0..<3 {
                 group.addTask {
-                    try await pool.write { db in
-                        Thread.sleep(forTimeInterval: 0.25)   // 1 s of writes in all: a margin for a loaded machine
-                        try db.execute("UPDATE AsyncItem SET value = value + 1")
-                    }
+                    try await pool.write { db in try db.execute("UPDATE AsyncItem SET value = value + 1") }
                     log.withLock { $0.append("w") }
                 }
             }
-            try await Task.sleep(nanoseconds: 20_000_000)   // the writes are queued first
-            for _ in 0..<24 {
-                group.addTask {
-                    _ = try await pool.read { db in try db.count(AsyncItem.self) }
-                    log.withLock { $0.append("r") }
+            try await Task.sleep(nanoseconds: 20_000_000)   // the three writes are queued behind the first
+            try await withThrowingTaskGroup(of: Void.self) { reads in
+                for _ in 0..<24 {
+                    reads.addTask {
+                        _ = try await pool.read { db in try db.count(AsyncItem.self) }
+                        log.withLock { $0.append("r") }
+                    }
                 }
+                try await reads.waitForAll()
             }
+            gate.signal()
             try await group.waitForAll()
         }
         let order = log.withLock { $0 }
+        #expect(timedOut.withLock { $0 } == false, "the reads ran while writes waited for the writer")
         #expect(order.filter { $0 == "r" }.count == 24)
-        #expect(order.last == "w", "the last slow write finishes after every read: \(order)")
-        #expect(order.lastIndex(of: "r")! < order.lastIndex(of: "w")!)
+        #expect(Array(order.suffix(4)) == ["w", "w", "w", "w"], "every write finishes after every read: \(order)")
         #expect(try await pool.read { db in try db.value(Int.self, "SELECT value FROM AsyncItem") } == 4)
     }
 
