@@ -201,7 +201,7 @@ struct PostgresDriverTests {
             #expect(try connection.commitToken() != before)
             // The DDL the planner would write: an identity key and one column of each type, read back by kind.
             let columns = ColumnType.allCases.map { "c_\($0.rawValue.lowercased()) \(dialect.columnType($0, strict: false))" }
-            try connection.execute("CREATE TABLE typed(id \(dialect.singleKeyDefinition(integer: true)), \(columns.joined(separator: ", ")))")
+            try connection.execute("CREATE TABLE typed(id \(dialect.singleKeyDefinition(integer: true, format: nil)), \(columns.joined(separator: ", ")))")
             try connection.execute("INSERT INTO typed(c_integer, c_real, c_text, c_blob, c_numeric) VALUES (7, 0.5, 't', '\\x01', 2.25)")
             try connection.execute("INSERT INTO typed(c_integer) VALUES (8)")
             let typed = try connection.prepare("SELECT id, c_integer, c_real, c_text, c_blob, c_numeric FROM typed ORDER BY id")

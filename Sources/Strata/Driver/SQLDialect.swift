@@ -42,5 +42,32 @@ package protocol SQLDialect: Sendable {
     func columnType(_ type: ColumnType, strict: Bool) -> String
     /// The column definition after the name of a single-column key the engine assigns: an integer key
     /// when `integer`, else a text key the caller assigns.
-    func singleKeyDefinition(integer: Bool) -> String
+    func singleKeyDefinition(integer: Bool, format: ColumnFormat.Kind?) -> String
+    /// The declared type of a column for a property stored as `type` in `format` (see the extension).
+    func columnType(_ type: ColumnType, format: ColumnFormat.Kind?, strict: Bool) -> String
+    /// The literal of a column's DDL default for a value of `format` (see the extension).
+    func defaultLiteral(_ value: SQLValue, format: ColumnFormat.Kind?) -> String
+}
+
+extension SQLDialect {
+    /// The declared type of a column for a property stored as `type` in `format` (a date, a UUID, a Bool,
+    /// a Decimal, JSON): engines with types of their own for those (PostgreSQL's `TIMESTAMPTZ`, `UUID`,
+    /// `BOOLEAN`, `NUMERIC`, `JSONB`) override it; by default, the storage type's.
+    ///
+    /// ```swift
+    /// SQLiteDialect().columnType(.real, format: .date, strict: false)  // "REAL"
+    /// ```
+    package func columnType(_ type: ColumnType, format: ColumnFormat.Kind?, strict: Bool) -> String {
+        columnType(type, strict: strict)
+    }
+
+    /// The literal of a column's DDL default for a value in Strata's native encoding of `format`; by
+    /// default ``literal(_:)``.
+    ///
+    /// ```swift
+    /// SQLiteDialect().defaultLiteral(.integer(0), format: .bool)  // "0"
+    /// ```
+    package func defaultLiteral(_ value: SQLValue, format: ColumnFormat.Kind?) -> String {
+        literal(value)
+    }
 }

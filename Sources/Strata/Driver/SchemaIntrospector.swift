@@ -8,7 +8,7 @@
 /// let introspector = SQLiteIntrospector(connection)
 /// for name in try introspector.tableNames() { print(try introspector.table(name)?.columns ?? []) }
 /// ```
-protocol SchemaIntrospector {
+package protocol SchemaIntrospector {
     /// The names of the user tables and views, in the order the engine lists them.
     func tableNames() throws -> [String]
     /// One table or view, or nil when there is none of that name.
@@ -32,27 +32,39 @@ protocol SchemaIntrospector {
 
 /// An index as the catalog names it: its table, its `CREATE INDEX` statement (nil for a constraint's
 /// automatic index) and its name as stored.
-struct CatalogIndex {
-    let table: String
-    let sql: String?
-    let name: String
+package struct CatalogIndex {
+    package let table: String
+    package let sql: String?
+    package let name: String
+
+    package init(table: String, sql: String?, name: String) {
+        self.table = table; self.sql = sql; self.name = name
+    }
 }
 
 /// A unique index of a table, as a constraint failure's diagnosis needs it: its key parts (a column, or nil
 /// for an expression) with their collating sequences, whether it is partial, and its `CREATE INDEX`
 /// statement (nil for a constraint's automatic index).
-struct UniqueIndexKeys {
-    let name: String
-    let partial: Bool
-    let sql: String?
-    let keys: [(column: String?, collation: String)]
+package struct UniqueIndexKeys {
+    package let name: String
+    package let partial: Bool
+    package let sql: String?
+    package let keys: [(column: String?, collation: String)]
+
+    package init(name: String, partial: Bool, sql: String?, keys: [(column: String?, collation: String)]) {
+        self.name = name; self.partial = partial; self.sql = sql; self.keys = keys
+    }
 }
 
 /// A foreign key of a table (`child`) that points at another (or the same) table, one per constraint:
 /// its columns, the parent's columns (empty: the parent's primary key) and its ON DELETE action, uppercased.
-struct ReferencingKey {
-    let child: String
-    let from: [String]
-    let to: [String]
-    let onDelete: String
+package struct ReferencingKey {
+    package let child: String
+    package let from: [String]
+    package let to: [String]
+    package let onDelete: String
+
+    package init(child: String, from: [String], to: [String], onDelete: String) {
+        self.child = child; self.from = from; self.to = to; self.onDelete = onDelete
+    }
 }

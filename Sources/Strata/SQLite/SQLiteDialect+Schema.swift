@@ -13,8 +13,8 @@ extension SQLiteDialect {
     }
 
     /// An integer key is the rowid (`AUTOINCREMENT`: a deleted key is never handed out again); a text key
-    /// is declared NOT NULL, which SQLite's primary keys are not by themselves.
-    func singleKeyDefinition(integer: Bool) -> String {
+    /// (a UUID key too: SQLite has no UUID type) is declared NOT NULL, which SQLite's primary keys are not by themselves.
+    func singleKeyDefinition(integer: Bool, format: ColumnFormat.Kind?) -> String {
         integer ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "TEXT PRIMARY KEY NOT NULL"
     }
 }

@@ -4,7 +4,7 @@
 // and a table's primary key columns (`pragma_table_info`).
 
 extension SQLiteIntrospector {
-    func index(named name: String) throws -> CatalogIndex? {
+    package func index(named name: String) throws -> CatalogIndex? {
         // SQLite compares identifiers case-insensitively (ASCII), as NOCASE does: `STRATA_…` is the same name.
         let statement = try connection.cachedStatement("SELECT tbl_name, sql, name FROM sqlite_master WHERE type = 'index' AND name = ? COLLATE NOCASE")
         try statement.bind(values: [.text(name)])
@@ -16,7 +16,7 @@ extension SQLiteIntrospector {
 
     /// The unique indices of `table`: their key parts (a column, or nil for an expression: `cid` below 0) with
     /// collating sequences, in key order. Read on the error path only: statements not cached.
-    func uniqueIndices(of table: String) -> [UniqueIndexKeys] {
+    package func uniqueIndices(of table: String) -> [UniqueIndexKeys] {
         guard let list = try? connection.prepare("""
             SELECT il.name, il.partial, m.sql FROM pragma_index_list(?) AS il LEFT JOIN sqlite_master AS m ON m.type = 'index' AND m.name = il.name
             WHERE il."unique"
@@ -44,7 +44,7 @@ extension SQLiteIntrospector {
 
     /// The foreign keys of other tables (or the same) that point at `parent`, one per constraint. Read on
     /// the error path only: the statement is not cached.
-    func foreignKeys(referencing parent: String) -> [ReferencingKey] {
+    package func foreignKeys(referencing parent: String) -> [ReferencingKey] {
         let sql = """
             SELECT m.name, f.id, f."from", f."to", f.on_delete FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f
             WHERE m.type = 'table' AND f."table" = ? COLLATE NOCASE ORDER BY m.name, f.id, f.seq
@@ -67,7 +67,7 @@ extension SQLiteIntrospector {
     }
 
     /// The primary key columns of `table`, in key order (what a foreign key without a column list names).
-    func primaryKeyColumnNames(of table: String) -> [String] {
+    package func primaryKeyColumnNames(of table: String) -> [String] {
         guard let statement = try? connection.prepare("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk") else { return [] }
         defer { statement.finalize() }
         guard (try? statement.bind(values: [.text(table)])) != nil else { return [] }

@@ -11,7 +11,7 @@ package struct SQLiteIntrospector: SchemaIntrospector {
 
     init(_ connection: Connection) { self.connection = connection }
 
-    func tableNames() throws -> [String] {
+    package func tableNames() throws -> [String] {
         let catalog = try SchemaCatalog.current(in: connection)
         return catalog.tables.values.map(\.name).sorted()
     }

@@ -6,9 +6,14 @@ extension SchemaPlanner {
     /// The steps that rebuild table `name` (its name in the database now, before any planned rename) to
     /// fit the model: `info` is the table as it reads after the planned renames. The stored SQL of the
     /// table, its indices and triggers, and the tables that reference it are read through `connection`.
-    func rebuild(_ info: TableInfo, named name: String, in connection: Connection, tableRenames: [String: String],
+    func rebuild(_ info: TableInfo, named name: String, in introspector: any SchemaIntrospector, tableRenames: [String: String],
                  columnRenames: [String: String], changed: [(property: PropertyMetadata, column: ColumnInfo)],
                  missing: [PropertyMetadata], foreignKeys: [PropertyMetadata], key keyColumn: String) throws -> [SchemaStep] {
+        guard let connection = (introspector as? SQLiteIntrospector)?.connection else {
+            throw error(changed.first?.column.name, found: "a column or foreign key that differs from the declaration",
+                        expected: "a table this engine's sync can alter in place",
+                        "Change the column with a migration (ALTER TABLE ... ALTER COLUMN), or the declaration to match the table.")
+        }
         guard let source = try TableSQL.read(name, in: connection) else {
             throw error(nil, found: "no CREATE TABLE statement in sqlite_master", expected: "a table to rebuild",
                         "Check that \"\(name)\" is a table, not a view.")

@@ -9,7 +9,7 @@ extension Database {
     /// print(plan)   // Employee: ALTER TABLE "Employee" ADD COLUMN "email" TEXT
     /// ```
     public func schemaPlan<T: Model>(for type: T.Type) throws -> SchemaPlan {
-        try planner(for: ModelMetadata.of(type)).plan(in: connection)
+        try planner(for: ModelMetadata.of(type)).plan(in: connection.introspector)
     }
 
     /// The planner of a model, told which indices the other models this handle maps onto the same table
@@ -227,7 +227,7 @@ extension Database {
         }
         let planner = planner(for: metadata)
         var current: TableInfo?
-        var plan = try planner.plan(in: connection, current: &current)
+        var plan = try planner.plan(in: connection.introspector, current: &current)
         for name in plan.keptUniqueIndices {
             configuration.logger.warning("Strata schema sync: the UNIQUE index \"\(name)\" on \"\(metadata.tableName)\" is no longer declared by \(metadata.typeName); kept (sync never drops a UNIQUE index): drop it in a migration if no model needs it",
                                          metadata: ["model": "\(metadata.typeName)"])
@@ -279,7 +279,7 @@ extension Database {
     /// the steps; renames first, then the rest planned again from the renamed schema. Returns what ran.
     func run(_ planner: SchemaPlanner) throws -> SchemaPlan {
         let metadata = planner.metadata
-        var plan = try planner.plan(in: connection)
+        var plan = try planner.plan(in: connection.introspector)
         var ran: [SchemaStep] = []
         let renames = plan.steps.prefix { step in
             switch step.kind { case .renameTable, .renameColumn: true; default: false }
@@ -287,7 +287,7 @@ extension Database {
         if !renames.isEmpty {
             for step in renames { try run(step, of: metadata) }
             ran += renames
-            plan = try planner.plan(in: connection)
+            plan = try planner.plan(in: connection.introspector)
         }
         let foreignKeysOn = try foreignKeysEnabled()
         if plan.rebuildsTable && foreignKeysOn {

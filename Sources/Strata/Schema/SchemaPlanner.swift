@@ -11,17 +11,17 @@ struct SchemaPlanner {
     /// definition in column names: an owned index of such a name must have that definition.
     var otherIndexNames: [String: IndexDeclaration] = [:]
 
-    /// Reads the table (and, for hints and rebuilds, what else it needs) through `connection` and plans.
+    /// Reads the table (and, for hints and rebuilds, what else it needs) through `introspector` and plans.
     /// Nothing is changed.
-    func plan(in connection: Connection) throws -> SchemaPlan {
+    func plan(in introspector: any SchemaIntrospector) throws -> SchemaPlan {
         var current: TableInfo?
-        return try plan(in: connection, current: &current)
+        return try plan(in: introspector, current: &current)
     }
 
     /// ``plan(in:)``, also handing back the table as it is now, so a caller whose plan is empty need not
     /// read it again.
-    func plan(in connection: Connection, current: inout TableInfo?) throws -> SchemaPlan {
-        let plan = try planSteps(in: connection, current: &current)
+    func plan(in introspector: any SchemaIntrospector, current: inout TableInfo?) throws -> SchemaPlan {
+        let plan = try planSteps(in: introspector, current: &current)
         // A shadow table holds a full-text or R*Tree table's index: a column or an index added there would
         // corrupt it (SQLite's integrity-check then fails), so nothing is ever changed in one.
         if let owner = current?.shadowOf, let step = plan.steps.first {
@@ -32,10 +32,10 @@ struct SchemaPlanner {
         return plan
     }
 
-    private func planSteps(in connection: Connection, current: inout TableInfo?) throws -> SchemaPlan {
+    private func planSteps(in introspector: any SchemaIntrospector, current: inout TableInfo?) throws -> SchemaPlan {
         let table = metadata.tableName
         var steps: [SchemaStep] = []
-        var info = try TableInfo.read(table, in: connection, views: true)
+        var info = try introspector.table(table)
         current = info
         if let view = info, view.isView { return try planView(view) }
 
@@ -43,7 +43,7 @@ struct SchemaPlanner {
         var tableRenames: [String: String] = [:]
         var previous: [TableInfo] = []
         for name in metadata.previousTableNames where !name.sqlNameEquals(table) {
-            if let old = try TableInfo.read(name, in: connection), !previous.contains(where: { $0.name == old.name }) {
+            if let old = try introspector.table(name), !old.isView, !previous.contains(where: { $0.name == old.name }) {
                 previous.append(old)
             }
         }
@@ -68,7 +68,7 @@ struct SchemaPlanner {
                             "Create the table, or check the model's tableName.")
             }
             return SchemaPlan(model: metadata.typeName, table: table,
-                              steps: [createTable()] + (try createIndices(metadata.indices, properties: metadata.properties, listed: [], in: connection)),
+                              steps: [createTable()] + (try createIndices(metadata.indices, properties: metadata.properties, listed: [], in: introspector)),
                               columns: Dictionary(uniqueKeysWithValues: metadata.properties.map { ($0.name, $0.column) }))
         }
         /// The table's name in the database now, before any planned rename.
@@ -84,7 +84,7 @@ struct SchemaPlanner {
                             expected: "only one of them",
                             "Copy what you need from \"\(oldColumn.name)\" into \"\(existing.name)\" with raw SQL and drop \"\(oldColumn.name)\", or remove the hint.")
             }
-            guard connection.dialect.altersRenameColumn else {
+            guard dialect.altersRenameColumn else {
                 throw error(property.name, found: "SQLite \(Database.sqliteVersion)", expected: "SQLite 3.25 or later for RENAME COLUMN",
                             "Rename the column with a rebuild in raw SQL, or link a newer SQLite.")
             }
@@ -144,7 +144,7 @@ struct SchemaPlanner {
             steps += missing.map { addColumn($0, strict: current.isStrict) }
         } else {
             rebuilt = changed.map(\.property.column) + foreignKeys.map(\.column) + missing.map(\.column)
-            steps += try rebuild(current, named: currentName, in: connection, tableRenames: tableRenames, columnRenames: columnRenames,
+            steps += try rebuild(current, named: currentName, in: introspector, tableRenames: tableRenames, columnRenames: columnRenames,
                                  changed: changed, missing: missing, foreignKeys: foreignKeys, key: properties[0].column)
         }
 
@@ -167,7 +167,7 @@ struct SchemaPlanner {
         let dropped = Set(stale.map(\.name.sqlFolded))
         let remaining = current.indices.filter { !dropped.contains($0.name.sqlFolded) }
         steps += try createIndices(metadata.indices.filter { index in !remaining.contains { covers($0, columnIndex(index, properties)) } },
-                                   properties: properties, listed: current.indices, dropping: dropped, in: connection)
+                                   properties: properties, listed: current.indices, dropping: dropped, in: introspector)
         // Owned plain indices that serve no declaration are dropped; one that still serves one (made under an
         // older name scheme, or before its columns were renamed) is kept. A UNIQUE index is never dropped here
         // (a stale one, named for a declaration it does not match, was dropped above):
@@ -254,11 +254,11 @@ struct SchemaPlanner {
         let key = metadata.properties[0]
         var definitions: [String]
         if metadata.keyCount == 1 {
-            definitions = [SQL.quote(key.column) + " " + dialect.singleKeyDefinition(integer: metadata.keyIsInteger)]
+            definitions = [SQL.quote(key.column) + " " + dialect.singleKeyDefinition(integer: metadata.keyIsInteger, format: key.formatKind)]
         } else {
             // A key part that is a reference carries its foreign key as any other reference column does.
             definitions = metadata.properties.prefix(metadata.keyCount).map { part in
-                "\(SQL.quote(part.column)) \(dialect.columnType(part.columnType, strict: false)) NOT NULL" + (foreignKeyClause(part).map { " " + $0 } ?? "")
+                "\(SQL.quote(part.column)) \(dialect.columnType(part.columnType, format: part.formatKind, strict: false)) NOT NULL" + (foreignKeyClause(part).map { " " + $0 } ?? "")
             }
         }
         definitions += metadata.properties.dropFirst(metadata.keyCount).map { columnDefinition($0) }
@@ -276,7 +276,7 @@ struct SchemaPlanner {
 
     /// The type a column of `property` is declared with, in the connection's dialect.
     func declaredType(_ property: PropertyMetadata, strict: Bool) -> String {
-        dialect.columnType(property.columnType, strict: strict)
+        dialect.columnType(property.columnType, format: property.formatKind, strict: strict)
     }
 
     /// `"name" TYPE`, plus `NOT NULL DEFAULT <fresh init() value>` for non-optional properties, and the
@@ -284,7 +284,7 @@ struct SchemaPlanner {
     func columnDefinition(_ property: PropertyMetadata, strict: Bool = false) -> String {
         var definition = "\(SQL.quote(property.column)) \(declaredType(property, strict: strict))"
         if !property.isNullable && !property.defaultValue.isNull {
-            definition += " NOT NULL DEFAULT \(SQL.literal(property.defaultValue))"
+            definition += " NOT NULL DEFAULT \(dialect.defaultLiteral(property.defaultValue, format: property.formatKind))"
         }
         if let clause = foreignKeyClause(property) { definition += " " + clause }
         return definition
@@ -330,7 +330,7 @@ struct SchemaPlanner {
     /// `dropping`: names (folded) of stale indices the plan drops before: they are made again, not refused.
     private func createIndices(_ indices: [IndexDeclaration], properties: [PropertyMetadata], listed: [IndexInfo],
                                dropping: Set<String> = [],
-                               in connection: Connection) throws -> [SchemaStep] {
+                               in introspector: any SchemaIntrospector) throws -> [SchemaStep] {
         var steps: [SchemaStep] = []
         var names: Set<String> = []
         for index in indices where names.insert(indexName(index)).inserted {
@@ -340,7 +340,7 @@ struct SchemaPlanner {
                 continue
             }
             // Index names compare case-insensitively (ASCII): `STRATA_…` is the same name.
-            if let existing = try connection.introspector.index(named: name), !(existing.table.sqlNameEquals(metadata.tableName)
+            if let existing = try introspector.index(named: name), !(existing.table.sqlNameEquals(metadata.tableName)
                                       && !listed.contains { $0.name.sqlNameEquals(existing.name) }) {
                 let owner = existing.table, sql = existing.sql ?? "(an automatic index)"
                 throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil,

@@ -117,7 +117,7 @@ public enum ColumnFormat: Hashable, Sendable {
     case jsonText(spaced: Bool, asciiOnly: Bool)
 
     /// What kind of Swift value a format applies to.
-    enum Kind { case date, uuid, bool, decimal, json }
+    package enum Kind: Sendable { case date, uuid, bool, decimal, json }
 }
 
 extension ColumnFormat {

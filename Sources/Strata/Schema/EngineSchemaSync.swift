@@ -1,0 +1,53 @@
+/// Schema sync over the driver protocols alone: plan each model's table against what an engine's
+/// ``SchemaIntrospector`` reads, in the engine's ``SQLDialect``, and hand each step to the caller to run.
+/// (`package`: the PostgreSQL module syncs through it; a `Database` on SQLite plans with the same
+/// ``SchemaPlanner`` and runs the steps itself, with the SQLite-only rebuild around them.)
+///
+/// The caller runs the whole sync in one transaction, so a failure anywhere leaves nothing changed.
+///
+/// ```swift
+/// try connection.execute("BEGIN")
+/// let plans = try EngineSchemaSync.sync([Album.self, Artist.self], dialect: connection.dialect,
+///                                       introspect: { try PostgresIntrospector(connection) },
+///                                       run: { try connection.execute($0.sql) })
+/// try connection.execute("COMMIT")
+/// ```
+package enum EngineSchemaSync {
+    /// What sync would do for `type` now (a dry run).
+    ///
+    /// ```swift
+    /// let plan = try EngineSchemaSync.plan(Album.self, dialect: dialect, introspector: introspector)
+    /// ```
+    package static func plan(_ type: any Model.Type, dialect: any SQLDialect,
+                             introspector: any SchemaIntrospector) throws -> SchemaPlan {
+        try SchemaPlanner(metadata: ModelMetadata.of(type), dialect: dialect).plan(in: introspector)
+    }
+
+    /// Syncs the tables of `types`, each model's referenced models first (a foreign key needs its parent
+    /// table), reading the schema again before each model: returns the plans, in the order they ran.
+    ///
+    /// ```swift
+    /// let plans = try EngineSchemaSync.sync([Album.self], dialect: dialect, introspect: read, run: execute)
+    /// ```
+    package static func sync(_ types: [any Model.Type], dialect: any SQLDialect,
+                             introspect: () throws -> any SchemaIntrospector,
+                             run: (SchemaStep) throws -> Void) throws -> [SchemaPlan] {
+        var ordered: [any Model.Type] = []
+        func visit(_ type: any Model.Type, _ path: [ObjectIdentifier]) throws {
+            let id = ObjectIdentifier(type)
+            guard !ordered.contains(where: { ObjectIdentifier($0) == id }), !path.contains(id) else { return }
+            for property in try ModelMetadata.of(type).properties {
+                if let related = property.related { try visit(related, path + [id]) }
+            }
+            ordered.append(type)
+        }
+        for type in types { try visit(type, []) }
+        var plans: [SchemaPlan] = []
+        for type in ordered {
+            let plan = try plan(type, dialect: dialect, introspector: introspect())
+            for step in plan.steps { try run(step) }
+            plans.append(plan)
+        }
+        return plans
+    }
+}
