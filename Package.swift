@@ -49,7 +49,7 @@ let package = Package(
         // The DocC articles' and README's examples, compiled and run (their own target: the examples' model names).
         .testTarget(name: "StrataDocTests", dependencies: ["Strata", "StrataTestSupport"]),
         // The PostgreSQL driver against a server named by STRATA_POSTGRES_URL (skipped without one).
-        .testTarget(name: "StrataPostgresTests", dependencies: ["StrataPostgres", "Strata"]),
+        .testTarget(name: "StrataPostgresTests", dependencies: ["StrataPostgres", "Strata", "StrataTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

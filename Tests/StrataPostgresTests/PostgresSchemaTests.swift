@@ -5,15 +5,15 @@ import Testing
 
 // Models synced on PostgreSQL by the planner Strata uses on SQLite, and the catalog read back.
 
-private struct Settings: Codable, Equatable {
+struct Settings: Codable, Equatable {
     var theme = "dark"
 }
 
-private enum Mood: String, Codable {
+enum Mood: String, Codable {
     case calm, busy
 }
 
-private final class PGArtist: Model {
+final class PGArtist: Model {
     static let tableName = "artist"
     static let uniqueIndices = [["name"]]
     var id: Int64 = 0
@@ -21,7 +21,7 @@ private final class PGArtist: Model {
     required init() {}
 }
 
-private final class PGAlbum: Model {
+final class PGAlbum: Model {
     static let tableName = "album"
     static let indices = [["year", "title"]]
     var id: Int64 = 0
@@ -41,7 +41,7 @@ private final class PGAlbum: Model {
 }
 
 /// The album table as a later release declares it: one property more, one index more.
-private final class PGAlbumV2: Model {
+final class PGAlbumV2: Model {
     static let tableName = "album"
     static let indices = [["year", "title"], ["subtitle"]]
     var id: Int64 = 0
@@ -61,7 +61,7 @@ private final class PGAlbumV2: Model {
     required init() {}
 }
 
-private final class PGTag: Model {
+final class PGTag: Model {
     static let tableName = "tag"
     static let primaryKey = "code"
     var code = ""
@@ -69,7 +69,7 @@ private final class PGTag: Model {
     required init() {}
 }
 
-private final class PGTagging: Model {
+final class PGTagging: Model {
     static let tableName = "tagging"
     static let compositeKey = ["album", "tag"]
     @Reference var album: PGAlbum?
@@ -79,7 +79,7 @@ private final class PGTagging: Model {
 }
 
 /// A model whose table exists with a column of a type its property cannot hold.
-private final class PGBadFit: Model {
+final class PGBadFit: Model {
     static let tableName = "bad_fit"
     var id: Int64 = 0
     var count = 0
@@ -277,7 +277,7 @@ struct PostgresSchemaTests {
     }
 }
 
-private final class PGMapped: Model {
+final class PGMapped: Model {
     static let tableName = "mapped"
     var id: Int64 = 0
     var title = ""
