@@ -39,7 +39,7 @@ let package = Package(
         // case-insensitive file systems (macOS), where both would be "strata.swiftmodule".
         .executableTarget(
             name: "StrataCLI",
-            dependencies: ["StrataTools", "Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["StrataTools", "Strata", "StrataPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/strata"
         ),
         // Temporary databases and the location of ../shared/fixtures, shared by the test targets.

@@ -28,6 +28,9 @@ struct ColumnProperty {
     init(_ column: ColumnSchema) {
         let declared = column.declaredType.uppercased()
         var type: String
+        if column.engineTypes == .postgres {
+            type = Self.postgresType(column.declaredType)
+        } else {
         switch column.affinity {
         case .integer: type = "Int64"
         case .real: type = "Double"
@@ -39,12 +42,13 @@ struct ColumnProperty {
             else if declared.contains("DATE") || declared.contains("TIMESTAMP") { type = "Date" }
             else { type = "SQLValue" }
         }
+        }
         // A time of day (`time`: Django's TimeField, SQLAlchemy's and peewee's Time) holds 'HH:MM:SS[.ffffff]'
         // text, and a `JSON` column (SQLAlchemy's) objects and arrays, which neither Double nor Date reads and
         // String cannot be synced over (NUMERIC affinity): SQLValue, NOT NULL included (sync accepts it; a
         // fresh instance starts at midnight, or at JSON's `null`, which SQLAlchemy stores for None).
-        let timeOfDay = column.affinity == .numeric && Self.isTimeOfDay(declared)
-        let json = column.affinity == .numeric && declared.contains("JSON")
+        let timeOfDay = (column.affinity == .numeric || column.engineTypes == .postgres) && Self.isTimeOfDay(declared)
+        let json = (column.affinity == .numeric || column.engineTypes == .postgres) && declared.contains("JSON")
         if type == "SQLValue" && column.notNull && !timeOfDay && !json {
             type = column.affinity == .numeric ? "Double" : "String"
         }
@@ -205,5 +209,35 @@ struct ColumnProperty {
     private static func swiftDouble(_ value: Double) -> String {
         if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
+    }
+}
+
+extension ColumnProperty {
+    /// The Swift type of a PostgreSQL column by its `format_type` name: `boolean` Bool, whole numbers
+    /// Int64, floating point Double, `numeric` Decimal, text types String, `uuid` UUID, `bytea` Data,
+    /// `timestamp`/`date` Date, arrays of text or whole numbers `[String]`/`[Int64]`; a time of day,
+    /// `json`/`jsonb`, `money` and other arrays SQLValue (with a note); another type (an enum type of the
+    /// database, a domain) String, its text form.
+    static func postgresType(_ declared: String) -> String {
+        let type = declared.lowercased()
+        if type.hasSuffix("[]") {
+            let element = postgresType(String(declared.dropLast(2)))
+            return element == "String" || element == "Int64" ? "[\(element)]" : "SQLValue"
+        }
+        switch type {
+        case "boolean": return "Bool"
+        case "smallint", "integer", "bigint": return "Int64"
+        case "real", "double precision": return "Double"
+        case "text", "citext", "name", "\"char\"": return "String"
+        case "uuid": return "UUID"
+        case "bytea": return "Data"
+        case "date": return "Date"
+        case "json", "jsonb", "money": return "SQLValue"
+        default:
+            if type.hasPrefix("numeric") { return "Decimal" }
+            if type.hasPrefix("timestamp") { return "Date" }
+            if type.hasPrefix("time") || type.hasPrefix("interval") { return "SQLValue" }
+            return "String"   // character varying(n), character(n), an enum type: text
+        }
     }
 }

@@ -46,6 +46,20 @@ public struct ColumnSchema: Sendable, Hashable, Encodable {
     /// How many sampled rows hold each storage class here (``TableSchema/sampleValues(in:)``); nil when
     /// not sampled.
     var storedTypes: StoredTypes?
+    /// Whose type names ``declaredType`` holds: SQLite's (read by affinity) or PostgreSQL's own.
+    var engineTypes = EngineTypes.sqlite
+
+    /// The engine whose type names a column's declared type uses.
+    ///
+    /// ```swift
+    /// ColumnSchema.EngineTypes.postgres
+    /// ```
+    package enum EngineTypes: Sendable {
+        /// SQLite's: any text, read by affinity.
+        case sqlite
+        /// PostgreSQL's `format_type` names: `bigint`, `timestamp with time zone`, `text[]`.
+        case postgres
+    }
 
     /// What `strata inspect --json` writes.
     private enum CodingKeys: String, CodingKey {

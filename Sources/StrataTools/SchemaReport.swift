@@ -26,6 +26,9 @@ public struct SchemaReport: Sendable {
     /// report.title  // "notes.sqlite"
     /// ```
     public var title: String?
+    /// The engine and version for the first line when it is not this SQLite (`PostgreSQL 15.18`): its
+    /// columns' types are then the engine's own, and the affinity column is left out.
+    package var engine: String?
 
     /// A report on `schema`.
     ///
@@ -44,7 +47,7 @@ public struct SchemaReport: Sendable {
     /// ```
     public var text: String {
         let count = schema.tables.count
-        var lines = [(title.map { $0 + ": " } ?? "") + "\(count) table\(count == 1 ? "" : "s") (SQLite \(Database.sqliteVersion))"]
+        var lines = [(title.map { $0 + ": " } ?? "") + "\(count) table\(count == 1 ? "" : "s") (\(engine ?? "SQLite \(Database.sqliteVersion)"))"]
         if !schema.views.isEmpty { lines.append("views: " + schema.views.joined(separator: ", ")) }
         for table in schema.tables {
             lines.append("")
@@ -67,15 +70,16 @@ public struct SchemaReport: Sendable {
             lines.append("  could not be read: \(SwiftSource.comment(problem))")
             return lines
         }
-        let header = ["column", "type", "affinity", "not null", "default", "pk", "kind"]
+        let showsAffinity = engine == nil
+        let header = ["column", "type"] + (showsAffinity ? ["affinity"] : []) + ["not null", "default", "pk", "kind"]
         let rows = table.columns.map { column -> [String] in
             [column.name,
-             column.declaredType.isEmpty ? "(none)" : column.declaredType,
-             column.affinity.rawValue,
-             column.notNull ? "NOT NULL" : "",
-             column.defaultSQL.map(SwiftSource.comment) ?? "",
-             column.primaryKeyPosition > 0 ? String(column.primaryKeyPosition) : "",
-             kind(column.hidden)]
+             column.declaredType.isEmpty ? "(none)" : column.declaredType]
+                + (showsAffinity ? [column.affinity.rawValue] : [])
+                + [column.notNull ? "NOT NULL" : "",
+                   column.defaultSQL.map(SwiftSource.comment) ?? "",
+                   column.primaryKeyPosition > 0 ? String(column.primaryKeyPosition) : "",
+                   kind(column.hidden)]
         }
         lines += aligned([header] + rows).map { "  " + $0 }
         if table.indices.isEmpty { lines.append("  indices: none") }

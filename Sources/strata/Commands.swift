@@ -149,6 +149,12 @@ extension StrataCommand {
         var includeInternal = false
 
         func run() throws {
+            if isPostgresURL(source.path) {
+                let schema = try PostgresSchemaRead(url: source.path, countingRows: false).schema.selecting(source.tables)
+                print(ModelGenerator(namespace: namespace, includingInternal: includeInternal || !source.tables.isEmpty)
+                    .source(for: schema, origin: redacted(source.path)), terminator: "")
+                return
+            }
             let db = try openReadOnly(source.path)
             defer { try? db.close() }
             // A table asked for by name is written whoever made it.

@@ -17,6 +17,7 @@ extension StrataCommand {
         var json = false
 
         func run() throws {
+            if isPostgresURL(source.path) { return try runOnPostgres() }
             let db = try openReadOnly(source.path)
             defer { try? db.close() }
             let schema = try reading(source.path) { try DatabaseSchema(reading: db, countingRows: true, samplingValues: false) }.selecting(source.tables)
@@ -42,6 +43,28 @@ extension StrataCommand {
                 }
             }
         }
+    }
+}
+
+extension StrataCommand.Inspect {
+    /// `inspect` on a `postgresql://` URL: the current schema's tables, views and triggers (PostgreSQL has
+    /// no user_version; applied migrations are in the strata_migrations table when there is one).
+    func runOnPostgres() throws {
+        let read = try PostgresSchemaRead(url: source.path, countingRows: !diagram)
+        let schema = try read.schema.selecting(source.tables)
+        if diagram {
+            print(SchemaDiagram(schema: schema).mermaid, terminator: "")
+            return
+        }
+        if json {
+            try printJSON(PostgresInspectJSON(url: redacted(source.path), engine: read.engine, schema: schema, triggers: read.triggers))
+            return
+        }
+        var report = SchemaReport(schema: schema, title: redacted(source.path))
+        report.engine = read.engine
+        print(report.text, terminator: "")
+        print("")
+        print("triggers: " + (read.triggers.isEmpty ? "none" : read.triggers.map { "\($0.name) on \($0.table)" }.joined(separator: ", ")))
     }
 }
 

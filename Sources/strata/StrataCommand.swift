@@ -83,6 +83,9 @@ func openReadOnly(_ path: String) throws -> Database {
 /// Throws unless `path` exists (SQLite would create a missing file) and is a file or a folder (opening a
 /// named pipe would wait for a writer forever; a device is no database): the library names a folder.
 private func checkIsAFile(_ path: String) throws {
+    if isPostgresURL(path) {
+        throw ToolError("\(path): this command reads SQLite files only so far; `strata inspect` and `strata generate` take a postgresql:// URL")
+    }
     guard FileManager.default.fileExists(atPath: path) else {
         throw ToolError("no database at \(path)")
     }
@@ -127,7 +130,7 @@ func openForWriting(_ path: String) throws -> Database {
 
 /// The arguments the inspecting subcommands take: the database file and an optional list of tables.
 struct DatabaseSource: ParsableArguments {
-    @Argument(help: "The SQLite database file (opened read-only).")
+    @Argument(help: "The SQLite database file (opened read-only), or a postgresql:// URL (inspect and generate; the current schema, read in a READ ONLY transaction).")
     var path: String
 
     @Option(name: .customLong("table"), help: "Only this table (repeat for more).")
