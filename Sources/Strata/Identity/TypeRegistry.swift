@@ -25,7 +25,31 @@ final class TypeRegistry {
             updatesPlainWords = Self.updatesPlainWords(metadata, table: table, plainReals: plainReals)
             plainRealMask = Self.realMask(plainReals)
             readingBack = table.readingBack
+            keyShape = Self.keyShape(metadata, table: table)
         }
+    }
+    /// How a fetch can read a row's identity straight from its key columns, before decoding the row
+    /// (``Database`` `liveInstance(keyedBy:registry:)`): a live instance is then returned with no object
+    /// made and decoded for nothing.
+    @usableFromInline enum KeyShape {
+        /// The row is decoded first (the rowid path, views read without identity, converted keys).
+        case decoded
+        /// Two integer parts stored in Strata's own format (two `Int64`, two references).
+        case integerPair
+        /// One `String` key stored as text in Strata's own format.
+        case text
+    }
+    /// Copied from `table` for the fetch loop (see ``KeyShape``).
+    @usableFromInline @exclusivity(unchecked) private(set) var keyShape: KeyShape
+
+    static func keyShape(_ metadata: ModelMetadata, table: TableMapping) -> KeyShape {
+        guard !table.keyIsRowID, !table.readsWithoutIdentity, !table.isView else { return .decoded }
+        let parts = metadata.properties.prefix(metadata.keyCount)
+        let native = parts.indices.allSatisfy { table.formats[$0] == .native } && parts.allSatisfy { $0.formatKind == nil }
+        guard native else { return .decoded }
+        if parts.count == 2 && parts.allSatisfy({ $0.columnType == .integer }) { return .integerPair }
+        if parts.count == 1 && parts[0].columnType == .text { return .text }
+        return .decoded
     }
     /// The mapping `table` replaced last (see its `didSet`).
     private var previousTable: TableMapping?
@@ -71,13 +95,13 @@ final class TypeRegistry {
     /// The rowids of the instances that loaded an array (``noteArrayLoaded(by:)``), possibly repeated; an
     /// entry may outlive its array or its instance (``arrayOwners(clearing:)`` then drops it).
     @exclusivity(unchecked) private var arrayOwnerRowIDs: [Int64] = []
-    /// Live instances by text key, for text and UUID keys.
-    /// (Keyed by ``SQLValue/text(_:)``, which compares UTF-8 bytes as SQLite does: NFC "caf\u{E9}" and NFD
-    /// "cafe\u{301}" are two rows, which `String` keys would merge into one instance.)
-    @exclusivity(unchecked) private(set) var byTextKey: [SQLValue: Unmanaged<ModelObject>] = [:]
-    /// The text key each instance was registered under (kept here, not in every instance, because only
-    /// tables whose key is not the rowid need it; the key property itself may have been changed since).
-    @exclusivity(unchecked) private var textKeys: [ObjectIdentifier: String] = [:]
+    /// Live instances by key, for tables whose key is not the rowid: text, UUID and composite keys.
+    /// (A single key is ``SQLValue/text(_:)``, which compares UTF-8 bytes as SQLite does: NFC "caf\u{E9}" and
+    /// NFD "cafe\u{301}" are two rows, which `String` keys would merge into one instance.)
+    @exclusivity(unchecked) private(set) var byKey: [IdentityKey: Unmanaged<ModelObject>] = [:]
+    /// The key each instance was registered under (kept here, not in every instance, because only tables
+    /// whose key is not the rowid need it; the key property itself may have been changed since).
+    @exclusivity(unchecked) private var identities: [ObjectIdentifier: IdentityKey] = [:]
 
     /// The stored values each live instance last read or wrote (dirty tracking).
     @exclusivity(unchecked) var snapshots: SnapshotStore
@@ -98,11 +122,26 @@ final class TypeRegistry {
             || (!staleInstances.isEmpty && staleInstances[ObjectIdentifier(object)] != nil)
     }
 
-    /// Whether any instance is registered by text key.
-    var hasTextKeys: Bool { !byTextKey.isEmpty }
+    /// Whether any instance is registered by a key that is not the rowid.
+    var hasTextKeys: Bool { !byKey.isEmpty }
 
-    /// The text key `object` is registered under, if any.
-    func textKey(of object: ModelObject) -> String? { textKeys[ObjectIdentifier(object)] }
+    /// The text key `object` is registered under, if any (a composite key's spelling `(1, 'orm')`).
+    func textKey(of object: ModelObject) -> String? { identities[ObjectIdentifier(object)]?.text }
+
+    /// The identity a key value stands for: a single key's text; for a composite key, its spelling
+    /// (``CompositeKey/sqlValue``) read back into parts. Nil for a key that names no row (NULL, a blob).
+    func identity(of key: SQLValue) -> IdentityKey? {
+        guard metadata.keyCount > 1 else { return TypeRegistry.textKey(key).map(IdentityKey.init(text:)) }
+        guard case .text(let text) = key, let parts = CompositeKey.parse(text) else { return nil }
+        return IdentityKey(parts: parts)
+    }
+
+    /// The identity of `object` by its key properties as they are now (for a composite key, its parts,
+    /// without spelling the key).
+    func currentIdentity(of object: ModelObject) throws -> IdentityKey? {
+        guard metadata.keyCount > 1 else { return try identity(of: metadata.key.accessor.load(object)) }
+        return IdentityKey(parts: try metadata.properties.prefix(metadata.keyCount).map { try $0.accessor.load(object) })
+    }
 
     /// The table name as C characters, for the update hook's comparison.
     /// (A fixed C string the registry owns, so the hook reads it with no array access: see `deinit`.)
@@ -116,6 +155,7 @@ final class TypeRegistry {
         tableNameCString = cString
         self.table = table
         self.keyIsRowID = table.keyIsRowID
+        self.keyShape = Self.keyShape(metadata, table: table)
         self.triggersMayReplace = table.triggersMayReplace
         self.fields = table.fastFields
         self.readers = Self.readers(metadata, table: table)
@@ -206,9 +246,14 @@ final class TypeRegistry {
         case .integer(let v) where keyIsRowID: return instance(rowID: v)
         case .null: return nil
         default:
-            guard let text = TypeRegistry.textKey(key) else { return nil }
-            return byTextKey[.text(text)]?.takeUnretainedValue()
+            guard let identity = identity(of: key) else { return nil }
+            return byKey[identity]?.takeUnretainedValue()
         }
+    }
+
+    /// The live instance registered under `identity`, if any.
+    func instance(identity: IdentityKey) -> ModelObject? {
+        byKey[identity]?.takeUnretainedValue()
     }
 
     /// The live instance for a rowid, or the slot where a new one goes (see ``RowIDMap/find(_:)``).
@@ -240,9 +285,16 @@ final class TypeRegistry {
         byRowID.insert(Unmanaged.passUnretained(object), for: rowID, at: slot)
     }
 
-    /// Makes `object` the live instance of its row.
+    /// Makes `object` the live instance of its row: its text key (a composite key's spelling) is read
+    /// into an identity (``register(_:rowID:identity:)``).
     @inline(__always)
     func register(_ object: ModelObject, rowID: Int64, textKey: String?) {
+        register(object, rowID: rowID, identity: textKey.flatMap { identity(of: .text($0)) })
+    }
+
+    /// Makes `object` the live instance of its row, under `identity` when the key is not the rowid.
+    @inline(__always)
+    func register(_ object: ModelObject, rowID: Int64, identity: IdentityKey?) {
         if object._registry === self {
             forgetIdentity(object)
             // A re-keyed instance, or one a rollback brings back from deleted, may have loaded arrays: it is
@@ -257,9 +309,9 @@ final class TypeRegistry {
         object._isDeleted = false
         registrations &+= 1
         if table.hasRowID { byRowID.insert(Unmanaged.passUnretained(object), for: rowID) }
-        if let textKey {
-            byTextKey[.text(textKey)] = Unmanaged.passUnretained(object)
-            textKeys[ObjectIdentifier(object)] = textKey
+        if let identity {
+            byKey[identity] = Unmanaged.passUnretained(object)
+            identities[ObjectIdentifier(object)] = identity
         }
     }
 
@@ -275,9 +327,8 @@ final class TypeRegistry {
     private func forgetIdentity(_ object: ModelObject) {
         // Not conditional on the current table mode: a resync may have changed it since registration.
         byRowID.remove(object._rowID, ifValue: Unmanaged.passUnretained(object).toOpaque())
-        if !textKeys.isEmpty, let textKey = textKeys.removeValue(forKey: ObjectIdentifier(object)),
-           let entry = byTextKey[.text(textKey)], entry.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            byTextKey[.text(textKey)] = nil
+        if !identities.isEmpty, let identity = identities.removeValue(forKey: ObjectIdentifier(object)) {
+            byKey.removeValue(forIdentity: identity, ifValue: object)
         }
     }
 
@@ -423,11 +474,11 @@ final class TypeRegistry {
     /// Every live instance (for refreshes after a rollback).
     var liveInstances: [ModelObject] {
         // Only one map in use: every entry is a distinct instance (the common, rowid-keyed case).
-        if byTextKey.isEmpty { return byRowID.allValues.map { $0.takeUnretainedValue() } }
-        if !table.hasRowID { return byTextKey.values.map { $0.takeUnretainedValue() } }
+        if byKey.isEmpty { return byRowID.allValues.map { $0.takeUnretainedValue() } }
+        if !table.hasRowID { return byKey.values.map { $0.takeUnretainedValue() } }
         var seen = Set<ObjectIdentifier>()
         var result: [ModelObject] = []
-        for entry in byRowID.allValues.map({ $0.takeUnretainedValue() }) + byTextKey.values.map({ $0.takeUnretainedValue() })
+        for entry in byRowID.allValues.map({ $0.takeUnretainedValue() }) + byKey.values.map({ $0.takeUnretainedValue() })
         where seen.insert(ObjectIdentifier(entry)).inserted {
             result.append(entry)
         }
@@ -472,5 +523,13 @@ final class TypeRegistry {
         case .integer(let v): return String(v)
         case .blob, .real, .null: return nil
         }
+    }
+}
+
+extension Dictionary where Key == IdentityKey, Value == Unmanaged<ModelObject> {
+    /// Removes the entry of `identity` when it holds `object` (another instance may hold it since).
+    mutating func removeValue(forIdentity identity: IdentityKey, ifValue object: ModelObject) {
+        guard let index = index(forKey: identity), self[index].value.toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return }
+        remove(at: index)
     }
 }

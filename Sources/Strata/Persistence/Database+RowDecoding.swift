@@ -13,6 +13,13 @@ extension Database {
             registry.register(object, rowID: rowID, at: slot)
             return object
         }
+        if registry.keyShape != .decoded {
+            switch try lookUp(keyedBy: statement, registry: registry) {
+            case .live(let live): return live
+            case .new(let identity): return try registerNew(registry.metadata.type.init(), identity: identity, from: statement, registry: registry)
+            case .unread: break
+            }
+        }
         return try register(registry.metadata.type.init(), from: statement, registry: registry)
     }
 
@@ -30,7 +37,59 @@ extension Database {
             registry.register(object, rowID: rowID, at: slot)
             return object
         }
+        if registry.keyShape != .decoded {
+            switch try lookUp(keyedBy: statement, registry: registry) {
+            case .live(let live): return unsafeDowncast(live, to: T.self)
+            case .new(let identity): return unsafeDowncast(try registerNew(T(), identity: identity, from: statement, registry: registry), to: T.self)
+            case .unread: break
+            }
+        }
         return unsafeDowncast(try register(T(), from: statement, registry: registry), to: T.self)
+    }
+
+    /// What a row's key columns say before the row is decoded (``lookUp(keyedBy:registry:)``).
+    @usableFromInline
+    enum KeyLookup {
+        /// The row's live instance.
+        case live(ModelObject)
+        /// No live instance: a new one is registered under this identity.
+        case new(IdentityKey)
+        /// The key columns hold what the shape does not read: decode the row first.
+        case unread
+    }
+
+    /// Decodes a new instance of a row that ``lookUp(keyedBy:registry:)`` found no live instance for,
+    /// capturing its snapshot as it decodes, and registers it under `identity` (the key columns' values,
+    /// which the decoded key properties hold as they are: the shape reads only keys stored natively).
+    @usableFromInline @inline(never)
+    func registerNew(_ object: ModelObject, identity: IdentityKey, from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
+        try decodeRow(statement, into: object, registry: registry, capturing: true)
+        let rowID = registry.table.selectsRowID ? statement.int64(at: Int32(registry.metadata.properties.count)) : 0
+        registry.register(object, rowID: rowID, identity: identity)
+        return object
+    }
+
+    /// The live instance of the current row found by its key columns alone (``TypeRegistry/KeyShape``), so
+    /// that no object is made and decoded only to be dropped; else the identity a new instance takes; or
+    /// `.unread` when the key is not one the shape reads (a NULL, a number in a text key column, bytes that
+    /// are not UTF-8): the row is then decoded and registered as any other.
+    @usableFromInline @inline(never)
+    func lookUp(keyedBy statement: Statement, registry: TypeRegistry) throws -> KeyLookup {
+        let identity: IdentityKey
+        switch registry.keyShape {
+        case .integerPair:
+            guard statement.kind(at: 0) == .integer, statement.kind(at: 1) == .integer else { return .unread }
+            identity = .pair(statement.int64(at: 0), statement.int64(at: 1))
+        case .text:
+            guard statement.kind(at: 0) == .text,
+                  let text = statement.withUTF8(at: 0, { String(validating: $0, as: UTF8.self) }) else { return .unread }
+            identity = IdentityKey(text: text)
+        case .decoded:
+            return .unread
+        }
+        guard let live = registry.instance(identity: identity) else { return .new(identity) }
+        if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
+        return .live(live)
     }
 
     /// Decodes `object` from the current row of a table whose key is not the rowid, and returns the
@@ -52,25 +111,34 @@ extension Database {
             try checkKeyIsUTF8(statement, registry: registry)   // the clearer error for a key that is not UTF-8
             throw error
         }
-        let key = try registry.metadata.key.accessor.load(object)
-        if key.isNull {
-            throw ModelError(.invalidPrimaryKey, model: registry.metadata.typeName, property: registry.metadata.key.name,
-                             "a row of \(table.table) has a NULL primary key, which cannot identify an instance")
+        // A composite key's identity is its parts (never NULL as a whole); a single key's, its value.
+        var singleKey: SQLValue?
+        let identity: IdentityKey?
+        if registry.metadata.keyCount > 1 {
+            identity = try registry.currentIdentity(of: object)
+        } else {
+            let key = try registry.metadata.key.accessor.load(object)
+            if key.isNull {
+                throw ModelError(.invalidPrimaryKey, model: registry.metadata.typeName, property: registry.metadata.key.name,
+                                 "a row of \(table.table) has a NULL primary key, which cannot identify an instance")
+            }
+            if case .text(let text) = key, text.unicodeScalars.contains("\u{FFFD}") { try checkKeyIsUTF8(statement, registry: registry) }
+            singleKey = key
+            identity = table.keyIsRowID ? nil : registry.identity(of: key)
         }
-        if case .text(let text) = key, text.unicodeScalars.contains("\u{FFFD}") { try checkKeyIsUTF8(statement, registry: registry) }
-        if let live = registry.instance(key: key) {
+        if let live = identity.flatMap(registry.instance(identity:)) ?? (table.keyIsRowID ? singleKey.flatMap(registry.instance(key:)) : nil) {
             if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
             return live
         }
         let rowID: Int64
         if table.selectsRowID {
             rowID = statement.int64(at: Int32(registry.metadata.properties.count))
-        } else if case .integer(let v) = key {
+        } else if case .integer(let v)? = singleKey {
             rowID = v
         } else {
             rowID = 0
         }
-        registry.register(object, rowID: rowID, textKey: table.keyIsRowID ? nil : TypeRegistry.textKey(key))
+        registry.register(object, rowID: rowID, identity: identity)
         registry.capture(object)
         return object
     }
