@@ -10,7 +10,7 @@ public enum StrataLibrary {
     /// The library's version (semantic versioning; see CHANGELOG.md).
     ///
     /// ```swift
-    /// StrataLibrary.version  // "0.5.0"
+    /// StrataLibrary.version  // "0.9.0"
     /// ```
-    public static let version = "0.5.0"
+    public static let version = "0.9.0"
 }

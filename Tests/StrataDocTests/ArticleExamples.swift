@@ -328,6 +328,43 @@ enum MigrationExamples {
     }
 }
 
+// CommandLineTool: what `strata generate` writes for the article's library.sqlite
+enum GeneratedExamples {
+    final class Author: Model {
+        static let tableName = "author"
+        var id: Int64 = 0
+        var name: String = ""
+        required init() {}
+    }
+
+    final class Book: Model {
+        static let tableName = "book"
+        static let indices = [["title"]]
+        var id: Int64 = 0
+        var title: String?
+        @Reference var author: Author?  // NOT NULL: saving without one throws
+        required init() {}
+    }
+
+    // skipped: "strata_migrations": Strata's own table (strata generate --include-internal writes it)
+}
+
+// ValuesAndFormats
+enum FormatsExamples {
+    enum Tier: String, ColumnValue { case free, pro }
+
+    final class Invoice: Model {
+        static let columnFormats: [String: ColumnFormat] = ["issuedAt": .unixMilliseconds]
+        var id: Int64 = 0
+        var amount = Decimal(0)          // TEXT, every digit: '19.99'
+        var issuedAt = Date()            // milliseconds since 1970, as columnFormats says
+        var tier = Tier.free             // TEXT: its raw value
+        var tags: [String] = []          // TEXT: JSON
+        var rating: Double?              // REAL, nullable
+        required init() {}
+    }
+}
+
 // WritingSafely
 enum WritingSafelyExamples {
     final class Employee: Model {

@@ -26,6 +26,24 @@ import Testing
         #expect(try migrations.value(Int.self, "SELECT count(*) FROM strata_migrations") == 2)
     }
 
+    /// The Values and Stored Formats article's model stores each property as its comment says.
+    @Test func theInvoiceIsStoredAsTheArticleSays() throws {
+        let db = try Database()
+        let invoice = FormatsExamples.Invoice()
+        invoice.amount = Decimal(string: "19.99")!
+        invoice.issuedAt = Date(timeIntervalSince1970: 1_600_000_000.25)
+        invoice.tier = .pro
+        invoice.tags = ["a", "b"]
+        try db.save(invoice)
+        let stored = try db.value(String.self, """
+            SELECT quote(amount) || ' ' || quote(issuedAt) || ' ' || quote(tier) || ' ' || quote(tags) || ' ' || quote(rating)
+            FROM Invoice
+            """)
+        #expect(stored == #"'19.99' 1600000000250.0 'pro' '["a","b"]' NULL"#)   // a created Date column is REAL
+        let declared = try db.rows("SELECT type FROM pragma_table_info('Invoice') ORDER BY cid").map { try $0.decode("type", as: String.self) }
+        #expect(declared == ["INTEGER", "TEXT", "REAL", "TEXT", "TEXT", "REAL"], "\(declared)")
+    }
+
     /// Each Swift block of those articles appears, line for line (indentation aside), in ArticleExamples.swift.
     @Test(arguments: ArticleExamplesTests.articles)
     func everyArticleBlockIsCompiled(article: String) throws {

@@ -6,7 +6,27 @@ import Strata
 // paragraph of each block appears here in order, that the imports above are exactly those of the README's
 // complete programs, and runs the examples that need no file of their own.
 
-// Models (a complete program: its imports are this file's; its top-level code is `models()`)
+// Getting started (a complete program: its imports are this file's; its top-level code is `gettingStarted()`)
+enum ReadmeGettingStarted {
+    final class Note: Model {
+        var id: Int64 = 0                    // the key: 0 until SQLite assigns one
+        var title = ""
+        var createdAt = Date()
+        required init() {}
+    }
+
+    static func gettingStarted() throws -> (Database, Note, [Note]) {
+        let db = try Database()                  // in memory; Database(path: "notes.sqlite") for a file
+        let note = Note()
+        note.title = "Hello"
+        try db.save(note)                        // first use: CREATE TABLE "Note", then INSERT; note.id is set
+        let found = try db.objects(Note.self, where: "title = ?", "Hello")
+        print(found.count, found[0] === note)    // 1 true: one live instance per row
+        return (db, note, found)
+    }
+}
+
+// Models and schema evolution
 enum ReadmeExamples {
     final class Department: Model {
         var id: Int64 = 0                   // the key: "id" by default; 0 means "let SQLite assign it"
@@ -28,20 +48,13 @@ enum ReadmeExamples {
         required init() {}
     }
 
-    static func models() throws -> (Database, Employee) {
-        let db = try Database()                             // in memory; Database(path: "company.sqlite") for a file
+    static func models(_ db: Database) throws -> Employee {
         let sales = Department(); sales.name = "Sales"
         try db.save(sales)                                  // first use: CREATE TABLE "Department"
         let ada = Employee(); ada.name = "Ada"; ada.department = sales
         try db.save(ada)                                    // ada.employeeId now holds the assigned key
-
-        let staff = try db.objects(Employee.self, where: "WHERE employeeId < ? ORDER BY employeeId", 10)
-        print(staff[0].department?.name ?? "-")             // Sales: ada holds it (fetched anew: one SELECT, when read)
-        print(try db.object(Employee.self, forKey: ada.employeeId) === ada)   // true: one live instance per row
-        try db.execute("UPDATE $T SET name = ? WHERE name = ?", for: Employee.self, "Ada L.", "Ada")
-        print(ada.name)                                     // Ada L.: live instances see raw writes
-        try db.delete(ada); print(ada.isDeleted)            // true
-        return (db, ada)
+        print(try db.schemaPlan(for: Employee.self).isEmpty)   // true: in sync (a plan is a dry run, with its SQL)
+        return ada
     }
 
     // Schema sync: the opt-in model
@@ -56,64 +69,36 @@ enum ReadmeExamples {
         required init() {}
     }
 
-    // Writes
-    static func writes(_ db: Database) throws -> Employee {
-        let ada = try db.object(Employee.self, forKey: 1)!
-        ada.name = "Ada L."
-        print(ada.changedProperties)   // ["name"]
-        try db.save(ada)          // UPDATE "Employee" SET "name" = ? WHERE "employeeId" = ?
-        try db.save(ada)          // nothing changed: no SQL
-        return ada
+    // Queries, raw SQL and live instances
+    static func queries(_ db: Database, ada: Employee) throws
+        -> (adults: [Employee], picked: [Employee], some: [Employee], message: String, count: Int?) {
+        let adults = try db.objects(Employee.self, where: "age >= ? ORDER BY name", 18)        // any SQL after FROM
+        let picked = try db.objects(Employee.self, where: "employeeId IN (?)", [3, 5, 8])       // IN (?, ?, ?)
+        let some = try db.objects(Employee.self, where: \.age >= 18 && \.email != nil, orderBy: .ascending(\.name))
+        try db.execute("UPDATE $T SET name = ? WHERE name = ?", for: Employee.self, "Ada L.", "Ada")
+        print(ada.name)                                     // Ada L.: live instances see raw writes
+        try db.execute("CREATE TABLE IF NOT EXISTS log(id INTEGER PRIMARY KEY, message TEXT, at REAL)")
+        try db.execute("INSERT INTO log(message, at) VALUES (?, ?)", "started", Date())
+        let rows = try db.rows("SELECT * FROM log WHERE id > ?", 0)        // [Row], column name -> SQLValue
+        let message: String = try rows[0].decode("message")
+        let count = try db.value(Int.self, "SELECT count(*) FROM log")      // Int?
+        return (adults, picked, some, message, count)
     }
 
-    final class Counter: Model {
-        var id: Int64 = 0
-        var value = 0
-        required init() {}
-    }
-
-    static func counters(_ db: Database, counter: Counter) throws {
-        try db.transaction {                 // IMMEDIATE: takes the write lock, then merges others' commits
-            counter.value += 1               // so this increments the committed value
-            try db.save(counter)
+    // Writes and transactions
+    static func writes(_ db: Database, ada: Employee) throws {
+        ada.email = "ada@example.com"
+        print(ada.changedProperties)     // ["email"]
+        try db.save(ada)                 // UPDATE "Employee" SET "email" = ? WHERE "employeeId" = ?
+        try db.save(ada)                 // nothing changed: no SQL
+        try db.transaction {             // IMMEDIATE: takes the write lock, then merges others' commits
+            ada.age += 1                 // so this increments the committed value
+            try db.save(ada)
         }
-        try db.retryingOnConflict {          // outside a transaction a change can meet another one: retry it
-            counter.value += 1
-            try db.save(counter)
+        try db.retryingOnConflict {      // outside a transaction a change can meet another one: retry it
+            ada.age += 1
+            try db.save(ada)
         }
-    }
-
-    // Raw SQL (a complete program: its imports are this file's; its top-level code is `rawSQL()`)
-    static func rawSQL() throws -> (Database, String, Int?) {
-        let db = try Database()                              // in memory; Database(path: "notes.sqlite") for a file
-        try db.execute("CREATE TABLE IF NOT EXISTS note(id INTEGER PRIMARY KEY, title TEXT, created REAL)")
-        try db.execute("INSERT INTO note(title, created) VALUES (?, ?)", "Hello", Date())
-        let rows = try db.rows("SELECT * FROM note WHERE id > ?", 0)     // [Row], column name -> SQLValue
-        let title: String = try rows[0].decode("title")
-        let count = try db.value(Int.self, "SELECT count(*) FROM note")   // Int?
-        try db.transaction(.immediate) {
-            try db.execute("UPDATE note SET title = ? WHERE id = ?", "Hi", 1)
-        }
-        return (db, title, count)
-    }
-
-    static func inLists(_ db: Database) throws -> (picked: [Employee], adults: Int) {
-        let picked = try db.objects(Employee.self, where: "employeeId IN (?)", [3, 5, 8])   // IN (?, ?, ?)
-        let adults = try db.count(Employee.self, where: "age >= ?", arguments: [18])       // WHERE added
-        try db.execute("UPDATE post SET tags = ? WHERE id = ?", JSONText(["swift", "sqlite"]), 1)
-        return (picked, adults)
-    }
-
-    static func keyPaths(_ db: Database) throws -> (adults: [Employee], some: [Employee], old: Int) {
-        let adults = try db.objects(Employee.self, where: \.age >= 18 && \.email != nil, orderBy: .ascending(\.name))
-        let some = try db.objects(Employee.self, where: (\Employee.employeeId).in([3, 5, 8]), limit: 10)
-        let old = try db.count(Employee.self, where: !(\.age < 65))
-        return (adults, some, old)
-    }
-
-    static func errors(_ db: Database) throws {
-        do { try db.execute("INSERT INTO note(id) VALUES (1)") }
-        catch let error as DatabaseError where error.code == .constraintPrimaryKey { print(error.message) }
     }
 
     // Concurrency (compiled, not run: the pool opens app.sqlite in the working directory)
@@ -187,24 +172,6 @@ enum ReadmeMapping {
         print(plan)                  // Product: in sync, then each column named otherwise: createdAt -> column "created_at", …
         return plan.isEmpty
     }
-
-    final class Post: Model {
-        static let tableName = "post"
-        var id: Int64 = 0
-        var title = ""
-        var status = ""
-        var created = Date(timeIntervalSince1970: 0)
-        required init() {}
-    }
-
-    static func schemaDefaults(_ db: Database) throws -> Post {
-        // CREATE TABLE post(id INTEGER PRIMARY KEY, title TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'draft',
-        //                   created TEXT NOT NULL DEFAULT (CURRENT_TIMESTAMP))
-        let post = Post(); post.title = "Hello"          // status == "" and created == 1970 from init()
-        try db.save(post)
-        print(post.status)                               // draft; post.created: now, as SQLite stored it
-        return post
-    }
 }
 
 // Relationships
@@ -230,51 +197,4 @@ enum ReadmeRelationships {
         let teams = try db.objects(Department.self, prefetching: ["employees"])   // 2 queries, whatever the count
         return teams
     }
-
-    final class Tag: Model {
-        var id: Int64 = 0
-        var name = ""
-        required init() {}
-    }
-
-    final class Post: Model {
-        var id: Int64 = 0
-        @Siblings(through: "blog_post_tags", from: "post_id", to: "tag_id", orderBy: "name") var tags: [Tag]
-        required init() {}
-    }
-
-    static func siblings(_ db: Database, post: Post, posts: [Post], swift: Tag, orm: Tag) throws {
-        print(post.tags.map(\.name))      // one SELECT ... JOIN "blog_post_tags", first read only
-        try post.$tags.add(swift)         // INSERT into the join table; a pair that is there already: nothing
-        try post.$tags.remove(orm)        // DELETE from the join table
-        try db.prefetch("tags", of: posts)   // one query for all posts
-    }
-
-    final class Artist: Model {
-        var id: Int64 = 0
-        required init() {}
-    }
-
-    final class Album: Model {
-        var id: Int64 = 0
-        @Reference(onDelete: .cascade) var artist: Artist?     // REFERENCES "Artist" ("id") ON DELETE CASCADE
-        @Reference(onDelete: .setNull) var producer: Artist?   // also .restrict, .noAction
-        required init() {}
-    }
 }
-
-#if canImport(Observation)
-import Observation
-
-// SwiftUI (compiled only)
-@available(macOS 14, iOS 17, *)
-enum ReadmeObservation {
-    @Observable final class Note: Model, ObservableModel {
-        static var observedKeyPaths: [PartialKeyPath<Note>] { [\.title, \.body] }
-        var id: Int64 = 0
-        var title = ""
-        var body = ""
-        required init() {}
-    }
-}
-#endif

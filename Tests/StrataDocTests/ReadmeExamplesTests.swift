@@ -33,7 +33,7 @@ import Testing
         let compiledText = compiledLines.filter { !$0.isEmpty }.joined(separator: "\n")
 
         let blocks = Self.swiftBlocks(readme)
-        #expect(blocks.count >= 17, "README.md has \(blocks.count) Swift blocks")
+        #expect(blocks.count >= 11, "README.md has \(blocks.count) Swift blocks")
         var exempted: [String] = []
         var programs = 0
         for block in blocks {
@@ -59,14 +59,22 @@ import Testing
             }
         }
         #expect(exempted.sorted() == Self.notCompiledHere.keys.sorted(), "each exemption names exactly one README block")
-        #expect(programs == 2, "the Models and Raw SQL programs carry their imports")
+        #expect(programs == 1, "the Getting started program carries its imports")
     }
 
-    @Test func theModelsProgramRuns() throws {
-        let (db, ada) = try ReadmeExamples.models()
-        #expect(ada.isDeleted && ada.name == "Ada L.")
+    @Test func theGettingStartedProgramRuns() throws {
+        let (db, note, found) = try ReadmeGettingStarted.gettingStarted()
+        #expect(note.id == 1 && found.count == 1 && found[0] === note)
+        #expect(try db.value(String.self, "SELECT quote(title) || ' ' || typeof(createdAt) FROM Note") == "'Hello' real")
+    }
+
+    @Test func theModelsExampleRuns() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let ada = try ReadmeExamples.models(db)
+        #expect(ada.employeeId == 1 && ada.department?.name == "Sales")
+        #expect(try db.schemaPlan(for: ReadmeExamples.Employee.self).isEmpty)
         #expect(try db.rows("SELECT name FROM Department").map { try $0.decode("name", as: String.self) } == ["Sales"])
-        #expect(try db.value(Int.self, "SELECT count(*) FROM Employee") == 0)
         let columns = try db.rows("SELECT name FROM pragma_table_info('Employee') ORDER BY cid").map { try $0.decode("name", as: String.self) }
         #expect(columns == ["employeeId", "name", "dateOfBirth", "age", "email", "department"])
     }
@@ -81,47 +89,43 @@ import Testing
         #expect(try temp.db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'Person'") == 0)
     }
 
-    @Test func theWritesAndCounterExamplesRun() throws {
-        let temp = try TemporaryDatabase()
-        let db = temp.db
-        let sales = ReadmeExamples.Department(); sales.name = "Sales"
-        try db.save(sales)
-        let ada = ReadmeExamples.Employee(); ada.name = "Ada"; ada.age = 36; ada.department = sales
-        try db.save(ada)
-        let same = try ReadmeExamples.writes(db)
-        #expect(same === ada && !same.hasChanges)
-        #expect(try db.value(String.self, "SELECT name FROM Employee WHERE employeeId = 1") == "Ada L.")
-
-        let counter = ReadmeExamples.Counter()
-        try db.save(counter)
-        try ReadmeExamples.counters(db, counter: counter)
-        #expect(counter.value == 2)
-        #expect(try db.value(Int.self, "SELECT value FROM Counter WHERE id = ?", counter.id) == 2)
-    }
-
-    @Test func theRawSQLProgramAndQueriesRun() throws {
-        let (notes, title, count) = try ReadmeExamples.rawSQL()
-        #expect(title == "Hello" && count == 1)
-        #expect(try notes.value(String.self, "SELECT title FROM note WHERE id = 1") == "Hi")
-        #expect(try notes.value(String.self, "SELECT typeof(created) FROM note") == "real")
-        try ReadmeExamples.errors(notes)                       // the duplicate key is caught, nothing written
-        #expect(try notes.value(Int.self, "SELECT count(*) FROM note") == 1)
-
-        let temp = try TemporaryDatabase()
-        let db = temp.db
-        try db.execute("CREATE TABLE post(id INTEGER PRIMARY KEY, tags TEXT)")
-        try db.execute("INSERT INTO post(id) VALUES (1)")
-        for (name, age, email) in [("Ada", 36, "ada@example.com"), ("Bo", 12, nil), ("Cy", 70, "cy@example.com"),
-                                   ("Di", 40, nil), ("Ed", 19, "ed@example.com")] as [(String, Int, String?)] {
+    /// Employees Ada (36), Bo (12), Cy (70, an email), Di (40, an email), Ed (19), keys 1 to 5.
+    private func staff(_ db: Database) throws -> ReadmeExamples.Employee {
+        for (name, age, email) in [("Ada", 36, nil), ("Bo", 12, nil), ("Cy", 70, "cy@example.com"),
+                                   ("Di", 40, "di@example.com"), ("Ed", 19, nil)] as [(String, Int, String?)] {
             let employee = ReadmeExamples.Employee(); employee.name = name; employee.age = age; employee.email = email
             try db.save(employee)
         }
-        let (picked, adults) = try ReadmeExamples.inLists(db)
-        #expect(picked.map(\.name) == ["Cy", "Ed"] && adults == 4)
-        #expect(try db.value(String.self, "SELECT tags FROM post WHERE id = 1") == #"["swift","sqlite"]"#)
-        let keyPaths = try ReadmeExamples.keyPaths(db)
-        #expect(keyPaths.adults.map(\.name) == ["Ada", "Cy", "Ed"])
-        #expect(keyPaths.some.map(\.name) == ["Cy", "Ed"] && keyPaths.old == 1)
+        return try #require(try db.object(ReadmeExamples.Employee.self, forKey: 1))
+    }
+
+    @Test func theQueriesAndRawSQLRun() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let ada = try staff(db)
+        let result = try ReadmeExamples.queries(db, ada: ada)
+        #expect(result.adults.map(\.name) == ["Ada L.", "Cy", "Di", "Ed"])   // live: the raw UPDATE reached them
+        #expect(result.picked.map(\.name) == ["Cy", "Ed"])
+        #expect(result.some.map(\.name) == ["Cy", "Di"])
+        #expect(ada.name == "Ada L." && result.adults[0] === ada)
+        #expect(try db.value(String.self, "SELECT name FROM Employee WHERE employeeId = 1") == "Ada L.")
+        #expect(result.message == "started" && result.count == 1)
+        #expect(try db.value(String.self, "SELECT typeof(at) FROM log") == "real")
+    }
+
+    @Test func theWritesExampleRuns() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        let ada = try staff(db)
+        var updates: [String] = []
+        let trace = db.traceStatements { sql in if sql.hasPrefix("UPDATE") { updates.append(sql) } }
+        try ReadmeExamples.writes(db, ada: ada)
+        trace.cancel()
+        #expect(updates == ["UPDATE \"Employee\" SET \"email\" = ? WHERE \"employeeId\" = ?",
+                            "UPDATE \"Employee\" SET \"age\" = ? WHERE \"employeeId\" = ?",
+                            "UPDATE \"Employee\" SET \"age\" = ? WHERE \"employeeId\" = ?"])
+        #expect(!ada.hasChanges && ada.age == 38)
+        #expect(try db.value(String.self, "SELECT email || ' ' || age FROM Employee WHERE employeeId = 1") == "ada@example.com 38")
     }
 
     @Test func theMappingExamplesRun() throws {
@@ -135,14 +139,6 @@ import Testing
             """#)
         #expect(try ReadmeMapping.product(db))
         #expect(try db.value(Int.self, "SELECT count(*) FROM pragma_table_info('shop_product')") == 6)
-
-        try db.execute("""
-            CREATE TABLE post(id INTEGER PRIMARY KEY, title TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'draft',
-                              created TEXT NOT NULL DEFAULT (CURRENT_TIMESTAMP))
-            """)
-        let post = try ReadmeMapping.schemaDefaults(db)
-        #expect(post.status == "draft" && post.created.timeIntervalSince1970 > 1_700_000_000)
-        #expect(try db.value(String.self, "SELECT status FROM post WHERE id = ?", post.id) == "draft")
     }
 
     @Test func theRelationshipExamplesRun() throws {
@@ -158,25 +154,6 @@ import Testing
         }
         let teams = try R.children(db, sales: sales)
         #expect(teams.map { $0.employees.map(\.name) } == [["Ada", "Bo"], ["Cy"]])
-
-        try db.execute("CREATE TABLE blog_post_tags(id INTEGER PRIMARY KEY, post_id INTEGER, tag_id INTEGER)")
-        let post = R.Post(), other = R.Post()
-        try db.save([post, other])
-        let swift = R.Tag(), orm = R.Tag()
-        swift.name = "swift"; orm.name = "orm"
-        try db.save([swift, orm])
-        try db.execute("INSERT INTO blog_post_tags(post_id, tag_id) VALUES (?, ?)", post.id, orm.id)
-        try R.siblings(db, post: post, posts: [post, other], swift: swift, orm: orm)
-        #expect(post.tags.map(\.name) == ["swift"] && other.tags.isEmpty)
-        #expect(try db.value(Int64.self, "SELECT tag_id FROM blog_post_tags WHERE post_id = ?", post.id) == swift.id)
-
-        let artist = R.Artist()
-        try db.save(artist)
-        let album = R.Album(); album.artist = artist; album.producer = artist
-        try db.save(album)
-        try db.delete(artist)
-        #expect(album.isDeleted)
-        #expect(try db.value(Int.self, "SELECT count(*) FROM Album") == 0)
     }
 
     @Test func theMigrationsExampleRuns() throws {
