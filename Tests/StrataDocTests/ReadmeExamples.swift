@@ -128,6 +128,13 @@ enum ReadmeExamples {
         }
     }
 
+    @MainActor final class EmployeeList {
+        let names: LiveQuery<[String]>
+        init(pool: DatabasePool) {
+            names = LiveQuery(pool) { db in try db.objects(Employee.self).map(\.name) }
+        }
+    }
+
     // Migrations
     static func migrate(_ db: Database, migrationsFolder: URL) throws {
         var migrator = Migrator()                                   // Migrator(namespace: "plugin") for a plugin
