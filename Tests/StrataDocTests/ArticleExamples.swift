@@ -458,3 +458,60 @@ enum WritingSafelyExamples {
         precondition(name == "edited" && count == 11)
     }
 }
+
+// LiveQueriesAndSwiftUI (the view compiles where SwiftUI exists; the rest on Linux too)
+#if canImport(Observation)
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+enum LiveQueryExamples {
+    final class Member: Model {
+        var id: Int64 = 0
+        var name = ""
+        required init() {}
+    }
+
+    struct MemberRow: Sendable, Equatable, Identifiable {
+        let id: Int64
+        let name: String
+    }
+
+    @MainActor @Observable final class Team {
+        let rows: LiveQuery<[MemberRow]>
+        init(pool: DatabasePool) {
+            rows = LiveQuery(pool) { db in
+                try db.objects(Member.self, matching: [:], orderBy: "name").map { MemberRow(id: $0.id, name: $0.name) }
+            }
+        }
+    }
+
+    final class Owner: Model {
+        var id: Int64 = 0
+        required init() {}
+    }
+
+    @Observable final class Pet: Model {
+        var id: Int64 = 0
+        var name = ""
+        @ObservationIgnored @Reference var owner: Owner?
+        required init() {}
+    }
+}
+#endif
+
+#if canImport(SwiftUI)
+import SwiftUI
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension LiveQueryExamples {
+    struct TeamView: View {
+        let team: Team
+        var body: some View {
+            List(team.rows.value ?? []) { row in
+                Text(row.name)
+            }
+            .overlay {
+                if let error = team.rows.error { Text("Stopped: \(error.localizedDescription)") }
+            }
+        }
+    }
+}
+#endif

@@ -49,14 +49,21 @@ extension Database {
     /// Also the tables whose keys an empty column holds while their key column shows no format yet
     /// (``TableMapping/keyTablesAwaited``).
     func columnFormats(_ metadata: ModelMetadata, _ properties: [PropertyMetadata], _ info: TableInfo) throws
-        -> ([ColumnFormat], Bool, [String]) {
+        -> ([ColumnFormat], Bool, [String], hasRows: Bool?) {
         var unsampled = false
         var awaited: [String] = []
+        // Whether the table has a row, asked once before the first sample (nil: not asked): an empty table's
+        // columns have nothing to sample, so no sampling statement is prepared for them (a first use of an
+        // in-sync model over an empty table prepared one per date column).
+        var hasRows: Bool?
         let formats = try properties.map { property in
             if let declared = metadata.columnFormats[property.name] { return declared }
             guard let kind = property.formatKind, let column = info.column(named: property.column),
                   kind != .decimal || property.related == nil && (column.affinity == .text || column.affinity == .blob) else { return ColumnFormat.native }
-            let (format, sampled) = try detectedFormat(kind, table: info.name, column: column, rowID: info.sampledRowID)
+            if !info.isView && hasRows == nil { hasRows = try tableHasRows(info.name) }
+            let (format, sampled) = hasRows == false
+                ? try unsampledFormat(kind, table: info.name, column: column)
+                : try detectedFormat(kind, table: info.name, column: column, rowID: info.sampledRowID)
             guard sampled else {
                 unsampled = true
                 // A column of another table's keys holds them as its key column does (peewee's foreign key to
@@ -73,7 +80,7 @@ extension Database {
             }
             return format
         }
-        return (formats, unsampled, awaited)
+        return (formats, unsampled, awaited, hasRows)
     }
 
     /// The format in which the column that `column` of `info` refers to by a foreign key holds its values,
@@ -108,9 +115,7 @@ extension Database {
         if kind == .date {
             let statement = try connection.prepare(ColumnSample.statementSQL(column: column.name, table: table, rowID: rowID))
             defer { statement.finalize() }
-            guard try statement.step() else {
-                return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: nil, defaultSQL: column.defaultSQL), false)
-            }
+            guard try statement.step() else { return try unsampledFormat(kind, table: table, column: column) }
             let sample = ColumnSample(row: (0..<ColumnSample.columnCount).map { statement.value(at: Int32($0)) })
             return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample, defaultSQL: column.defaultSQL), sample.first != nil)
         }
@@ -121,11 +126,7 @@ extension Database {
             var texts: [String] = []
             while try statement.step() { if case .text(let text) = statement.value(at: 0) { texts.append(text) } }
             guard texts.isEmpty else { return (JSONStyle.detect(texts), true) }
-            // No JSON yet: a column Django's JSONField made (`text` with `CHECK (JSON_VALID("col") …)`) takes
-            // the layout Django writes, json.dumps's, so that its exact lookups (`filter(data={…})`, text
-            // equality) find Strata's rows and the column keeps one layout (decided again once it has rows).
-            let sql = try SchemaCatalog.current(in: connection).tables[table.sqlFolded]?.sql ?? ""
-            return (JSONStyle.declaredByDjango(column: column.name, tableSQL: sql) ? .jsonText(spaced: true, asciiOnly: true) : .native, false)
+            return try unsampledFormat(kind, table: table, column: column)
         }
         if kind == .decimal {
             let statement = try connection.prepare(ColumnSample.decimalStatementSQL(column: column.name, table: table))
@@ -145,6 +146,25 @@ extension Database {
         defer { statement.finalize() }
         let sample = try statement.step() ? statement.value(at: 0) : nil
         return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: sample), sample != nil)
+    }
+
+    /// The format of a column with no value to sample (an empty table, or only NULLs there): what its
+    /// declared type and default say; decided again once it has rows.
+    func unsampledFormat(_ kind: ColumnFormat.Kind, table: String, column: ColumnInfo) throws -> (ColumnFormat, sampled: Bool) {
+        switch kind {
+        case .date:
+            return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: nil, defaultSQL: column.defaultSQL), false)
+        case .json:
+            // No JSON yet: a column Django's JSONField made (`text` with `CHECK (JSON_VALID("col") …)`) takes
+            // the layout Django writes, json.dumps's, so that its exact lookups (`filter(data={…})`, text
+            // equality) find Strata's rows and the column keeps one layout (decided again once it has rows).
+            let sql = try SchemaCatalog.current(in: connection).tables[table.sqlFolded]?.sql ?? ""
+            return (JSONStyle.declaredByDjango(column: column.name, tableSQL: sql) ? .jsonText(spaced: true, asciiOnly: true) : .native, false)
+        case .decimal:
+            return (.native, false)
+        case .uuid, .bool:
+            return (ColumnFormat.detect(kind, declaredType: column.declaredType, sample: nil), false)
+        }
     }
 
     /// The format of a join table's column that holds the keys of `metadata`'s model (``Siblings``): the

@@ -256,7 +256,7 @@ extension Database {
         }
         models.schemaVersion = try schemaVersion()
         let properties = try planner.resolveColumns(info)
-        let (formats, unsampled, awaited) = try columnFormats(metadata, properties, info)
+        let (formats, unsampled, awaited, hasRows) = try columnFormats(metadata, properties, info)
         let unprovenViewKey = info.isView
             ? try ViewKey.unprovenReason(view: info, key: properties.prefix(metadata.keyCount).map(\.column), in: connection) : nil
         let mapping = TableMapping(metadata: metadata, properties: properties, info: info, formats: formats,
@@ -264,7 +264,7 @@ extension Database {
         mapping.keyTablesAwaited = awaited
         // Only an empty table is watched: a column that stays NULL in a table with rows (a `deletedAt`) would
         // otherwise cost a scan at every commit of another connection.
-        mapping.formatsFromEmptyColumns = try unsampled && !info.isView && !tableHasRows(info.name)
+        mapping.formatsFromEmptyColumns = try unsampled && !info.isView && !(hasRows ?? tableHasRows(info.name))
         return (plan, mapping)
     }
 
