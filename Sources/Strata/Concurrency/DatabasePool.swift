@@ -24,7 +24,7 @@ public final class DatabasePool: Sendable {
     let readers: [SerialDatabase]
     let hub = ChangeHub()
     private let identity: PoolIdentity
-    private let isClosed = Locked(false)
+    let isClosed = Locked(false)
 
     /// Opens the writer (setting WAL, unless `configuration.journalMode` names another mode or the pool
     /// is read-only) and `readers` read-only handles (`PRAGMA query_only`).
