@@ -3,23 +3,9 @@ import Dispatch
 // Writes outside a transaction (issue 36): statements SQLite refuses inside one (VACUUM, some PRAGMAs),
 // and a barrier that has the database to itself.
 extension DatabasePool {
-    /// Runs `body` with the writer handle outside any transaction, and blocks until it is done: for
-    /// statements that cannot run in a transaction (`VACUUM`). Each statement commits on its own; other
-    /// writes wait, reads go on. Inside async code, use the async form.
-    ///
-    /// ```swift
-    /// try pool.writeWithoutTransaction { db in
-    ///     try db.execute("VACUUM")
-    /// }
-    /// ```
-    @discardableResult
-    public func writeWithoutTransaction<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
-        try checkUsable()
-        return try writer.sync { db in try body(db) }
-    }
-
-    /// The async ``writeWithoutTransaction(_:)-(@Sendable (Database) throws -> T)``: `body` runs on the writer's
-    /// queue, the task suspends. Cancelling the task interrupts the statement running and throws
+    /// Runs `body` with the writer handle outside any transaction, for statements that cannot run in one
+    /// (`VACUUM`): each statement commits on its own; other writes wait, reads go on. `body` runs on the
+    /// writer's queue, the task suspends (`pool.blocking.writeWithoutTransaction` blocks instead). Cancelling the task interrupts the statement running and throws
     /// `CancellationError` (statements that completed stay written: there is no transaction to roll back).
     ///
     /// ```swift
@@ -37,25 +23,10 @@ extension DatabasePool {
 
     /// Waits for the reads running to finish, holds the reads issued meanwhile, and runs `body` with the
     /// writer handle outside any transaction: no other connection of the pool uses the database while it
-    /// runs (GRDB's barrier write). For changes readers must not see half-done, or that need no reader in
-    /// the way (`PRAGMA journal_mode`, `VACUUM INTO`, a checkpoint that truncates). Blocks the calling thread.
-    ///
-    /// ```swift
-    /// try pool.barrierWriteWithoutTransaction { db in
-    ///     try db.execute("VACUUM")
-    /// }
-    /// ```
-    @discardableResult
-    public func barrierWriteWithoutTransaction<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
-        try checkUsable()
-        let barrier = ReaderBarrier(holding: readers, of: self)
-        defer { barrier.release() }
-        barrier.waitForReaders()
-        return try writer.sync { db in try body(db) }
-    }
-
-    /// The async ``barrierWriteWithoutTransaction(_:)-(@Sendable (Database) throws -> T)``: the task suspends
-    /// while the reads finish and while `body` runs on the writer's queue. Cancelling the task interrupts
+    /// runs (GRDB's barrier write), for changes readers must not see half-done or that need no reader in
+    /// the way (`PRAGMA journal_mode`, a checkpoint that truncates). The task suspends while the reads
+    /// finish and while `body` runs on the writer's queue (`pool.blocking.barrierWriteWithoutTransaction`
+    /// blocks instead). Cancelling the task interrupts
     /// `body`'s statement and throws `CancellationError`; the reads running are waited for in any case.
     ///
     /// ```swift

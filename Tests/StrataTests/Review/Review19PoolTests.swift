@@ -81,19 +81,19 @@ private final class R19pLog: @unchecked Sendable {
     @Test func blockingFormsRunOutsideATransaction() throws {
         let file = try PoolFile(readers: 1); let pool = file.pool
         func fill(_ rows: Int) throws {
-            try pool.write { db in
+            try pool.blocking.write { db in
                 for _ in 0..<rows { let blob = R19pBlob(); blob.payload = String(repeating: "x", count: 2_000); try db.save(blob) }
             }
-            try pool.write { db in try db.execute("DELETE FROM r19p_blob") }
+            try pool.blocking.write { db in try db.execute("DELETE FROM r19p_blob") }
         }
         try fill(100)
-        #expect((try pool.read { db in try db.value(Int.self, "PRAGMA freelist_count") } ?? 0) > 20)
-        let vacuumed = try pool.writeWithoutTransaction { db in
+        #expect((try pool.blocking.read { db in try db.value(Int.self, "PRAGMA freelist_count") } ?? 0) > 20)
+        let vacuumed = try pool.blocking.writeWithoutTransaction { db in
             try db.execute("VACUUM")
             return try db.value(Int.self, "PRAGMA freelist_count")
         }
         try fill(50)
-        let barrier = try pool.barrierWriteWithoutTransaction { db in
+        let barrier = try pool.blocking.barrierWriteWithoutTransaction { db in
             try db.execute("VACUUM")
             return try db.value(Int.self, "PRAGMA freelist_count")
         }
@@ -111,7 +111,7 @@ private final class R19pLog: @unchecked Sendable {
         let done = DispatchGroup()
         done.enter()
         DispatchQueue.global().async {
-            _ = try? pool.read { db in
+            _ = try? pool.blocking.read { db in
                 readStarted.signal()
                 readGate.wait()
                 log.add("read 1 ends")
@@ -133,7 +133,7 @@ private final class R19pLog: @unchecked Sendable {
             }
         } else {
             DispatchQueue.global().async {
-                try? pool.barrierWriteWithoutTransaction(body)
+                try? pool.blocking.barrierWriteWithoutTransaction(body)
                 barrierDone.leave()
             }
         }
@@ -141,7 +141,7 @@ private final class R19pLog: @unchecked Sendable {
         try await eventually { pool.isClosed.withLock { _ in pool.readers.map(\.load).sorted() } == [1, 2] }
         done.enter()
         DispatchQueue.global().async {
-            _ = try? pool.read { _ in log.add("read 2") }
+            _ = try? pool.blocking.read { _ in log.add("read 2") }
             done.leave()
         }
         #expect(log.all.isEmpty)
