@@ -6,8 +6,8 @@ extension Migrator {
     /// in-memory database, make a schema `db` lacks: a table, or a column of one, with another declared type,
     /// NOT NULL, default or key part, or an index, view or trigger whose statement differs. What `db` has
     /// beyond that is not compared: models add tables and columns on first use (automatic sync), so a
-    /// migration's removal of something is not noticed. A migration that fails on the empty database counts
-    /// as changed.
+    /// migration's removal of something is not noticed. When the migrations fail on the empty database (a
+    /// data migration that reads a table a model makes), nothing can be told: the file is kept.
     func migrationsMakeAnotherSchema(than db: Database, applied: [String: AppliedMigration], userVersion: Int) throws -> Bool {
         var replay = self
         replay.eraseDatabaseOnSchemaChange = false
@@ -19,7 +19,7 @@ extension Migrator {
         }
         let memory = try Database()
         defer { try? memory.close() }
-        do { try replay.migrate(memory) } catch { return true }
+        do { try replay.migrate(memory) } catch { return false }
         let made = try memory.introspector.storedStatements().filter { $0.name != Migrator.tableName }
         let stored = Dictionary(try db.introspector.storedStatements().map { ("\($0.type) \($0.name.lowercased())", $0) },
                                 uniquingKeysWith: { first, _ in first })

@@ -80,6 +80,14 @@ private func columns(_ db: Database, _ table: String) throws -> [String] {
         reindexed.register("index") { db in try db.execute("CREATE INDEX r19m_t_a ON r19m_t(a, b)") }
         #expect(try reindexed.plan(for: db).erasesDatabase)
         #expect(try indexed.plan(for: db).erasesDatabase == false)
+        // Migrations that cannot run on an empty database (this one reads a model's table): the file is kept.
+        try db.execute("INSERT INTO r19m_t (a) VALUES ('kept')")
+        try db.execute("CREATE TABLE IF NOT EXISTS r19m_extra (id INTEGER PRIMARY KEY, note TEXT NOT NULL DEFAULT '')")
+        var reading = indexed
+        reading.register("copy") { db in try db.execute("INSERT INTO r19m_t (a) SELECT note FROM r19m_extra") }
+        try reading.migrate(db)
+        #expect(try reading.plan(for: db).erasesDatabase == false)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM r19m_t WHERE a = 'kept'") == 1)
     }
 
     @Test func sqlFilesRunInTheOrderOfTheirNumbers() throws {
