@@ -5,8 +5,9 @@ import Dispatch
 ///
 /// Each handle has its own serial queue and identity map. The async calls run the SQLite work on those
 /// queues, never on Swift's cooperative threads, so a server stays responsive while writes wait for the
-/// lock. The blocking calls (`pool.blocking.read { }`, `pool.blocking.write { }`) are for synchronous code. Model objects stay inside the closure that
-/// fetched them: return `Sendable` values (rows, counts, keys, your own structs, or keys: a live instance belongs to the handle that read it).
+/// lock. The blocking calls (`pool.blocking.read { }`, `pool.blocking.write { }`) are for synchronous
+/// code. Model objects stay inside the closure that fetched them: return `Sendable` values (rows, counts,
+/// keys, your own structs, or keys: a live instance belongs to the handle that read it).
 ///
 /// ```swift
 /// let pool = try DatabasePool(path: "app.sqlite", readers: 4)
@@ -253,7 +254,7 @@ public final class DatabasePool: Sendable {
         }
     }
 
-    func checkNotNested() throws {
+    private func checkNotNested() throws {
         guard DispatchQueue.getSpecific(key: SerialDatabase.poolKey) == ObjectIdentifier(identity) else { return }
         throw DatabaseError(code: .misuse, message: "a pool call inside a read or write closure of the same pool would wait for itself; use the `db` the closure was given")
     }
