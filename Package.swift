@@ -44,6 +44,8 @@ let package = Package(
         ),
         // Temporary databases and the location of ../shared/fixtures, shared by the test targets.
         .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Tests/StrataTestSupport"),
+        // The README's pool calls in top-level code (a main.swift), run by Review19TopLevelTests (issue 36).
+        .executableTarget(name: "StrataTopLevelFixture", dependencies: ["Strata"], path: "Tests/TopLevelFixture"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrataToolsTests", dependencies: ["StrataTools", "Strata", "StrataTestSupport"]),
         // The DocC articles' and README's examples, compiled and run (their own target: the examples' model names).

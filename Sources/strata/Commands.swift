@@ -11,18 +11,38 @@ struct MigrationsSource: ParsableArguments {
     @Option(help: "The migrations' namespace in strata_migrations.")
     var namespace = Migrator.defaultNamespace
 
-    func migrator() throws -> Migrator { try loadMigrator(folder: migrations, namespace: namespace) }
+    @Flag(help: unknownMigrationsHelp)
+    var allowUnknown = false
+
+    func migrator() throws -> Migrator { try loadMigrator(folder: migrations, namespace: namespace, allowUnknown: allowUnknown) }
 }
 
+/// The help of `--allow-unknown`.
+let unknownMigrationsHelp: ArgumentHelp = "Accept migrations the database records that are not files of the folder (an app's Swift migrations, recorded in the same namespace): plan or run the folder's files alone."
+
 /// The `.sql` files of `folder` as a migrator.
-func loadMigrator(folder: String, namespace: String) throws -> Migrator {
+func loadMigrator(folder: String, namespace: String, allowUnknown: Bool) throws -> Migrator {
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
         throw ToolError("no migrations folder at \(folder)")
     }
     var migrator = Migrator(namespace: namespace)
     try migrator.registerSQLFiles(in: URL(fileURLWithPath: folder))
+    migrator.allowsUnknownMigrations = allowUnknown
     return migrator
+}
+
+/// Runs `body` (a plan or a run of `migrator`); a migration the database records that the folder lacks
+/// throws a message that says which flag proceeds, instead of the API's property (which a command line
+/// cannot set).
+func explainingUnknownMigrations<T>(_ migrator: Migrator, folder: String, in db: Database, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as MigrationError where error.reason == .unknown {
+        let record = try? migrator.appliedMigrations(in: db).first { $0.id == error.migration }
+        let kind = record.map { $0.checksum == nil ? "a Swift migration (no checksum recorded)" : "an SQL migration (checksum \($0.checksum ?? ""))" } ?? "a migration"
+        throw ToolError("the database records \(kind) \"\(error.migration)\" in namespace \"\(error.namespace)\"\(record.map { ", applied \($0.appliedAtText)," } ?? "") that is not a file of \(folder): the app registers it in Swift, or a newer version of the folder ran. To plan or run the folder's files alone, add --allow-unknown; to keep them apart from the app's, give them their own --namespace")
+    }
 }
 
 /// A schema diff as SQL (statements, then notes as comments) or as JSON.
@@ -53,6 +73,9 @@ extension StrataCommand {
         @Option(help: "A schema file (CREATE statements): print the additive SQL that brings the database to it instead.")
         var schema: String?
 
+        @Flag(help: unknownMigrationsHelp)
+        var allowUnknown = false
+
         @Flag(help: "Print JSON instead of SQL.")
         var json = false
 
@@ -76,7 +99,9 @@ extension StrataCommand {
                 try printDiff(SchemaDiff(from: db, to: target), json: json)
                 return
             }
-            let plan = try loadMigrator(folder: migrations ?? "", namespace: namespace).plan(for: db)
+            let folder = migrations ?? ""
+            let migrator = try loadMigrator(folder: folder, namespace: namespace, allowUnknown: allowUnknown)
+            let plan = try explainingUnknownMigrations(migrator, folder: folder, in: db) { try migrator.plan(for: db) }
             if json {
                 struct Pending: Encodable { let id: String; let sql: String?; let inTransaction: Bool }
                 struct Output: Encodable { let applied: [String]; let pending: [Pending] }
@@ -103,11 +128,13 @@ extension StrataCommand {
             let db = try openForWriting(path)
             defer { try? db.close() }
             let terminal = isatty(STDOUT_FILENO) == 1
-            let ran = try migrator.migrate(db) { progress in
-                switch progress {
-                case .started: if terminal { print("\(progress)…") }
-                case .working: if terminal { print(progress) }
-                case .finished(let id, _, _): print("applied \(id)")
+            let ran = try explainingUnknownMigrations(migrator, folder: source.migrations, in: db) {
+                try migrator.migrate(db) { progress in
+                    switch progress {
+                    case .started: if terminal { print("\(progress)…") }
+                    case .working: if terminal { print(progress) }
+                    case .finished(let id, _, _): print("applied \(id)")
+                    }
                 }
             }
             if ran.isEmpty { print("no pending migrations") }

@@ -81,7 +81,7 @@ enum PoolLatencyWorkload {
                     var configuration = Strata.Database.Configuration()
                     configuration.logger.logLevel = .warning
                     let pool = try Strata.DatabasePool(path: path, readers: readers, configuration: configuration)
-                    return (StrataPoolUnderTest(pool: pool), { try pool.close() })
+                    return (StrataPoolUnderTest(pool: pool), { try pool.blocking.close() })
                 }
                 var configuration = GRDB.Configuration()
                 configuration.maximumReaderCount = readers

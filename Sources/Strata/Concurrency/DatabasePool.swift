@@ -5,8 +5,9 @@ import Dispatch
 ///
 /// Each handle has its own serial queue and identity map. The async calls run the SQLite work on those
 /// queues, never on Swift's cooperative threads, so a server stays responsive while writes wait for the
-/// lock. The synchronous calls stay for scripts and tools. Model objects stay inside the closure that
-/// fetched them: return `Sendable` values (rows, counts, keys, your own structs, or keys: a live instance belongs to the handle that read it).
+/// lock. The blocking calls (`pool.blocking.read { }`, `pool.blocking.write { }`) are for synchronous
+/// code. Model objects stay inside the closure that fetched them: return `Sendable` values (rows, counts,
+/// keys, your own structs, or keys: a live instance belongs to the handle that read it).
 ///
 /// ```swift
 /// let pool = try DatabasePool(path: "app.sqlite", readers: 4)
@@ -24,7 +25,7 @@ public final class DatabasePool: Sendable {
     let readers: [SerialDatabase]
     let hub = ChangeHub()
     private let identity: PoolIdentity
-    private let isClosed = Locked(false)
+    let isClosed = Locked(false)
 
     /// Opens the writer (setting WAL, unless `configuration.journalMode` names another mode or the pool
     /// is read-only) and `readers` read-only handles (`PRAGMA query_only`).
@@ -69,32 +70,31 @@ public final class DatabasePool: Sendable {
         hub.close()
     }
 
-    // MARK: Synchronous
+    // MARK: Synchronous (renamed)
 
-    /// Runs `body` with the writer handle, in an IMMEDIATE transaction, and blocks the calling thread
-    /// until it is done; writers wait for each other. Inside async code, use the async `write`.
+    /// Renamed `pool.blocking.write { }` (``Blocking/write(_:)``). Unavailable rather than deprecated: as an
+    /// overload of the async ``write(_:)-(@Sendable (Database) throws -> T)``, Swift chose it in top-level code
+    /// even under `await`, so `try await pool.write { }` in `main.swift` blocked the main thread; a deprecated
+    /// overload would still be chosen there.
     ///
     /// ```swift
-    /// let id = try pool.write { db in let order = Order(); try db.save(order); return order.id }
+    /// try pool.blocking.write { db in try db.save(Employee()) }
     /// ```
+    @available(*, unavailable, renamed: "blocking.write", message: "in synchronous code call pool.blocking.write { }; in async code (top-level code included) try await pool.write { }")
     @discardableResult
     public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
-        try checkUsable()
-        return try writer.sync { db in try db.transaction(.immediate) { try body(db) } }
+        try blocking.write(body)
     }
 
-    /// Runs `body` with a reader handle, in a DEFERRED transaction: it sees the database as of its first
-    /// read, alongside other readers and the writer. Blocks the calling thread; inside async code, use
-    /// the async `read`.
+    /// Renamed `pool.blocking.read { }` (``Blocking/read(_:)``); unavailable for the reason given at the
+    /// renamed `write`.
     ///
     /// ```swift
-    /// let names = try pool.read { db in try db.objects(Employee.self).map(\.name) }
+    /// let names = try pool.blocking.read { db in try db.objects(Employee.self).map(\.name) }
     /// ```
+    @available(*, unavailable, renamed: "blocking.read", message: "in synchronous code call pool.blocking.read { }; in async code (top-level code included) try await pool.read { }")
     public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
-        try checkUsable()
-        let reader = acquireReader()
-        defer { release(reader) }
-        return try reader.sync { db in try DatabasePool.readTransaction(db, job: nil, body) }
+        try blocking.read(body)
     }
 
     // MARK: Async
@@ -152,15 +152,15 @@ public final class DatabasePool: Sendable {
         return try await writer.run(PoolJob()) { db, _ in try db.syncSchema(type) }
     }
 
-    /// The synchronous ``syncSchema(_:)-(M.Type)`` for scripts and tools.
+    /// Renamed `pool.blocking.syncSchema(_:)`; unavailable for the reason given at the renamed `write`.
     ///
     /// ```swift
-    /// try pool.syncSchema(Shelf.self)
+    /// try pool.blocking.syncSchema(Shelf.self)
     /// ```
+    @available(*, unavailable, renamed: "blocking.syncSchema", message: "in synchronous code call pool.blocking.syncSchema(_:); in async code (top-level code included) try await pool.syncSchema(_:)")
     @discardableResult
     public func syncSchema<M: Model>(_ type: M.Type) throws -> SchemaPlan {
-        try checkUsable()
-        return try writer.sync { try $0.syncSchema(type) }
+        try blocking.syncSchema(type)
     }
 
     // MARK: Lifecycle
@@ -173,9 +173,15 @@ public final class DatabasePool: Sendable {
     /// handle is closed.
     ///
     /// ```swift
-    /// try pool.close()
+    /// try pool.blocking.close()
     /// ```
+    @available(*, unavailable, renamed: "blocking.close", message: "in synchronous code call pool.blocking.close(); in async code (top-level code included) try await pool.close()")
     public func close() throws {
+        try closeBlocking()
+    }
+
+    /// The blocking close (``Blocking/close()``), which the async one runs off the cooperative threads.
+    func closeBlocking() throws {
         try checkNotNested()
         let wasClosed = isClosed.withLock { closed in defer { closed = true }; return closed }
         if !wasClosed { hub.close() }
@@ -190,7 +196,8 @@ public final class DatabasePool: Sendable {
         if let failure { throw failure }
     }
 
-    /// The async ``close()``: waits for the work already queued without holding a cooperative thread.
+    /// Waits for the work already queued, without holding a cooperative thread, then closes every handle;
+    /// later calls throw `.misuse` (`pool.blocking.close()` blocks instead; see there for a close that fails).
     ///
     /// ```swift
     /// try await pool.close()
@@ -198,7 +205,7 @@ public final class DatabasePool: Sendable {
     public func close() async throws {
         try checkNotNested()
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global().async { continuation.resume(with: Result { try self.close() }) }
+            DispatchQueue.global().async { continuation.resume(with: Result { try self.closeBlocking() }) }
         }
     }
 

@@ -12,6 +12,9 @@ final class SerialDatabase: @unchecked Sendable {
     let queue: DispatchQueue
     private let database: Database
     let interrupter: ConnectionInterrupter
+    /// A ``QueueIsolation`` over `queue` where the platform has custom executors (typed `any Sendable`: a
+    /// stored property cannot have a newer type than the deployment target).
+    private let isolation: (any Sendable)?
     /// Work queued or running here (for reader selection); changed under the pool's lock.
     var load = 0
 
@@ -26,6 +29,11 @@ final class SerialDatabase: @unchecked Sendable {
         self.interrupter = database.connection.interrupter
         queue = DispatchQueue(label: label)
         queue.setSpecific(key: SerialDatabase.poolKey, value: pool)
+        if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, *) {
+            isolation = QueueIsolation(queue)
+        } else {
+            isolation = nil
+        }
         busyWait = BusyWait(timeout: database.configuration.busyTimeout)
         database.connection.installBusyHandler(busyWait)
     }
@@ -47,25 +55,30 @@ final class SerialDatabase: @unchecked Sendable {
     }
 
     /// Runs `body` on the queue; the task suspends, and `job` lets it be cancelled (see ``PoolJob``).
+    /// Where the platform allows (see ``QueueExecutor``), `body` runs as a job of the calling task on the
+    /// queue, so the caller's task-local values read the same inside it; else as a Dispatch block.
     func run<T: Sendable>(_ job: PoolJob, _ body: @escaping @Sendable (Database, PoolJob) throws -> T) async throws -> T {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                queue.async {
-                    let result = Result { () throws -> T in
-                        guard job.start(self.interrupter) else { throw CancellationError() }
-                        self.busyWait.job = job
-                        defer {
-                            self.busyWait.job = nil
-                            job.finish()
-                        }
-                        return try body(self.database, job)
-                    }
-                    continuation.resume(with: result)
-                }
+            if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, *), let isolation = isolation as? QueueIsolation {
+                return try await isolation.run { try self.start(job, body) }
+            }
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                queue.async { continuation.resume(with: Result { try self.start(job, body) }) }
             }
         } onCancel: {
             job.cancel()
         }
+    }
+
+    /// Runs `job` on the queue (the caller is on it), unless it was cancelled before it started.
+    private func start<T>(_ job: PoolJob, _ body: (Database, PoolJob) throws -> T) throws -> T {
+        guard job.start(interrupter) else { throw CancellationError() }
+        busyWait.job = job
+        defer {
+            busyWait.job = nil
+            job.finish()
+        }
+        return try body(database, job)
     }
 }
 

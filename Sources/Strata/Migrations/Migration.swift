@@ -143,12 +143,40 @@ public struct AppliedMigration: Sendable, Hashable {
     /// applied.checksum
     /// ```
     public let checksum: String?
-    /// When it ran, ISO 8601 in UTC.
+    /// When it ran (`Date.distantPast` when the recorded text is no date: see ``appliedAtText``).
     ///
     /// ```swift
-    /// applied.appliedAt  // "2026-11-25T06:40:00Z"
+    /// applied.appliedAt.timeIntervalSinceNow   // -3600: an hour ago
     /// ```
-    public let appliedAt: String
+    public let appliedAt: Date
+    /// When it ran, as recorded: ISO 8601 in UTC (`2026-11-25T06:40:00Z`), or what another tool wrote.
+    ///
+    /// ```swift
+    /// applied.appliedAtText  // "2026-11-25T06:40:00Z"
+    /// ```
+    public let appliedAtText: String
+
+    /// A record read from `strata_migrations`: the text of `applied_at` read as ISO 8601 (with or
+    /// without fractional seconds) or SQLite's `datetime()` form (`2026-11-25 06:40:00`, UTC).
+    init(id: String, checksum: String?, appliedAtText: String) {
+        self.id = id
+        self.checksum = checksum
+        self.appliedAtText = appliedAtText
+        appliedAt = AppliedMigration.date(appliedAtText) ?? .distantPast
+    }
+
+    /// `text` as a date in the forms ``init(id:checksum:appliedAtText:)`` reads; nil otherwise.
+    static func date(_ text: String) -> Date? {
+        let iso = ISO8601DateFormatter()
+        if let date = iso.date(from: text) { return date }
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = iso.date(from: text) { return date }
+        let plain = DateFormatter()
+        plain.locale = Locale(identifier: "en_US_POSIX")
+        plain.timeZone = TimeZone(identifier: "UTC")
+        plain.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return plain.date(from: text)
+    }
 }
 
 /// What `Migrator.migrate(_:progress:)` would run, in order, without running it (a dry run).

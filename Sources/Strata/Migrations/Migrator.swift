@@ -45,7 +45,7 @@ public struct Migrator: Sendable {
     /// ```swift
     /// migrator.migrations.map(\.id)
     /// ```
-    public private(set) var migrations: [Migration] = []
+    public internal(set) var migrations: [Migration] = []
     /// Runs a migration whose SQL changed after it ran, instead of throwing (development only: the
     /// edited migration does not run again).
     ///
@@ -62,6 +62,9 @@ public struct Migrator: Sendable {
     public var allowsUnknownMigrations = false
     /// Erases the whole database and migrates from scratch when a migration changed or an unknown one
     /// was applied — for development, like GRDB's option of that name. Off by default: it deletes data.
+    /// A Swift migration has no checksum: the applied migrations run again on an in-memory database, and
+    /// when they make a table, column, index, view or trigger the file does not have as made, the file
+    /// is erased (tables and columns the file has besides, which models add, are not compared).
     /// ```swift
     /// migrator.eraseDatabaseOnSchemaChange = true
     /// ```
@@ -100,8 +103,10 @@ public struct Migrator: Sendable {
         migrations.append(Migration(id: id, foreignKeyChecks: foreignKeyChecks, inTransaction: inTransaction, body: .sql(sql)))
     }
 
-    /// Registers every `.sql` file of `folder` (not hidden ones; `.SQL` in any case), ordered by name; the id is
-    /// the name without its extension.
+    /// Registers every `.sql` file of `folder` (not hidden ones; `.SQL` in any case); the id is the name
+    /// without its extension. Names that begin with a number run in the order of those numbers, compared as
+    /// numbers (`2_seed.sql` before `10_index.sql`; the same number: by name); names without one, by name.
+    /// A folder that mixes the two throws: their order would be a guess.
     /// A file may begin with directives, among its first comment lines: `-- strata: no-transaction`,
     /// `-- strata: foreign-keys immediate` or `-- strata: foreign-keys disabled`. All or nothing: a file
     /// that cannot be read, or has an unknown or late directive, throws and registers none of the folder.
@@ -123,12 +128,11 @@ public struct Migrator: Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
                 .filter { $0.lowercased().hasSuffix(".sql") && !$0.hasPrefix(".") }   // not hidden files: an editor's lock or swap file
-                .sorted()
         } catch {
             throw MigrationError(migration: "-", namespace: namespace, reason: .failed, sql: nil, underlying: error,
                                  message: "cannot list the migrations folder \(folder.path): \(error.localizedDescription)")
         }
-        for name in names {
+        for name in try MigrationFileOrder.ordered(names, namespace: namespace) {
             let file = folder.appendingPathComponent(name)
             func unreadable(_ why: String, _ underlying: (any Error)? = nil) -> MigrationError {
                 MigrationError(migration: String(name.dropLast(4)), namespace: namespace, reason: .failed, sql: nil, underlying: underlying,
@@ -192,7 +196,7 @@ public struct Migrator: Sendable {
     public func appliedMigrations(in db: Database) throws -> [AppliedMigration] {
         guard try db.containsTable(named: Migrator.tableName) else { return [] }
         return try db.rows("SELECT id, checksum, applied_at FROM \(SQL.quote(Migrator.tableName)) WHERE namespace = ? ORDER BY rowid", namespace).map { row in
-            AppliedMigration(id: text(row["id"]) ?? "", checksum: text(row["checksum"]), appliedAt: text(row["applied_at"]) ?? "")
+            AppliedMigration(id: text(row["id"]) ?? "", checksum: text(row["checksum"]), appliedAtText: text(row["applied_at"]) ?? "")
         }
     }
 
@@ -215,16 +219,21 @@ public struct Migrator: Sendable {
             guard let record = appliedByID[migration.id], let now = migration.checksum, let then = record.checksum,
                   !migration.hasChecksum(then) else { continue }
             if !allowsEditedMigrations {
-                problem = problem ?? error(migration.id, .edited, "its SQL changed after it ran on \(record.appliedAt) (checksum \(then), now \(now)); add a new migration instead, or set allowsEditedMigrations during development")
+                problem = problem ?? error(migration.id, .edited, "its SQL changed after it ran on \(record.appliedAtText) (checksum \(then), now \(now)); add a new migration instead, or set allowsEditedMigrations during development")
             }
         }
         if let misordered = orderProblem(applied: applied, appliedByID: appliedByID) { problem = problem ?? misordered }
         let known = Set(migrations.map(\.id))
         if !allowsUnknownMigrations, let unknown = applied.first(where: { !known.contains($0.id) }) {
-            problem = problem ?? error(unknown.id, .unknown, "it was applied on \(unknown.appliedAt) but this migrator does not know it: a newer version of the app migrated this database, or the migration was renamed or removed from the list. Set allowsUnknownMigrations to open it anyway")
+            problem = problem ?? error(unknown.id, .unknown, "it was applied on \(unknown.appliedAtText) but this migrator does not know it: a newer version of the app migrated this database, or the migration was renamed or removed from the list. Set allowsUnknownMigrations to open it anyway")
         }
         if let problem {
             guard eraseDatabaseOnSchemaChange else { throw problem }
+            return MigrationPlan(pending: migrations, applied: applied, erasesDatabase: true)
+        }
+        // An edited Swift migration has no checksum to differ: what the applied ones make is compared.
+        if eraseDatabaseOnSchemaChange, !applied.isEmpty || userVersion > 0,
+           try migrationsMakeAnotherSchema(than: db, applied: appliedByID, userVersion: userVersion) {
             return MigrationPlan(pending: migrations, applied: applied, erasesDatabase: true)
         }
         let pending = migrations.filter { migration in
@@ -243,13 +252,13 @@ public struct Migrator: Sendable {
         let position = Dictionary(recorded.enumerated().map { ($0.element.id, $0.offset) }, uniquingKeysWith: { first, _ in first })
         let ranInOrder = applied.compactMap { record in position[record.id].map { (record, $0) } }
         for (earlier, later) in zip(ranInOrder, ranInOrder.dropFirst()) where earlier.1 > later.1 {
-            return error(later.0.id, .misordered, "it ran after \(earlier.0.id) (on \(later.0.appliedAt)) but is registered before it; "
+            return error(later.0.id, .misordered, "it ran after \(earlier.0.id) (on \(later.0.appliedAtText)) but is registered before it; "
                          + "keep applied migrations in the order they ran")
         }
         guard let lastApplied = recorded.lastIndex(where: { appliedByID[$0.id] != nil }),
               let pending = recorded[..<lastApplied].first(where: { appliedByID[$0.id] == nil }) else { return nil }
         return error(pending.id, .misordered, "it is registered before \(recorded[lastApplied].id), which already ran "
-                     + "(on \(appliedByID[recorded[lastApplied].id]?.appliedAt ?? "?")), so it would run out of order; "
+                     + "(on \(appliedByID[recorded[lastApplied].id]?.appliedAtText ?? "?")), so it would run out of order; "
                      + "register new migrations after the applied ones")
     }
 
@@ -264,10 +273,33 @@ public struct Migrator: Sendable {
     /// ```
     @discardableResult
     public func migrate(_ db: Database, progress: ((MigrationProgress) -> Void)? = nil) throws -> [String] {
+        try migrate(db, upTo: nil, progress: progress)
+    }
+
+    /// Runs the pending migrations registered up to `id`, `id` included, and returns the identifiers of
+    /// those it ran: a database brought to a past version (to test a migration on the data of the one
+    /// before). Those registered after `id` stay pending. An `id` not registered throws, running nothing.
+    ///
+    /// ```swift
+    /// try migrator.migrate(db, upTo: "v2-split-name")   // v1 and v2, not v3
+    /// ```
+    @discardableResult
+    public func migrate(_ db: Database, upTo id: String, progress: ((MigrationProgress) -> Void)? = nil) throws -> [String] {
+        try migrate(db, upTo: Optional(id), progress: progress)
+    }
+
+    private func migrate(_ db: Database, upTo target: String?, progress: ((MigrationProgress) -> Void)?) throws -> [String] {
         if db.isInTransaction {
             throw error(migrations.first?.id ?? "-", .failed, "migrate inside an open transaction: each migration needs its own; call it outside")
         }
-        let plan = try plan(for: db)
+        var plan = try plan(for: db)
+        if let target {
+            guard let last = migrations.firstIndex(where: { $0.id == target }) else {
+                throw error(target, .unknown, "migrate(upTo:) names no registered migration of namespace \"\(namespace)\"; registered: \(migrations.map(\.id).joined(separator: ", "))")
+            }
+            let included = Set(migrations[...last].map(\.id))
+            plan = MigrationPlan(pending: plan.pending.filter { included.contains($0.id) }, applied: plan.applied, erasesDatabase: plan.erasesDatabase)
+        }
         var ran: [String] = []
         // Live instances then hold their rows as the migrations left them, as after another connection's
         // (once, at the end: not after each statement of a migration outside a transaction).
@@ -298,6 +330,17 @@ public struct Migrator: Sendable {
     public func migrate(_ pool: DatabasePool, progress: (@Sendable (MigrationProgress) -> Void)? = nil) async throws -> [String] {
         try pool.checkUsable()
         return try await pool.writer.run(PoolJob()) { db, _ in try self.migrate(db, progress: progress) }
+    }
+
+    /// ``migrate(_:upTo:progress:)`` on the pool's writer, without holding a cooperative thread.
+    ///
+    /// ```swift
+    /// try await migrator.migrate(pool, upTo: "v2-split-name")
+    /// ```
+    @discardableResult
+    public func migrate(_ pool: DatabasePool, upTo id: String, progress: (@Sendable (MigrationProgress) -> Void)? = nil) async throws -> [String] {
+        try pool.checkUsable()
+        return try await pool.writer.run(PoolJob()) { db, _ in try self.migrate(db, upTo: id, progress: progress) }
     }
 
     /// Runs one pending migration; false when another connection (another process starting the same app,

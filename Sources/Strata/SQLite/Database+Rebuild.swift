@@ -17,7 +17,7 @@ extension Database {
                 expected: "no open transaction, so that foreign keys can be turned off for the rebuild",
                 remedy: isPoolWriter
                     // Inside a pool every write is a transaction: the pool's own sync runs outside one.
-                    ? "Sync before the write: call `try pool.syncSchema(\(metadata.typeName).self)` (or `try await pool.syncSchema(\(metadata.typeName).self)`) at startup, outside `pool.write`, whose closure always runs in a transaction."
+                    ? "Sync before the write: call `try pool.blocking.syncSchema(\(metadata.typeName).self)` (or `try await pool.syncSchema(\(metadata.typeName).self)`) at startup, outside `pool.write`, whose closure always runs in a transaction."
                     : "Sync before the transaction begins: call `try db.syncSchema(\(metadata.typeName).self)` first.")
         }
         let legacyAlter = try value(Int64.self, "PRAGMA legacy_alter_table") ?? 0

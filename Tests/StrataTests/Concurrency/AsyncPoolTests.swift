@@ -189,16 +189,16 @@ func eventually(_ condition: @Sendable () -> Bool) async throws {
     @Test func nestedPoolCallsThrowInsteadOfWaitingForThemselves() async throws {
         let file = try PoolFile(); let pool = file.pool
         let inWrite = try #require(throws: DatabaseError.self) {
-            try pool.write { _ in try pool.write { _ in 1 } }
+            try pool.blocking.write { _ in try pool.blocking.write { _ in 1 } }
         }
         #expect(inWrite.code == .misuse)
         #expect(inWrite.message.contains("would wait for itself"))
         let readInWrite = try #require(throws: DatabaseError.self) {
-            try pool.write { _ in try pool.read { _ in 1 } }
+            try pool.blocking.write { _ in try pool.blocking.read { _ in 1 } }
         }
         #expect(readInWrite.code == .misuse)
         let inAsyncRead = await #expect(throws: DatabaseError.self) {
-            try await pool.read { _ in try pool.read { _ in 1 } }
+            try await pool.read { _ in try pool.blocking.read { _ in 1 } }
         }
         #expect(inAsyncRead?.code == .misuse)
         // The pool still works.

@@ -142,7 +142,7 @@ final class PoolShelfV2: Model {
         #expect(runs.withLock { $0 } == 2)
         // The synchronous API takes the same path.
         try await pool.write { db in try db.execute("DROP TABLE AsyncOther") }
-        func blockingRead() throws -> Int { try pool.read { db in try db.objects(AsyncOther.self).count } }
+        func blockingRead() throws -> Int { try pool.blocking.read { db in try db.objects(AsyncOther.self).count } }
         #expect(try blockingRead() == 0)
     }
 

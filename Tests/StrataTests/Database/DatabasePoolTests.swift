@@ -44,7 +44,7 @@ final class PoolCounter: Model {
         let pool = try DatabasePool(path: temp.path, readers: 1)
         try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
         let error = try #require(throws: DatabaseError.self) {
-            try pool.read { db in try db.execute("INSERT INTO t VALUES (1)") }
+            try pool.blocking.read { db in try db.execute("INSERT INTO t VALUES (1)") }
         }
         #expect(error.code.primary == .readOnly)
         #expect(try await pool.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 0)
@@ -57,7 +57,7 @@ final class PoolCounter: Model {
         let pool = try DatabasePool(path: temp.path)
         try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
         #expect(throws: Abort.self) {
-            try pool.write { db in
+            try pool.blocking.write { db in
                 try db.execute("INSERT INTO t VALUES (1)")
                 throw Abort()
             }

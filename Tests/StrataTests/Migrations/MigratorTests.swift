@@ -35,7 +35,7 @@ private func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fil
         #expect(applied[0].checksum == Migration.checksum(of: migrator.migrations[0].sql ?? ""))
         #expect(applied[0].checksum?.count == 16)
         #expect(applied[1].checksum == nil)
-        #expect(applied[1].appliedAt.hasSuffix("Z"))
+        #expect(applied[1].appliedAtText.hasSuffix("Z"))
 
         // Then models sync additively on first use: `email` is added, the migrated data is read.
         let ada = try #require(try temp.db.object(MigratedPerson.self, forKey: 1))

@@ -132,8 +132,8 @@ private func library(_ db: Database) throws -> (AXArtist, AXArtist, AXAlbum, AXT
         let path = temp.path
         try temp.db.close()
         let pool = try DatabasePool(path: path, readers: 2)
-        try pool.write { db in _ = try library(db) }
-        let ok = try pool.write { db -> Bool in
+        try pool.blocking.write { db in _ = try library(db) }
+        let ok = try pool.blocking.write { db -> Bool in
             let track = try #require(try db.object(AXTrack.self, forKey: 1))
             let album = try #require(track.album)
             let ada = try #require(album.artist)
@@ -141,8 +141,8 @@ private func library(_ db: Database) throws -> (AXArtist, AXArtist, AXAlbum, AXT
             return album.isDeleted && track.isDeleted
         }
         #expect(ok)
-        #expect(try pool.read { db in try db.count(AXTrack.self) } == 0)
-        #expect(try pool.read { db in try db.value(Int64.self, "PRAGMA foreign_keys") } == 1)
+        #expect(try pool.blocking.read { db in try db.count(AXTrack.self) } == 0)
+        #expect(try pool.blocking.read { db in try db.value(Int64.self, "PRAGMA foreign_keys") } == 1)
     }
 }
 
@@ -228,13 +228,13 @@ extension AuditFKTests {
         try temp.db.close()
         let pool = try DatabasePool(path: path, readers: 1)
         #expect(throws: DatabaseError.self) {
-            try pool.write { db in
+            try pool.blocking.write { db in
                 let album = try #require(try db.object(AXDjAlbum.self, forKey: 1))
                 try db.delete(try #require(album.artist))
             }
         }
-        #expect(try pool.read { db in try db.count(AXDjArtist.self) } == 1)
-        let fine = try pool.write { db -> Bool in
+        #expect(try pool.blocking.read { db in try db.count(AXDjArtist.self) } == 1)
+        let fine = try pool.blocking.write { db -> Bool in
             let album = try #require(try db.object(AXDjAlbum.self, forKey: 1))
             return album.artist?.name == "Ada" && !db.isInTransaction == false
         }

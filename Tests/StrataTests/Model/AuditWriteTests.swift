@@ -211,10 +211,10 @@ private final class TextKeyed: Model {
     @Test func aClosedPoolThrows() throws {
         let temp = try TemporaryDatabase()
         let pool = try DatabasePool(path: temp.path, readers: 1)
-        try pool.close()
-        #expect(throws: (any Error).self) { try pool.write { try $0.execute("CREATE TABLE x (a)") } }
-        #expect(throws: (any Error).self) { try pool.read { try $0.rows("SELECT 1").count } }
-        #expect(throws: (any Error).self) { try pool.syncSchema(Department.self) }
+        try pool.blocking.close()
+        #expect(throws: (any Error).self) { try pool.blocking.write { try $0.execute("CREATE TABLE x (a)") } }
+        #expect(throws: (any Error).self) { try pool.blocking.read { try $0.rows("SELECT 1").count } }
+        #expect(throws: (any Error).self) { try pool.blocking.syncSchema(Department.self) }
         #expect(throws: (any Error).self) { try pool.checkpoint() }
     }
 

@@ -89,7 +89,7 @@ private final class EdgeNode: Model {
         try temp.db.save(EdgeItem())
         let a = try Database(path: temp.path), pool = try DatabasePool(path: temp.path)
         let mine = try #require(try a.object(EdgeItem.self, forKey: 1))
-        try pool.write { db in
+        try pool.blocking.write { db in
             let theirs = try #require(try db.object(EdgeItem.self, forKey: 1))
             theirs.count = 7
             try db.save(theirs)

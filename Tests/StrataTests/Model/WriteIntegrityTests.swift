@@ -238,7 +238,7 @@ private func increment(_ counter: Counter, on db: Database, conflicts: inout Int
         let pool = try DatabasePool(path: temp.path)
         let key = seed.id
         for _ in 0..<20 {
-            try pool.write { db in
+            try pool.blocking.write { db in
                 let c = try #require(try db.object(Counter.self, forKey: key))
                 c.count += 1
                 try db.save(c)
@@ -501,7 +501,7 @@ private final class RaceItem: Model {
             do {
                 if let pool = writerPool, writer == 1 {
                     for i in 0..<1000 {
-                        try pool.write { db in let item = RaceItem(); item.name = "p\(i)"; try db.save(item) }
+                        try pool.blocking.write { db in let item = RaceItem(); item.name = "p\(i)"; try db.save(item) }
                     }
                 } else {
                     let db = try Database(path: path, configuration: .patient)

@@ -695,7 +695,7 @@ private enum FormatsSection {
         }
         #expect(id == 1 && names == ["Sales"])
         let nested = #expect(throws: DatabaseError.self) {
-            try pool.write { _ in try pool.read { db in try db.count(Department.self) } }
+            try pool.blocking.write { _ in try pool.blocking.read { db in try db.count(Department.self) } }
         }
         #expect(nested?.code == .misuse)
         #expect(nested?.message.contains("use the `db`") == true)

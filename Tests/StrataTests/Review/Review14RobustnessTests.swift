@@ -102,8 +102,8 @@ private func bytes(_ path: String) -> Data? { try? Data(contentsOf: URL(fileURLW
         #expect(try db.rows("SELECT quote(\"\(column)\"), typeof(\"\(column)\") FROM r14_thing")[0].values == before)
         // Pool readers too.
         let pool = try DatabasePool(path: temp.path)
-        #expect(throws: (any Error).self) { _ = try pool.read { db in try db.objects(R14Thing.self).count } }
-        try pool.close()
+        #expect(throws: (any Error).self) { _ = try pool.blocking.read { db in try db.objects(R14Thing.self).count } }
+        try pool.blocking.close()
     }
 
     /// 1e400 is +inf in a REAL column: a Double property reads it, and an unchanged save writes nothing.
@@ -181,9 +181,9 @@ private func bytes(_ path: String) -> Data? { try? Data(contentsOf: URL(fileURLW
             #expect(FileManager.default.createFile(atPath: path, contents: Data()))
             if pool {
                 let p = try DatabasePool(path: path)
-                try p.write { db in let thing = R14Thing(); thing.name = "first"; try db.save(thing) }
-                #expect(try p.read { db in try db.objects(R14Thing.self).map(\.name) } == ["first"])
-                try p.close()
+                try p.blocking.write { db in let thing = R14Thing(); thing.name = "first"; try db.save(thing) }
+                #expect(try p.blocking.read { db in try db.objects(R14Thing.self).map(\.name) } == ["first"])
+                try p.blocking.close()
             } else {
                 let db = try Database(path: path)
                 let thing = R14Thing(); thing.name = "first"
@@ -230,9 +230,9 @@ private func bytes(_ path: String) -> Data? { try? Data(contentsOf: URL(fileURLW
             }
             do {
                 let pool = try DatabasePool(path: path, configuration: configuration)
-                defer { try? pool.close() }
-                #expect(throws: (any Error).self) { _ = try pool.read { db in try db.objects(R14Thing.self).count } }
-                #expect(throws: (any Error).self) { try pool.write { db in let t = R14Thing(); try db.save(t) } }
+                defer { try? pool.blocking.close() }
+                #expect(throws: (any Error).self) { _ = try pool.blocking.read { db in try db.objects(R14Thing.self).count } }
+                #expect(throws: (any Error).self) { try pool.blocking.write { db in let t = R14Thing(); try db.save(t) } }
             } catch {
                 #expect(!"\(error)".isEmpty)
             }
@@ -261,8 +261,8 @@ private func bytes(_ path: String) -> Data? { try? Data(contentsOf: URL(fileURLW
         }
         try db.close()
         let pool = try DatabasePool(path: copy, configuration: readOnly)
-        #expect(try pool.read { db in try db.objects(R14Thing.self).count } == 3)
-        try pool.close()
+        #expect(try pool.blocking.read { db in try db.objects(R14Thing.self).count } == 3)
+        try pool.blocking.close()
         #expect(bytes(copy) == db0 && bytes(copy + "-wal") == wal0)
     }
 }

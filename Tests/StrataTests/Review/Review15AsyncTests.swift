@@ -200,12 +200,12 @@ private struct R15AsyncAbort: Error {}
         let outcome = try await r15AsyncWithin(20) {
             let (inner, nested) = try await pool.write { db -> (Task<Int, any Error>, String) in
                 let nested: String
-                do { _ = try pool.write { _ in 1 }; nested = "ran" } catch let error as DatabaseError { nested = "\(error.code)" }
+                do { _ = try pool.blocking.write { _ in 1 }; nested = "ran" } catch let error as DatabaseError { nested = "\(error.code)" }
                 let inner = Task { try await pool.write { db in try db.count(R15AsyncItem.self) } }
                 try db.save(R15AsyncItem())
                 return (inner, nested)
             }
-            let closeInside = await #expect(throws: DatabaseError.self) { try await pool.read { _ in try pool.close() } }
+            let closeInside = await #expect(throws: DatabaseError.self) { try await pool.read { _ in try pool.blocking.close() } }
             #expect(closeInside?.code == .misuse)
             return (try await inner.value, nested)
         }
@@ -371,7 +371,7 @@ private struct R15AsyncAbort: Error {}
         let inner = try await r15AsyncWithin(20) {
             try await pool.write { db -> String in
                 try db.save(R15AsyncItem())
-                do { try other.write { db in try db.save(R15AsyncItem()) }; return "ran" } catch let error as DatabaseError {
+                do { try other.blocking.write { db in try db.save(R15AsyncItem()) }; return "ran" } catch let error as DatabaseError {
                     return "\(error.code.primary == .busy) \(error.message.contains("150 ms"))"
                 }
             }

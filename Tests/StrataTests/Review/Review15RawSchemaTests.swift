@@ -157,17 +157,17 @@ final class R15RawPerson: Model {
         let temp = try TemporaryDatabase()
         try temp.db.close()
         let pool = try DatabasePool(path: temp.path, readers: 1)
-        defer { try? pool.close() }
+        defer { try? pool.blocking.close() }
         final class Box: @unchecked Sendable { var ada: R15RawPerson?; var bob: R15RawPerson? }
         let box = Box()
-        try pool.write { db in (box.ada, box.bob) = try self.adaAndBob(db) }
-        try pool.write { db in
+        try pool.blocking.write { db in (box.ada, box.bob) = try self.adaAndBob(db) }
+        try pool.blocking.write { db in
             box.ada?.score = 10   // unsaved
             try db.execute(Self.rebuild)
         }
         #expect(box.bob?.isDeleted == true)
-        #expect(throws: (any Error).self, "a conflict, not 10 over the rebuilt 6") { try pool.write { db in try db.save(box.ada!) } }
-        #expect(try pool.read { db in try db.value(Int.self, "SELECT score FROM r15raw_person") } == 6)
+        #expect(throws: (any Error).self, "a conflict, not 10 over the rebuilt 6") { try pool.blocking.write { db in try db.save(box.ada!) } }
+        #expect(try pool.blocking.read { db in try db.value(Int.self, "SELECT score FROM r15raw_person") } == 6)
     }
 
     /// A model used inside the transaction after the rebuild (its table already renamed into place) and

@@ -311,7 +311,7 @@ extension Review15SchemaTests {
         try temp.db.execute("CREATE TABLE r15_grown (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', note TEXT); INSERT INTO r15_grown VALUES (1, 'a', 'x')")
         try temp.db.close()
         let pool = try DatabasePool(path: temp.path, readers: 2)
-        let first = try pool.read { db in try db.object(R15Grown.self, forKey: 1).map { "\($0.name)/\($0.note ?? "nil")" } }
+        let first = try pool.blocking.read { db in try db.object(R15Grown.self, forKey: 1).map { "\($0.name)/\($0.note ?? "nil")" } }
         #expect(first == "a/x")
         let other = try Database(path: temp.path)
         try other.execute("""
@@ -323,11 +323,11 @@ extension Review15SchemaTests {
             COMMIT;
             """)
         for _ in 0..<3 {
-            let again = try pool.read { db in try db.objects(R15Grown.self).map { "\($0.id)/\($0.name)/\($0.note ?? "nil")" } }
+            let again = try pool.blocking.read { db in try db.objects(R15Grown.self).map { "\($0.id)/\($0.name)/\($0.note ?? "nil")" } }
             #expect(again == ["1/a/x2"])
         }
         try other.close()
-        try pool.close()
+        try pool.blocking.close()
     }
 }
 
@@ -545,14 +545,14 @@ extension Review15SchemaTests {
         try temp.db.execute("CREATE TABLE r15_grown (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', note TEXT); INSERT INTO r15_grown VALUES (1, 'a', 'x')")
         try temp.db.close()
         let pool = try DatabasePool(path: temp.path, readers: 2)
-        #expect(try pool.read { db in try db.object(R15Grown.self, forKey: 1)?.note } == "x")
+        #expect(try pool.blocking.read { db in try db.object(R15Grown.self, forKey: 1)?.note } == "x")
         let other = try Database(path: temp.path)
         try other.execute("ALTER TABLE r15_grown DROP COLUMN note")
-        let again = try pool.read { db in try db.objects(R15Grown.self).map { "\($0.id)/\($0.name)/\($0.note ?? "nil")" } }
+        let again = try pool.blocking.read { db in try db.objects(R15Grown.self).map { "\($0.id)/\($0.name)/\($0.note ?? "nil")" } }
         #expect(again == ["1/a/nil"])
         #expect(try other.column(String.self, "SELECT name FROM pragma_table_info('r15_grown')") == ["id", "name", "note"])
         try other.close()
-        try pool.close()
+        try pool.blocking.close()
     }
 
     @Test func aRebuildOverBracketAndBacktickQuotedNames() throws {

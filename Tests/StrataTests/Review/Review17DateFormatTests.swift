@@ -235,7 +235,7 @@ private func agreeAfterReopen(_ temp: TemporaryDatabase, _ live: [R17Order], sou
         try orders(temp.db, first: days, second: stamps)
         try temp.db.close()
         let pool = try DatabasePool(path: temp.path, readers: 2)
-        let stored = try pool.write { db -> [String?] in
+        let stored = try pool.blocking.write { db -> [String?] in
             let rows = try db.objects(R17Order.self, where: "WHERE id IN (3, 4, 133, 134) ORDER BY id")
             rows[0].orderDate += day
             rows[1].orderDate += hour
@@ -248,7 +248,7 @@ private func agreeAfterReopen(_ temp: TemporaryDatabase, _ live: [R17Order], sou
             return try [3, 4, 133, 134].map { try quoted(db, $0) }
         }
         #expect(stored == ["'2016-07-07'", "'2016-07-07 01:00:00'", "'2015-01-06 22:26:44'", "'2015-01-06 22:27:14'"])
-        let read = try pool.read { db in try db.objects(R17Order.self, where: "WHERE id IN (3, 4, 133, 134) ORDER BY id").map(\.orderDate) }
+        let read = try pool.blocking.read { db in try db.objects(R17Order.self, where: "WHERE id IN (3, 4, 133, 134) ORDER BY id").map(\.orderDate) }
         #expect(try read == ["2016-07-07", "2016-07-07 01:00:00", "2015-01-06 22:26:44", "2015-01-06 22:27:14"].map(seconds))
     }
 }

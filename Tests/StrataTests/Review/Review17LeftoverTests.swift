@@ -250,15 +250,15 @@ private enum R17lChild {
         try temp.db.execute("INSERT INTO r17l_shelf(size) VALUES ('12')")
         let pool = try DatabasePool(path: temp.path, readers: 1)
         #expect {
-            try pool.write { db in let shelf = R17lShelf(); shelf.size = 3; try db.save(shelf) }
+            try pool.blocking.write { db in let shelf = R17lShelf(); shelf.size = 3; try db.save(shelf) }
         } throws: { error in
             let text = "\(error)"
-            return error is SchemaError && text.contains("try pool.syncSchema(R17lShelf.self)") && !text.contains("db.syncSchema")
+            return error is SchemaError && text.contains("try pool.blocking.syncSchema(R17lShelf.self)") && !text.contains("db.syncSchema")
         }
-        try pool.syncSchema(R17lShelf.self)
-        try pool.write { db in let shelf = R17lShelf(); shelf.size = 3; try db.save(shelf) }
-        #expect(try pool.read { db in try db.value(String.self, "SELECT group_concat(typeof(size) || ':' || size, ',') FROM r17l_shelf") } == "integer:12,integer:3")
-        try pool.close()
+        try pool.blocking.syncSchema(R17lShelf.self)
+        try pool.blocking.write { db in let shelf = R17lShelf(); shelf.size = 3; try db.save(shelf) }
+        #expect(try pool.blocking.read { db in try db.value(String.self, "SELECT group_concat(typeof(size) || ':' || size, ',') FROM r17l_shelf") } == "integer:12,integer:3")
+        try pool.blocking.close()
 
         // A plain handle inside its own transaction: the handle's advice.
         let other = try TemporaryDatabase()
@@ -277,9 +277,9 @@ private enum R17lChild {
         try temp.db.execute("CREATE TABLE r17l_shelf(id INTEGER PRIMARY KEY, size TEXT NOT NULL DEFAULT '')")
         try temp.db.execute("INSERT INTO r17l_shelf(size) VALUES ('12')")
         let pool = try DatabasePool(path: temp.path, readers: 1)
-        #expect(try pool.read { db in try db.objects(R17lShelf.self).map(\.size) } == [12])
-        #expect(try pool.read { db in try db.value(String.self, "SELECT type FROM pragma_table_info('r17l_shelf') WHERE name = 'size'") } == "INTEGER")
-        try pool.close()
+        #expect(try pool.blocking.read { db in try db.objects(R17lShelf.self).map(\.size) } == [12])
+        #expect(try pool.blocking.read { db in try db.value(String.self, "SELECT type FROM pragma_table_info('r17l_shelf') WHERE name = 'size'") } == "INTEGER")
+        try pool.blocking.close()
     }
 
     // MARK: 3. NaN
@@ -330,8 +330,8 @@ private enum R17lChild {
         #expect(try db.value(Int.self, "SELECT count(*) FROM r17l_measure") == 0)
         let pool = try DatabasePool(path: temp.path, readers: 1)
         #expect {
-            try pool.write { db in let measure = R17lMeasure(); measure.value = .nan; try db.save(measure) }
+            try pool.blocking.write { db in let measure = R17lMeasure(); measure.value = .nan; try db.save(measure) }
         } throws: { isStoreError($0) }
-        try pool.close()
+        try pool.blocking.close()
     }
 }

@@ -239,7 +239,7 @@ private func text(_ db: Database, _ sql: String) throws -> String? {
     @Test func aPoolWriteRefusesAReferenceToADeletedObject() throws {
         let temp = try TemporaryDatabase()
         let pool = try DatabasePool(path: temp.folder.appendingPathComponent("pool.sqlite").path, readers: 1)
-        let result = try pool.write { db -> String in
+        let result = try pool.blocking.write { db -> String in
             let gone = R17Artist(); try db.save(gone)
             try db.delete(gone)
             let album = R17Album(); album.producer = gone
@@ -251,7 +251,7 @@ private func text(_ db: Database, _ sql: String) throws -> String? {
             }
         }
         #expect(result == "deleted/producer/0")
-        try pool.close()
+        try pool.blocking.close()
     }
 
     // MARK: 6. Foreign keys of composite-key parts
@@ -416,11 +416,11 @@ private func text(_ db: Database, _ sql: String) throws -> String? {
     @Test func aPoolReadRefusesAKeyOfTheWrongShape() throws {
         let temp = try TemporaryDatabase()
         let pool = try DatabasePool(path: temp.folder.appendingPathComponent("pool.sqlite").path, readers: 1)
-        try pool.write { db in
+        try pool.blocking.write { db in
             let score = R17Score(); score.player = 1; score.game = 2
             try db.save(score)
         }
-        let kinds = try pool.read { db -> [String] in
+        let kinds = try pool.blocking.read { db -> [String] in
             var kinds: [String] = []
             for key in [try CompositeKey(1), try CompositeKey(1, 2, 3)] as [any ColumnValue] + [1] {
                 do { _ = try db.object(R17Score.self, forKey: key); kinds.append("nil") } catch let error as ModelError { kinds.append("\(error.kind)") }
@@ -429,6 +429,6 @@ private func text(_ db: Database, _ sql: String) throws -> String? {
             return kinds
         }
         #expect(kinds == ["invalidPrimaryKey", "invalidPrimaryKey", "invalidPrimaryKey", "found"])
-        try pool.close()
+        try pool.blocking.close()
     }
 }

@@ -328,20 +328,20 @@ private func r17sNext(_ stream: AsyncStream<DatabaseChange>, within seconds: Dou
 
         // A pool's writer: its write's transaction merges first, then the model is looked up.
         let pool = try DatabasePool(path: temp.path, readers: 1)
-        try pool.write { db in
+        try pool.blocking.write { db in
             let third = R17sThing(); third.name = "third"; third.extra = 3
             try db.save(third)
         }
         let rebuild = try Database(path: temp.path)
         try rebuild.execute("ALTER TABLE r17s_thing DROP COLUMN extra")
         try rebuild.close()
-        let fourth = try pool.write { db in
+        let fourth = try pool.blocking.write { db in
             let fourth = R17sThing(); fourth.name = "fourth"; fourth.extra = 4
             try db.save(fourth)
             return fourth.id
         }
-        #expect(try pool.read { db in try r17sDump(db, "SELECT quote(name), quote(extra) FROM r17s_thing WHERE id = ?", fourth) } == ["'fourth'|4"])
-        try pool.close()
+        #expect(try pool.blocking.read { db in try r17sDump(db, "SELECT quote(name), quote(extra) FROM r17s_thing WHERE id = ?", fourth) } == ["'fourth'|4"])
+        try pool.blocking.close()
     }
 
     private static func columns(_ db: Database) throws -> [String] {

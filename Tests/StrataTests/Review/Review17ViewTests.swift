@@ -258,15 +258,15 @@ private func filmDatabase() throws -> TemporaryDatabase {
     @Test func aPoolReadsAViewWithoutIdentityToo() throws {
         let temp = try filmDatabase()
         let pool = try DatabasePool(path: temp.path, readers: 2)
-        let actors = try pool.read { db in try db.objects(R17FilmList.self, where: "ORDER BY actors").map(\.actors) }
+        let actors = try pool.blocking.read { db in try db.objects(R17FilmList.self, where: "ORDER BY actors").map(\.actors) }
         #expect(actors == ["ED CHASE", "JENNIFER DAVIS", "NICK WAHLBERG"])
-        let written = try pool.write { db in
+        let written = try pool.blocking.write { db in
             let film = try #require(try db.first(R17FilmList.self))
             film.title = "X"
             do { try db.save(film); return "saved" } catch let error as ModelError { return "\(error.kind)" }
         }
         #expect(written == "readOnly")
-        try pool.close()
+        try pool.blocking.close()
     }
 }
 

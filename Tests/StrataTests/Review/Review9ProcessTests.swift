@@ -374,15 +374,15 @@ private func runChild(role: String) throws {
         for _ in 0..<50 {
             try child.wait()
             child.send()
-            try pool.write { db in
+            try pool.blocking.write { db in
                 let live = try #require(try db.object(R9Counter.self, forKey: 1))
                 try db.transaction { live.count += 1; try db.save(live) }
             }
         }
         _ = try child.finish()
-        #expect(try pool.read { db in try db.value(Int.self, "SELECT count FROM r9_counter") } == 100)
-        #expect(try pool.read { db in try #require(try db.object(R9Counter.self, forKey: 1)).count } == 100)
-        try pool.close()
+        #expect(try pool.blocking.read { db in try db.value(Int.self, "SELECT count FROM r9_counter") } == 100)
+        #expect(try pool.blocking.read { db in try #require(try db.object(R9Counter.self, forKey: 1)).count } == 100)
+        try pool.blocking.close()
     }
 
     @Test(.enabled(if: R9Child.available), arguments: [Database.JournalMode.wal, .delete])
