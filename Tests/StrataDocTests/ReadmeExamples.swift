@@ -116,6 +116,19 @@ enum ReadmeExamples {
         _ = (id, names)
     }
 
+    // Upsert, writes outside a transaction, blocking calls (compiled, not run)
+    static func poolMore(_ db: Database, _ pool: DatabasePool, _ fromServer: Employee) async throws {
+        let live = try db.upsert(fromServer)            // the row with its key updated, or inserted
+        print(live === fromServer)                      // false when another instance was live: use `live`
+        try await pool.writeWithoutTransaction { db in  // VACUUM and the like, which refuse a transaction
+            try db.execute("VACUUM")
+        }
+        func rename(_ id: Int64, to name: String) throws {   // a synchronous function: the blocking forms
+            try pool.blocking.write { db in try db.execute("UPDATE Department SET name = ? WHERE id = ?", name, id) }
+        }
+        _ = rename
+    }
+
     // Change streams (compiled, not run: they wait for commits forever)
     static func streams(_ pool: DatabasePool) async throws {
         for await change in pool.changes(of: Employee.self) {       // one element per commit that touched it

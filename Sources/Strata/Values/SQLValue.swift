@@ -54,7 +54,12 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
         case (.text(var a), .text(var b)):
             // Byte by byte over the contiguous UTF-8 (a generic walk of the two UTF8Views cost ~40 times more).
             guard a.utf8.count == b.utf8.count else { return false }
-            return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
+            return a.withUTF8 { x in
+                b.withUTF8 { y in
+                    guard let p = x.baseAddress, let q = y.baseAddress else { return x.count == y.count }
+                    return memcmp(p, q, x.count) == 0
+                }
+            }
         case (.blob(let a), .blob(let b)): return a == b
         default: return false
         }
