@@ -61,7 +61,20 @@ public struct Children<Child: Model>: TransientStorage {
     let byName: String
     /// `by:` as a key path (`\Album.$artist`), resolved to the property's name on use (``KeyPathName``).
     let byKeyPath: AnyKeyPath?
-    let order: String?
+    /// `orderBy:` as written (names, each optionally followed by ASC or DESC).
+    let orderName: String?
+    /// `orderBy:` as a ``QueryOrder``: key paths, each descending or not.
+    let orderKeyPaths: [(AnyKeyPath, Bool)]
+
+    /// `orderBy:` as names (a key path that names no property: its description, which the declaration
+    /// check reports).
+    var order: String? {
+        guard !orderKeyPaths.isEmpty else { return orderName }
+        let properties = (try? ModelMetadata.of(Child.self))?.properties ?? []
+        return orderKeyPaths.map { keyPath, descending in
+            (KeyPathName.name(of: keyPath, in: Child.self, properties: properties) ?? "\(keyPath)") + (descending ? " DESC" : " ASC")
+        }.joined(separator: ", ")
+    }
 
     /// The child property `by:` names (a key path that names none: its description, which no property has).
     var column: String {
@@ -112,7 +125,8 @@ public struct Children<Child: Model>: TransientStorage {
     public init(by column: String, orderBy: String? = nil) {
         byName = column
         byKeyPath = nil
-        self.order = orderBy
+        orderName = orderBy
+        orderKeyPaths = []
     }
 
     /// Declares the children whose `@Reference` (its `$` handle) or key column `keyPath` names points at the
@@ -128,7 +142,22 @@ public struct Children<Child: Model>: TransientStorage {
     public init<Value>(by keyPath: KeyPath<Child, Value>, orderBy: String? = nil) {
         byName = ""
         byKeyPath = keyPath
-        self.order = orderBy
+        orderName = orderBy
+        orderKeyPaths = []
+    }
+
+    /// Declares the children whose `@Reference` (its `$` handle) or key column `keyPath` names points at the
+    /// owner, in the order of key paths `orderBy` gives (the child key breaks ties).
+    ///
+    /// ```swift
+    /// @Children(by: \Album.$artist, orderBy: .descending(\Album.year).then(.ascending(\Album.title)))
+    /// var albums: [Album]
+    /// ```
+    public init<Value>(by keyPath: KeyPath<Child, Value>, orderBy: QueryOrder<Child>) {
+        byName = ""
+        byKeyPath = keyPath
+        orderName = nil
+        orderKeyPaths = orderBy.terms.map { ($0.0.keyPath, $0.1) }
     }
 
     /// Throws when the declaration names no usable property of `Child` (see
@@ -275,7 +304,11 @@ public struct Children<Child: Model>: TransientStorage {
         -> (column: String, order: String, property: PropertyMetadata, index: Int) {
         let metadata = try ModelMetadata.of(Child.self)
         let column = self.column
-        let declaration = "@Children(by: \(byKeyPath.map { "\($0)" } ?? "\"\(column)\"")) \(ownerProperty.map { "var \($0) " } ?? "")in \(owner)"
+        // A key path as written when it names a property (a computed one's description names nothing).
+        let shownKeyPath = byKeyPath.map { keyPath in
+            metadata.properties.first { $0.name == column }.map { "\\\(metadata.typeName).\($0.related != nil ? "$" : "")\(column)" } ?? "\(keyPath)"
+        }
+        let declaration = "@Children(by: \(shownKeyPath ?? "\"\(column)\"")) \(ownerProperty.map { "var \($0) " } ?? "")in \(owner)"
         // The fix: the child's references to the owner, or a reference to declare.
         let references = metadata.properties.filter { $0.related.map(ObjectIdentifier.init) == ObjectIdentifier(owner) }.map(\.name)
         let fix = references.isEmpty
