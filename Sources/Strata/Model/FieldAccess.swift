@@ -808,6 +808,8 @@ class AnyHeldObjects {
     func throughTable(of object: ModelObject) -> String? { nil }
     /// Loads the wrapper's objects for every owner at once; returns them all.
     func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database) throws -> [ModelObject] { [] }
+    /// ``TransientStorage/checkDeclaration(owner:property:)`` of the wrapper in `object`.
+    func checkDeclaration(of object: ModelObject, owner: ModelMetadata, property: String) throws {}
 }
 
 final class HeldObjects<Storage: TransientStorage>: AnyHeldObjects {
@@ -831,6 +833,10 @@ final class HeldObjects<Storage: TransientStorage>: AnyHeldObjects {
 
     override func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database) throws -> [ModelObject] {
         try Storage.prefetch(owners, registry: registry, database: database) { field($0, self.offset, Storage.self) }
+    }
+
+    override func checkDeclaration(of object: ModelObject, owner: ModelMetadata, property: String) throws {
+        try field(object, offset, Storage.self).pointee.checkDeclaration(owner: owner, property: property)
     }
 }
 

@@ -69,7 +69,7 @@ open class ModelObject {
 ///     required init() {}
 /// }
 /// ```
-public protocol ModelDeclaration: AnyObject {
+public protocol ModelDeclaration: KeyPathIndexDeclaration {
     /// Makes an instance holding the default values; Strata uses these as column defaults.
     /// ```swift
     /// required init() {}

@@ -238,7 +238,11 @@ final class ModelMetadata: @unchecked Sendable {
 
         let persistent = Set(properties.map(\.name))
         var indices: [IndexDeclaration] = []
-        for (lists, unique) in [(type.indices, false), (type.uniqueIndices, true)] {
+        let indexNames: [[String]] = type.indices, uniqueNames: [[String]] = type.uniqueIndices
+        // The key-path forms (``Index``) as names, beside the name lists.
+        let typed = try Self.keyPathIndices(of: type, properties: properties, typeName: typeName)
+        for (lists, unique) in [(indexNames + typed.filter { !$0.unique }.map(\.names), false),
+                                (uniqueNames + typed.filter(\.unique).map(\.names), true)] {
             for columns in lists {
                 for name in columns where !persistent.contains(name) {
                     throw persistent.isEmpty || property(named: name) == nil

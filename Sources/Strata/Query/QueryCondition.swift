@@ -19,6 +19,9 @@ public struct QueryCondition<Root: Model> {
         case and(Node, Node)
         case or(Node, Node)
         case not(Node)
+        /// A condition rendered by its own code (references, text matches, subqueries: see
+        /// QueryCondition+Relationships.swift and QueryCondition+Text.swift), appending its arguments.
+        case custom((TypeRegistry, inout [SQLValue]) throws -> String)
     }
     let node: Node
 
@@ -65,6 +68,7 @@ public struct QueryCondition<Root: Model> {
             case .and(let a, let b): return "(\(try render(a)) AND \(try render(b)))"
             case .or(let a, let b): return "(\(try render(a)) OR \(try render(b)))"
             case .not(let a): return "NOT (\(try render(a)))"
+            case .custom(let render): return try render(registry, &arguments)
             }
         }
         return (try render(node), arguments)
@@ -125,9 +129,11 @@ enum KeyPathIndex {
         let offset = storedOffset(of: keyPath, in: scratch)
         let fields = FieldReflection.persistentFields(of: Root.self)
         let field = fields.first { $0.offset == offset && ObjectIdentifier($0.type) == ObjectIdentifier(Value.self) }
-        guard let field, let index = metadata.properties.firstIndex(where: { $0.name == field.name || $0.name == "_" + field.name || "_" + $0.name == field.name }) else {
+        // A stored field; else what ``KeyPathName`` finds (a @Reference, an @Observable model's property).
+        let name = field?.name ?? KeyPathName.name(of: keyPath, in: Root.self, properties: metadata.properties)
+        guard let name, let index = metadata.properties.firstIndex(where: { $0.name == name || $0.name == "_" + name || "_" + $0.name == name }) else {
             throw ModelError(.unknownProperty, model: metadata.typeName, property: "\(keyPath)",
-                             "the key path does not name a persistent stored property of \(metadata.typeName) (a computed property, a `let`, a chain through another value, or an @Observable model's property cannot be used); use a string clause")
+                             "the key path does not name a persistent stored property of \(metadata.typeName) (a computed property, a `let` or a chain through another value cannot be used); use a string clause")
         }
         cache.withLock { $0[keyPath] = index }
         return index
@@ -141,6 +147,13 @@ enum KeyPathIndex {
 /// ```
 public struct QueryOrder<Root: Model> {
     let terms: [(KeyPathTerm, Bool)]
+    /// Each term's collation and NULLS placement, by term (missing: none; see QueryOrder+Options.swift).
+    var options: [OrderOptions] = []
+
+    struct OrderOptions {
+        var collation: TextCollation?
+        var nulls: NullsOrder?
+    }
 
     /// Ascending by a property.
     ///
@@ -166,11 +179,19 @@ public struct QueryOrder<Root: Model> {
     /// .descending(\.age).then(.ascending(\.name))
     /// ```
     public func then(_ other: QueryOrder) -> QueryOrder {
-        QueryOrder(terms: terms + other.terms)
+        guard !options.isEmpty || !other.options.isEmpty else { return QueryOrder(terms: terms + other.terms) }
+        let padded = options + Array(repeating: OrderOptions(), count: max(0, terms.count - options.count))
+        return QueryOrder(terms: terms + other.terms, options: padded + other.options)
     }
 
     func sql(_ registry: TypeRegistry) throws -> String {
-        try terms.map { term, descending in try term.comparedColumn(registry).0 + (descending ? " DESC" : "") }.joined(separator: ", ")
+        try terms.enumerated().map { i, element in
+            let (term, descending) = element
+            let option = i < options.count ? options[i] : OrderOptions()
+            // A collation applies to the text as stored, not to the numeric form decimals are compared by.
+            let column = try option.collation.map { try term.column(registry).0 + " COLLATE " + $0.rawValue } ?? term.comparedColumn(registry).0
+            return column + (descending ? " DESC" : "") + (option.nulls.map { " NULLS " + $0.rawValue } ?? "")
+        }.joined(separator: ", ")
     }
 }
 
@@ -337,8 +358,8 @@ extension Database {
         return try deleteAll(type, where: clause, arguments: arguments)
     }
 
-    private func clause<T: Model>(_ condition: QueryCondition<T>, _ order: QueryOrder<T>?, _ limit: Int?,
-                                  _ registry: TypeRegistry) throws -> (String, [SQLValue]) {
+    func clause<T: Model>(_ condition: QueryCondition<T>, _ order: QueryOrder<T>?, _ limit: Int?,
+                          _ registry: TypeRegistry, offset: Int? = nil) throws -> (String, [SQLValue]) {
         var (clause, arguments) = try condition.sql(registry)
         if arguments.count > maximumArguments, connection.hasJSONEach {
             // Past the variable limit (32,766 in a stock SQLite): each `in` list as one JSON array.
@@ -347,6 +368,7 @@ extension Database {
         clause = "WHERE " + clause
         if let order { clause += " ORDER BY " + (try order.sql(registry)) }
         if let limit { clause += " LIMIT \(limit)" }
+        if let offset { clause += (limit == nil ? " LIMIT -1" : "") + " OFFSET \(offset)" }
         return (clause, arguments)
     }
 }

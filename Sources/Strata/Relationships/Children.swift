@@ -21,6 +21,9 @@ protocol TransientStorage {
     /// owners; returns them all.
     static func prefetch(_ owners: [ModelObject], registry: TypeRegistry, database: Database,
                          storage: (ModelObject) -> UnsafeMutablePointer<Self>) throws -> [ModelObject]
+    /// Throws a ``ModelError`` naming the owner's `property`, the related model and the fix when the
+    /// declaration cannot work (``ModelMetadata/checkRelationships()``).
+    func checkDeclaration(owner: ModelMetadata, property: String) throws
 }
 
 /// The to-many side of a relationship: the objects of another model whose relationship (or key
@@ -54,8 +57,31 @@ protocol TransientStorage {
 /// then the album's tracks) keep holding it, and the array holds them weakly, the others strongly.
 @propertyWrapper
 public struct Children<Child: Model>: TransientStorage {
-    let column: String
-    let order: String?
+    /// `by:` as a name; empty when given as a key path.
+    let byName: String
+    /// `by:` as a key path (`\Album.$artist`), resolved to the property's name on use (``KeyPathName``).
+    let byKeyPath: AnyKeyPath?
+    /// `orderBy:` as written (names, each optionally followed by ASC or DESC).
+    let orderName: String?
+    /// `orderBy:` as a ``QueryOrder``: key paths, each descending or not.
+    let orderKeyPaths: [(AnyKeyPath, Bool)]
+
+    /// `orderBy:` as names (a key path that names no property: its description, which the declaration
+    /// check reports).
+    var order: String? {
+        guard !orderKeyPaths.isEmpty else { return orderName }
+        let properties = (try? ModelMetadata.of(Child.self))?.properties ?? []
+        return orderKeyPaths.map { keyPath, descending in
+            (KeyPathName.name(of: keyPath, in: Child.self, properties: properties) ?? "\(keyPath)") + (descending ? " DESC" : " ASC")
+        }.joined(separator: ", ")
+    }
+
+    /// The child property `by:` names (a key path that names none: its description, which no property has).
+    var column: String {
+        guard let byKeyPath else { return byName }
+        let properties = (try? ModelMetadata.of(Child.self))?.properties ?? []
+        return KeyPathName.name(of: byKeyPath, in: Child.self, properties: properties) ?? "\(byKeyPath)"
+    }
     @usableFromInline var cache: [Child]?
     /// The array loaded for a parent that some of its children hold strongly already (they were reached
     /// from it: tracks prefetching `album.tracks`): those children are held weakly, the others strongly, so
@@ -97,8 +123,52 @@ public struct Children<Child: Model>: TransientStorage {
     /// @Children(by: "department", orderBy: "name DESC") var employees: [Employee]
     /// ```
     public init(by column: String, orderBy: String? = nil) {
-        self.column = column
-        self.order = orderBy
+        byName = column
+        byKeyPath = nil
+        orderName = orderBy
+        orderKeyPaths = []
+    }
+
+    /// Declares the children whose `@Reference` (its `$` handle) or key column `keyPath` names points at the
+    /// owner, in `orderBy` order: the compiler checks the property's name.
+    ///
+    /// ```swift
+    /// final class Artist: Model {
+    ///     var id: Int64 = 0
+    ///     @Children(by: \Album.$artist, orderBy: "year") var albums: [Album]
+    ///     required init() {}
+    /// }
+    /// ```
+    public init<Value>(by keyPath: KeyPath<Child, Value>, orderBy: String? = nil) {
+        byName = ""
+        byKeyPath = keyPath
+        orderName = orderBy
+        orderKeyPaths = []
+    }
+
+    /// Declares the children whose `@Reference` (its `$` handle) or key column `keyPath` names points at the
+    /// owner, in the order of key paths `orderBy` gives (the child key breaks ties).
+    ///
+    /// ```swift
+    /// @Children(by: \Album.$artist, orderBy: .descending(\Album.year).then(.ascending(\Album.title)))
+    /// var albums: [Album]
+    /// ```
+    public init<Value>(by keyPath: KeyPath<Child, Value>, orderBy: QueryOrder<Child>) {
+        byName = ""
+        byKeyPath = keyPath
+        orderName = nil
+        orderKeyPaths = orderBy.terms.map { ($0.0.keyPath, $0.1) }
+    }
+
+    /// Throws when the declaration names no usable property of `Child` (see
+    /// ``ModelMetadata/checkRelationships()``): what the first fetch or save of the owner reports.
+    func checkDeclaration(owner: ModelMetadata, property: String) throws {
+        guard owner.keyCount == 1 else {
+            throw ModelError(.unsupportedType, model: owner.typeName, property: property,
+                             "@Children var \(property) needs a single-column key on \(owner.typeName); it has a composite key: load the children with a query instead")
+        }
+        let metadata = try ModelMetadata.of(Child.self)
+        _ = try query(owner: owner.type, columns: metadata.properties.map(\.column), property: property)
     }
 
     /// Not used: the children are read through the owner's enclosing-instance subscript.
@@ -118,9 +188,12 @@ public struct Children<Child: Model>: TransientStorage {
         ChildrenHandle(load: { _ in [] }, invalidate: {}, isLoaded: { false })
     }
 
-    /// Reading loads the children on first access. A property read cannot throw: when the query fails it
-    /// reads as an empty array and the error is logged (at error level, through the handle's logger); use
-    /// `try $property.load()` to get the error.
+    /// Reading loads the children on first access. A mistake in the declaration (a `by:` or `orderBy`
+    /// naming no property of the child, a reference to another model) never reaches it: the owner's first
+    /// fetch or save throws it (``ModelMetadata/checkRelationships()``), so no attached owner has one. A
+    /// property read cannot throw: when the query fails for another reason (a closed handle, an I/O error)
+    /// it reads as an empty array and the error is logged (at error level, through the handle's logger);
+    /// use `try $property.load()` to get the error.
     ///
     /// ```swift
     /// for employee in sales.employees { print(employee.name) }
@@ -152,7 +225,8 @@ public struct Children<Child: Model>: TransientStorage {
         ChildrenHandle(
             load: { reload in try load(owner, storageKeyPath, reload: reload) },
             invalidate: { owner[keyPath: storageKeyPath].invalidate() },
-            isLoaded: { owner[keyPath: storageKeyPath].cache != nil || owner[keyPath: storageKeyPath].livingChildren() != nil })
+            isLoaded: { owner[keyPath: storageKeyPath].cache != nil || owner[keyPath: storageKeyPath].livingChildren() != nil },
+            storage: storageKeyPath)
     }
 
     /// The cached children, or one query for them through the owner's database.
@@ -226,17 +300,29 @@ public struct Children<Child: Model>: TransientStorage {
 
     /// The children's quoted filter column, the ORDER BY terms and the child property it filters on,
     /// checked against the models.
-    private func query(owner: any Model.Type, columns: [String]) throws -> (column: String, order: String, property: PropertyMetadata, index: Int) {
+    private func query(owner: any Model.Type, columns: [String], property ownerProperty: String? = nil) throws
+        -> (column: String, order: String, property: PropertyMetadata, index: Int) {
         let metadata = try ModelMetadata.of(Child.self)
-        let declaration = "@Children(by: \"\(column)\") in \(owner)"
+        let column = self.column
+        // A key path as written when it names a property (a computed one's description names nothing).
+        let shownKeyPath = byKeyPath.map { keyPath in
+            metadata.properties.first { $0.name == column }.map { "\\\(metadata.typeName).\($0.related != nil ? "$" : "")\(column)" } ?? "\(keyPath)"
+        }
+        let declaration = "@Children(by: \(shownKeyPath ?? "\"\(column)\"")) \(ownerProperty.map { "var \($0) " } ?? "")in \(owner)"
+        // The fix: the child's references to the owner, or a reference to declare.
+        let references = metadata.properties.filter { $0.related.map(ObjectIdentifier.init) == ObjectIdentifier(owner) }.map(\.name)
+        let fix = references.isEmpty
+            ? "declare `@Reference var \(String(describing: owner).prefix(1).lowercased() + String(describing: owner).dropFirst()): \(owner)?` in \(metadata.typeName) (or a column holding \(owner)'s key) and name it"
+            : "name \(references.count == 1 ? "its reference to \(owner)" : "one of its references to \(owner)"): \(references.map { "@Children(by: \\\(metadata.typeName).$\($0))" }.joined(separator: " or "))"
         guard let index = metadata.properties.firstIndex(where: { $0.name == column }) else {
             throw ModelError(.unknownProperty, model: metadata.typeName, property: column,
-                             "\(declaration) names \"\(column)\", which is not a persistent property of \(metadata.typeName); it has \(metadata.properties.map(\.name).joined(separator: ", "))")
+                             "\(declaration) names \"\(column)\", which is not a persistent property of \(metadata.typeName) (it has \(metadata.properties.map(\.name).joined(separator: ", "))); \(fix)")
         }
         let property = metadata.properties[index]
         if let related = property.related, ObjectIdentifier(related) != ObjectIdentifier(owner) {
+            let sameTable = related.tableName.sqlNameEquals(owner.tableName) ? " (another model over the same table \"\(related.tableName)\")" : ""
             throw ModelError(.unknownProperty, model: metadata.typeName, property: column,
-                             "\(declaration): \(metadata.typeName).\(column) refers to \(related), not \(owner)")
+                             "\(declaration): \(metadata.typeName).\(column) refers to \(related)\(sameTable), not \(owner), so its children could never be found; \(fix)")
         }
         var terms: [String] = []
         for term in (order ?? "").split(separator: ",") {
@@ -432,11 +518,15 @@ public struct ChildrenHandle<Child: Model> {
     private let loader: (Bool) throws -> [Child]
     private let invalidator: () -> Void
     private let loaded: () -> Bool
+    /// The owner's wrapper storage (`_employees`): what a key path `\.$employees` names (``KeyPathName``).
+    let storagePath: AnyKeyPath?
 
-    init(load: @escaping (Bool) throws -> [Child], invalidate: @escaping () -> Void, isLoaded: @escaping () -> Bool) {
+    init(load: @escaping (Bool) throws -> [Child], invalidate: @escaping () -> Void, isLoaded: @escaping () -> Bool,
+         storage: AnyKeyPath? = nil) {
         loader = load
         invalidator = invalidate
         loaded = isLoaded
+        storagePath = storage
     }
 
     /// The children: the cached array, or one query whose errors are thrown.

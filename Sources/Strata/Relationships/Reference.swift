@@ -270,7 +270,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
         projected projectedKeyPath: KeyPath<Owner, ReferenceHandle<Related>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Reference<Related>>
     ) -> ReferenceHandle<Related> {
-        ReferenceHandle(key: owner[keyPath: storageKeyPath].currentKey, resolve: { try resolve(owner, storageKeyPath) })
+        ReferenceHandle(key: owner[keyPath: storageKeyPath].currentKey, resolve: { try resolve(owner, storageKeyPath) }, storage: storageKeyPath)
     }
 
     /// Stores `object` (and its key, once it has one) in the owner's relationship.
@@ -411,10 +411,13 @@ public struct ReferenceHandle<Related: Model> {
     /// ```
     public let key: SQLValue
     private let resolve: () throws -> Related?
+    /// The owner's wrapper storage (`_department`): what a key path `\.$department` names (``KeyPathName``).
+    let storagePath: AnyKeyPath?
 
-    init(key: SQLValue, resolve: @escaping () throws -> Related?) {
+    init(key: SQLValue, resolve: @escaping () throws -> Related?, storage: AnyKeyPath? = nil) {
         self.key = key
         self.resolve = resolve
+        storagePath = storage
     }
 
     /// The related object; nil only when no key is stored; throws when the key has no row.

@@ -90,7 +90,8 @@ public struct Siblings<Target: Model>: TransientStorage {
         SiblingsHandle(
             load: { reload in try load(owner, storageKeyPath, reload: reload) },
             add: { target in try write(owner, storageKeyPath, target, adding: true) },
-            remove: { target in try write(owner, storageKeyPath, target, adding: false) })
+            remove: { target in try write(owner, storageKeyPath, target, adding: false) },
+            storage: storageKeyPath)
     }
 
     var heldObjects: [ModelObject] { cache ?? [] }
@@ -108,6 +109,23 @@ public struct Siblings<Target: Model>: TransientStorage {
     static var droppedOnRollback: Bool { true }
 
     var byProperty: String? { nil }
+
+    func checkDeclaration(owner: ModelMetadata, property: String) throws {
+        let declaration = "@Siblings(through: \"\(joinTable)\", from: \"\(fromColumn)\", to: \"\(toColumn)\") var \(property) in \(owner.typeName)"
+        guard !joinTable.isEmpty, !fromColumn.isEmpty, !toColumn.isEmpty else {
+            throw ModelError(.unknownProperty, model: owner.typeName, property: property,
+                             "\(declaration) leaves a name empty; name the join table and its two key columns")
+        }
+        guard owner.keyCount == 1 else {
+            throw ModelError(.unsupportedType, model: owner.typeName, property: property,
+                             "\(declaration) needs a single-column key on \(owner.typeName); it has a composite key")
+        }
+        let target = try ModelMetadata.of(Target.self)
+        guard target.keyCount == 1 else {
+            throw ModelError(.unsupportedType, model: target.typeName, property: property,
+                             "\(declaration) needs a single-column key on \(target.typeName); it has a composite key")
+        }
+    }
 
     /// The cached targets, or one query through the owner's database.
     private static func load<Owner: Model>(_ owner: Owner, _ path: ReferenceWritableKeyPath<Owner, Siblings<Target>>,
@@ -315,11 +333,15 @@ public struct SiblingsHandle<Target: Model> {
     private let loader: (Bool) throws -> [Target]
     private let adder: (Target) throws -> Void
     private let remover: (Target) throws -> Void
+    /// The owner's wrapper storage (`_tags`): what a key path `\.$tags` names (``KeyPathName``).
+    let storagePath: AnyKeyPath?
 
-    init(load: @escaping (Bool) throws -> [Target], add: @escaping (Target) throws -> Void, remove: @escaping (Target) throws -> Void) {
+    init(load: @escaping (Bool) throws -> [Target], add: @escaping (Target) throws -> Void, remove: @escaping (Target) throws -> Void,
+         storage: AnyKeyPath? = nil) {
         loader = load
         adder = add
         remover = remove
+        storagePath = storage
     }
 
     /// The targets: the cached array, or one query whose errors are thrown.

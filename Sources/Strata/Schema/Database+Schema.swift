@@ -116,6 +116,7 @@ extension Database {
         try resyncAll(for: ObjectIdentifier(type))
         if let registry = models.registries[ObjectIdentifier(type)] { return registry }
         let metadata = try ModelMetadata.of(type)
+        try metadata.checkRelationships()
         let registry = TypeRegistry(metadata: metadata, table: try sync(metadata).mapping, context: models)
         models.add(registry, for: ObjectIdentifier(type))
         return registry
