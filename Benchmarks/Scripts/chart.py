@@ -9,7 +9,7 @@ import math
 import sys
 from xml.sax.saxutils import escape
 
-COLORS = {"raw": "#888888", "grdb-record": "#d9822b", "grdb-codable": "#e3a869", "grdb-optimized": "#b35c00",
+COLORS = {"raw": "#888888", "raw-classes": "#555555", "grdb-record": "#d9822b", "grdb-codable": "#e3a869", "grdb-optimized": "#b35c00",
           "strata": "#2b6cb0", "strata-prefetch": "#2b6cb0", "strata-lazy": "#63a4e0"}
 
 
@@ -25,7 +25,7 @@ def main():
     def x(ratio):
         return left + max(0.0, math.log10(max(ratio, 1.0))) * scale
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 90}" height="{height}" font-family="sans-serif" font-size="12">',
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 250}" height="{height}" font-family="sans-serif" font-size="12">',
            '<rect width="100%" height="100%" fill="white"/>',
            f'<text x="10" y="22" font-size="15" font-weight="bold">Median time as a multiple of raw SQLite C (log scale; lower is better)</text>',
            f'<text x="10" y="42" fill="#555">{escape(run["date"][:10])}, {escape(run["machine"])}, {run["cores"]} cores, SQLite {escape(run["sqliteVersion"])}, {run["rounds"]} rounds</text>']
@@ -42,7 +42,11 @@ def main():
             color = COLORS.get(result["contender"], "#666666")
             out.append(f'<text x="{left - 6}" y="{y + bar - 4}" text-anchor="end">{escape(result["name"])}</text>')
             out.append(f'<rect x="{left}" y="{y + 2}" width="{max(2.0, x(ratio) - left):.1f}" height="{bar - 4}" fill="{color}"/>')
-            out.append(f'<text x="{x(ratio) + 5:.1f}" y="{y + bar - 4}">{ratio:.2f}x</text>')
+            label = f"{ratio:.2f}x"
+            classes = result.get("medianRatioToRawClasses")
+            if classes is not None and result["contender"] not in ("raw", "raw-classes"):
+                label += f" ({classes:.2f}x raw C into classes)"
+            out.append(f'<text x="{x(ratio) + 5:.1f}" y="{y + bar - 4}">{escape(label)}</text>')
             y += bar
         y += gap
     out.append("</svg>")

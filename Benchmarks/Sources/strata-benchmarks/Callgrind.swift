@@ -48,8 +48,22 @@ enum Callgrind {
                            report.workload, contender.rawValue, mine / 1e6, raw / 1e6, mine / raw,
                            alone.timed / 1e6, rawAlone!.timed / 1e6, alone.timed / rawAlone!.timed))
             }
-            return report
+            return ratiosToRawClasses(report)
         }
+    }
+
+    /// Each counted contender's instructions over raw C into classes' (both measured against raw alone).
+    private static func ratiosToRawClasses(_ report: WorkloadReport) -> WorkloadReport {
+        guard let classes = report.results.first(where: { $0.contender == ContenderID.rawClasses.rawValue }),
+              let classesTotal = classes.instructions, let classesTimed = classes.timedInstructions else { return report }
+        var report = report
+        for index in report.results.indices {
+            if let mine = report.results[index].instructions { report.results[index].instructionsRatioToRawClasses = mine / classesTotal }
+            if let mine = report.results[index].timedInstructions {
+                report.results[index].timedInstructionsRatioToRawClasses = mine / classesTimed
+            }
+        }
+        return report
     }
 
     /// The instructions of one callgrind run of this executable over `workload` with `contenders`: the whole

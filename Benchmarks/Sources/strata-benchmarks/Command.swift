@@ -13,7 +13,7 @@ struct BenchmarkCommand: ParsableCommand {
             strata-lazy and strata-prefetch).
             """)
 
-    static let workloadKeys = ["fetch", "insert", "update", "release", "held-references", "for-keys", "first-use", "cold-first-use",
+    static let workloadKeys = ["fetch", "insert", "update", "release", "fetch-composite", "fetch-composite-refs", "fetch-text-key", "held-references", "for-keys", "first-use", "cold-first-use",
                                "schema-add-column", "relationships"]
 
     @Option(help: "Measured rounds after one discarded warm-up round.")
@@ -34,7 +34,7 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(help: "Distinct departments of the relationships workload.")
     var departments = 1_000
 
-    @Option(help: "Rows of the fetch, insert, update and release workloads (default 200,000 / 50,000 / 50,000 / 200,000).")
+    @Option(help: "Rows of the fetch, insert, update, release and key-shape workloads (default 200,000 / 50,000 / 50,000 / 200,000 / 200,000).")
     var rows: Int?
 
     @ArgumentParser.Flag(help: """
@@ -46,8 +46,8 @@ struct BenchmarkCommand: ParsableCommand {
         """)
     var callgrind = false
 
-    @Option(help: "Contenders counted by --callgrind, comma-separated.")
-    var callgrindContenders = "strata"
+    @Option(help: "Contenders counted by --callgrind, comma-separated (raw-classes: for Strata's ratios to it).")
+    var callgrindContenders = "strata,raw-classes"
 
     @ArgumentParser.Flag(help: """
         Instead: fetch, insert, update and release at 10,000, 100,000 and 1,000,000 rows, and the drift of \
@@ -157,6 +157,7 @@ struct BenchmarkCommand: ParsableCommand {
                 reports = try Callgrind.count(reports, options: options, rowsArgument: rows, departments: departments,
                                               contenders: Set(list(callgrindContenders)))
             }
+            reports = addRowidFetchRatios(reports)
         }
         for report in reports { printTable(report, rounds: options.rounds) }
         print("\ntotal \(format((ContinuousClock.now - start).milliseconds / 1000)) s; every result verified in every round")

@@ -151,7 +151,7 @@ extension Duration {
 // MARK: - Workloads and contenders
 
 enum ContenderID: String, CaseIterable, Sendable {
-    case raw, grdbRecord = "grdb-record", grdbCodable = "grdb-codable", grdbOptimized = "grdb-optimized", strata
+    case raw, rawClasses = "raw-classes", grdbRecord = "grdb-record", grdbCodable = "grdb-codable", grdbOptimized = "grdb-optimized", strata
     /// Strata's two ways of reading a relationship (the relationships workload).
     case strataLazy = "strata-lazy", strataPrefetch = "strata-prefetch"
     /// The same rows read from the to-many side: departments with their employees (`@Children`) prefetched.
@@ -160,6 +160,7 @@ enum ContenderID: String, CaseIterable, Sendable {
     var title: String {
         switch self {
         case .raw: "raw SQLite C"
+        case .rawClasses: "raw C into classes"
         case .grdbRecord: "GRDB Record"
         case .grdbCodable: "GRDB Codable"
         case .grdbOptimized: "GRDB optimized"
@@ -316,6 +317,20 @@ struct Statistics: Codable {
     var timedInstructions: Double?
     /// ``timedInstructions`` divided by raw SQLite's.
     var timedInstructionsRatio: Double?
+    /// This contender's median divided by the median of raw C into plain classes (`raw-classes`: the limit
+    /// of any object mapper) in the same workload (nil without it).
+    var medianRatioToRawClasses: Double?
+    /// ``instructions`` divided by `raw-classes`' (with `--callgrind`, when both are counted).
+    var instructionsRatioToRawClasses: Double?
+    /// ``timedInstructions`` divided by `raw-classes`'.
+    var timedInstructionsRatioToRawClasses: Double?
+    /// For Strata in a key-shape workload (`fetch-composite`, ...): its median divided by Strata's in the
+    /// `fetch` workload (the rowid model over the same values, same run).
+    var medianRatioToRowidFetch: Double?
+    /// ``instructions`` divided by Strata's in the `fetch` workload.
+    var instructionsRatioToRowidFetch: Double?
+    /// ``timedInstructions`` divided by Strata's in the `fetch` workload.
+    var timedInstructionsRatioToRowidFetch: Double?
 
     init(contender: ContenderID, name: String? = nil, samples: [Double], rawMedian: Double?) {
         let sorted = samples.sorted()
@@ -356,8 +371,11 @@ func makeReports(_ workloads: [Workload], _ samples: [[Sample]]) -> [WorkloadRep
     zip(workloads, samples).map { workload, samples in
         let rawSamples = zip(workload.cases, samples).first { $0.0.contender == .raw }?.1
         let rawMedian = rawSamples.map { Statistics(contender: .raw, samples: $0.milliseconds, rawMedian: nil).medianMs }
-        let results = zip(workload.cases, samples).map {
+        var results = zip(workload.cases, samples).map {
             Statistics(contender: $0.0.contender, name: $0.0.name, samples: $0.1.milliseconds, rawMedian: rawMedian)
+        }
+        if let classes = results.first(where: { $0.contender == ContenderID.rawClasses.rawValue })?.medianMs {
+            for index in results.indices { results[index].medianRatioToRawClasses = results[index].medianMs / classes }
         }
         return WorkloadReport(workload: workload.key, title: workload.title, rows: workload.rows, results: results,
                               notes: workload.notes())
@@ -366,19 +384,33 @@ func makeReports(_ workloads: [Workload], _ samples: [[Sample]]) -> [WorkloadRep
 
 func printTable(_ report: WorkloadReport, rounds: Int) {
     print("\n\(report.title)  [\(report.workload), \(rounds) rounds, ms]")
-    let header = "  " + "contender".padding(toLength: 16, withPad: " ", startingAt: 0)
-        + ["min", "median", "max", "x raw"].map { $0.leftPadded(10) }.joined()
-        + (report.results.contains { $0.instructions != nil } ? ["instr", "instr x raw", "timed x raw"].map { $0.leftPadded(12) }.joined() : "")
-    print(header)
+    // Beside raw C with structs, the ratios to raw C into plain classes where the workload has that contender.
+    let classes = report.results.contains { $0.medianRatioToRawClasses != nil }
+    let counted = report.results.contains { $0.instructions != nil }
+    let classesCounted = report.results.contains { $0.instructionsRatioToRawClasses != nil }
+    var timeColumns = ["min", "median", "max", "x raw"]
+    if classes { timeColumns.append("x classes") }
+    var countColumns: [String] = []
+    if counted { countColumns += ["instr", "instr x raw", "timed x raw"] }
+    if classesCounted { countColumns += ["instr x cls", "timed x cls"] }
+    let name = "contender".padding(toLength: 20, withPad: " ", startingAt: 0)
+    let timeHeader: String = timeColumns.map { $0.leftPadded(10) }.joined()
+    let countHeader: String = countColumns.map { $0.leftPadded(12) }.joined()
+    print("  " + name + timeHeader + countHeader)
+    func ratio(_ value: Double?) -> String { value.map { String(format: "%.2fx", $0) } ?? "-" }
     for result in report.results {
-        let ratio = result.medianRatioToRaw.map { String(format: "%.2fx", $0) } ?? "-"
-        var line = "  " + result.name.padding(toLength: 16, withPad: " ", startingAt: 0)
-            + [format(result.minMs), format(result.medianMs), format(result.maxMs), ratio]
-                .map { $0.leftPadded(10) }.joined()
-        if let instructions = result.instructions {
-            line += String(format: "%.1fM", instructions / 1e6).leftPadded(12)
-                + (result.instructionsRatio.map { String(format: "%.2fx", $0) } ?? "-").leftPadded(12)
-                + (result.timedInstructionsRatio.map { String(format: "%.2fx", $0) } ?? "-").leftPadded(12)
+        var times = [format(result.minMs), format(result.medianMs), format(result.maxMs), ratio(result.medianRatioToRaw)]
+        if classes { times.append(ratio(result.medianRatioToRawClasses)) }
+        let timeText: String = times.map { $0.leftPadded(10) }.joined()
+        var line = "  " + result.name.padding(toLength: 20, withPad: " ", startingAt: 0) + timeText
+        if counted {
+            line += (result.instructions.map { String(format: "%.1fM", $0 / 1e6) } ?? "-").leftPadded(12)
+                + ratio(result.instructionsRatio).leftPadded(12)
+                + ratio(result.timedInstructionsRatio).leftPadded(12)
+        }
+        if classesCounted {
+            line += ratio(result.instructionsRatioToRawClasses).leftPadded(12)
+                + ratio(result.timedInstructionsRatioToRawClasses).leftPadded(12)
         }
         print(line)
     }

@@ -35,7 +35,9 @@ func makeWorkloads(_ options: Options) -> [Workload] {
     let strataForKeys = ForKeys.strata
     let strataRelease = ReleaseWorkload.strata
     let strataHeldReferences = HeldReferences.strata
+    let strataKeyShape = KeyShapeStrata.fetch
     #else
+    let strataKeyShape: (KeyShape) -> (Job) throws -> Duration = { _ in { _ in fatalError("Strata contender is disabled") } }
     let strataHeldReferences: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
     let strataRelease: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
     let strataForKeys: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
@@ -48,13 +50,14 @@ func makeWorkloads(_ options: Options) -> [Workload] {
     #endif
     let relationshipStatements = RelationshipStatements()
 
-    let all = [
+    let all: [Workload] = [
         Workload(
             key: "fetch", title: "fetch: \(options.fetchRows.formatted()) rows -> objects in an array, their release included",
             rows: options.fetchRows,
             makeTemplate: { try ItemTable.create(at: $0, rows: options.fetchRows) },
             cases: [
                 Case(contender: .raw, run: RawContender.fetch),
+                Case(contender: .rawClasses, run: RawClassesContender.fetch),
                 Case(contender: .grdbRecord, run: GRDBContenders.fetchRecord),
                 Case(contender: .grdbCodable, run: GRDBContenders.fetchCodable),
                 Case(contender: .grdbOptimized, run: GRDBContenders.fetchOptimized),
@@ -65,6 +68,7 @@ func makeWorkloads(_ options: Options) -> [Workload] {
             makeTemplate: { try ItemTable.create(at: $0, rows: 0) },
             cases: [
                 Case(contender: .raw, run: RawContender.insert),
+                Case(contender: .rawClasses, run: RawClassesContender.insert),
                 Case(contender: .grdbRecord, run: GRDBContenders.insertRecord),
                 Case(contender: .grdbCodable, run: GRDBContenders.insertCodable),
                 Case(contender: .grdbOptimized, run: GRDBContenders.insertOptimized),
@@ -75,6 +79,7 @@ func makeWorkloads(_ options: Options) -> [Workload] {
             makeTemplate: { try ItemTable.create(at: $0, rows: options.updateRows) },
             cases: [
                 Case(contender: .raw, run: RawContender.update),
+                Case(contender: .rawClasses, run: RawClassesContender.update),
                 Case(contender: .grdbRecord, run: GRDBContenders.updateRecord),
                 Case(contender: .grdbCodable, run: GRDBContenders.updateCodable),
                 Case(contender: .grdbOptimized, run: GRDBContenders.updateOptimized),
@@ -86,6 +91,14 @@ func makeWorkloads(_ options: Options) -> [Workload] {
             cases: [Case(contender: .raw, run: ReleaseWorkload.raw),
                     Case(contender: .grdbRecord, run: GRDBContenders.releaseRecord)] + strataCase(strataRelease),
             notes: { MemoryFigures.shared.releaseNotes }),
+    ] + KeyShape.allCases.map { shape in
+        Workload(
+            key: shape.rawValue,
+            title: "\(shape.rawValue): \(options.fetchRows.formatted()) rows, \(shape.title) -> objects, release included",
+            rows: options.fetchRows,
+            makeTemplate: { try shape.create(at: $0, rows: options.fetchRows) },
+            cases: [Case(contender: .raw, run: KeyShapeRaw.fetch(shape))] + strataCase(strataKeyShape(shape)))
+    } + [
         Workload(
             key: "held-references",
             title: "held references: 50,000 objects of 10 Int64 + one reference, fetched and each reference read (100 targets)",
