@@ -85,6 +85,15 @@ enum ReadmeExamples {
         return (adults, picked, some, message, count)
     }
 
+    // Typed queries (compiled, not run)
+    static func typedQueries(_ db: Database, sales: Department) throws {
+        let inSales = try db.objects(Employee.self, where: .through(\.department, \.name == "Sales"))  // a subquery
+        let ads = try db.objects(Employee.self, where: .hasPrefix(\.name, "Ad") && \.department == sales,
+                                 orderBy: .ascending(\.name), limit: 20, offset: 0)    // LIKE 'Ad%' ESCAPE '\'
+        let oldest = try db.maximum(\Employee.age, where: \.email != nil)             // Int?, and sum, average, ...
+        _ = (inSales, ads, oldest)
+    }
+
     // Writes and transactions
     static func writes(_ db: Database, ada: Employee) throws {
         ada.email = "ada@example.com"
