@@ -92,7 +92,7 @@ extension Database {
         return (targets, targets.first?._registry)
     }
 
-    /// ``objects(_:where:_:)``, then ``prefetch(_:of:)`` for each named relationship or path of them:
+    /// ``objects(_:where:_:)``, then ``prefetch(_:of:)-(String,_)`` for each named relationship or path of them:
     /// listing N employees with their departments costs 2 queries, N departments with their employees and
     /// those employees' managers (`"employees.manager"`) 3.
     ///

@@ -1,12 +1,12 @@
 /// A relationship to prefetch, or a path of them, named by key paths so the compiler checks the names:
-/// the typed form of the strings ``Database/prefetch(_:of:)`` takes (`"employees.manager"`).
+/// the typed form of the strings `Database.prefetch(_:of:)` takes (`"employees.manager"`).
 ///
 /// ```swift
 /// let departments = try db.objects(Department.self, prefetching: [.to(\.$employees, then: .to(\.$manager))])
 /// let staff = try db.objects(Employee.self, prefetching: [\.$department])   // one step: the key path alone
 /// ```
 public struct PrefetchPath<Root: Model> {
-    /// The path as ``Database/prefetch(_:of:)`` spells it, checked against the models.
+    /// The path as `Database.prefetch(_:of:)` spells it, checked against the models.
     let resolve: () throws -> String
 
     /// One relationship: a `@Reference`, `@Children` or `@Siblings` property's `$` handle (or a

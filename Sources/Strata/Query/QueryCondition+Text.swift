@@ -223,7 +223,7 @@ extension KeyPath where Root: Model, Value == String? {
 /// The same conditions written from the condition's side, where the model is inferred from the call
 /// (`(\.name).contains(…)` needs the root spelled: `(\Person.name).contains(…)`).
 extension QueryCondition {
-    /// ``Swift/KeyPath/contains(_:caseSensitive:)`` with the root inferred.
+    /// `KeyPath.contains(_:caseSensitive:)` with the root inferred.
     ///
     /// ```swift
     /// try db.objects(Person.self, where: .contains(\.name, "50%"))
@@ -241,7 +241,7 @@ extension QueryCondition {
         keyPath.contains(text, caseSensitive: caseSensitive)
     }
 
-    /// ``Swift/KeyPath/hasPrefix(_:caseSensitive:)`` with the root inferred.
+    /// `KeyPath.hasPrefix(_:caseSensitive:)` with the root inferred.
     ///
     /// ```swift
     /// try db.objects(Person.self, where: .hasPrefix(\.name, "Ad"))
@@ -259,7 +259,7 @@ extension QueryCondition {
         keyPath.hasPrefix(text, caseSensitive: caseSensitive)
     }
 
-    /// ``Swift/KeyPath/hasSuffix(_:caseSensitive:)`` with the root inferred.
+    /// `KeyPath.hasSuffix(_:caseSensitive:)` with the root inferred.
     ///
     /// ```swift
     /// try db.objects(Person.self, where: .hasSuffix(\.name, "son"))
@@ -277,7 +277,7 @@ extension QueryCondition {
         keyPath.hasSuffix(text, caseSensitive: caseSensitive)
     }
 
-    /// ``Swift/KeyPath/equals(_:collate:)`` with the root inferred.
+    /// `KeyPath.equals(_:collate:)` with the root inferred.
     ///
     /// ```swift
     /// try db.objects(Person.self, where: .equals(\.name, "ada", collate: .nocase))
@@ -286,7 +286,7 @@ extension QueryCondition {
         keyPath.equals(text, collate: collate)
     }
 
-    /// A reference among `objects` (``Swift/KeyPath/in(_:)``) with the root inferred.
+    /// A reference among `objects` (`KeyPath.in(_:)`) with the root inferred.
     ///
     /// ```swift
     /// try db.objects(Book.self, where: .in(\.author, [tolkien, lewis]))
