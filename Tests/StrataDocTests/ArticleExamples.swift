@@ -515,3 +515,58 @@ extension LiveQueryExamples {
     }
 }
 #endif
+
+// TypedQueries
+enum TypedQueryExamples {
+    final class Site: Model {
+        var id: Int64 = 0
+        var city = ""
+        required init() {}
+    }
+
+    final class Team: Model {
+        var id: Int64 = 0
+        var name = ""
+        @Reference var site: Site?
+        @Children(by: \Player.$team, orderBy: .ascending(\Player.name)) var players: [Player]
+        required init() {}
+    }
+
+    final class Player: Model {
+        static let indices: [Index<Player>] = [[\.$team, \.name]]
+        static let uniqueIndices: [Index<Player>] = [[\.email]]
+        var id: Int64 = 0
+        var name = ""
+        var email: String?
+        var goals = 0
+        @Reference var team: Team?
+        required init() {}
+    }
+
+    static func conditions(_ db: Database, reds: Team, blues: Team) throws -> Int {
+        let ofTeam = try db.objects(Player.self, where: \.team == reds)                   // "team" = ?: its key
+        let free = try db.objects(Player.self, where: \.team == nil)                      // "team" IS NULL
+        let either = try db.objects(Player.self, where: .in(\.team, [reds, blues]))       // "team" IN (?, ?)
+        let inParis = try db.objects(Player.self, where: .through(\.team, .through(\.site, \.city == "Paris")))
+        let scoring = try db.objects(Team.self, where: .any(\.$players, \.goals > 10))    // EXISTS (SELECT 1 ...)
+        let ads = try db.objects(Player.self, where: .hasPrefix(\.name, "Ad") && \.email != nil)
+        let pages = try db.objects(Player.self, where: \.goals >= 0,
+                                   orderBy: .ascending(\.email, nulls: .last).then(.descending(\.goals)), limit: 20, offset: 40)
+        return ofTeam.count + free.count + either.count + inParis.count + scoring.count + ads.count + pages.count
+    }
+
+    static func aggregates(_ db: Database, reds: Team) throws -> Bool {
+        let total = try db.sum(\Player.goals, where: \.team == reds)        // Int?
+        let best = try db.maximum(\Player.goals)                            // Int?
+        let mean = try db.average(\Player.goals, where: \.email != nil)     // Double?
+        let count = try db.count(Player.self, where: .through(\.team, \.name == "Reds"))
+        let any = try db.exists(Player.self, where: \.name == "Ada")
+        return total == 5 && best == 3 && mean == 2.5 && count == 2 && !any
+    }
+
+    static func prefetching(_ db: Database) throws -> Int {
+        let players = try db.objects(Player.self, prefetching: [\.$team])
+        let teams = try db.objects(Team.self, prefetching: [.to(\.$players, then: .to(\.$team))])
+        return players.count + teams.count
+    }
+}

@@ -26,6 +26,28 @@ import Testing
         #expect(try migrations.value(Int.self, "SELECT count(*) FROM strata_migrations") == 2)
     }
 
+    /// The Typed Queries article's conditions, aggregates and prefetches return what the rows say.
+    @Test func theTypedQueriesReturnWhatTheArticleSays() throws {
+        typealias E = TypedQueryExamples
+        let db = try Database()
+        let paris = E.Site(); paris.city = "Paris"; try db.save(paris)
+        let reds = E.Team(); reds.name = "Reds"; reds.site = paris; try db.save(reds)
+        let blues = E.Team(); blues.name = "Blues"; try db.save(blues)
+        for (name, goals, email) in [("Ada", 3, "ada@x"), ("Bob", 2, "bob@x"), ("Cy", 0, nil)] as [(String, Int, String?)] {
+            let player = E.Player(); player.name = name; player.goals = goals; player.email = email
+            player.team = name == "Cy" ? nil : reds
+            try db.save(player)
+        }
+        // ofTeam 2, free 1, either 2, inParis 2, scoring 0, ads 1 ("Ada"), pages 0 (offset 40)
+        #expect(try E.conditions(db, reds: reds, blues: blues) == 8)
+        #expect(try db.objects(E.Player.self, where: .hasPrefix(\.name, "Ad") && \.email != nil).map(\.name) == ["Ada"])
+        #expect(try E.aggregates(db, reds: reds) == false)   // "Ada" exists
+        #expect(try db.sum(\E.Player.goals, where: \.team == reds) == 5)
+        #expect(try db.average(\E.Player.goals, where: \.email != nil) == 2.5)
+        #expect(try E.prefetching(db) == 5)
+        #expect(reds.players.map(\.name) == ["Ada", "Bob"])
+    }
+
     /// The Values and Stored Formats article's model stores each property as its comment says.
     @Test func theInvoiceIsStoredAsTheArticleSays() throws {
         let db = try Database()
