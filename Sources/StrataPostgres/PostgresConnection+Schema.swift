@@ -24,16 +24,6 @@ extension PostgresConnection {
     /// ```
     @discardableResult
     package func syncSchema(_ types: [any Model.Type]) throws -> [SchemaPlan] {
-        let nested = isInTransaction
-        try execute(nested ? "SAVEPOINT strata_sync" : "BEGIN")
-        do {
-            let plans = try EngineSchemaSync.sync(types, dialect: dialect, introspect: { try PostgresIntrospector(self) },
-                                                  run: { step in try execute(step.sql) })
-            try execute(nested ? "RELEASE SAVEPOINT strata_sync" : "COMMIT")
-            return plans
-        } catch {
-            try? execute(nested ? "ROLLBACK TO SAVEPOINT strata_sync; RELEASE SAVEPOINT strata_sync" : "ROLLBACK")
-            throw error
-        }
+        try EngineSchemaSync.syncAtomically(types, on: self, introspect: { try PostgresIntrospector(self) })
     }
 }

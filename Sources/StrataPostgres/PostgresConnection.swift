@@ -19,7 +19,7 @@ import Strata
 /// ```
 package final class PostgresConnection: DriverConnection {
     /// The `PGconn`; nil once closed.
-    private(set) var handle: OpaquePointer?
+    package private(set) var handle: OpaquePointer?
     /// Stops the statement this connection runs, from any thread (see ``interrupt()``).
     package let canceller: PostgresCanceller
     private var cache: [String: PostgresStatement] = [:]
@@ -32,6 +32,8 @@ package final class PostgresConnection: DriverConnection {
     package private(set) var lastInsertedRowID: Int64 = 0
 
     package var dialect: PostgresDialect { PostgresDialect() }
+    /// The conninfo string or URL the connection opened with.
+    package let url: String
 
     /// Opens a connection with a libpq conninfo string (`host=/run/pg dbname=app`) or URL
     /// (`postgresql:///app?host=/run/pg`), in UTF-8.
@@ -53,6 +55,7 @@ package final class PostgresConnection: DriverConnection {
         // default processor would: they are dropped (logging them is left to the pool work of issue 35).
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         self.handle = handle
+        self.url = url
         self.canceller = PostgresCanceller(PQgetCancel(handle))
     }
 
@@ -70,14 +73,28 @@ package final class PostgresConnection: DriverConnection {
         PQfinish(handle)
     }
 
-    /// Runs one or more `;`-separated statements without parameters (`PQexec`: one round trip, and one
-    /// implicit transaction for the batch when none is open).
+    /// Runs one or more `;`-separated statements without parameters (one round trip, and one implicit
+    /// transaction for the batch when none is open); ``changes`` is the last statement's count and
+    /// ``totalChanges`` adds every statement's.
     package func execute(_ script: String) throws {
         let handle = try openHandle(sql: script)
-        let result = PQexec(handle, script)
-        defer { PQclear(result) }
-        try check(result, sql: script)
-        record(result)
+        // PQsendQuery, then each statement's result in turn (PQexec would keep only the last one's): every
+        // statement's changed rows are counted, and the first error is thrown once all results are read.
+        guard PQsendQuery(handle, script) == 1 else {
+            throw PostgresError(sqlState: "08006", message: Self.text(PQerrorMessage(handle)), sql: script)
+        }
+        var failure: (any Error)?
+        while let result = PQgetResult(handle) {
+            defer { PQclear(result) }
+            guard failure == nil else { continue }
+            do {
+                try check(result, sql: script)
+                record(result)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
     }
 
     /// Prepares `sql` on the server under a generated name; the statement is deallocated when it goes away.

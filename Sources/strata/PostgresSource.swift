@@ -13,12 +13,7 @@ func isPostgresURL(_ path: String) -> Bool {
 }
 
 /// The URL as the tool prints it: a password in it (`postgresql://app:secret@host/db`) as `***`.
-func redacted(_ url: String) -> String {
-    guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
-    let credentials = url[scheme.upperBound..<at]
-    guard let colon = credentials.firstIndex(of: ":") else { return url }
-    return String(url[..<credentials.index(after: colon)]) + "***" + String(url[at...])
-}
+func redacted(_ url: String) -> String { PostgresConnection.redacted(url) }
 
 /// A PostgreSQL schema as the inspecting tools read it, with its triggers (name and table).
 struct PostgresSchemaRead {

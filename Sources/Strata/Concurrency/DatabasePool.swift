@@ -33,23 +33,35 @@ public final class DatabasePool: Sendable {
     /// ```swift
     /// let pool = try DatabasePool(path: "app.sqlite")
     /// ```
-    public init(path: String, readers: Int = 4, configuration: Database.Configuration = Database.Configuration()) throws {
+    public convenience init(path: String, readers: Int = 4, configuration: Database.Configuration = Database.Configuration()) throws {
+        var writerConfiguration = configuration
+        // (A read-only pool cannot change the file's mode: it reads in the one the file has.)
+        writerConfiguration.journalMode = configuration.journalMode ?? (configuration.readOnly ? nil : .wal)
+        var readerConfiguration = configuration
+        readerConfiguration.journalMode = nil
+        try self.init(path: path, readers: readers, opening: { isWriter in
+            try Database(path: path, configuration: isWriter ? writerConfiguration : readerConfiguration)
+        })
+    }
+
+    /// A pool of the handles `open` makes: first the writer (`true`), then each reader (`false`), which
+    /// the pool makes refuse writes. `path` is what ``path`` says (a URL for another engine).
+    ///
+    /// ```swift
+    /// let pool = try DatabasePool(path: url, readers: 4, opening: { _ in try Database(remote: PostgresConnection(url: url)) })
+    /// ```
+    package init(path: String, readers: Int, opening open: (_ isWriter: Bool) throws -> Database) throws {
         self.path = path
         let identity = PoolIdentity()
         self.identity = identity
         let id = ObjectIdentifier(identity)
-        var writerConfiguration = configuration
-        // (A read-only pool cannot change the file's mode: it reads in the one the file has.)
-        writerConfiguration.journalMode = configuration.journalMode ?? (configuration.readOnly ? nil : .wal)
-        let writerDatabase = try Database(path: path, configuration: writerConfiguration)
+        let writerDatabase = try open(true)
         writerDatabase.isPoolWriter = true
         let writer = SerialDatabase(writerDatabase, label: "strata.pool.writer", pool: id)
         self.writer = writer
-        var readerConfiguration = configuration
-        readerConfiguration.journalMode = nil
         var handles: [SerialDatabase] = []
         for index in 0..<max(1, readers) {
-            let reader = try Database(path: path, configuration: readerConfiguration)
+            let reader = try open(false)
             try reader.refuseWrites()
             // A model a reader meets first is synced by the writer (readers cannot write the schema).
             reader.schemaWriter = { type in

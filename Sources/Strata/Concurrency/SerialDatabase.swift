@@ -26,7 +26,8 @@ final class SerialDatabase: @unchecked Sendable {
 
     init(_ database: Database, label: String, pool: ObjectIdentifier) {
         self.database = database
-        self.interrupter = database.connection.interrupter
+        // (A handle on another engine cancels through it; SQLite's stand-in connection there is closed.)
+        self.interrupter = database.remote.map { ConnectionInterrupter(cancel: $0.interrupter) } ?? database.connection.interrupter
         queue = DispatchQueue(label: label)
         queue.setSpecific(key: SerialDatabase.poolKey, value: pool)
         if #available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, *) {
@@ -35,7 +36,7 @@ final class SerialDatabase: @unchecked Sendable {
             isolation = nil
         }
         busyWait = BusyWait(timeout: database.configuration.busyTimeout)
-        database.connection.installBusyHandler(busyWait)
+        if database.remote == nil { database.connection.installBusyHandler(busyWait) }
     }
 
     /// Objects that live as long as the handle (observation tokens); set at creation only.

@@ -18,6 +18,7 @@ extension Database {
     /// try db.execute(sql, arguments: [1, "a"])
     /// ```
     public func execute(_ sql: String, arguments: [any ColumnValue]) throws {
+        if let remote { return try remoteExecute(remote, sql, arguments: arguments) }
         defer { checkSchemaVersion() }
         models.changeCount &+= 1   // raw SQL may write rows the hook never reports (WITHOUT ROWID tables)
         if sql.range(of: "replace", options: .caseInsensitive) != nil { models.mayReplace = true }
@@ -83,7 +84,8 @@ extension Database {
     /// try db.rows(sql, arguments: args)
     /// ```
     public func rows(_ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
-        try raw { try rowsNow(sql, arguments: arguments) }
+        if let remote { return try remoteRows(remote, sql, arguments: arguments) }
+        return try raw { try rowsNow(sql, arguments: arguments) }
     }
 
     private func rowsNow(_ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
@@ -113,7 +115,8 @@ extension Database {
     /// try db.value(Int.self, sql, arguments: args)
     /// ```
     public func value<T: ColumnValue>(_ type: T.Type, _ sql: String, arguments: [any ColumnValue]) throws -> T? {
-        try raw { try valueNow(type, sql, arguments: arguments) }
+        if let remote { return try remoteColumn(remote, type, sql, arguments: arguments, first: true).first }
+        return try raw { try valueNow(type, sql, arguments: arguments) }
     }
 
     private func valueNow<T: ColumnValue>(_ type: T.Type, _ sql: String, arguments: [any ColumnValue]) throws -> T? {
@@ -133,7 +136,8 @@ extension Database {
     /// let names = try db.column(String.self, "SELECT name FROM user")
     /// ```
     public func column<T: ColumnValue>(_ type: T.Type, _ sql: String, _ arguments: any ColumnValue...) throws -> [T] {
-        try raw { try columnNow(type, sql, arguments: arguments) }
+        if let remote { return try remoteColumn(remote, type, sql, arguments: arguments, first: false) }
+        return try raw { try columnNow(type, sql, arguments: arguments) }
     }
 
     private func columnNow<T: ColumnValue>(_ type: T.Type, _ sql: String, arguments: [any ColumnValue]) throws -> [T] {

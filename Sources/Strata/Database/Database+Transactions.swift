@@ -23,6 +23,7 @@ extension Database {
     public func transaction<T>(_ kind: TransactionKind? = nil, _ body: () throws -> T) throws -> T {
         // A read-only handle cannot take the write lock: its transactions are deferred.
         let kind = kind ?? (configuration.readOnly ? .deferred : .immediate)
+        if let remote { return try remoteTransaction(remote, kind, body) }
         if connection.isClosed { throw connection.closedError(sql: nil) }
         let nested = isInTransaction
         transactionDepth += 1

@@ -15,6 +15,9 @@ import Logging
 /// ```
 public final class Database {
     let connection: Connection
+    /// The engine this handle runs on when it is not SQLite (``connection`` is then a closed stand-in);
+    /// nil on SQLite. See Database+Remote.swift.
+    let remote: (any RemoteConnection)?
     /// The configuration the database was opened with.
     ///
     /// ```swift
@@ -38,6 +41,7 @@ public final class Database {
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
         self.connection = try Connection(path: path, configuration: configuration)
+        self.remote = nil
         do {
             if configuration.foreignKeys { try connection.enableForeignKeys() }
             if let mode = try configuration.journalMode ?? (connection.isNewFile() ? .wal : nil) { try setJournalMode(mode) }
@@ -64,6 +68,13 @@ public final class Database {
         }
     }
 
+    /// A handle on another engine's connection, with SQLite's closed `standIn` (see Database+Remote.swift).
+    init(remote: any RemoteConnection, standIn: Connection, configuration: Configuration) {
+        self.configuration = configuration
+        self.connection = standIn
+        self.remote = remote
+    }
+
     /// Opens a private in-memory database, gone when the handle is closed.
     ///
     /// ```swift
@@ -77,7 +88,7 @@ public final class Database {
     /// ```swift
     /// print(db.path)
     /// ```
-    public var path: String { connection.path }
+    public var path: String { remote?.location ?? connection.path }
 
     /// Finalizes every statement and closes the connection; reports SQLite's error if it cannot.
     /// Later calls throw `.misuse`.
@@ -86,6 +97,7 @@ public final class Database {
     /// try db.close()
     /// ```
     public func close() throws {
+        if let remote { return try mapped(remote) { try remote.close() } }
         try connection.close()
     }
 
@@ -94,7 +106,7 @@ public final class Database {
     /// db.maximumArguments  // 32766
     /// ```
     public var maximumArguments: Int {
-        connection.isClosed ? 0 : connection.maximumParameterCount
+        remote?.maximumParameterCount ?? (connection.isClosed ? 0 : connection.maximumParameterCount)
     }
 
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
@@ -102,21 +114,21 @@ public final class Database {
     /// ```swift
     /// db.changes
     /// ```
-    public var changes: Int { connection.isClosed ? 0 : connection.changes }
+    public var changes: Int { remote?.changes ?? (connection.isClosed ? 0 : connection.changes) }
 
     /// Rows changed by INSERT, UPDATE and DELETE since the database was opened.
     ///
     /// ```swift
     /// db.totalChanges
     /// ```
-    public var totalChanges: Int { connection.isClosed ? 0 : connection.totalChanges }
+    public var totalChanges: Int { remote?.totalChanges ?? (connection.isClosed ? 0 : connection.totalChanges) }
 
     /// Whether a transaction is open.
     ///
     /// ```swift
     /// db.isInTransaction  // false
     /// ```
-    public var isInTransaction: Bool { !connection.isClosed && connection.isInTransaction }
+    public var isInTransaction: Bool { remote?.isInTransaction ?? (!connection.isClosed && connection.isInTransaction) }
 
     /// A cached prepared statement for one SQL statement, reset and ready to bind.
     ///

@@ -1,4 +1,5 @@
-/// An error reported by SQLite: its extended result code and message, the SQL, and the arguments.
+/// An error reported by the database: SQLite's extended result code (or, on another engine, the nearest one
+/// beside the engine's own code, ``sqlState``) and message, the SQL, and the arguments.
 ///
 /// Argument values are kept out of `description` unless the database was opened with
 /// ``Database/Configuration/publicArguments`` set, so that logs do not leak user data.
@@ -40,6 +41,17 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     /// error.argumentsArePublic
     /// ```
     public let argumentsArePublic: Bool
+    /// On an engine other than SQLite, its own code for the error (PostgreSQL's five-character SQLSTATE:
+    /// `23505` a unique violation, `40001` a serialization failure); nil on SQLite, whose code is ``code``.
+    /// ``code`` then holds the nearest SQLite code (`.constraintUnique` for `23505`), so that the same
+    /// `catch` works on both engines.
+    ///
+    /// ```swift
+    /// catch let error as DatabaseError where error.code == .constraintUnique {
+    ///     print(error.sqlState ?? "SQLite")   // "23505" on PostgreSQL
+    /// }
+    /// ```
+    public let sqlState: String?
 
     /// Makes an error; the library makes these, tests and wrappers may too.
     ///
@@ -47,13 +59,23 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     /// throw DatabaseError(code: .misuse, message: "database is closed")
     /// ```
     public init(code: ResultCode, message: String, sql: String? = nil,
-                arguments: [SQLValue] = [], argumentsArePublic: Bool = false) {
+                arguments: [SQLValue] = [], argumentsArePublic: Bool = false, sqlState: String? = nil) {
         self.code = code
+        self.sqlState = sqlState
         self.message = message
         self.sql = sql
         self.arguments = arguments
         self.argumentsArePublic = argumentsArePublic
     }
+
+    /// Whether the engine rolled the transaction back because it could not serialize it with another one:
+    /// PostgreSQL's serialization failure (`40001`) or deadlock (`40P01`). Running the whole transaction
+    /// again is the remedy (``Database/retryingOnConflict(maxAttempts:_:)`` does).
+    ///
+    /// ```swift
+    /// catch let error as DatabaseError where error.isSerializationFailure { retry() }
+    /// ```
+    public var isSerializationFailure: Bool { sqlState == "40001" || sqlState == "40P01" }
 
     /// "SQLite error 2067 (UNIQUE constraint failed: t.id) while executing `INSERT ...`".
     ///
@@ -65,7 +87,8 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     /// 32 entries are left out, with a marker saying how many (the
     /// `sql` and `arguments` properties keep them all).
     public var description: String {
-        var text = "SQLite error \(code.rawValue): \(ErrorText.clipped(message, limit: ErrorText.sqlLimit))"
+        var text = sqlState.map { "PostgreSQL error \($0)" } ?? "SQLite error \(code.rawValue)"
+        text += ": \(ErrorText.clipped(message, limit: ErrorText.sqlLimit))"
         if let sql { text += " - while executing `\(ErrorText.clipped(sql, limit: ErrorText.sqlLimit, of: "SQL"))`" }
         if !arguments.isEmpty {
             text += argumentsArePublic

@@ -250,7 +250,9 @@ extension Database {
 
     /// Runs `body` in an IMMEDIATE transaction, again (up to `maxAttempts` times in all) when it throws a
     /// ``ModelError`` of kind ``ModelError/Kind/conflict``: the conflicting instance then holds the
-    /// committed values, so the block applies its change to them.
+    /// committed values, so the block applies its change to them. On PostgreSQL a serialization failure or
+    /// a deadlock (``DatabaseError/isSerializationFailure``, which roll the whole transaction back) runs it
+    /// again too.
     ///
     /// ```swift
     /// try db.retryingOnConflict {
@@ -266,6 +268,8 @@ extension Database {
                 return try transaction(.immediate, body)
             } catch let error as ModelError where error.kind == .conflict && attempt < maxAttempts {
                 attempt += 1
+            } catch let error as DatabaseError where error.isSerializationFailure && attempt < maxAttempts {
+                attempt += 1   // PostgreSQL's 40001 or 40P01: the transaction rolled back whole, so it runs again
             }
         }
     }

@@ -12,6 +12,16 @@ extension Connection {
                       argumentsArePublic: configuration.publicArguments, logger: configuration.logger)
     }
 
+    /// A SQLite connection that is already closed, standing in for one of `engine` in a ``Database`` that
+    /// runs on another engine: every path that would ask SQLite throws `message` (``closedError(sql:)``),
+    /// since a closed connection is a state the handle's every call already checks.
+    static func standIn(message: String, configuration: Database.Configuration) throws -> Connection {
+        let connection = try Connection(path: ":memory:", configuration: configuration)
+        try connection.close()
+        connection.closedMessage = message
+        return connection
+    }
+
     /// Turns foreign key enforcement on (`PRAGMA foreign_keys = ON`; SQLite's default is off).
     func enableForeignKeys() throws {
         try execute("PRAGMA foreign_keys = ON")

@@ -11,6 +11,8 @@ final class Connection {
     let logger: Logger
     private var statements: [String: Statement] = [:]
     private(set) var isClosed = false
+    /// What a call on the closed connection says (a stand-in's: which engine the handle runs on instead).
+    var closedMessage = "the database is closed"
     /// Set while the tables statements read are recorded (``Database/recordingReads(_:)``): the cache is
     /// bypassed, since SQLite's authorizer reports reads only when a statement is prepared.
     var preparesFresh = false {
@@ -304,7 +306,7 @@ final class Connection {
     private var fileName: String?
 
     func closedError(sql: String?) -> DatabaseError {
-        DatabaseError(code: .misuse, message: "the database is closed", sql: sql)
+        DatabaseError(code: .misuse, message: closedMessage, sql: sql)
     }
 
     // MARK: Tracing

@@ -58,6 +58,7 @@ extension Database {
     /// caller runs: a pool's readers, and the `strata` command's inspecting tools, which open a WAL file
     /// read-write this way (see its `openReadOnly`).
     package func refuseWrites() throws {
+        if let remote { return try mapped(remote) { try remote.refuseWrites() } }
         try execute("PRAGMA query_only = ON")
     }
 }

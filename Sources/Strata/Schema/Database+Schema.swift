@@ -9,7 +9,8 @@ extension Database {
     /// print(plan)   // Employee: ALTER TABLE "Employee" ADD COLUMN "email" TEXT
     /// ```
     public func schemaPlan<T: Model>(for type: T.Type) throws -> SchemaPlan {
-        try planner(for: ModelMetadata.of(type)).plan(in: connection.introspector)
+        if let remote { return try remoteSchemaPlan(remote, type) }
+        return try planner(for: ModelMetadata.of(type)).plan(in: connection.introspector)
     }
 
     /// The planner of a model, told which indices the other models this handle maps onto the same table
@@ -40,6 +41,7 @@ extension Database {
     /// ```
     @discardableResult
     public func syncSchema<T: Model>(_ type: T.Type) throws -> SchemaPlan {
+        if let remote { return try remoteSyncSchema(remote, [type]).last ?? SchemaPlan(model: "\(type)", table: "", steps: []) }
         let metadata = try ModelMetadata.of(type)
         let (plan, mapping) = try sync(metadata)
         if let registry = models.registries[ObjectIdentifier(type)] {

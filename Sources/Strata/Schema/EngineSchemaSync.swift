@@ -50,4 +50,25 @@ package enum EngineSchemaSync {
         }
         return plans
     }
+
+    /// ``sync(_:dialect:introspect:run:)`` in one transaction on `connection`, or in a savepoint of the
+    /// caller's open one: every step runs, or none did and the error says which failed (for engines whose
+    /// DDL is transactional, as PostgreSQL's is).
+    ///
+    /// ```swift
+    /// let plans = try EngineSchemaSync.syncAtomically([Album.self], on: connection, introspect: { try PostgresIntrospector(connection) })
+    /// ```
+    package static func syncAtomically<C: DriverConnection>(_ types: [any Model.Type], on connection: C,
+                                                            introspect: () throws -> any SchemaIntrospector) throws -> [SchemaPlan] {
+        let nested = connection.isInTransaction
+        try connection.execute(nested ? "SAVEPOINT strata_sync" : "BEGIN")
+        do {
+            let plans = try sync(types, dialect: connection.dialect, introspect: introspect, run: { step in try connection.execute(step.sql) })
+            try connection.execute(nested ? "RELEASE SAVEPOINT strata_sync" : "COMMIT")
+            return plans
+        } catch {
+            try? connection.execute(nested ? "ROLLBACK TO SAVEPOINT strata_sync; RELEASE SAVEPOINT strata_sync" : "ROLLBACK")
+            throw error
+        }
+    }
 }

@@ -1,0 +1,122 @@
+// A handle on an engine other than SQLite (a ``RemoteConnection``, PostgreSQL's from StrataPostgres): raw
+// SQL, transactions and schema sync run there through the driver protocols, each generic over the concrete
+// connection (the existential is opened once per call). What needs SQLite's own machinery (models and their
+// identity map, observation, backup) throws the stand-in connection's error, which names the engine.
+extension Database {
+    /// Opens a handle on `remote`. SQLite's connection is a closed stand-in whose every use throws an
+    /// error saying which calls run on the engine so far.
+    ///
+    /// ```swift
+    /// let db = try Database(remote: PostgresConnection(url: url), configuration: Configuration())
+    /// ```
+    package convenience init(remote: any RemoteConnection, configuration: Configuration = Configuration()) throws {
+        let message = "this handle runs on \(remote.engineName), where only raw SQL (execute, rows, value, column), "
+            + "transactions and schema sync (syncSchema, schemaPlan) run so far; models, observation and SQLite's "
+            + "own calls need a SQLite handle"
+        try self.init(remote: remote, standIn: Connection.standIn(message: message, configuration: configuration),
+                      configuration: configuration)
+    }
+
+    /// Runs `body`, throwing the engine's errors as ``DatabaseError``s.
+    func mapped<C: RemoteConnection, T>(_ remote: C, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw remote.databaseError(error) }
+    }
+
+    // MARK: Raw SQL
+
+    func remoteExecute<C: RemoteConnection>(_ remote: C, _ sql: String, arguments: [any ColumnValue]) throws {
+        try mapped(remote) {
+            guard !arguments.isEmpty else { return try remote.execute(sql) }
+            let statement = try remoteStatement(remote, sql, arguments)
+            defer { statement.reset() }
+            while try statement.step() {}
+        }
+    }
+
+    func remoteRows<C: RemoteConnection>(_ remote: C, _ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
+        try mapped(remote) {
+            let statement = try remoteStatement(remote, sql, arguments)
+            defer { statement.reset() }
+            let names = (0..<statement.columnCount).map { statement.columnName(at: $0) }
+            var rows: [Row] = []
+            while try statement.step() {
+                rows.append(Row(columnNames: names, values: (0..<statement.columnCount).map { statement.value(at: $0) }))
+            }
+            return rows
+        }
+    }
+
+    func remoteColumn<C: RemoteConnection, T: ColumnValue>(_ remote: C, _ type: T.Type, _ sql: String,
+                                                          arguments: [any ColumnValue], first: Bool) throws -> [T] {
+        try mapped(remote) {
+            let statement = try remoteStatement(remote, sql, arguments)
+            defer { statement.reset() }
+            var values: [T] = []
+            while try statement.step() {
+                let value = statement.value(at: 0)
+                if first && value.isNull { break }
+                do { values.append(try T(sqlValue: value)) } catch let error as ValueConversionError {
+                    throw error.located(column: statement.columnName(at: 0))
+                }
+                if first { break }
+            }
+            return values
+        }
+    }
+
+    /// The cached statement for `sql` in the engine's spelling, with `arguments` bound (collection
+    /// arguments spread into one parameter each first).
+    private func remoteStatement<C: RemoteConnection>(_ remote: C, _ sql: String, _ arguments: [any ColumnValue]) throws -> C.Statement {
+        let (sql, arguments) = try ArgumentList.expand(sql, arguments)
+        let statement = try remote.cachedStatement(remote.engineSQL(sql))
+        try statement.bind(values: arguments.map { try $0.sqlValue })
+        return statement
+    }
+
+    // MARK: Transactions
+
+    /// ``transaction(_:_:)`` on the engine: BEGIN (or a savepoint inside another block), COMMIT when `body`
+    /// returns, ROLLBACK when it throws. A transaction the engine failed part-way (PostgreSQL refuses every
+    /// statement after an error until the rollback, and answers COMMIT by rolling back) is rolled back and
+    /// reported, never committed in part.
+    func remoteTransaction<C: RemoteConnection, T>(_ remote: C, _ kind: TransactionKind, _ body: () throws -> T) throws -> T {
+        let nested = transactionDepth > 0 || remote.isInTransaction
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
+        let savepoint = "strata_\(transactionDepth)"
+        try mapped(remote) { try remote.execute(nested ? "SAVEPOINT \(savepoint)" : remote.dialect.begin(kind)) }
+        func rollBack() {
+            try? remote.execute(nested ? "ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)" : "ROLLBACK")
+        }
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            rollBack()
+            throw remote.databaseError(error)
+        }
+        if remote.transactionHasFailed {
+            rollBack()
+            throw DatabaseError(code: .abort, message: "a statement of the transaction failed and \(remote.engineName) aborted it; "
+                                + "nothing the block wrote was committed (the block went on after an error it caught)",
+                                sql: nested ? "RELEASE SAVEPOINT \(savepoint)" : "COMMIT", sqlState: "25P02")
+        }
+        do {
+            try remote.execute(nested ? "RELEASE SAVEPOINT \(savepoint)" : "COMMIT")
+        } catch {
+            rollBack()
+            throw remote.databaseError(error)
+        }
+        return result
+    }
+
+    // MARK: Schema
+
+    func remoteSchemaPlan<C: RemoteConnection>(_ remote: C, _ type: any Model.Type) throws -> SchemaPlan {
+        try mapped(remote) { try EngineSchemaSync.plan(type, dialect: remote.dialect, introspector: remote.introspector()) }
+    }
+
+    func remoteSyncSchema<C: RemoteConnection>(_ remote: C, _ types: [any Model.Type]) throws -> [SchemaPlan] {
+        try mapped(remote) { try EngineSchemaSync.syncAtomically(types, on: remote, introspect: remote.introspector) }
+    }
+}

@@ -1,0 +1,35 @@
+/// A connection of an engine other than SQLite that a ``Database`` runs on (StrataPostgres opens one over
+/// libpq). The handle speaks the driver protocols to it; what only SQLite has (its change hooks, backup,
+/// checkpoints, `user_version`) is not asked of it, and a call that needs it throws an error naming the
+/// engine.
+///
+/// ```swift
+/// extension Database {
+///     public convenience init(postgresURL url: String) throws {
+///         try self.init(remote: PostgresConnection(url: url), configuration: Configuration())
+///     }
+/// }
+/// ```
+package protocol RemoteConnection: DriverConnection {
+    /// The engine's name, for messages ("PostgreSQL").
+    var engineName: String { get }
+    /// Where the connection goes, for messages and ``Database/path`` (a URL with any password as `***`).
+    var location: String { get }
+    /// How many parameters one statement may bind.
+    var maximumParameterCount: Int { get }
+    /// Whether the open transaction failed part-way and the engine refuses statements until it rolls back
+    /// (PostgreSQL's "in failed transaction" state).
+    var transactionHasFailed: Bool { get }
+    /// `sql` with the library's `?` parameters spelled the engine's way (never inside literals or
+    /// comments).
+    func engineSQL(_ sql: String) -> String
+    /// The schema as it is now, read in one batch.
+    func introspector() throws -> any SchemaIntrospector
+    /// Makes the connection refuse writes from now on (a pool's readers).
+    func refuseWrites() throws
+    /// Stops the statement running now; callable from any thread.
+    var interrupter: @Sendable () -> Void { get }
+    /// The error a handle throws for one of the engine's: a ``DatabaseError`` with the engine's code
+    /// (`sqlState`) and the nearest ``ResultCode``; any other error as it is.
+    func databaseError(_ error: any Error) -> any Error
+}
