@@ -204,6 +204,14 @@ package final class PostgresStatement: DriverStatement {
     package func value(at index: Int32) -> SQLValue { cell(at: index).value }
 }
 
+extension PostgresStatement: RemoteStatement {
+    /// The column's text as the server sent it (`t` for true, `\x00ff` for bytes); nil for NULL.
+    package func text(at index: Int32) -> String? {
+        let cell = cell(at: index)
+        return cell.kind == .null ? nil : String(decoding: cell.text, as: UTF8.self)
+    }
+}
+
 /// One column of a PostgreSQL statement's current row: the column's type OID mapped onto a ``ColumnKind``
 /// and its text as the server sent it. Valid until the statement steps, resets, binds or goes away.
 ///

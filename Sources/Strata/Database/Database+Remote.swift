@@ -11,8 +11,9 @@ extension Database {
     /// ```
     package convenience init(remote: any RemoteConnection, configuration: Configuration = Configuration()) throws {
         let message = "this handle runs on \(remote.engineName), where only raw SQL (execute, rows, value, column), "
-            + "transactions and schema sync (syncSchema, schemaPlan) run so far; models, observation and SQLite's "
-            + "own calls need a SQLite handle"
+            + "transactions, schema sync (syncSchema, schemaPlan) and models (fetch by clause, key-path condition "
+            + "or key; save; delete) run so far; relationships, prefetch, observation and SQLite's own calls need "
+            + "a SQLite handle"
         try self.init(remote: remote, standIn: Connection.standIn(message: message, configuration: configuration),
                       configuration: configuration)
     }
@@ -85,8 +86,10 @@ extension Database {
         defer { transactionDepth -= 1 }
         let savepoint = "strata_\(transactionDepth)"
         try mapped(remote) { try remote.execute(nested ? "SAVEPOINT \(savepoint)" : remote.dialect.begin(kind)) }
+        let depth = transactionDepth
         func rollBack() {
             try? remote.execute(nested ? "ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)" : "ROLLBACK")
+            remoteRestoreAfterRollback(remote, toDepth: depth - 1)
         }
         let result: T
         do {
@@ -106,6 +109,12 @@ extension Database {
         } catch {
             rollBack()
             throw remote.databaseError(error)
+        }
+        // Committed: nothing left to undo; released: its writes belong to the enclosing level.
+        if nested {
+            for i in models.remoteWrites.indices where models.remoteWrites[i].depth >= depth { models.remoteWrites[i].depth = depth - 1 }
+        } else {
+            models.remoteWrites.removeAll()
         }
         return result
     }

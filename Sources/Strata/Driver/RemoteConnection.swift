@@ -10,7 +10,7 @@
 ///     }
 /// }
 /// ```
-package protocol RemoteConnection: DriverConnection {
+package protocol RemoteConnection: DriverConnection where Statement: RemoteStatement {
     /// The engine's name, for messages ("PostgreSQL").
     var engineName: String { get }
     /// Where the connection goes, for messages and ``Database/path`` (a URL with any password as `***`).

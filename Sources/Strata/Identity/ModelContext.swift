@@ -7,6 +7,16 @@
 /// synchronously inside a statement's step, on the handle's isolation domain, while no Swift access to them is
 /// open (each library access is a plain read or assignment that completes before stepping).
 final class ModelContext {
+    /// On an engine other than SQLite (Database+RemoteModels.swift): each live instance's row as the engine
+    /// spelled it when the instance last read or wrote it, by instance; what an UPDATE checks is unchanged.
+    var remoteRows: [ObjectIdentifier: [String?]] = [:]
+    /// The size of ``remoteRows`` after its last pruning of instances gone.
+    var remoteRowsAfterPrune = 0
+    /// The row a conflicting instance met (its next save throws the conflict and takes the row).
+    var remoteConflictRows: [ObjectIdentifier: [String?]] = [:]
+    /// The writes of the open transaction on such an engine, for a rollback to undo in the live instances.
+    var remoteWrites: [(object: ModelObject, registry: TypeRegistry, inserted: Bool, depth: Int)] = []
+
     weak var database: Database?
     var registries: [ObjectIdentifier: TypeRegistry] = [:] {
         didSet { lastRegistry = nil }

@@ -16,6 +16,7 @@ extension Database {
     /// try db.save(ada)        // nothing changed: no SQL
     /// ```
     public func save<T: Model>(_ object: T) throws {
+        if let remote { return try remoteSave(remote, object, registry: remoteRegistry(remote, for: T.self)) }
         // Unretained: the handle keeps its registries (no reference counting on a run of saves).
         try unretainedRegistry(for: T.self, checkingCommits: false)._withUnsafeGuaranteedRef { registry in
             do { try save(object, in: registry) } catch {
@@ -101,6 +102,10 @@ extension Database {
     /// try db.save([ada, grace])   // nothing changed since: no SQL
     /// ```
     public func save<T: Model>(_ objects: [T]) throws {
+        if let remote {
+            let registry = try remoteRegistry(remote, for: T.self)
+            return try transaction(.immediate) { for object in objects { try remoteSave(remote, object, registry: registry) } }
+        }
         let registry = try registry(for: T.self, checkingCommits: false)
         let ownFields = registry.metadata.ownTypeFields
         let order = ownFields.isEmpty ? nil : InsertionOrder(objects, fields: ownFields)
@@ -229,6 +234,10 @@ extension Database {
             throw ModelError(.foreignInstance, model: registry.metadata.typeName, "the instance belongs to another database handle")
         }
         if object._isDeleted { return false }
+        if let remote {
+            try remoteDelete(remote, object, registry: registry)
+            return true
+        }
         if let reason = registry.table.readOnlyReason { throw readOnlyError(registry, reason) }
         let key = try registeredKey(of: object, registry: registry)
         let statement = try registry.table.statement(.delete, in: connection)

@@ -25,6 +25,7 @@ extension Database {
     /// Inlinable so that the row loop is specialized for the model in the caller's module.
     @inlinable
     public func objects<T: Model>(_ type: T.Type, where clause: String = "", arguments: [any ColumnValue]) throws -> [T] {
+        if let fetched = try remoteObjects(T.self, clause: clause, arguments: arguments) { return fetched.map { unsafeDowncast($0, to: T.self) } }
         let registry = try registry(for: T.self)
         let statement = try selectStatement(registry, clause: clause, arguments: arguments)
         defer { statement.reset() }
@@ -50,6 +51,7 @@ extension Database {
     /// let newest = try db.first(Employee.self, where: "name LIKE ? ORDER BY id DESC", arguments: ["A%"])
     /// ```
     public func first<T: Model>(_ type: T.Type, where clause: String = "", arguments: [any ColumnValue]) throws -> T? {
+        if let fetched = try remoteObjects(T.self, clause: clause, arguments: arguments, limit: 1) { return fetched.first.map { unsafeDowncast($0, to: T.self) } }
         let registry = try registry(for: T.self)
         let statement = try selectStatement(registry, clause: clause, arguments: arguments)
         defer { statement.reset() }
@@ -74,6 +76,10 @@ extension Database {
     func object<T: Model>(_ type: T.Type, forKey key: any ColumnValue, checkingCommits: Bool) throws -> T? {
         let registry = try registry(for: T.self, checkingCommits: checkingCommits)
         let keyValue = try key.sqlValue
+        if let remote {
+            if registry.table.keyCount == 1 && Swift.type(of: key) == CompositeKey.self { throw keyShapeError(registry, key: keyValue, found: "a CompositeKey") }
+            return try remoteObject(remote, registry: registry, key: keyValue).map { unsafeDowncast($0, to: T.self) }
+        }
         // A key of the wrong shape is the caller's mistake, not a row that is missing.
         if registry.table.keyCount > 1 {
             try checkCompositeKey(keyValue, registry: registry)

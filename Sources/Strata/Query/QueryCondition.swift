@@ -303,6 +303,10 @@ extension Database {
                                   limit: Int? = nil) throws -> [T] {
         let registry = try registry(for: T.self)
         let (clause, arguments) = try clause(condition, order, limit, registry)
+        if let remote {
+            return try remoteObjects(remote, registry: registry, sql: registry.table.selectFromSQL + " " + clause, arguments: arguments)
+                .unsafelyDowncast(to: T.self)
+        }
         let statement = try generatedSelect(registry, clause: clause, arguments: arguments)
         defer { statement.reset() }
         var result: [T] = []
@@ -330,6 +334,10 @@ extension Database {
     public func first<T: Model>(_ type: T.Type, where condition: QueryCondition<T>, orderBy order: QueryOrder<T>? = nil) throws -> T? {
         let registry = try registry(for: T.self)
         let (clause, arguments) = try clause(condition, order, 1, registry)
+        if let remote {
+            return try remoteObjects(remote, registry: registry, sql: registry.table.selectFromSQL + " " + clause, arguments: arguments, limit: 1)
+                .first.map { unsafeDowncast($0, to: T.self) }
+        }
         let statement = try generatedSelect(registry, clause: clause, arguments: arguments)
         defer { statement.reset() }
         return try statement.step() ? object(T.self, from: statement, registry: registry) : nil

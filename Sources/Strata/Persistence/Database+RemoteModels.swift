@@ -1,0 +1,354 @@
+// Models on an engine other than SQLite (a ``RemoteConnection``): first use, fetch, insert, update and delete
+// through the driver protocols, with the same identity map, snapshots and errors as on SQLite.
+//
+// What differs, because the engine has no change hooks: each live instance keeps the text its row's columns
+// had when it last read or wrote them (the engine's own spelling, ``ModelContext/remoteRows``). An UPDATE
+// writes the changed columns only where each still holds that text (`IS NOT DISTINCT FROM`), so a change
+// made by another connection or raw SQL since is never overwritten: the save throws
+// ``ModelError/Kind/conflict`` and the instance takes the committed row, as on SQLite. A fetch that meets a
+// live instance brings the columns it has not changed up to date, and records a conflict on those it has.
+// A transaction that rolls back makes its inserted instances new again and reads its updated and deleted
+// ones again.
+extension Database {
+    // MARK: First use
+
+    /// The registry of `type` on the engine: its table synced (referenced models' first) on first use,
+    /// each column read and written in Strata's own format (the engine's types hold the values exactly).
+    func remoteRegistry<C: RemoteConnection>(_ remote: C, for type: any Model.Type) throws -> TypeRegistry {
+        let id = ObjectIdentifier(type)
+        if let registry = models.registries[id] { return registry }
+        models.database = self   // faults and refreshes find the handle
+        let metadata = try ModelMetadata.of(type)
+        return try mapped(remote) {
+            _ = try EngineSchemaSync.syncAtomically([type], on: remote, introspect: remote.introspector)
+            guard let info = try remote.introspector().table(metadata.tableName) else {
+                throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil, found: "no table",
+                                  expected: "the table created by sync", remedy: "Check the search_path: sync creates tables in the current schema.")
+            }
+            let properties = try SchemaPlanner(metadata: metadata, dialect: remote.dialect).resolveColumns(info)
+            let mapping = TableMapping(metadata: metadata, properties: properties, info: info,
+                                       formats: Array(repeating: .native, count: properties.count))
+            let registry = TypeRegistry(metadata: metadata, table: mapping, context: models)
+            models.add(registry, for: id)
+            return registry
+        }
+    }
+
+    // MARK: Fetch
+
+    /// The objects of the rows `sql` (a SELECT of the mapping's columns, in order) selects.
+    func remoteObjects<C: RemoteConnection>(_ remote: C, registry: TypeRegistry, sql: String,
+                                            arguments: [any ColumnValue], limit: Int? = nil) throws -> [ModelObject] {
+        try mapped(remote) {
+            let (sql, arguments) = try ArgumentList.expand(sql, arguments)
+            let statement = try remote.cachedStatement(remote.engineSQL(sql))
+            defer { statement.reset() }
+            try statement.bind(values: arguments.map { try $0.sqlValue })
+            var objects: [ModelObject] = []
+            while try statement.step() {
+                objects.append(try remoteObject(from: statement, registry: registry))
+                if let limit, objects.count >= limit { break }
+            }
+            return objects
+        }
+    }
+
+    /// On an engine other than SQLite, the objects a clause selects (the public fetches' first step); nil on
+    /// SQLite, whose fetches go on to their own row loops.
+    @usableFromInline
+    func remoteObjects(_ type: any Model.Type, clause: String, arguments: [any ColumnValue], limit: Int? = nil) throws -> [ModelObject]? {
+        guard let remote else { return nil }
+        let registry = try remoteRegistry(remote, for: type)
+        return try remoteObjects(remote, registry: registry, sql: remoteSelect(registry, clause: clause), arguments: arguments, limit: limit)
+    }
+
+    /// The SELECT of a model's columns followed by a clause (`$T`, `$PK` and a leading condition as on SQLite).
+    func remoteSelect(_ registry: TypeRegistry, clause: String) -> String {
+        clause.isEmpty ? registry.table.selectFromSQL
+            : registry.table.selectFromSQL + " " + expand(SQLClause.normalized(clause), registry)
+    }
+
+    /// The object with `key`: the live instance (no query), else one SELECT.
+    func remoteObject<C: RemoteConnection>(_ remote: C, registry: TypeRegistry, key: SQLValue) throws -> ModelObject? {
+        if let live = registry.instance(key: key), !live._isDeleted { return live }
+        let parts = try keyParts(key, registry: registry)
+        return try remoteObjects(remote, registry: registry, sql: registry.table.selectFromSQL + " WHERE " + remoteKeyClause(registry),
+                                 arguments: parts).first
+    }
+
+    /// A key's parts as values to bind (a composite key's parts; a single key itself).
+    private func keyParts(_ key: SQLValue, registry: TypeRegistry) throws -> [SQLValue] {
+        guard registry.table.keyCount > 1 else { return [key] }
+        try checkCompositeKey(key, registry: registry)
+        return try CompositeKey(sqlValue: key).values
+    }
+
+    private func remoteKeyClause(_ registry: TypeRegistry) -> String {
+        registry.table.quotedNames.prefix(registry.table.keyCount).map { "\($0) = ?" }.joined(separator: " AND ")
+    }
+
+    /// The live instance of the current row, brought up to date, or a new one decoded from it and registered.
+    func remoteObject<S: DriverStatement>(from statement: S, registry: TypeRegistry) throws -> ModelObject where S: RemoteStatement {
+        let metadata = registry.metadata
+        let count = metadata.properties.count
+        var keyParts: [SQLValue] = []
+        for i in 0..<registry.table.keyCount { keyParts.append(statement.value(at: Int32(i))) }
+        let key = keyParts.count == 1 ? keyParts[0] : CompositeKey(values: keyParts).sqlValue
+        if key.isNull || keyParts.contains(where: \.isNull) {
+            throw ModelError(.invalidPrimaryKey, model: metadata.typeName, property: metadata.key.name,
+                             "a row of \(registry.table.table) has a NULL primary key, which cannot identify an instance")
+        }
+        let texts = (0..<count).map { statement.text(at: Int32($0)) }
+        if let live = registry.instance(key: key), !live._isDeleted {
+            try merge(texts, from: statement, into: live, registry: registry)
+            return live
+        }
+        let object: ModelObject = metadata.type.init()
+        for i in 0..<count { try store(statement, column: i, into: object, registry: registry) }
+        registry.register(object, rowID: 0, identity: registry.identity(of: key))
+        registry.capture(object)
+        models.remoteRows[ObjectIdentifier(object)] = texts
+        models.pruneRemoteRows(keeping: registry)
+        return object
+    }
+
+    /// One column of the current row into its property (an error names the table, key and column).
+    private func store<S: DriverStatement>(_ statement: S, column i: Int, into object: ModelObject, registry: TypeRegistry) throws {
+        do {
+            try registry.metadata.properties[i].accessor.store(statement.value(at: Int32(i)), into: object)
+        } catch let error as ValueConversionError {
+            let name = registry.metadata.properties[i].name
+            var located = error.located(column: name, model: registry.metadata.typeName, property: name)
+            located.table = located.table ?? registry.table.table
+            located.key = located.key ?? statement.value(at: 0)
+            throw located
+        }
+    }
+
+    /// A live instance meets its row again: the columns the row changed since the instance read it take the
+    /// row's values where the instance did not change them; where it did, a conflict is recorded (its next
+    /// save throws it, and takes the row).
+    private func merge<S: DriverStatement>(_ texts: [String?], from statement: S, into object: ModelObject, registry: TypeRegistry) throws {
+        let id = ObjectIdentifier(object)
+        guard let known = models.remoteRows[id], known != texts else { return }
+        let local = registry.changes(of: object)
+        var taken = ColumnSet(), conflicting: [String] = []
+        for i in texts.indices where texts[i] != known[i] {
+            if local.contains(i) {
+                conflicting.append(registry.metadata.properties[i].name)
+            } else {
+                try store(statement, column: i, into: object, registry: registry)
+                taken.insert(i)
+            }
+        }
+        if !taken.isEmpty { registry.capture(object, properties: taken) }
+        var updated = known
+        for i in taken.indices { updated[i] = texts[i] }
+        if !conflicting.isEmpty {
+            registry.conflicts[id] = conflicting
+            models.remoteConflictRows[id] = texts
+        }
+        models.remoteRows[id] = updated
+    }
+
+    // MARK: Save
+
+    /// ``save(_:)-(T)`` on the engine: an INSERT of a new instance, an UPDATE of what changed for a saved one.
+    func remoteSave<C: RemoteConnection>(_ remote: C, _ object: ModelObject, registry: TypeRegistry) throws {
+        let metadata = registry.metadata
+        if let reason = registry.table.readOnlyReason { throw readOnlyError(registry, reason) }
+        if object._isDeleted {
+            throw ModelError(.deleted, model: metadata.typeName, "the instance was deleted; make a new one to insert the row again")
+        }
+        if let owner = object._registry {
+            guard owner === registry else {
+                throw ModelError(.foreignInstance, model: metadata.typeName, "the instance belongs to another database handle")
+            }
+            try remoteUpdate(remote, object, registry: registry)
+        } else {
+            try remoteInsert(remote, object, registry: registry)
+        }
+    }
+
+    /// INSERT … RETURNING every column: the instance takes what the engine stored (its key, defaults).
+    private func remoteInsert<C: RemoteConnection>(_ remote: C, _ object: ModelObject, registry: TypeRegistry) throws {
+        let metadata = registry.metadata, table = registry.table
+        var columns = Array(0..<metadata.properties.count).filter { !table.generated.contains($0) }
+        // An integer key of 0 (or nil): the engine assigns it.
+        if metadata.keyCount == 1 && metadata.keyIsInteger {
+            let key = try metadata.key.accessor.load(object)
+            if key == .integer(0) || key.isNull { columns.removeAll { $0 == 0 } }
+        }
+        let names = columns.map { table.quotedNames[$0] }
+        let returning = table.quotedNames.joined(separator: ", ")
+        let sql = names.isEmpty ? "INSERT INTO \(table.quotedTable) DEFAULT VALUES RETURNING \(returning)"
+            : "INSERT INTO \(table.quotedTable) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count))) RETURNING \(returning)"
+        let values = try columns.map { try metadata.properties[$0].accessor.load(object) }
+        let statement = try mapped(remote) { try remote.cachedStatement(remote.engineSQL(sql)) }
+        defer { statement.reset() }
+        do {
+            try statement.bind(values: values)
+            guard try statement.step() else {
+                throw ModelError(.readOnly, model: metadata.typeName, "the INSERT returned no row (a rule or trigger skipped it); nothing was saved")
+            }
+        } catch {
+            throw saveFailed(remote.databaseError(error), object: object, registry: registry, updating: nil, written: columns.reduce(into: ColumnSet()) { $0.insert($1) })
+        }
+        for i in 0..<metadata.properties.count { try store(statement, column: i, into: object, registry: registry) }
+        let key = try registry.currentIdentity(of: object)
+        registry.register(object, rowID: 0, identity: key)
+        registry.capture(object)
+        models.remoteRows[ObjectIdentifier(object)] = (0..<metadata.properties.count).map { statement.text(at: Int32($0)) }
+        if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: true, depth: transactionDepth)) }
+    }
+
+    /// UPDATE of the changed columns where each still holds what the instance read: a row changed since is
+    /// a conflict (the instance takes the row), a row gone marks the instance deleted.
+    private func remoteUpdate<C: RemoteConnection>(_ remote: C, _ object: ModelObject, registry: TypeRegistry) throws {
+        let metadata = registry.metadata, table = registry.table
+        let id = ObjectIdentifier(object)
+        if registry.needsAttention(object) { try remoteThrowConflict(remote, object, registry: registry) }
+        let key = try registry.checkedKey(of: object)
+        var changed = registry.changes(of: object)
+        for part in 0..<metadata.keyCount { changed.remove(part) }
+        table.generated.forEach { changed.remove($0) }
+        guard !changed.isEmpty, let known = models.remoteRows[id] else { return }
+        let indices = changed.indices
+        let assignments = indices.map { "\(table.quotedNames[$0]) = ?" }.joined(separator: ", ")
+        let unchanged = indices.map { "\(table.quotedNames[$0]) IS NOT DISTINCT FROM ?" }.joined(separator: " AND ")
+        let sql = "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(remoteKeyClause(registry)) AND \(unchanged) RETURNING "
+            + indices.map { table.quotedNames[$0] }.joined(separator: ", ")
+        var values = try indices.map { try metadata.properties[$0].accessor.load(object) }
+        values += (0..<table.keyCount).map { known[$0].map(SQLValue.text) ?? .null }
+        values += indices.map { known[$0].map(SQLValue.text) ?? .null }
+        let statement = try mapped(remote) { try remote.cachedStatement(remote.engineSQL(sql)) }
+        defer { statement.reset() }
+        let wrote: Bool
+        do {
+            try statement.bind(values: values)
+            wrote = try statement.step()
+        } catch {
+            throw saveFailed(remote.databaseError(error), object: object, registry: registry, updating: key, written: changed)
+        }
+        guard wrote else {
+            statement.reset()
+            // No row where the key and the columns still hold what the instance read: gone, or changed.
+            guard let row = try remoteRowTexts(remote, registry: registry, keyTexts: Array(known.prefix(table.keyCount))) else {
+                throw rowGone(object, registry: registry, key: key)
+            }
+            registry.conflicts[id] = indices.filter { row[$0] != known[$0] }.map { metadata.properties[$0].name }
+            models.remoteConflictRows[id] = row
+            try remoteThrowConflict(remote, object, registry: registry)
+        }
+        var texts = known
+        for (n, i) in indices.enumerated() { texts[i] = statement.text(at: Int32(n)) }
+        models.remoteRows[id] = texts
+        registry.capture(object, properties: changed)
+        if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, depth: transactionDepth)) }
+    }
+
+    /// The texts of the row with the key an instance read (the key columns' own texts), or nil when it is gone.
+    private func remoteRowTexts<C: RemoteConnection>(_ remote: C, registry: TypeRegistry, keyTexts: [String?]) throws -> [String?]? {
+        try mapped(remote) {
+            let statement = try remote.cachedStatement(remote.engineSQL(registry.table.selectFromSQL + " WHERE " + remoteKeyClause(registry)))
+            defer { statement.reset() }
+            try statement.bind(values: keyTexts.map { $0.map(SQLValue.text) ?? .null })
+            guard try statement.step() else { return nil }
+            return (0..<registry.metadata.properties.count).map { statement.text(at: Int32($0)) }
+        }
+    }
+
+    /// Throws the conflict recorded for `object` after it takes the committed row (as on SQLite: applying
+    /// the change again then works).
+    private func remoteThrowConflict<C: RemoteConnection>(_ remote: C, _ object: ModelObject, registry: TypeRegistry) throws -> Never {
+        let metadata = registry.metadata
+        let id = ObjectIdentifier(object)
+        let columns = registry.conflicts.removeValue(forKey: id) ?? []
+        models.remoteConflictRows[id] = nil
+        let key = try? registry.checkedKey(of: object)
+        try remoteReload(remote, object, registry: registry)
+        models.lastConflicted = id
+        throw ModelError(.conflict, model: metadata.typeName, key: key, properties: columns,
+                         "another connection or raw SQL changed \(columns.joined(separator: ", ")) after this instance read them, and this instance changed them too. Nothing was written; the instance now holds the committed values: apply the change again and save (Database.retryingOnConflict does this)")
+    }
+
+    /// Reads the row of `object` again, dropping its unsaved changes; a row that is gone marks it deleted.
+    func remoteReload<C: RemoteConnection>(_ remote: C, _ object: ModelObject, registry: TypeRegistry) throws {
+        let id = ObjectIdentifier(object)
+        guard let known = models.remoteRows[id] else { return }
+        try mapped(remote) {
+            let statement = try remote.cachedStatement(remote.engineSQL(registry.table.selectFromSQL + " WHERE " + remoteKeyClause(registry)))
+            defer { statement.reset() }
+            try statement.bind(values: known.prefix(registry.table.keyCount).map { $0.map(SQLValue.text) ?? .null })
+            guard try statement.step() else {
+                registry.detach(object, deleted: true)
+                return
+            }
+            for i in 0..<registry.metadata.properties.count { try store(statement, column: i, into: object, registry: registry) }
+            registry.capture(object)
+            models.remoteRows[id] = (0..<registry.metadata.properties.count).map { statement.text(at: Int32($0)) }
+        }
+    }
+
+    // MARK: Delete
+
+    /// DELETE of the instance's row (by the key it read); the instance is marked deleted.
+    func remoteDelete<C: RemoteConnection>(_ remote: C, _ object: ModelObject, registry: TypeRegistry) throws {
+        guard object._registry === registry, !object._isDeleted, let known = models.remoteRows[ObjectIdentifier(object)] else {
+            if object._registry == nil { throw ModelError(.notFound, model: registry.metadata.typeName, "the instance was never saved: there is no row to delete") }
+            return
+        }
+        if let reason = registry.table.readOnlyReason { throw readOnlyError(registry, reason) }
+        try mapped(remote) {
+            let statement = try remote.cachedStatement(remote.engineSQL("DELETE FROM \(registry.table.quotedTable) WHERE \(remoteKeyClause(registry))"))
+            defer { statement.reset() }
+            try statement.bind(values: known.prefix(registry.table.keyCount).map { $0.map(SQLValue.text) ?? .null })
+            while try statement.step() {}
+        }
+        if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, depth: transactionDepth)) }
+        registry.detach(object, deleted: true)
+    }
+
+    // MARK: Transactions
+
+    /// After the engine rolled back to `depth` (0: the whole transaction): the instances inserted since are
+    /// new again; those updated or deleted since read their rows again.
+    func remoteRestoreAfterRollback<C: RemoteConnection>(_ remote: C, toDepth depth: Int) {
+        var restored = Set<ObjectIdentifier>()
+        let undone = models.remoteWrites.filter { $0.depth > depth }.reversed()
+        models.remoteWrites.removeAll { $0.depth > depth }
+        for write in undone where restored.insert(ObjectIdentifier(write.object)).inserted {
+            if write.inserted {
+                write.registry.detach(write.object, deleted: false)
+                models.remoteRows[ObjectIdentifier(write.object)] = nil
+            } else {
+                // Deleted since: the live instance of its row again (unless another took the key), then read.
+                if write.object._isDeleted, let identity = try? write.registry.currentIdentity(of: write.object),
+                   write.registry.instance(identity: identity) == nil {
+                    write.registry.register(write.object, rowID: 0, identity: identity)
+                }
+                if write.object._registry === write.registry && !write.object._isDeleted {
+                    try? remoteReload(remote, write.object, registry: write.registry)
+                }
+            }
+        }
+    }
+}
+
+/// A statement of an engine other than SQLite that can give a column's text as the engine spelled it:
+/// what a live instance keeps of its row to recognise a change made by others.
+package protocol RemoteStatement: DriverStatement {
+    /// The column of the current row in the engine's text form; nil for NULL.
+    func text(at index: Int32) -> String?
+}
+
+extension ModelContext {
+    /// Drops the rows kept for instances gone (``remoteRows``), once the map has doubled since the last time.
+    func pruneRemoteRows(keeping registry: TypeRegistry) {
+        guard remoteRows.count >= 1_024, remoteRows.count > 2 * remoteRowsAfterPrune else { return }
+        var live = Set<ObjectIdentifier>()
+        for registry in registries.values { for object in registry.liveInstances { live.insert(ObjectIdentifier(object)) } }
+        remoteRows = remoteRows.filter { live.contains($0.key) }
+        remoteRowsAfterPrune = remoteRows.count
+    }
+}
