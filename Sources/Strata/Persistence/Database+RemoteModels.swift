@@ -26,8 +26,13 @@ extension Database {
                                   expected: "the table created by sync", remedy: "Check the search_path: sync creates tables in the current schema.")
             }
             let properties = try SchemaPlanner(metadata: metadata, dialect: remote.dialect).resolveColumns(info)
-            let mapping = TableMapping(metadata: metadata, properties: properties, info: info,
-                                       formats: Array(repeating: .native, count: properties.count))
+            let formats = properties.map { property -> ColumnFormat in
+                guard property.formatKind == .date, property.related == nil else { return .native }
+                // Dates as the engine's timestamp text (microseconds, UTC offset); a DATE column keeps the day.
+                let type = info.column(named: property.column)?.declaredType.lowercased() ?? ""
+                return type == "date" ? .dateText : .dateTimeText(Self.remoteTimestampStyle)
+            }
+            let mapping = TableMapping(metadata: metadata, properties: properties, info: info, formats: formats)
             let registry = TypeRegistry(metadata: metadata, table: mapping, context: models)
             models.add(registry, for: id)
             return registry
@@ -112,10 +117,19 @@ extension Database {
         return object
     }
 
-    /// One column of the current row into its property (an error names the table, key and column).
-    private func store<S: DriverStatement>(_ statement: S, column i: Int, into object: ModelObject, registry: TypeRegistry) throws {
+    /// How dates are written on the engine: `2020-09-13 12:26:40.250000+00:00`, which a `timestamptz` (and a
+    /// `timestamp`, without the offset's meaning) reads exactly to the microsecond.
+    static let remoteTimestampStyle = DateTimeTextStyle(separator: " ", fractionDigits: 6, zoneSuffix: "+00:00")
+
+    /// One column of the current row into its property (an error names the table, key and column): in its
+    /// column's format; a Decimal from the engine's text, every digit (a `numeric` cell reads as a double).
+    private func store<S: RemoteStatement>(_ statement: S, column i: Int, into object: ModelObject, registry: TypeRegistry) throws {
+        let property = registry.metadata.properties[i]
         do {
-            try registry.metadata.properties[i].accessor.store(statement.value(at: Int32(i)), into: object)
+            var value = statement.value(at: Int32(i))
+            if property.formatKind == .decimal, property.related == nil, let text = statement.text(at: Int32(i)) { value = .text(text) }
+            let format = registry.table.formats[i]
+            try property.accessor.store(format == .native ? value : format.native(value), into: object)
         } catch let error as ValueConversionError {
             let name = registry.metadata.properties[i].name
             var located = error.located(column: name, model: registry.metadata.typeName, property: name)
@@ -128,7 +142,7 @@ extension Database {
     /// A live instance meets its row again: the columns the row changed since the instance read it take the
     /// row's values where the instance did not change them; where it did, a conflict is recorded (its next
     /// save throws it, and takes the row).
-    private func merge<S: DriverStatement>(_ texts: [String?], from statement: S, into object: ModelObject, registry: TypeRegistry) throws {
+    private func merge<S: RemoteStatement>(_ texts: [String?], from statement: S, into object: ModelObject, registry: TypeRegistry) throws {
         let id = ObjectIdentifier(object)
         guard let known = models.remoteRows[id], known != texts else { return }
         let local = registry.changes(of: object)
@@ -183,7 +197,7 @@ extension Database {
         let returning = table.quotedNames.joined(separator: ", ")
         let sql = names.isEmpty ? "INSERT INTO \(table.quotedTable) DEFAULT VALUES RETURNING \(returning)"
             : "INSERT INTO \(table.quotedTable) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count))) RETURNING \(returning)"
-        let values = try columns.map { try metadata.properties[$0].accessor.load(object) }
+        let values = try columns.map { try table.formats[$0].stored(metadata.properties[$0].accessor.load(object)) }
         let statement = try mapped(remote) { try remote.cachedStatement(remote.engineSQL(sql)) }
         defer { statement.reset() }
         do {
@@ -218,7 +232,7 @@ extension Database {
         let unchanged = indices.map { "\(table.quotedNames[$0]) IS NOT DISTINCT FROM ?" }.joined(separator: " AND ")
         let sql = "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(remoteKeyClause(registry)) AND \(unchanged) RETURNING "
             + indices.map { table.quotedNames[$0] }.joined(separator: ", ")
-        var values = try indices.map { try metadata.properties[$0].accessor.load(object) }
+        var values = try indices.map { try table.formats[$0].stored(metadata.properties[$0].accessor.load(object)) }
         values += (0..<table.keyCount).map { known[$0].map(SQLValue.text) ?? .null }
         values += indices.map { known[$0].map(SQLValue.text) ?? .null }
         let statement = try mapped(remote) { try remote.cachedStatement(remote.engineSQL(sql)) }
