@@ -10,6 +10,8 @@ extension PostgresConnection: RemoteConnection {
 
     package var location: String { Self.redacted(url) }
 
+    package var isClosed: Bool { handle == nil }
+
     /// PostgreSQL's limit: the protocol counts parameters in 16 bits.
     package var maximumParameterCount: Int { 65_535 }
 
@@ -55,6 +57,7 @@ extension PostgresConnection: RemoteConnection {
         case "42501": return .permission
         case "22001": return .tooBig
         case "25P02": return .abort
+        case "08003": return .misuse   // the connection was closed
         default: break
         }
         if state.hasPrefix("23") { return .constraint }

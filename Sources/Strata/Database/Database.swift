@@ -101,6 +101,14 @@ public final class Database {
         try connection.close()
     }
 
+    /// Whether the handle was closed (on another engine: its connection).
+    var isClosed: Bool { remote?.isClosed ?? connection.isClosed }
+
+    /// The error of a call on a closed handle.
+    func closedError() -> DatabaseError {
+        remote == nil ? connection.closedError(sql: nil) : DatabaseError(code: .misuse, message: "the database is closed")
+    }
+
     /// How many `?` parameters one statement may bind (SQLite's variable-number limit).
     /// ```swift
     /// db.maximumArguments  // 32766

@@ -15,6 +15,8 @@ package protocol RemoteConnection: DriverConnection where Statement: RemoteState
     var engineName: String { get }
     /// Where the connection goes, for messages and ``Database/path`` (a URL with any password as `***`).
     var location: String { get }
+    /// Whether the connection was closed.
+    var isClosed: Bool { get }
     /// How many parameters one statement may bind.
     var maximumParameterCount: Int { get }
     /// Whether the open transaction failed part-way and the engine refuses statements until it rolls back

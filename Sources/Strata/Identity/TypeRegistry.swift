@@ -222,7 +222,7 @@ final class TypeRegistry {
         guard let database else {
             throw DatabaseError(code: .misuse, message: "the database is closed: the handle that read this \(metadata.typeName) was released", sql: nil)
         }
-        if database.connection.isClosed { throw database.connection.closedError(sql: nil) }
+        if database.isClosed { throw database.closedError() }
         return database
     }
 

@@ -15,6 +15,7 @@ extension Database {
     /// The registry of `type` on the engine: its table synced (referenced models' first) on first use,
     /// each column read and written in Strata's own format (the engine's types hold the values exactly).
     func remoteRegistry<C: RemoteConnection>(_ remote: C, for type: any Model.Type) throws -> TypeRegistry {
+        if remote.isClosed { throw closedError() }
         let id = ObjectIdentifier(type)
         if let registry = models.registries[id] { return registry }
         models.database = self   // faults and refreshes find the handle

@@ -115,6 +115,7 @@ extension Database {
     /// (so fetching and faulting one owner at a time beside many live ones stays one query per fault,
     /// never a scan each). Returns whether it ran; a failure is left to the single load that follows.
     func batchFaults(of owner: ModelObject, registry: TypeRegistry, relatedType: any Model.Type, key: SQLValue) -> Bool {
+        if remote != nil { return false }   // (not on another engine yet: each fault reads its own row)
         let metadata = registry.metadata
         let candidates = metadata.properties.filter { $0.related.map(ObjectIdentifier.init) == ObjectIdentifier(relatedType) }
         let property = candidates.count == 1 ? candidates.first : candidates.first { candidate in

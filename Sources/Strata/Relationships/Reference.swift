@@ -292,7 +292,7 @@ public struct Reference<Related: Model>: ReferenceStorage {
         // Writes not yet applied to live instances (a bare statement's) could change the owner's key while
         // loading: apply them first.
         if let database = owner._registry?.database {
-            if database.connection.isClosed { throw database.connection.closedError(sql: nil) }
+            if database.isClosed { throw database.closedError() }
             database.applyPendingChanges()
         }
         var storage = owner[keyPath: path].state   // a copy: no access to the owner is held while loading
