@@ -1,14 +1,16 @@
 import Strata
 
-/// One side of a ``SchemaDiff``: a database's tables and views, the statements that make its indices, views
-/// and triggers by kind and lowercased name, and the engine whose SQL they are in. Read from a SQLite
-/// ``Database`` or from any engine's introspector (PostgreSQL's, for `strata diff` on a `postgresql://` URL).
-///
-/// ```swift
-/// let old = try SchemaDiff.Source(reading: PostgresIntrospector(connection), engine: .postgres)
-/// let diff = try SchemaDiff(from: old, to: SchemaDiff.Source(reading: db))
-/// ```
+// `strata diff` across engines: each side read from a SQLite handle or from an engine's introspector.
+
 extension SchemaDiff {
+    /// One side of a ``SchemaDiff``: a database's tables and views, the statements that make its indices, views
+    /// and triggers by kind and lowercased name, and the engine whose SQL they are in. Read from a SQLite
+    /// ``Database`` or from any engine's introspector (PostgreSQL's, for `strata diff` on a `postgresql://` URL).
+    ///
+    /// ```swift
+    /// let old = try SchemaDiff.Source(reading: PostgresIntrospector(connection), engine: .postgres)
+    /// let diff = try SchemaDiff(from: old, to: SchemaDiff.Source(reading: db))
+    /// ```
     package struct Source {
         /// The tables and views (Strata's and the engine's own tables left out).
         package let schema: DatabaseSchema

@@ -105,6 +105,51 @@ struct PostgresMigrationTests {
         }
     }
 
+    @Test func twoConnectionsMigratingAtOnceRunEachMigrationOnce() throws {
+        try withDatabase { db throws in
+            let schema = try db.value(String.self, "SELECT current_schema()") ?? ""
+            let url = (postgresURL ?? "") + "&options=-csearch_path%3D" + schema
+            var migrator = Migrator()
+            migrator.register("1", sql: "CREATE TABLE r35m_runs(who text)")
+            migrator.register("2", sql: "SELECT pg_sleep(0.5); INSERT INTO r35m_runs VALUES ('ran')")
+            try migrator.migrate(db, upTo: "1")
+            let both = migrator
+            let results = Results()
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                do {
+                    let handle = try Database(postgresURL: url)
+                    defer { try? handle.close() }
+                    results.append(.success(try both.migrate(handle)))
+                } catch {
+                    results.append(.failure(error))
+                }
+            }
+            let ran = results.all.compactMap { try? $0.get() }
+            #expect(ran.count == 2, "\(results.all)")
+            #expect(ran.flatMap { $0 }.sorted() == ["2"])   // one connection ran it, the other found it applied
+            #expect(try db.column(String.self, "SELECT who FROM r35m_runs") == ["ran"])
+        }
+    }
+
+    @Test func aPoolMigratesOnItsWriter() async throws {
+        let setup = try Database(postgresURL: postgresURL ?? "")
+        let schema = "strata_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try setup.execute("CREATE SCHEMA \(schema)")
+        defer {
+            try? setup.execute("DROP SCHEMA \(schema) CASCADE")
+            try? setup.close()
+        }
+        let pool = try DatabasePool(postgresURL: (postgresURL ?? "") + "&options=-csearch_path%3D" + schema, readers: 1)
+        var migrator = Migrator()
+        migrator.register("1", sql: "CREATE TABLE r35m_pool(id bigint)")
+        migrator.register("2") { db in try db.execute("INSERT INTO r35m_pool VALUES (?)", 42) }
+        let registered = migrator
+        #expect(try await registered.migrate(pool) == ["1", "2"])
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT id FROM r35m_pool") } == 42)
+        #expect(try await pool.read { db in try registered.appliedMigrations(in: db).map(\.id) } == ["1", "2"])
+        try await pool.close()
+    }
+
     @Test func anEditedAppliedMigrationIsRefusedAndUpToStopsAtTheNamedOne() throws {
         try withDatabase { db throws in
             var migrator = Migrator()
@@ -206,4 +251,12 @@ struct PostgresMigrationTests {
             #expect(try exists(db, "r35m_counted") == false)
         }
     }
+}
+
+/// What the threads of a test report, behind a lock.
+private final class Results: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Result<[String], any Error>] = []
+    func append(_ result: Result<[String], any Error>) { lock.withLock { results.append(result) } }
+    var all: [Result<[String], any Error>] { lock.withLock { results } }
 }
