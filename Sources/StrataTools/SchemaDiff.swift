@@ -35,18 +35,31 @@ public struct SchemaDiff: Sendable {
     /// let diff = try SchemaDiff(from: old, to: new)
     /// ```
     public init(from source: Database, to target: Database) throws {
-        let before = try DatabaseSchema(reading: source, samplingValues: false)
-        let after = try DatabaseSchema(reading: target, samplingValues: false)
-        let oldObjects = try Self.objects(source), newObjects = try Self.objects(target)
+        try self.init(from: Source(reading: source), to: Source(reading: target))
+    }
+
+    /// Compares `source` with `target`, either of them on SQLite or another engine: the statements are in
+    /// `source`'s SQL (a table another engine made is written from its columns, their types the nearest
+    /// of `source`'s engine; a view or trigger of another engine's SQL is a note: its SQL is not translated).
+    ///
+    /// ```swift
+    /// let diff = try SchemaDiff(from: SchemaDiff.Source(reading: postgres, engine: .postgres), to: SchemaDiff.Source(reading: db))
+    /// ```
+    package init(from source: Source, to target: Source) throws {
+        let before = source.schema, after = target.schema
+        let oldObjects = source.objects, newObjects = target.objects
+        let engine = source.engine, sameEngine = source.engine == target.engine
         for table in after.tables {
             guard let old = before.table(named: table.name) else {
-                if let sql = newObjects["table"]?[table.name.lowercased()] { statements.append(sql + ";") }
+                if sameEngine, let sql = target.tableSQL[table.name.lowercased()] {
+                    statements.append(sql + ";")
+                } else {
+                    statements.append(Self.createTable(table, in: engine))
+                }
                 continue
             }
             for column in table.columns where old.columns.first(where: { $0.name.caseInsensitiveCompare(column.name) == .orderedSame }) == nil {
-                var definition = "\(SwiftSource.quoteSQL(column.name)) \(column.declaredType)".trimmingCharacters(in: .whitespaces)
-                if column.notNull { definition += " NOT NULL" }
-                if let value = column.defaultSQL { definition += " DEFAULT \(value)" }
+                let definition = Self.definition(column, in: engine)
                 if column.isGenerated || column.primaryKeyPosition > 0 || (column.notNull && column.defaultSQL == nil) {
                     notes.append("column \(table.name).\(column.name) cannot be added by ALTER TABLE (primary key, generated, or NOT NULL without a default): rebuild the table")
                 } else {
@@ -58,8 +71,11 @@ public struct SchemaDiff: Sendable {
                     notes.append("column \(table.name).\(column.name) is only in the first database (dropping is not additive)")
                     continue
                 }
-                if now.declaredType.caseInsensitiveCompare(column.declaredType) != .orderedSame || now.notNull != column.notNull {
-                    notes.append("column \(table.name).\(column.name) changed from \(column.declaredType)\(column.notNull ? " NOT NULL" : "") to \(now.declaredType)\(now.notNull ? " NOT NULL" : "") (a rebuild)")
+                let type = now.declaredType(in: engine)
+                // (A primary key column is NOT NULL on PostgreSQL whether declared so or not: not compared across engines.)
+                let keyInBoth = !sameEngine && column.primaryKeyPosition > 0 && now.primaryKeyPosition > 0
+                if type.caseInsensitiveCompare(column.declaredType) != .orderedSame || (now.notNull != column.notNull && !keyInBoth) {
+                    notes.append("column \(table.name).\(column.name) changed from \(column.declaredType)\(column.notNull ? " NOT NULL" : "") to \(type)\(now.notNull ? " NOT NULL" : "") (a rebuild)")
                 }
             }
         }
@@ -70,15 +86,49 @@ public struct SchemaDiff: Sendable {
             let old = oldObjects[kind] ?? [:], new = newObjects[kind] ?? [:]
             for (name, sql) in new.sorted(by: { $0.key < $1.key }) {
                 if let previous = old[name] {
-                    if previous != sql { notes.append("\(kind) \(name) differs: drop it and create it as the second database has it") }
-                } else {
+                    if sameEngine, previous != sql { notes.append("\(kind) \(name) differs: drop it and create it as the second database has it") }
+                } else if sameEngine || kind == "index" {
                     statements.append(sql + ";")
+                } else {
+                    notes.append("\(kind) \(name) is only in the second database, in its engine's SQL (not translated): \(sql)")
                 }
             }
             for name in old.keys.sorted() where new[name] == nil {
                 notes.append("\(kind) \(name) is only in the first database")
             }
         }
+    }
+
+    /// A column's definition after ADD COLUMN or in CREATE TABLE: name, type in `engine`'s names, NOT NULL,
+    /// DEFAULT as written, but a PostgreSQL sequence's (`nextval('t_id_seq'::regclass)`, which names a
+    /// sequence the other database lacks) as `bigserial`/`serial` there and as no default in SQLite (whose
+    /// integer primary key counts by itself).
+    private static func definition(_ column: ColumnSchema, in engine: ColumnSchema.EngineTypes) -> String {
+        var type = column.declaredType(in: engine)
+        var defaultSQL = column.defaultSQL
+        if let value = defaultSQL, value.lowercased().hasPrefix("nextval(") {
+            defaultSQL = nil
+            if engine == .postgres { type = ["integer", "int4"].contains(type.lowercased()) ? "serial" : type.lowercased() == "smallint" ? "smallserial" : "bigserial" }
+        }
+        var definition = "\(SwiftSource.quoteSQL(column.name)) \(type)".trimmingCharacters(in: .whitespaces)
+        if column.notNull { definition += " NOT NULL" }
+        if let value = defaultSQL { definition += " DEFAULT \(value)" }
+        return definition
+    }
+
+    /// `CREATE TABLE` for `table` in `engine`'s types: its columns (NOT NULL, DEFAULT as written), its
+    /// primary key and its single-column foreign keys.
+    private static func createTable(_ table: TableSchema, in engine: ColumnSchema.EngineTypes) -> String {
+        var parts = table.columns.filter { !$0.isGenerated }.map { column in
+            var definition = definition(column, in: engine)
+            if let key = table.foreignKeys.first(where: { $0.column.caseInsensitiveCompare(column.name) == .orderedSame }) {
+                definition += " REFERENCES \(SwiftSource.quoteSQL(key.table))" + (key.parentColumn.map { "(\(SwiftSource.quoteSQL($0)))" } ?? "")
+            }
+            return definition
+        }
+        let key = table.primaryKey
+        if !key.isEmpty { parts.append("PRIMARY KEY (\(key.map { SwiftSource.quoteSQL($0.name) }.joined(separator: ", ")))") }
+        return "CREATE TABLE \(SwiftSource.quoteSQL(table.name)) (\(parts.joined(separator: ", ")));"
     }
 
     /// The statements, then the notes as SQL comments.
@@ -89,15 +139,5 @@ public struct SchemaDiff: Sendable {
     public var text: String {
         if isEmpty { return "-- the schemas are the same\n" }
         return (statements + notes.map { "-- " + $0 }).joined(separator: "\n") + "\n"
-    }
-
-    /// `sqlite_master` SQL by kind and lowercased name (automatic indices, which have none, left out).
-    private static func objects(_ db: Database) throws -> [String: [String: String]] {
-        var result: [String: [String: String]] = [:]
-        for entry in try db.introspector.storedStatements() {
-            guard let sql = entry.sql else { continue }
-            result[entry.type, default: [:]][entry.name.lowercased()] = sql
-        }
-        return result
     }
 }

@@ -61,7 +61,7 @@ extension StrataCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the pending migrations (or the SQL to reach a schema file) without touching the file: a dry run.")
 
-        @Argument(help: "The SQLite database file (opened read-only).")
+        @Argument(help: "The SQLite database file (opened read-only), or a postgresql:// URL (read in a READ ONLY transaction; --migrations only).")
         var path: String
 
         @Option(help: "A folder of .sql migrations, applied in name order (0001_create.sql, ...).")
@@ -86,7 +86,10 @@ extension StrataCommand {
         }
 
         func run() throws {
-            let db = try openReadOnly(path)
+            if isPostgresURL(path), schema != nil {
+                throw ToolError("\(redacted(path)): plan --schema runs the schema file on SQLite and compares SQLite files only; for PostgreSQL, load the file into a scratch database and run `strata diff` on the two URLs, or plan --migrations")
+            }
+            let db = try isPostgresURL(path) ? openPostgres(path, readOnly: true) : openReadOnly(path)
             defer { try? db.close() }
             if let schema {
                 guard let sql = try? String(contentsOfFile: schema, encoding: .utf8) else { throw ToolError("no schema file at \(schema)") }
@@ -101,7 +104,9 @@ extension StrataCommand {
             }
             let folder = migrations ?? ""
             let migrator = try loadMigrator(folder: folder, namespace: namespace, allowUnknown: allowUnknown)
-            let plan = try explainingUnknownMigrations(migrator, folder: folder, in: db) { try migrator.plan(for: db) }
+            let plan = try explainingUnknownMigrations(migrator, folder: folder, in: db) {
+                try consistently(db, url: path) { try migrator.plan(for: db) }
+            }
             if json {
                 struct Pending: Encodable { let id: String; let sql: String?; let inTransaction: Bool }
                 struct Output: Encodable { let applied: [String]; let pending: [Pending] }
@@ -118,14 +123,14 @@ extension StrataCommand {
         static let configuration = CommandConfiguration(
             abstract: "Apply the pending .sql migrations, each in its own transaction, printing each; stops at the first failure, which leaves nothing behind (a file marked `-- strata: no-transaction` keeps what it committed before failing).")
 
-        @Argument(help: "The SQLite database file (it must exist).")
+        @Argument(help: "The SQLite database file (it must exist), or a postgresql:// URL (the migrations run in its current schema).")
         var path: String
 
         @OptionGroup var source: MigrationsSource
 
         func run() throws {
             let migrator = try source.migrator()
-            let db = try openForWriting(path)
+            let db = try isPostgresURL(path) ? openPostgres(path, readOnly: false) : openForWriting(path)
             defer { try? db.close() }
             let terminal = isatty(STDOUT_FILENO) == 1
             let ran = try explainingUnknownMigrations(migrator, folder: source.migrations, in: db) {
@@ -146,19 +151,22 @@ extension StrataCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print the SQL that turns the first database's schema into the second's where that is additive, and comments for the rest.")
 
-        @Argument(help: "The first SQLite database (opened read-only).")
+        @Argument(help: "The first database: a SQLite file (opened read-only) or a postgresql:// URL (its current schema, read in a READ ONLY transaction). The SQL printed is in its dialect.")
         var first: String
 
-        @Argument(help: "The second SQLite database (opened read-only).")
+        @Argument(help: "The second database: a SQLite file or a postgresql:// URL.")
         var second: String
 
         @Flag(help: "Print JSON instead of SQL.")
         var json = false
 
         func run() throws {
-            let a = try openReadOnly(first), b = try openReadOnly(second)
-            defer { try? b.close(); try? a.close() }   // the first may be the one able to remove a WAL's side files: last
-            try printDiff(SchemaDiff(from: a, to: b), json: json)
+            guard isPostgresURL(first) || isPostgresURL(second) else {
+                let a = try openReadOnly(first), b = try openReadOnly(second)
+                defer { try? b.close(); try? a.close() }   // the first may be the one able to remove a WAL's side files: last
+                return try printDiff(SchemaDiff(from: a, to: b), json: json)
+            }
+            try printDiff(SchemaDiff(from: diffSource(first), to: diffSource(second)), json: json)
         }
     }
 

@@ -9,6 +9,18 @@ import Foundation
 /// so two processes migrating one file at once run each migration once. Swift closures, SQL text, `.sql` files from a folder and FCModel's
 /// `PRAGMA user_version` steps mix in one migrator.
 ///
+/// On PostgreSQL (`Database(postgresURL:)`) the same migrator runs each migration in its own transaction
+/// too (DDL included: a failing migration leaves neither its tables nor its record), under a lock two
+/// processes share (`pg_advisory_xact_lock`); `strata_migrations` lives in the connection's current
+/// schema, with `applied_at` a `timestamptz`. Foreign keys cannot be turned off there: `.deferred` and
+/// `.disabled` defer the constraints declared DEFERRABLE to the COMMIT (`SET CONSTRAINTS ALL DEFERRED`),
+/// the others are checked as rows are written, and a violation fails the migration with
+/// `.foreignKeyViolation`. `registerUserVersion` steps need SQLite and throw. A file marked
+/// `-- strata: no-transaction` runs outside a transaction, but the server runs a several-statement text as
+/// one implicit transaction: give a statement that refuses one (`CREATE INDEX CONCURRENTLY`) a file of
+/// its own. `eraseDatabaseOnSchemaChange` notices edited SQL migrations and unknown ones there, not edited
+/// Swift ones.
+///
 /// ```swift
 /// var migrator = Migrator()
 /// migrator.register("v1-create", sql: "CREATE TABLE person(id INTEGER PRIMARY KEY, name TEXT)")
@@ -195,7 +207,7 @@ public struct Migrator: Sendable {
     /// ```
     public func appliedMigrations(in db: Database) throws -> [AppliedMigration] {
         guard try db.containsTable(named: Migrator.tableName) else { return [] }
-        return try db.rows("SELECT id, checksum, applied_at FROM \(SQL.quote(Migrator.tableName)) WHERE namespace = ? ORDER BY rowid", namespace).map { row in
+        return try db.migrationRecords(namespace: namespace).map { row in
             AppliedMigration(id: text(row["id"]) ?? "", checksum: text(row["checksum"]), appliedAtText: text(row["applied_at"]) ?? "")
         }
     }
@@ -214,6 +226,9 @@ public struct Migrator: Sendable {
         let applied = try appliedMigrations(in: db)
         let appliedByID = Dictionary(applied.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let userVersion = try db.userVersion()
+        if let remote = db.remote, let step = migrations.first(where: { if case .userVersion = $0.body { true } else { false } }) {
+            throw error(step.id, .failed, "registerUserVersion steps need SQLite's user_version, which \(remote.engineName) has not; register it with register(_:) to record it in strata_migrations")
+        }
         var problem: MigrationError?
         for migration in migrations {
             guard let record = appliedByID[migration.id], let now = migration.checksum, let then = record.checksum,
@@ -232,7 +247,8 @@ public struct Migrator: Sendable {
             return MigrationPlan(pending: migrations, applied: applied, erasesDatabase: true)
         }
         // An edited Swift migration has no checksum to differ: what the applied ones make is compared.
-        if eraseDatabaseOnSchemaChange, !applied.isEmpty || userVersion > 0,
+        // (On another engine the replay on an in-memory SQLite database cannot tell: its SQL is the engine's.)
+        if eraseDatabaseOnSchemaChange, db.remote == nil, !applied.isEmpty || userVersion > 0,
            try migrationsMakeAnotherSchema(than: db, applied: appliedByID, userVersion: userVersion) {
             return MigrationPlan(pending: migrations, applied: applied, erasesDatabase: true)
         }
@@ -375,6 +391,7 @@ public struct Migrator: Sendable {
                     // are not its doing: only those it leaves broken anew fail it (the lists before and after
                     // are compared). `.immediate` checks each statement instead.
                     return try db.transaction(.immediate) {
+                        try db.beginMigrationTransaction(deferringForeignKeys: migration.foreignKeyChecks != .immediate)
                         if try isApplied(migration, in: db) { return false }
                         let checked = migration.foreignKeyChecks != .immediate
                         let before = checked ? try foreignKeyViolations(in: db) : []
@@ -411,8 +428,13 @@ public struct Migrator: Sendable {
         } catch let failure as MigrationError {
             throw failure
         } catch let failure as DatabaseError {
-            throw MigrationError(migration: migration.id, namespace: namespace, reason: .failed, sql: failure.sql, underlying: failure,
-                                 message: "\(failedAnd(migration)) (SQLite error \(failure.code.rawValue): \(failure.message))")
+            // On another engine a foreign key is checked as rows are written (or at the COMMIT): its error is the violation.
+            var engine = failure.sqlState.map { "\(db.remote?.engineName ?? "SQL") error \($0)" } ?? "SQLite error \(failure.code.rawValue)"
+            if failure.sqlState == "25001", !migration.inTransaction {
+                engine = "the server runs a text of several statements as one transaction: give this statement a file of its own; " + engine
+            }
+            throw MigrationError(migration: migration.id, namespace: namespace, reason: failure.sqlState == "23503" ? .foreignKeyViolation : .failed,
+                                 sql: failure.sql, underlying: failure, message: "\(failedAnd(migration)) (\(engine): \(failure.message))")
         } catch {
             throw MigrationError(migration: migration.id, namespace: namespace, reason: .failed, sql: nil, underlying: error,
                                  message: "\(failedAnd(migration)): \(error)")
@@ -447,9 +469,9 @@ public struct Migrator: Sendable {
 
     private func record(_ migration: Migration, in db: Database) throws {
         if case .userVersion = migration.body { return }   // user_version is the record
-        try db.execute("CREATE TABLE IF NOT EXISTS \(SQL.quote(Migrator.tableName)) (namespace TEXT NOT NULL, id TEXT NOT NULL, checksum TEXT, applied_at TEXT NOT NULL, PRIMARY KEY (namespace, id))")
+        try db.createMigrationTable()
         let now = ISO8601DateFormatter().string(from: Date())
-        try db.execute(db.connection.dialect.migrationRecordUpsert(table: Migrator.tableName),
+        try db.execute(db.migrationRecordUpsert(),
                        namespace, migration.id, migration.checksum, now)
     }
 
@@ -478,10 +500,7 @@ public struct Migrator: Sendable {
         if foreignKeysOn { try db.setForeignKeysEnabled(false) }
         defer { if foreignKeysOn { try? db.setForeignKeysEnabled(true) } }
         try db.transaction(.immediate) {
-            for object in try db.tablesAndViews() {
-                let kind = object.isView ? "VIEW" : "TABLE"
-                try db.execute("DROP \(kind) IF EXISTS \(SQL.quote(object.name))")
-            }
+            try db.dropTablesAndViews()
             try db.setUserVersion(0)
         }
     }
