@@ -40,6 +40,21 @@ extension Database {
         }
     }
 
+    /// ``remoteRegistry(_:for:)`` for the shared entry points (out of line: SQLite's hot paths only test
+    /// that ``remote`` is nil).
+    @inline(never)
+    func remoteRegistry(for type: any Model.Type) throws -> TypeRegistry {
+        guard let remote else { return try registry(for: type) }
+        return try remoteRegistry(remote, for: type)
+    }
+
+    /// ``save(_:)-(T)`` on the engine (out of line, as above).
+    @inline(never)
+    func remoteSave<T: Model>(_ object: T) throws {
+        guard let remote else { return }
+        try remoteSave(remote, object, registry: remoteRegistry(remote, for: T.self))
+    }
+
     // MARK: Fetch
 
     /// The objects of the rows `sql` (a SELECT of the mapping's columns, in order) selects.
