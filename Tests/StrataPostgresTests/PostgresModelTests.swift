@@ -137,6 +137,29 @@ struct PostgresModelTests {
         }
     }
 
+    @Test func rawWritesReachLiveInstancesOnTheirNextLookUp() throws {
+        try withDatabase { db in
+            let ada = item("a", "Ada"), grace = item("b", "Grace")
+            try db.save([ada, grace])
+            // Raw SQL of this handle: the instances read before it read their rows again when looked up.
+            try db.execute("UPDATE item SET name = upper(name), count = 5")
+            #expect(ada.name == "Ada")   // not yet looked up
+            #expect(try db.object(PGItem.self, forKey: ada.id) === ada)
+            #expect(ada.name == "ADA" && ada.count == 5 && !ada.hasChanges)
+            // A local change survives; the column it did not change follows the row.
+            grace.note = "mine"
+            try db.execute("/* a comment first */ UPDATE item SET count = 6 WHERE code = 'b'")
+            #expect(try db.object(PGItem.self, forKey: grace.id) === grace)
+            #expect(grace.count == 6 && grace.note == "mine" && grace.name == "GRACE")
+            try db.save(grace)
+            #expect(try db.value(String.self, "SELECT note FROM item WHERE code = 'b'") == "mine")
+            // A row deleted by raw SQL: the lookup finds none and the instance is marked deleted.
+            _ = try db.rows("DELETE FROM item WHERE code = ? RETURNING id", "a")
+            #expect(try db.object(PGItem.self, forKey: ada.id) == nil)
+            #expect(ada.isDeleted)
+        }
+    }
+
     @Test func aRowGoneIsNeverInsertedAgainAndDeletesMarkInstances() throws {
         try withDatabase { db in
             let ada = item("a", "Ada"), grace = item("b", "Grace")

@@ -26,6 +26,7 @@ extension Database {
     // MARK: Raw SQL
 
     func remoteExecute<C: RemoteConnection>(_ remote: C, _ sql: String, arguments: [any ColumnValue]) throws {
+        notingRawWrite(sql)
         try mapped(remote) {
             guard !arguments.isEmpty else { return try remote.execute(sql) }
             let statement = try remoteStatement(remote, sql, arguments)
@@ -35,7 +36,8 @@ extension Database {
     }
 
     func remoteRows<C: RemoteConnection>(_ remote: C, _ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
-        try mapped(remote) {
+        notingRawWrite(sql)
+        return try mapped(remote) {
             let statement = try remoteStatement(remote, sql, arguments)
             defer { statement.reset() }
             let names = (0..<statement.columnCount).map { statement.columnName(at: $0) }
@@ -49,7 +51,8 @@ extension Database {
 
     func remoteColumn<C: RemoteConnection, T: ColumnValue>(_ remote: C, _ type: T.Type, _ sql: String,
                                                           arguments: [any ColumnValue], first: Bool) throws -> [T] {
-        try mapped(remote) {
+        notingRawWrite(sql)
+        return try mapped(remote) {
             let statement = try remoteStatement(remote, sql, arguments)
             defer { statement.reset() }
             var values: [T] = []
@@ -62,6 +65,18 @@ extension Database {
                 if first { break }
             }
             return values
+        }
+    }
+
+    /// Raw SQL that may write (anything but a plain SELECT, SHOW or VALUES, or an EXPLAIN without ANALYZE):
+    /// the live instances read before it are stale, and read their rows again when looked up by key (a fetch
+    /// brings them up to date anyway). The engine tells no rows, so every model's instances are marked.
+    private func notingRawWrite(_ sql: String) {
+        let words = SQL.leadingWords(sql, count: 2)
+        switch words.first {
+        case "select", "show", "values": return
+        case "explain" where words.dropFirst().first != "analyze": return
+        default: models.remoteRawWrites &+= 1
         }
     }
 

@@ -14,6 +14,11 @@ final class ModelContext {
     var remoteRowsAfterPrune = 0
     /// The row a conflicting instance met (its next save throws the conflict and takes the row).
     var remoteConflictRows: [ObjectIdentifier: [String?]] = [:]
+    /// How many raw statements that may write the handle ran on such an engine; an instance whose row was
+    /// read before the last one reads it again when looked up by key (``remoteReadAt``).
+    var remoteRawWrites = 0
+    /// The count of ``remoteRawWrites`` when each instance last read or wrote its row.
+    var remoteReadAt: [ObjectIdentifier: Int] = [:]
     /// The writes of the open transaction on such an engine, for a rollback to undo in the live instances.
     var remoteWrites: [(object: ModelObject, registry: TypeRegistry, inserted: Bool, depth: Int)] = []
 

@@ -90,11 +90,16 @@ extension Database {
     }
 
     /// The object with `key`: the live instance (no query), else one SELECT.
+    /// A live instance read before the handle's last raw write reads its row again (brought up to date, or
+    /// marked deleted when the row is gone).
     func remoteObject<C: RemoteConnection>(_ remote: C, registry: TypeRegistry, key: SQLValue) throws -> ModelObject? {
-        if let live = registry.instance(key: key), !live._isDeleted { return live }
+        let live = registry.instance(key: key)
+        if let live, !live._isDeleted, models.remoteReadAt[ObjectIdentifier(live)] == models.remoteRawWrites { return live }
         let parts = try keyParts(key, registry: registry)
-        return try remoteObjects(remote, registry: registry, sql: registry.table.selectFromSQL + " WHERE " + remoteKeyClause(registry),
-                                 arguments: parts).first
+        let found = try remoteObjects(remote, registry: registry, sql: registry.table.selectFromSQL + " WHERE " + remoteKeyClause(registry),
+                                      arguments: parts).first
+        if found == nil, let live, !live._isDeleted { registry.detach(live, deleted: true) }
+        return found
     }
 
     /// A key's parts as values to bind (a composite key's parts; a single key itself).
@@ -129,6 +134,7 @@ extension Database {
         registry.register(object, rowID: 0, identity: registry.identity(of: key))
         registry.capture(object)
         models.remoteRows[ObjectIdentifier(object)] = texts
+        models.remoteReadAt[ObjectIdentifier(object)] = models.remoteRawWrites
         models.pruneRemoteRows(keeping: registry)
         return object
     }
@@ -160,7 +166,10 @@ extension Database {
     /// save throws it, and takes the row).
     private func merge<S: RemoteStatement>(_ texts: [String?], from statement: S, into object: ModelObject, registry: TypeRegistry) throws {
         let id = ObjectIdentifier(object)
-        guard let known = models.remoteRows[id], known != texts else { return }
+        guard let known = models.remoteRows[id], known != texts else {
+            models.remoteReadAt[id] = models.remoteRawWrites
+            return
+        }
         let local = registry.changes(of: object)
         var taken = ColumnSet(), conflicting: [String] = []
         for i in texts.indices where texts[i] != known[i] {
@@ -179,6 +188,7 @@ extension Database {
             models.remoteConflictRows[id] = texts
         }
         models.remoteRows[id] = updated
+        models.remoteReadAt[id] = models.remoteRawWrites
     }
 
     // MARK: Save
@@ -229,6 +239,7 @@ extension Database {
         registry.register(object, rowID: 0, identity: key)
         registry.capture(object)
         models.remoteRows[ObjectIdentifier(object)] = (0..<metadata.properties.count).map { statement.text(at: Int32($0)) }
+        models.remoteReadAt[ObjectIdentifier(object)] = models.remoteRawWrites
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: true, depth: transactionDepth)) }
     }
 
@@ -317,6 +328,7 @@ extension Database {
             for i in 0..<registry.metadata.properties.count { try store(statement, column: i, into: object, registry: registry) }
             registry.capture(object)
             models.remoteRows[id] = (0..<registry.metadata.properties.count).map { statement.text(at: Int32($0)) }
+            models.remoteReadAt[id] = models.remoteRawWrites
         }
     }
 
@@ -379,6 +391,7 @@ extension ModelContext {
         var live = Set<ObjectIdentifier>()
         for registry in registries.values { for object in registry.liveInstances { live.insert(ObjectIdentifier(object)) } }
         remoteRows = remoteRows.filter { live.contains($0.key) }
+        remoteReadAt = remoteReadAt.filter { live.contains($0.key) }
         remoteRowsAfterPrune = remoteRows.count
     }
 }

@@ -112,6 +112,31 @@ package enum SQL {
         Array(repeating: "?", count: count).joined(separator: ", ")
     }
 
+    /// The first `count` words of `sql`, lowercased, after any leading comments, blanks and parentheses.
+    ///
+    /// ```swift
+    /// SQL.leadingWords("-- note\n  (SELECT 1)", count: 2)   // ["select", "1"]
+    /// ```
+    static func leadingWords(_ sql: String, count: Int) -> [String] {
+        var words: [String] = []
+        var rest = Substring(sql)
+        while words.count < count, !rest.isEmpty {
+            if rest.hasPrefix("--") {
+                rest = rest.drop { $0 != "\n" }
+            } else if rest.hasPrefix("/*") {
+                rest = rest.range(of: "*/").map { rest[$0.upperBound...] } ?? ""
+            } else if let first = rest.first, first.isWhitespace || first == "(" || first == ";" {
+                rest = rest.dropFirst()
+            } else {
+                let word = rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+                guard !word.isEmpty else { break }
+                words.append(word.lowercased())
+                rest = rest.dropFirst(word.count)
+            }
+        }
+        return words
+    }
+
     /// Whether `sql` contains `word` (lowercase ASCII letters) in any ASCII case: SQLite's own test for
     /// type names (`INT` in `bigint`), and a conservative one for keywords (a name or a comment may
     /// contain the word too), without Foundation's string search.
