@@ -6,6 +6,8 @@
 #include <malloc.h>
 /// Heap bytes in use (glibc), for the release workload's bytes per held object.
 static inline long strata_bench_heap_in_use(void) { return (long)mallinfo2().uordblks; }
+/// The usable bytes of the heap block at `p` (glibc's chunk less its 8-byte header): a class instance's share.
+static inline long strata_bench_usable_size(const void *p) { return (long)malloc_usable_size((void *)p); }
 #define STRATA_BENCH_HAS_HEAP_IN_USE 1
 #endif
 

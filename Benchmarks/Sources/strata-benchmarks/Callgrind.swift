@@ -16,9 +16,9 @@ import Foundation
 nonisolated(unsafe) var countingInstructions = false
 
 enum Callgrind {
-    static func count(_ reports: [WorkloadReport], options: Options, rowsArgument: Int?, departments: Int,
+    static func count(_ reports: [WorkloadReport], options: Options, rowsArgument: Int?, departments: Int, models: Int,
                       contenders names: Set<String>) throws -> [WorkloadReport] {
-        var extra = ["--departments", String(departments)]
+        var extra = ["--departments", String(departments), "--models", String(models)]
         if let rowsArgument { extra += ["--rows", String(rowsArgument)] }
         return try reports.map { report in
             // Child processes are not followed; the raw contender is the reference.

@@ -13,7 +13,7 @@ struct BenchmarkCommand: ParsableCommand {
             strata-lazy and strata-prefetch).
             """)
 
-    static let workloadKeys = ["fetch", "insert", "update", "release", "fetch-composite", "fetch-composite-refs", "fetch-text-key", "held-references", "for-keys", "first-use", "cold-first-use",
+    static let workloadKeys = ["fetch", "insert", "update", "release", "fetch-composite", "fetch-composite-refs", "fetch-text-key", "held-references", "for-keys", "first-use", "first-use-models", "cold-first-use",
                                "schema-add-column", "relationships"]
 
     @Option(help: "Measured rounds after one discarded warm-up round.")
@@ -30,6 +30,9 @@ struct BenchmarkCommand: ParsableCommand {
 
     @Option(help: "Contenders to run, comma-separated (default: all).")
     var contenders: String?
+
+    @Option(help: "Model types of the first-use-models workload (1 to 1,000; default 1,000).")
+    var models = 1_000
 
     @Option(help: "Distinct departments of the relationships workload.")
     var departments = 1_000
@@ -48,6 +51,9 @@ struct BenchmarkCommand: ParsableCommand {
 
     @Option(help: "Contenders counted by --callgrind, comma-separated (raw-classes: for Strata's ratios to it).")
     var callgrindContenders = "strata,raw-classes"
+
+    @Option(help: "With --scale --callgrind: count the scales up to this many rows (default 100,000; 1,000,000 takes most of an hour).")
+    var callgrindUpTo = 100_000
 
     @ArgumentParser.Flag(help: """
         Instead: fetch, insert, update and release at 10,000, 100,000 and 1,000,000 rows, and the drift of \
@@ -73,6 +79,7 @@ struct BenchmarkCommand: ParsableCommand {
     func validate() throws {
         if let rounds, rounds < 1 { throw ValidationError("--rounds needs a positive number") }
         if departments < 1 { throw ValidationError("--departments needs a positive number") }
+        if models < 1 || models > 1_000 { throw ValidationError("--models needs a number from 1 to 1,000") }
         if let rows, rows < 1 { throw ValidationError("--rows needs a positive number") }
         if let only {
             let unknown = Set(list(only)).subtracting(Self.workloadKeys)
@@ -101,6 +108,7 @@ struct BenchmarkCommand: ParsableCommand {
 
     func run() throws {
         RelationshipTables.departments = departments
+        ManyModelTables.count = models
         countingInstructions = counting
         if let coldChild {
             // A child of the cold-first-use workload: one first use in this fresh process; the time on stdout.
@@ -147,17 +155,19 @@ struct BenchmarkCommand: ParsableCommand {
         if scale {
             options.onlyWorkloads = options.onlyWorkloads ?? ["fetch", "insert", "update", "release"]
             options.onlyContenders = options.onlyContenders ?? ["raw", "strata"]
-            reports = try ScaleRun.run(options)
+            reports = try ScaleRun.run(options, callgrind: callgrind
+                ? (Set(list(callgrindContenders)), callgrindUpTo, departments, models) : nil)
         } else {
             let workloads = makeWorkloads(options)
             let runner = try Runner(options: options)
             reports = makeReports(workloads, try runner.run(workloads))
             reports = ColdFirstUse.annotate(reports)
             if callgrind {
-                reports = try Callgrind.count(reports, options: options, rowsArgument: rows, departments: departments,
+                reports = try Callgrind.count(reports, options: options, rowsArgument: rows, departments: departments, models: models,
                                               contenders: Set(list(callgrindContenders)))
             }
             reports = addRowidFetchRatios(reports)
+            reports = ManyModelTables.perModelNotes(reports)
         }
         for report in reports { printTable(report, rounds: options.rounds) }
         print("\ntotal \(format((ContinuousClock.now - start).milliseconds / 1000)) s; every result verified in every round")

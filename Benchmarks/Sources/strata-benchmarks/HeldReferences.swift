@@ -121,6 +121,7 @@ enum HeldReferences {
             return objects
         }
         MemoryFigures.shared.record("plain class", in: "held-references", before: before, count: objects.count)
+        if let first = objects.first { MemoryFigures.shared.recordChunk(of: first, "plain class", in: "held-references") }
         try HeldReferenceTables.verify(objects.map { ($0.id, $0.i9, $0.target?.name) }, count: job.rows, "raw held references")
         let (release, _) = measure { objects = [] }
         duration += release
@@ -164,6 +165,7 @@ extension HeldReferences {
             return objects
         }
         MemoryFigures.shared.record("Strata", in: "held-references", before: before, count: objects.count)
+        if let first = objects.first { MemoryFigures.shared.recordChunk(of: first, "Strata", in: "held-references") }
         try HeldReferenceTables.verify(objects.map { ($0.id, $0.i9, $0.target?.name) }, count: job.rows, "Strata held references")
         let (release, _) = measure { objects = [] }
         duration += release

@@ -14,6 +14,16 @@ import Foundation
 final class MemoryFigures {
     nonisolated(unsafe) static let shared = MemoryFigures()
     var bytesPerObject: [String: [String: Double]] = [:]
+    /// The heap chunk of one object's class instance (glibc: usable size + its 8-byte header), per workload.
+    var chunkBytes: [String: [String: Int]] = [:]
+
+    /// Records the chunk that holds `object`'s instance.
+    func recordChunk(of object: AnyObject, _ name: String, in workload: String) {
+        #if os(Linux)
+        let usable = withExtendedLifetime(object) { strata_bench_usable_size(Unmanaged.passUnretained(object).toOpaque()) }
+        chunkBytes[workload, default: [:]][name] = usable + 8
+        #endif
+    }
 
     /// The heap bytes in use (nil where glibc's mallinfo2 is not available).
     static func heapInUse() -> Int? {
@@ -38,7 +48,12 @@ final class MemoryFigures {
             guard let bytes = figures[name] else { continue }
             line += String(format: ", %@ %.1f B (%.2fx)", name, bytes, bytes / reference)
         }
-        return [line]
+        guard let chunks = chunkBytes[workload], let plain = chunks[baseline] else { return [line] }
+        var chunkLine = "heap chunk of one instance (malloc_usable_size + 8): \(baseline) \(plain) B"
+        for name in order where name != baseline {
+            if let bytes = chunks[name] { chunkLine += ", \(name) \(bytes) B" }
+        }
+        return [line, chunkLine]
     }
 
     /// A scan of every row that fills SQLite's page cache before a heap measurement.
@@ -68,6 +83,7 @@ enum ReleaseWorkload {
             return object
         }
         try Verification.check(objects.count == job.rows, "raw release: \(objects.count) objects")
+        MemoryFigures.shared.recordChunk(of: objects[0], "plain class", in: "release")
         withExtendedLifetime(items) {   // freed after the measurement, not before it
             MemoryFigures.shared.record("plain class", in: "release", before: before, count: objects.count)
         }
@@ -89,6 +105,7 @@ extension ReleaseWorkload {
         let before = MemoryFigures.heapInUse()
         var objects = try db.objects(StrataItem.self)
         try Verification.check(objects.count == job.rows, "Strata release: \(objects.count) objects")
+        MemoryFigures.shared.recordChunk(of: objects[0], "Strata", in: "release")
         MemoryFigures.shared.record("Strata", in: "release", before: before, count: objects.count)
         let (duration, _) = measure { objects = [] }
         withExtendedLifetime(objects) {}

@@ -6,7 +6,9 @@ import Foundation
 enum ScaleRun {
     static let scales = [10_000, 100_000, 1_000_000]
 
-    static func run(_ options: Options) throws -> [WorkloadReport] {
+    /// `callgrind`: also each contender's instructions (``Callgrind/count(_:options:rowsArgument:departments:models:contenders:)``)
+    /// at the scales up to `callgrindUpTo` rows (a count at 1,000,000 rows takes most of an hour).
+    static func run(_ options: Options, callgrind: (contenders: Set<String>, upTo: Int, departments: Int, models: Int)? = nil) throws -> [WorkloadReport] {
         var reports: [WorkloadReport] = []
         for rows in scales {
             var options = options
@@ -16,7 +18,12 @@ enum ScaleRun {
             log("scale: \(rows.formatted()) rows")
             let workloads = makeWorkloads(options)
             let runner = try Runner(options: options)
-            reports += makeReports(workloads, try runner.run(workloads))
+            var scaleReports = makeReports(workloads, try runner.run(workloads))
+            if let callgrind, rows <= callgrind.upTo {
+                scaleReports = try Callgrind.count(scaleReports, options: options, rowsArgument: rows, departments: callgrind.departments,
+                                                   models: callgrind.models, contenders: callgrind.contenders)
+            }
+            reports += scaleReports
         }
         return addDrift(reports)
     }
@@ -38,6 +45,17 @@ enum ScaleRun {
                 }
                 reports[last].notes.append(String(format: "%@ drift: %@ -> %.0f%%", result.name,
                                                   figures.joined(separator: ", "), (high / low - 1) * 100))
+                // The same in instructions, at the scales counted (--callgrind): the work per row, without the
+                // caches' share of the time.
+                for (label, ratio) in [("instructions", \Statistics.instructionsRatio), ("timed instructions", \Statistics.timedInstructionsRatio)] {
+                    let counted = indices.compactMap { i in
+                        reports[i].results.first { $0.contender == result.contender }?[keyPath: ratio].map { (reports[i].rows, $0) }
+                    }
+                    guard counted.count > 1, let low = counted.map(\.1).min(), let high = counted.map(\.1).max() else { continue }
+                    let figures = counted.map { String(format: "%@ rows %.3fx", $0.0.formatted(), $0.1) }
+                    reports[last].notes.append(String(format: "%@ %@ drift: %@ -> %.1f%%", result.name, label,
+                                                      figures.joined(separator: ", "), (high / low - 1) * 100))
+                }
             }
         }
         return reports

@@ -36,7 +36,10 @@ func makeWorkloads(_ options: Options) -> [Workload] {
     let strataRelease = ReleaseWorkload.strata
     let strataHeldReferences = HeldReferences.strata
     let strataKeyShape = KeyShapeStrata.fetch
+    let strataManyModels = ManyModelTables.strata, makeManyModelDatabase = ManyModelTables.createWithStrata
     #else
+    let strataManyModels: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
+    let makeManyModelDatabase = ManyModelTables.createFromSQL
     let strataKeyShape: (KeyShape) -> (Job) throws -> Duration = { _ in { _ in fatalError("Strata contender is disabled") } }
     let strataHeldReferences: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
     let strataRelease: (Job) throws -> Duration = { _ in fatalError("Strata contender is disabled") }
@@ -116,6 +119,12 @@ func makeWorkloads(_ options: Options) -> [Workload] {
             rows: SchemaTables.count,
             makeTemplate: { try makeSchemaDatabase($0, true) },
             cases: [Case(contender: .raw, run: RawContender.schemaInSync)] + strataCase(strataInSync)),
+        Workload(
+            key: "first-use-models",
+            title: "first use: \(ManyModelTables.count.formatted()) models (one generic class, a type per table) already in sync (fresh handle)",
+            rows: ManyModelTables.count,
+            makeTemplate: { try makeManyModelDatabase($0) },
+            cases: [Case(contender: .raw, run: ManyModelTables.raw)] + strataCase(strataManyModels)),
         Workload(
             key: "cold-first-use",
             title: "cold first use: \(SchemaTables.count) models already in sync, each run in a new process",

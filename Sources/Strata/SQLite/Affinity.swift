@@ -45,7 +45,15 @@ public enum Affinity: String, Sendable {
     /// ```
     public init(declaredType type: String) {
         // SQLite's rules in their order (https://www.sqlite.org/datatype3.html#determination_of_column_affinity),
-        // by an ASCII case-insensitive search: this runs for every column of every model's first use.
+        // by an ASCII case-insensitive search: this runs for every column of every model's first use. The
+        // types Strata itself declares are answered first, by what the rules give them.
+        switch type {
+        case "INTEGER": self = .integer; return
+        case "TEXT": self = .text; return
+        case "REAL": self = .real; return
+        case "BLOB", "": self = .blob; return
+        default: break
+        }
         if SQL.mentions(type, "int") { self = .integer }
         else if SQL.mentions(type, "char") || SQL.mentions(type, "clob") || SQL.mentions(type, "text") { self = .text }
         else if SQL.mentions(type, "blob") || type.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { self = .blob }

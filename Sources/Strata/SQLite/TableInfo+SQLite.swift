@@ -38,6 +38,9 @@ extension TableInfo {
         return ""
     }
 
+    /// The words of a `CREATE TABLE` statement ``read(_:in:views:)`` looks for (in this order: their bits).
+    private static let createWords = SQLWords(["without", "strict", "references", "replace", "virtual"])
+
     /// Reads a table's columns and indices; nil when there is no such table. With `views`, a view of
     /// that name is read too (its columns; it has no indices).
     static func read(_ table: String, in connection: Connection, views: Bool = false) throws -> TableInfo? {
@@ -51,7 +54,11 @@ extension TableInfo {
         let createSQL = entry.sql
         let isView = entry.isView
         if isView && !views { return nil }
-        let optionWords = tableOptions(createSQL)
+        // The words of the statement that the reads below look for, found in one pass.
+        let said = SQL.mentions(createSQL, anyOf: createWords)
+        let mentionsWithout = said & 1 != 0, mentionsStrict = said & 2 != 0, mentionsReferences = said & 4 != 0
+        let mentionsReplace = said & 8 != 0, mentionsVirtual = said & 16 != 0
+        let optionWords = mentionsWithout || mentionsStrict ? tableOptions(createSQL) : ""
         let withoutRowID = !isView && optionWords.contains("WITHOUTROWID")
         let isStrict = !isView && optionWords.contains("STRICT")
 
@@ -72,7 +79,7 @@ extension TableInfo {
         // Every index has a row in sqlite_master, but for the primary key of a WITHOUT ROWID table: a
         // table with neither has none to list (each pragma read costs a statement of its own inside SQLite).
         // (Any mention of WITHOUT counts: a comment after the column list can hide the clause from the test above.)
-        if withoutRowID || catalog.tablesWithIndices.contains(entry.lowercasedName) || SQL.mentions(createSQL, "without") {
+        if withoutRowID || catalog.tablesWithIndices.contains(entry.lowercasedName) || mentionsWithout {
             let list = try connection.cachedStatement("SELECT seq, name, \"unique\", origin, partial FROM pragma_index_list(?)")
             try list.bind(values: [.text(name)])
             while try list.step() {
@@ -93,14 +100,14 @@ extension TableInfo {
             info.reset()
             indices.append(IndexInfo(name: entry.name, unique: entry.unique, origin: entry.origin,
                                      partial: entry.partial, columns: names, descending: descending, collations: collations))
-            if entry.origin == "c", let sql = catalog.indexSQL[entry.name] {
+            if entry.origin == "c", let sql = catalog.indexSQL[entry.name], SQL.mentions(sql, "collate") {
                 indices[indices.count - 1].hasExplicitCollation = SQLTokenizer.tokens(sql).contains { $0.isKeyword("COLLATE") }
             }
         }
         var foreignKeys: [ForeignKeyInfo] = []
         // A foreign key is declared with REFERENCES in the CREATE TABLE statement (ALTER TABLE ADD COLUMN
         // rewrites that statement), so a table whose SQL never says it has none.
-        if SQL.mentions(createSQL, "references") {
+        if mentionsReferences {
             let keys = try connection.cachedStatement("SELECT \"from\", \"table\", on_delete, \"to\", seq FROM pragma_foreign_key_list(?)")
             try keys.bind(values: [.text(name)])
             while try keys.step() {
@@ -121,11 +128,11 @@ extension TableInfo {
         info.isStrict = isStrict
         // (SQLite stores the statement from its CREATE keyword on, as written; the word is looked for first,
         // a cheap ASCII search, so that ordinary tables cost no split of their SQL.)
-        info.isVirtual = Self.isVirtualTable(createSQL)
-        info.replacesOnConflict = SQL.mentions(createSQL, "replace") && Self.declaresReplace(createSQL)
+        info.isVirtual = mentionsVirtual && Self.isVirtualTable(createSQL)
+        info.replacesOnConflict = mentionsReplace && Self.declaresReplace(createSQL)
         info.triggerSQL = catalog.triggerSQL[entry.lowercasedName] ?? []
         info.createSQL = createSQL
-        info.shadowOf = catalog.shadowOwner(of: entry.lowercasedName)
+        info.shadowOf = catalog.hasVirtualTables ? catalog.shadowOwner(of: entry.lowercasedName) : nil
         return info
     }
 
@@ -188,6 +195,8 @@ package final class SchemaCatalog {
     var tablesWithInsteadOfTriggers: Set<String> = []
     /// The `CREATE TRIGGER` statements by the lowercased name of their table or view.
     var triggerSQL: [String: [String]] = [:]
+    /// Whether some table is a virtual one (only then can a table be another's shadow table).
+    var hasVirtualTables = false
 
     init(version: Int64) {
         self.version = version
@@ -239,7 +248,9 @@ package final class SchemaCatalog {
             switch type {
             case "table", "view":
                 let lowercased = name.sqlFolded
-                catalog.tables[lowercased] = (name, master.string(at: 3), type == "view", lowercased)
+                let sql = master.string(at: 3)
+                catalog.tables[lowercased] = (name, sql, type == "view", lowercased)
+                if type == "table" && !catalog.hasVirtualTables && TableInfo.isVirtualTable(sql) { catalog.hasVirtualTables = true }
             case "index":
                 catalog.tablesWithIndices.insert(master.string(at: 2).sqlFolded)
                 if !master.isNull(at: 3) { catalog.indexSQL[name] = master.string(at: 3) }

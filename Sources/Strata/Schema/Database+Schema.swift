@@ -17,8 +17,9 @@ extension Database {
     /// declare (so that one model never drops another's).
     func planner(for metadata: ModelMetadata) -> SchemaPlanner {
         var planner = SchemaPlanner(metadata: metadata, dialect: connection.dialect)
-        for registry in models.registries.values where registry.metadata !== metadata
-            && registry.metadata.tableKey == metadata.tableKey {
+        // (The registries over this table only: a scan of every registry made the first use of N models
+        // cost N² / 2 comparisons.)
+        for registry in models.registries(forTable: metadata.tableKey) where registry.metadata !== metadata {
             let columns = registry.table.columns
             let other = SchemaPlanner(metadata: registry.metadata, dialect: connection.dialect)
             for index in registry.metadata.indices {

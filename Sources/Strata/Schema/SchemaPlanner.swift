@@ -175,8 +175,12 @@ struct SchemaPlanner {
         // constraint lets duplicates in. Dropping one is the user's explicit step (`DROP INDEX`, in a
         // migration). A model that maps only some of the table's columns (a summary beside a full model)
         // drops none, nor is one dropped that another model of this handle over the table declares.
-        let mapped = Set(properties.map { $0.column.sqlFolded })
-        let mapsEveryColumn = current.columns.allSatisfy { $0.hidden != 0 || mapped.contains($0.name.sqlFolded) }
+        // (Whether the model maps every column matters only when an owned index remains.)
+        var mapsEveryColumn = false
+        if remaining.contains(where: \.isOwned) {
+            let mapped = Set(properties.map { $0.column.sqlFolded })
+            mapsEveryColumn = current.columns.allSatisfy { $0.hidden != 0 || mapped.contains($0.name.sqlFolded) }
+        }
         var keptUnique: [String] = []
         for index in remaining where mapsEveryColumn && index.isOwned
             && !(declared + otherIndices).contains(where: { covers(index, $0) }) {
@@ -201,11 +205,14 @@ struct SchemaPlanner {
     /// column beside it would split the relationship in two.
     func resolveColumns(_ info: TableInfo) throws -> [PropertyMetadata] {
         var resolved = metadata.properties
-        var used = Set(resolved.compactMap { info.column(named: $0.column)?.name.sqlFolded })
+        // The columns taken, made only when a reference lacks its column (rare: most models have every one).
+        var usedColumns: Set<String>?
         for i in resolved.indices {
             let property = resolved[i]
             guard let related = property.related, metadata.type.columnNames[property.name] == nil,
                   info.column(named: property.column) == nil else { continue }
+            var used = usedColumns ?? Set(resolved.compactMap { info.column(named: $0.column)?.name.sqlFolded })
+            defer { usedColumns = used }
             let relatedTable = related.tableName
             let candidates = info.foreignKeys.filter {
                 $0.table.sqlNameEquals(relatedTable) && !used.contains($0.from.sqlFolded)

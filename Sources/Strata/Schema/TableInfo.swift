@@ -26,17 +26,34 @@ package struct ColumnInfo {
         self.hidden = hidden
         self.inStrictTable = inStrictTable
         self.storage = storage
+        declaredAffinity = Affinity(declaredType: declaredType)
     }
+
+    /// The affinity SQLite's rules give ``declaredType``, found once: planning and mapping ask for a
+    /// column's affinity several times per first use.
+    private let declaredAffinity: Affinity
 
     /// Whether the column has no default but NULL: none, `DEFAULT NULL` or `DEFAULT (NULL)`.
     var defaultIsNull: Bool {
         guard let defaultSQL else { return true }
-        return defaultSQL.filter { !$0.isWhitespace && $0 != "(" && $0 != ")" }.uppercased() == "NULL"
+        // An ASCII default (all of them in practice) is read byte by byte, with no string made.
+        var letters = 0
+        for byte in defaultSQL.utf8 {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x28, 0x29: continue   // whitespace, ( and )
+            case 0x80...: return defaultSQL.filter { !$0.isWhitespace && $0 != "(" && $0 != ")" }.uppercased() == "NULL"
+            default:
+                let expected: UInt8 = letters == 0 ? 0x6E : letters == 1 ? 0x75 : 0x6C   // n, u, l, l
+                guard letters < 4, byte | 0x20 == expected else { return false }
+                letters += 1
+            }
+        }
+        return letters == 4
     }
 
     package var affinity: Affinity {
         if let storage { return storage }
-        return inStrictTable && declaredType.uppercased() == "ANY" ? .blob : Affinity(declaredType: declaredType)
+        return inStrictTable && declaredType.uppercased() == "ANY" ? .blob : declaredAffinity
     }
     package var isGenerated: Bool { hidden == 2 || hidden == 3 }
 }
@@ -140,10 +157,9 @@ package struct TableInfo {
         self.foreignKeys = foreignKeys
         self.isView = isView
         self.isWritableView = isWritableView
-        var positions: [String: Int] = [:]
-        for (index, column) in columns.enumerated() where positions[column.name.sqlFolded] == nil {
-            positions[column.name.sqlFolded] = index
-        }
+        var positions = [String: Int](minimumCapacity: columns.count)
+        // (Last to first, so that the first of two columns with one name wins, with one hash each.)
+        for index in columns.indices.reversed() { positions[columns[index].name.sqlFolded] = index }
         self.positions = positions
     }
 

@@ -183,6 +183,8 @@ final class TableMapping {
         hasRowID = !info.withoutRowID && rowIDName != nil
         self.formats = formats
         fastFields = zip(metadata.fastFields, formats).map { $1 == .native ? $0 : nil }
+        // Each property's column, looked up once (the loops below ask for it several times each).
+        let infoColumns = properties.map { info.column(named: $0.column) }
         var readingBack = ColumnSet(), foldsNegativeZero = ColumnSet(), rowLayoutColumns = ColumnSet()
         let timedDateFormats = properties.indices.map { i -> ColumnFormat? in
             guard properties[i].formatKind == .date, metadata.columnFormats[properties[i].name] == nil else { return nil }
@@ -190,14 +192,14 @@ final class TableMapping {
             case .dateText, .dateTimeText: rowLayoutColumns.insert(i)
             default: return nil
             }
-            guard formats[i] == .dateText, let column = info.column(named: properties[i].column),
+            guard formats[i] == .dateText, let column = infoColumns[i],
                   column.declaredType.uppercased().filter({ !$0.isWhitespace }) != "DATE" else { return nil }
             return .dateTimeText(.python)
         }
         self.timedDateFormats = timedDateFormats
         self.rowLayoutColumns = rowLayoutColumns
         readBacks = properties.indices.map { i in
-            guard let column = info.column(named: properties[i].column) else { return nil }
+            guard let column = infoColumns[i] else { return nil }
             let affinity = column.affinity
             switch metadata.fastFields[i] {
             case .double?, .optionalDouble?:
@@ -229,14 +231,14 @@ final class TableMapping {
         parentTables = Set(info.foreignKeys.map { $0.table.sqlFolded })
         readsWithoutIdentity = unprovenViewKey != nil
         keyTextBecomesNumber = metadata.keyCount == 1 && !info.isView
-            && info.column(named: properties[0].column).map { Self.textTurnsNumeric(properties[0], $0) } == true
+            && infoColumns[0].map { Self.textTurnsNumeric(properties[0], $0) } == true
         readOnlyReason = metadata.isReadOnly ? "the model is read-only (isReadOnly)"
             : info.shadowOf.map { "its table \"\(info.name)\" is a shadow table of \($0), which keeps that table's index: write through \($0)" }
             ?? unprovenViewKey.map { "its table \"\(info.name)\" is a view whose key is not shown unique (\($0)), so its rows are read as fresh objects, without identity" }
             ?? (info.isView && !info.isWritableView ? "its table \"\(info.name)\" is a view without INSTEAD OF triggers" : nil)
         var generated = ColumnSet(), schemaDefaults: [Int] = []
         for (i, property) in properties.enumerated() {
-            guard let column = info.column(named: property.column) else { continue }
+            guard let column = infoColumns[i] else { continue }
             if column.isGenerated { generated.insert(i); continue }
             // (The key too, when it is not an integer: a text key with a DEFAULT such as a random hex id.)
             // `DEFAULT NULL` is none: a non-optional property's initial value is written, not NULL.
@@ -246,11 +248,11 @@ final class TableMapping {
         self.generated = generated
         self.schemaDefaults = schemaDefaults
         var integerColumns = ColumnSet(), indexedColumns = ColumnSet(), untypedColumns = ColumnSet(), numericTextColumns = ColumnSet()
-        let leading = Set(info.indices.compactMap { $0.columns.first??.sqlFolded }
-            + info.columns.filter { $0.primaryKeyPosition == 1 }.map { $0.name.sqlFolded })
+        // (A column starts an index or the primary key: a table has few of either, so a list, not a set.)
+        let leading = info.indices.compactMap { $0.columns.first ?? nil }
         for (i, property) in properties.enumerated() {
-            guard let column = info.column(named: property.column) else { continue }
-            if leading.contains(column.name.sqlFolded) { indexedColumns.insert(i) }
+            guard let column = infoColumns[i] else { continue }
+            if column.primaryKeyPosition == 1 || leading.contains(where: { $0.sqlNameEquals(column.name) }) { indexedColumns.insert(i) }
             if !info.isView && !info.isVirtual && i >= metadata.keyCount && formats[i] == .native && column.affinity == .integer { integerColumns.insert(i) }
             if column.affinity == .blob { untypedColumns.insert(i) }
             if property.formatKind == .decimal, property.related == nil, column.affinity == .text || column.affinity == .blob {
@@ -261,10 +263,14 @@ final class TableMapping {
         self.numericTextColumns = numericTextColumns
         self.untypedColumns = untypedColumns
         self.indexedColumns = indexedColumns
-        let mapped = Set(columns.map { $0.sqlFolded })
-        requiredColumns = info.columns.filter {
-            $0.notNull && $0.defaultSQL == nil && $0.primaryKeyPosition == 0 && !$0.isGenerated && !mapped.contains($0.name.sqlFolded)
-        }.map(\.name)
+        // (The set of mapped names only when some column could be required: rare.)
+        let unfilled = info.columns.filter { $0.notNull && $0.defaultSQL == nil && $0.primaryKeyPosition == 0 && !$0.isGenerated }
+        if unfilled.isEmpty {
+            requiredColumns = []
+        } else {
+            let mapped = Set(columns.map { $0.sqlFolded })
+            requiredColumns = unfilled.filter { !mapped.contains($0.name.sqlFolded) }.map(\.name)
+        }
         let t = SQL.quote(table)
         quotedTable = t
         let names = columns.map(SQL.quote)
@@ -281,11 +287,25 @@ final class TableMapping {
         keyHasTwoForms = untypedKey || uuidTextKey
         keyFormsAreCases = uuidTextKey
         keyClause = keyHasTwoForms ? "\(names[0]) IN (?, ?)" : names.prefix(keyCount).map { "\($0) = ?" }.joined(separator: " AND ")
-        var columns = names.map { "\(t).\($0)" }
-        if hasRowID && !keyIsRowID { columns.append("\(t).\(self.rowIDName)") }
-        selectColumns = columns.joined(separator: ", ")
-        quotedFromTable = SQL.quote(metadata.tableName)
-        selectFromSQL = "SELECT \(selectColumns) FROM \(quotedFromTable)"
+        // (Made as bytes: a string per column, joined, or appends to a string, cost more than the rest of a
+        // mapping.)
+        var listed = names
+        if hasRowID && !keyIsRowID { listed.append(self.rowIDName) }
+        var select: [UInt8] = []
+        select.reserveCapacity(listed.reduce(0) { $0 + $1.utf8.count + t.utf8.count + 3 })
+        for name in listed {
+            if !select.isEmpty {
+                select.append(UInt8(ascii: ","))
+                select.append(UInt8(ascii: " "))
+            }
+            select.append(contentsOf: t.utf8)
+            select.append(UInt8(ascii: "."))
+            select.append(contentsOf: name.utf8)
+        }
+        let selectText = String(decoding: select, as: UTF8.self)
+        selectColumns = selectText
+        quotedFromTable = t
+        selectFromSQL = "SELECT " + selectText + " FROM " + t
     }
 
     /// Whether a `CREATE TRIGGER` statement's event is `event` (INSERT, UPDATE or DELETE, as in
@@ -302,6 +322,15 @@ final class TableMapping {
     /// Whether a column's DEFAULT (as `PRAGMA table_xinfo` gives it) is the literal of `value`: the ones
     /// Strata writes itself from `init()`, and the same number or text spelled another way.
     static func `default`(_ sql: String, is value: SQLValue) -> Bool {
+        // The literals Strata writes, compared without making them (most columns have one).
+        switch value {
+        case .integer(let v) where Int64(sql) == v: return true
+        case .text(let s) where sql.utf8.count == s.utf8.count + 2 && sql.utf8.first == UInt8(ascii: "'")
+            && sql.utf8.last == UInt8(ascii: "'") && sql.utf8.dropFirst().dropLast().elementsEqual(s.utf8)
+            && !s.utf8.contains(UInt8(ascii: "'")):
+            return true
+        default: break
+        }
         if sql == SQL.literal(value) { return true }
         var text = Substring(sql)
         while text.hasPrefix("("), text.hasSuffix(")") { text = text.dropFirst().dropLast() }
