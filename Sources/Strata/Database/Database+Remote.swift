@@ -18,6 +18,13 @@ extension Database {
                       configuration: configuration)
     }
 
+    /// The engine connection's counters and state, read out of line (SQLite's paths test ``isRemote`` only).
+    @inline(never)
+    var remoteState: (isClosed: Bool, isInTransaction: Bool, changes: Int, totalChanges: Int, maximumParameterCount: Int) {
+        guard let remote else { return (true, false, 0, 0, 0) }
+        return (remote.isClosed, remote.isInTransaction, remote.changes, remote.totalChanges, remote.maximumParameterCount)
+    }
+
     /// Runs `body`, throwing the engine's errors as ``DatabaseError``s.
     func mapped<C: RemoteConnection, T>(_ remote: C, _ body: () throws -> T) throws -> T {
         do { return try body() } catch { throw remote.databaseError(error) }

@@ -18,6 +18,8 @@ public final class Database {
     /// The engine this handle runs on when it is not SQLite (``connection`` is then a closed stand-in);
     /// nil on SQLite. See Database+Remote.swift.
     let remote: (any RemoteConnection)?
+    /// Whether ``remote`` is set: what SQLite's hot paths test (one load, no existential to look at).
+    let isRemote: Bool
     /// The configuration the database was opened with.
     ///
     /// ```swift
@@ -42,6 +44,7 @@ public final class Database {
         self.configuration = configuration
         self.connection = try Connection(path: path, configuration: configuration)
         self.remote = nil
+        self.isRemote = false
         do {
             if configuration.foreignKeys { try connection.enableForeignKeys() }
             if let mode = try configuration.journalMode ?? (connection.isNewFile() ? .wal : nil) { try setJournalMode(mode) }
@@ -73,6 +76,7 @@ public final class Database {
         self.configuration = configuration
         self.connection = standIn
         self.remote = remote
+        self.isRemote = true
     }
 
     /// Opens a private in-memory database, gone when the handle is closed.
@@ -102,7 +106,7 @@ public final class Database {
     }
 
     /// Whether the handle was closed (on another engine: its connection).
-    var isClosed: Bool { remote?.isClosed ?? connection.isClosed }
+    var isClosed: Bool { isRemote ? remoteState.isClosed : connection.isClosed }
 
     /// The error of a call on a closed handle.
     func closedError() -> DatabaseError {
@@ -114,7 +118,7 @@ public final class Database {
     /// db.maximumArguments  // 32766
     /// ```
     public var maximumArguments: Int {
-        remote?.maximumParameterCount ?? (connection.isClosed ? 0 : connection.maximumParameterCount)
+        isRemote ? remoteState.maximumParameterCount : (connection.isClosed ? 0 : connection.maximumParameterCount)
     }
 
     /// Rows changed by the most recent INSERT, UPDATE or DELETE.
@@ -122,21 +126,21 @@ public final class Database {
     /// ```swift
     /// db.changes
     /// ```
-    public var changes: Int { remote?.changes ?? (connection.isClosed ? 0 : connection.changes) }
+    public var changes: Int { isRemote ? remoteState.changes : (connection.isClosed ? 0 : connection.changes) }
 
     /// Rows changed by INSERT, UPDATE and DELETE since the database was opened.
     ///
     /// ```swift
     /// db.totalChanges
     /// ```
-    public var totalChanges: Int { remote?.totalChanges ?? (connection.isClosed ? 0 : connection.totalChanges) }
+    public var totalChanges: Int { isRemote ? remoteState.totalChanges : (connection.isClosed ? 0 : connection.totalChanges) }
 
     /// Whether a transaction is open.
     ///
     /// ```swift
     /// db.isInTransaction  // false
     /// ```
-    public var isInTransaction: Bool { remote?.isInTransaction ?? (!connection.isClosed && connection.isInTransaction) }
+    public var isInTransaction: Bool { isRemote ? remoteState.isInTransaction : (!connection.isClosed && connection.isInTransaction) }
 
     /// A cached prepared statement for one SQL statement, reset and ready to bind.
     ///

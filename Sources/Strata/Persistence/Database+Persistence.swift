@@ -16,7 +16,7 @@ extension Database {
     /// try db.save(ada)        // nothing changed: no SQL
     /// ```
     public func save<T: Model>(_ object: T) throws {
-        if _slowPath(remote != nil) { return try remoteSave(object) }
+        if _slowPath(isRemote) { return try remoteSave(object) }
         // Unretained: the handle keeps its registries (no reference counting on a run of saves).
         try unretainedRegistry(for: T.self, checkingCommits: false)._withUnsafeGuaranteedRef { registry in
             do { try save(object, in: registry) } catch {

@@ -79,7 +79,7 @@ extension Database {
     /// every registry for as long as the handle is open, so it stays valid through the caller's use.
     @inline(__always)
     func unretainedRegistry(for type: any Model.Type, checkingCommits: Bool = true) throws -> Unmanaged<TypeRegistry> {
-        if _slowPath(remote != nil) { return Unmanaged.passUnretained(try remoteRegistry(for: type)) }
+        if _slowPath(isRemote) { return Unmanaged.passUnretained(try remoteRegistry(for: type)) }
         if connection.isClosed { throw connection.closedError(sql: nil) }
         // Writes made through a bare `Statement` since the last call are applied to live instances first.
         applyPendingChanges()
