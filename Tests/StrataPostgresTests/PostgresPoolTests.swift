@@ -74,4 +74,20 @@ struct PostgresPoolTests {
             #expect(try await pool.read { db in try db.column(Int.self, "SELECT id FROM t") } == [2])
         }
     }
+
+    @Test func observationSaysItIsNotThereYetInsteadOfStayingSilent() async throws {
+        try await withPool { pool in
+            var seen = 0
+            for await _ in pool.changes(ofTables: nil) { seen += 1 }   // ends at once
+            #expect(seen == 0)
+            var failure: (any Error)?
+            do {
+                for try await _ in pool.observe({ db in try db.value(Int.self, "SELECT 1") }) { Issue.record("a value was yielded") }
+            } catch {
+                failure = error
+            }
+            let error = try #require(failure as? DatabaseError)
+            #expect(error.code == .misuse && error.message.contains("this pool runs on PostgreSQL"))
+        }
+    }
 }

@@ -26,6 +26,8 @@ public final class DatabasePool: Sendable {
     let hub = ChangeHub()
     private let identity: PoolIdentity
     let isClosed = Locked(false)
+    /// Whether the handles run on an engine other than SQLite (observation is SQLite's so far).
+    let isRemote: Bool
 
     /// Opens the writer (setting WAL, unless `configuration.journalMode` names another mode or the pool
     /// is read-only) and `readers` read-only handles (`PRAGMA query_only`).
@@ -57,6 +59,7 @@ public final class DatabasePool: Sendable {
         let id = ObjectIdentifier(identity)
         let writerDatabase = try open(true)
         writerDatabase.isPoolWriter = true
+        isRemote = writerDatabase.isRemote
         let writer = SerialDatabase(writerDatabase, label: "strata.pool.writer", pool: id)
         self.writer = writer
         var handles: [SerialDatabase] = []
