@@ -272,7 +272,11 @@ public struct ModelGenerator: Sendable {
     /// only text: String, optional if some are NULL), else from its affinity (TEXT: String, or UUID for
     /// Django's `char(32)` key; INTEGER, NUMERIC, none: Int64). Nil when neither can be the key (reals,
     /// blobs, mixed classes, REAL affinity). The note says why sampled values overruled the declared type.
+    /// A PostgreSQL `uuid` column is UUID (String in a composite key), whatever its name's affinity says.
     func keyType(for column: ColumnSchema, composite: Bool) -> (type: String, optional: Bool, note: String?)? {
+        if column.engineTypes == .postgres, ColumnProperty.postgresType(column.declaredType) == "UUID" {
+            return (composite ? "String" : "UUID", false, nil)
+        }
         let declared: String? = switch column.affinity {
         case .text: !composite && ColumnProperty.isUUIDText(column) ? "UUID" : "String"   // Django's UUIDField: a new object gets a fresh key, as there
         case .integer, .numeric, .blob: "Int64"
@@ -292,6 +296,9 @@ public struct ModelGenerator: Sendable {
               let key = table.foreignKeys.first(where: { $0.column.caseInsensitiveCompare(column.name) == .orderedSame }),
               let target = references[key.table.lowercased()],
               key.parentColumn.map({ $0.caseInsensitiveCompare(target.keyColumn) == .orderedSame }) ?? true else { return nil }
+        if column.engineTypes == .postgres, ColumnProperty.postgresType(column.declaredType) == "UUID" {
+            return target.keyIsText ? target : nil   // a uuid column refers to a UUID (or text) key
+        }
         switch column.affinity {
         case .text: return target.keyIsText ? target : nil
         case .integer, .numeric: return target.keyIsText ? nil : target
