@@ -43,7 +43,7 @@ ALPHA = SEED[0] | dict(name="alpha-strata", notes="notes ✓ strata", counter=-1
                        created_at=dt.datetime(2024, 5, 6, 7, 8, 9, 123456, UTC))
 GAMMA = SEED[2] | dict(released_on=dt.date(2000, 2, 29), price=Decimal("1234567890.12"),
                        uid=uuid.UUID("e621e1f8-c36c-495a-93fc-0c247a3e6e5f"),
-                       data={"title": "drei ✓ strata", "tags": ["x", "ß"], "nested": {"x": 0.25, "flag": False}, "count": 5},
+                       data={"title": "drei ✓ strata", "tags": ["x", "ß"], "nested": {"x": 2.0, "flag": False}, "count": 5},
                        weight=0.1)
 NEW = dict(name="strata-new", notes=None, counter=7, active=True, created_at=dt.datetime(2024, 5, 6, 7, 8, 9, 500000, UTC),
            released_on=dt.date(2024, 5, 6), price=Decimal("5.50"), uid=uuid.UUID("12345678-1234-5678-1234-567812345678"),

@@ -10,6 +10,7 @@ import Testing
 private struct PGTypedSettings: Codable, Equatable {
     var theme = "dark"
     var size = 2
+    var ratio = 1.0
 }
 
 private enum PGTypedMood: String, Codable {
@@ -51,13 +52,14 @@ private func otherHandle(_ db: Database) throws -> Database {
 
 @Suite("PostgreSQL values", .enabled(if: postgresURL != nil, "STRATA_POSTGRES_URL is not set (run under Scripts/with-postgres.sh)"))
 struct PostgresTypeTests {
+    /// (A whole Double in JSON keeps its `.0`: jsonb keeps a number's spelling, and Python reads `2` as an int.)
     @Test func everyKindIsStoredInItsColumnsTypeAndReadsBackEqual() throws {
         try withDatabase { db in
             let typed = PGTyped()
             typed.at = Date(timeIntervalSince1970: 1_600_000_000.25)
             typed.token = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
             typed.price = Decimal(string: "12345678901234567890.123456789")!
-            typed.settings = PGTypedSettings(theme: "light", size: 3)
+            typed.settings = PGTypedSettings(theme: "light", size: 3, ratio: 2.0)
             typed.mood = .busy
             typed.small = -7
             typed.flag = true
@@ -67,7 +69,7 @@ struct PostgresTypeTests {
                 SELECT at::text, token::text, price::text, settings::text, mood, small, flag::text, "maybeAt" FROM typed
                 """)[0].values
             #expect(stored == [.text("2020-09-13 12:26:40.25+00"), .text("e621e1f8-c36c-495a-93fc-0c247a3e6e5f"),
-                               .text("12345678901234567890.123456789"), .text(#"{"size": 3, "theme": "light"}"#), .text("busy"),
+                               .text("12345678901234567890.123456789"), .text(#"{"size": 3, "ratio": 2.0, "theme": "light"}"#), .text("busy"),
                                .integer(-7), .text("true"), .null])
             let other = try otherHandle(db)
             defer { try? other.close() }

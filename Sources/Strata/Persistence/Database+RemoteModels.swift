@@ -28,6 +28,9 @@ extension Database {
             }
             let properties = try SchemaPlanner(metadata: metadata, dialect: remote.dialect).resolveColumns(info)
             let formats = properties.map { property -> ColumnFormat in
+                // JSON with a whole Double written `1.0` (as Python writes it): jsonb keeps a number's spelling,
+                // so Django and psycopg read it back as a float.
+                if property.formatKind == .json, property.related == nil { return .jsonText(spaced: true, asciiOnly: false) }
                 guard property.formatKind == .date, property.related == nil else { return .native }
                 // Dates as the engine's timestamp text (microseconds, UTC offset); a DATE column keeps the day.
                 let type = info.column(named: property.column)?.declaredType.lowercased() ?? ""
@@ -139,6 +142,13 @@ extension Database {
         return object
     }
 
+    /// A property's value in its column's format (a JSON value through its own restyling, which keeps a
+    /// whole Double's `.0`).
+    private func remoteValue(_ object: ModelObject, _ property: PropertyMetadata, _ format: ColumnFormat) throws -> SQLValue {
+        if case .jsonText = format, case .generic(let io) = property.accessor { return try io.load(object, format: format) }
+        return try format.stored(property.accessor.load(object))
+    }
+
     /// How dates are written on the engine: `2020-09-13 12:26:40.250000+00:00`, which a `timestamptz` (and a
     /// `timestamp`, without the offset's meaning) reads exactly to the microsecond.
     static let remoteTimestampStyle = DateTimeTextStyle(separator: " ", fractionDigits: 6, zoneSuffix: "+00:00")
@@ -223,7 +233,7 @@ extension Database {
         let returning = table.quotedNames.joined(separator: ", ")
         let sql = names.isEmpty ? "INSERT INTO \(table.quotedTable) DEFAULT VALUES RETURNING \(returning)"
             : "INSERT INTO \(table.quotedTable) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count))) RETURNING \(returning)"
-        let values = try columns.map { try table.formats[$0].stored(metadata.properties[$0].accessor.load(object)) }
+        let values = try columns.map { try remoteValue(object, metadata.properties[$0], table.formats[$0]) }
         let statement = try mapped(remote) { try remote.cachedStatement(remote.engineSQL(sql)) }
         defer { statement.reset() }
         do {
@@ -259,7 +269,7 @@ extension Database {
         let unchanged = indices.map { "\(table.quotedNames[$0]) IS NOT DISTINCT FROM ?" }.joined(separator: " AND ")
         let sql = "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(remoteKeyClause(registry)) AND \(unchanged) RETURNING "
             + indices.map { table.quotedNames[$0] }.joined(separator: ", ")
-        var values = try indices.map { try table.formats[$0].stored(metadata.properties[$0].accessor.load(object)) }
+        var values = try indices.map { try remoteValue(object, metadata.properties[$0], table.formats[$0]) }
         values += (0..<table.keyCount).map { known[$0].map(SQLValue.text) ?? .null }
         values += indices.map { known[$0].map(SQLValue.text) ?? .null }
         let statement = try mapped(remote) { try remote.cachedStatement(remote.engineSQL(sql)) }
