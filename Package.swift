@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrataToolsTests", dependencies: ["StrataTools", "Strata", "StrataTestSupport"]),
         // The DocC articles' and README's examples, compiled and run (their own target: the examples' model names).
-        .testTarget(name: "StrataDocTests", dependencies: ["Strata", "StrataTestSupport"]),
+        .testTarget(name: "StrataDocTests", dependencies: ["Strata", "StrataPostgres", "StrataTestSupport"]),
         // The PostgreSQL driver against a server named by STRATA_POSTGRES_URL (skipped without one).
         .testTarget(name: "StrataPostgresTests", dependencies: ["StrataPostgres", "Strata", "StrataTestSupport"]),
     ],

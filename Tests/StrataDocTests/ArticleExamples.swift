@@ -570,3 +570,22 @@ enum TypedQueryExamples {
         return players.count + teams.count
     }
 }
+
+// RunningOnPostgreSQL (compiled, not run: it needs a server; Tests/StrataPostgresTests run the same calls)
+import StrataPostgres
+
+enum RunningOnPostgreSQLExample {
+    static func run() async throws {
+        // import StrataPostgres
+        let db = try Database(postgresURL: "postgresql:///app?host=/run/postgresql")
+        try db.syncSchema(Note.self)           // or let first use do it
+        let note = Note()
+        note.title = "Hello"
+        try db.save(note)                      // INSERT … RETURNING: note.id holds the identity column's key
+        let same = try db.object(Note.self, forKey: note.id)          // the same live instance
+        let pinned = try db.objects(Note.self, where: \.pinned == true)
+        let pool = try DatabasePool(postgresURL: "postgresql:///app?host=/run/postgresql", readers: 4)
+        let count = try await pool.read { db in try db.count(Note.self) }
+        _ = (same, pinned, count)
+    }
+}

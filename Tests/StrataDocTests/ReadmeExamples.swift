@@ -227,3 +227,24 @@ enum ReadmeRelationships {
         return teams
     }
 }
+
+// Running on PostgreSQL (the README's block says `// import StrataPostgres`: this file's leading imports are
+// the getting-started program's, so StrataPostgres is imported here, below them). Compiled, not run: it
+// needs a server (Tests/StrataPostgresTests run the same calls against one).
+import StrataPostgres
+
+enum ReadmePostgres {
+    typealias Employee = ReadmeExamples.Employee
+
+    static func postgres() async throws {
+        // import StrataPostgres
+        let db = try Database(postgresURL: "postgresql:///app?host=/run/postgresql")
+        let ada = Employee()
+        ada.name = "Ada"
+        try db.save(ada)                       // CREATE TABLE on first use, then INSERT … RETURNING: ada.employeeId is set
+        let same = try db.object(Employee.self, forKey: ada.employeeId)   // the same live instance
+        let pool = try DatabasePool(postgresURL: "postgresql:///app?host=/run/postgresql", readers: 4)
+        let staff = try await pool.read { db in try db.count(Employee.self) }
+        _ = (same, staff)
+    }
+}
