@@ -90,4 +90,24 @@ struct PostgresPoolTests {
             #expect(error.code == .misuse && error.message.contains("this pool runs on PostgreSQL"))
         }
     }
+
+    @Test func aModelFirstUsedOnAReaderIsSyncedByTheWriterAndReadsBack() async throws {
+        try await withPool { pool in
+            let names = try await pool.read { db in try db.objects(PGPoolNote.self).map(\.text) }   // the table is made by the writer
+            #expect(names.isEmpty)
+            try await pool.write { db in
+                let note = PGPoolNote()
+                note.text = "hello"
+                try db.save(note)
+            }
+            #expect(try await pool.read { db in try db.objects(PGPoolNote.self).map(\.text) } == ["hello"])
+        }
+    }
+}
+
+private final class PGPoolNote: Model {
+    static let tableName = "pool_note"
+    var id: Int64 = 0
+    var text = ""
+    required init() {}
 }

@@ -20,8 +20,10 @@ extension Database {
         if let registry = models.registries[id] { return registry }
         models.database = self   // faults and refreshes find the handle
         let metadata = try ModelMetadata.of(type)
+        // A pool's reader (its transactions are READ ONLY) has the pool's writer sync the table.
+        if let schemaWriter { try schemaWriter(type) }
         return try mapped(remote) {
-            _ = try EngineSchemaSync.syncAtomically([type], on: remote, introspect: remote.introspector)
+            if schemaWriter == nil { _ = try EngineSchemaSync.syncAtomically([type], on: remote, introspect: remote.introspector) }
             guard let info = try remote.introspector().table(metadata.tableName) else {
                 throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil, found: "no table",
                                   expected: "the table created by sync", remedy: "Check the search_path: sync creates tables in the current schema.")
