@@ -16,6 +16,7 @@ let package = Package(
             name: "strata-server",
             dependencies: [
                 .product(name: "Strata", package: "Strata"),
+                .product(name: "StrataPostgres", package: "Strata"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
