@@ -128,6 +128,9 @@ extension Database {
                     }
                     guard let object = registry.instance(rowID: change.rowID) else {
                         if change.operation == .update && registry.hasParentArrays { childTypesWritten.insert(ObjectIdentifier(registry)) }
+                        // An UPDATE that gave the row another rowid (`SET rowid = ...`; the hook reports the new
+                        // one): the live instance of the row's key follows it, as after an INSERT OR REPLACE.
+                        if change.operation == .update, registry.table.selectsRowID { moveReplacedInstance(registry: registry, rowID: change.rowID) }
                         continue
                     }
                     if (change.operation == .delete && !verify)
@@ -234,7 +237,8 @@ extension Database {
     }
 
     /// `INSERT OR REPLACE` over a row whose key is not the rowid gives the row a new rowid and reports
-    /// no DELETE for the old one: the live instance with that key (if any) follows its row.
+    /// no DELETE for the old one (and an `UPDATE ... SET rowid` reports only the new rowid): the live
+    /// instance with that key (if any) follows its row.
     private func moveReplacedInstance(registry: TypeRegistry, rowID: Int64) {
         guard registry.hasTextKeys else { return }
         let table = registry.table

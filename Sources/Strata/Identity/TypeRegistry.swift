@@ -97,11 +97,10 @@ final class TypeRegistry {
     @exclusivity(unchecked) private var arrayOwnerRowIDs: [Int64] = []
     /// Live instances by key, for tables whose key is not the rowid: text, UUID and composite keys.
     /// (A single key is ``SQLValue/text(_:)``, which compares UTF-8 bytes as SQLite does: NFC "caf\u{E9}" and
-    /// NFD "cafe\u{301}" are two rows, which `String` keys would merge into one instance.)
-    @exclusivity(unchecked) private(set) var byKey: [IdentityKey: Unmanaged<ModelObject>] = [:]
-    /// The key each instance was registered under (kept here, not in every instance, because only tables
-    /// whose key is not the rowid need it; the key property itself may have been changed since).
-    @exclusivity(unchecked) private var identities: [ObjectIdentifier: IdentityKey] = [:]
+    /// NFD "cafe\u{301}" are two rows, which `String` keys would merge into one instance.) The key an
+    /// instance was registered under (its key property may have been changed since) is its entry's: see
+    /// ``registeredIdentity(of:)``; an instance in it has `_inKeyMap` set.
+    @exclusivity(unchecked) private var byKey = KeyMap()
 
     /// The stored values each live instance last read or wrote (dirty tracking).
     @exclusivity(unchecked) var snapshots: SnapshotStore
@@ -126,7 +125,46 @@ final class TypeRegistry {
     var hasTextKeys: Bool { !byKey.isEmpty }
 
     /// The text key `object` is registered under, if any (a composite key's spelling `(1, 'orm')`).
-    func textKey(of object: ModelObject) -> String? { identities[ObjectIdentifier(object)]?.text }
+    func textKey(of object: ModelObject) -> String? { registeredIdentity(of: object)?.text }
+
+    /// The identity `object` is registered under in `byKey`, if any.
+    func registeredIdentity(of object: ModelObject) -> IdentityKey? {
+        keyMapIndex(of: object).map(byKey.key(at:))
+    }
+
+    /// The slot of `byKey` that holds `object`, if any: looked for along the probe run of the key its
+    /// snapshot remembers (the row's key as last read or written: what it was registered under, but for a
+    /// rare re-registration), else of its key properties as they are now, else by a scan. Each candidate is
+    /// checked by the instance the slot holds, so a wrong guess costs a probe, never a wrong answer.
+    private func keyMapIndex(of object: ModelObject) -> Int? {
+        guard object._inKeyMap else { return nil }
+        if let hash = snapshotKeyHash(of: object), let index = byKey.index(of: object, hash: hash) { return index }
+        if let identity = try? currentIdentity(of: object), let index = byKey.index(of: object, hash: KeyMap.hash(identity)) {
+            return index
+        }
+        return byKey.indexScanning(for: object)
+    }
+
+    /// The ``KeyMap`` hash of the key `object`'s snapshot remembers: its two integer words for a key of two
+    /// parts, the text hash word for one key (``SnapshotWord`` hashes text as ``KeyMap`` does). Nil without a
+    /// snapshot or for a NULL; a word that is not the key's (a key converted from another format) gives a
+    /// hash that finds nothing.
+    @inline(__always)
+    private func snapshotKeyHash(of object: ModelObject) -> UInt64? {
+        let slot = object._snapshotSlot
+        guard slot != 0 else { return nil }
+        switch metadata.keyCount {
+        case 1:
+            let word = snapshots.word(slot, 0)
+            return word.isNull ? nil : word.bits
+        case 2:
+            let a = snapshots.word(slot, 0), b = snapshots.word(slot, 1)
+            guard !a.isNull, !b.isNull else { return nil }
+            return KeyMap.pairHash(Int64(bitPattern: a.bits), Int64(bitPattern: b.bits))
+        default:
+            return nil
+        }
+    }
 
     /// The identity a key value stands for: a single key's text; for a composite key, its spelling
     /// (``CompositeKey/sqlValue``) read back into parts. Nil for a key that names no row (NULL, a blob).
@@ -247,13 +285,13 @@ final class TypeRegistry {
         case .null: return nil
         default:
             guard let identity = identity(of: key) else { return nil }
-            return byKey[identity]?.takeUnretainedValue()
+            return instance(identity: identity)
         }
     }
 
     /// The live instance registered under `identity`, if any.
     func instance(identity: IdentityKey) -> ModelObject? {
-        byKey[identity]?.takeUnretainedValue()
+        byKey.find(identity, hash: KeyMap.hash(identity))?.takeUnretainedValue()
     }
 
     /// The live instance for a rowid, or the slot where a new one goes (see ``RowIDMap/find(_:)``).
@@ -310,8 +348,12 @@ final class TypeRegistry {
         registrations &+= 1
         if table.hasRowID { byRowID.insert(Unmanaged.passUnretained(object), for: rowID) }
         if let identity {
-            byKey[identity] = Unmanaged.passUnretained(object)
-            identities[ObjectIdentifier(object)] = identity
+            let entry = Unmanaged.passUnretained(object)
+            // The instance the entry held before (alive: each leaves the map in `deinit`) is in it no more.
+            if let replaced = byKey.insert(entry, for: identity, hash: KeyMap.hash(identity)), replaced.toOpaque() != entry.toOpaque() {
+                replaced.takeUnretainedValue()._inKeyMap = false
+            }
+            object._inKeyMap = true
         }
     }
 
@@ -327,8 +369,9 @@ final class TypeRegistry {
     private func forgetIdentity(_ object: ModelObject) {
         // Not conditional on the current table mode: a resync may have changed it since registration.
         byRowID.remove(object._rowID, ifValue: Unmanaged.passUnretained(object).toOpaque())
-        if !identities.isEmpty, let identity = identities.removeValue(forKey: ObjectIdentifier(object)) {
-            byKey.removeValue(forIdentity: identity, ifValue: object)
+        if object._inKeyMap {
+            if let index = keyMapIndex(of: object) { byKey.remove(at: index) }
+            object._inKeyMap = false
         }
     }
 
@@ -523,13 +566,5 @@ final class TypeRegistry {
         case .integer(let v): return String(v)
         case .blob, .real, .null: return nil
         }
-    }
-}
-
-extension Dictionary where Key == IdentityKey, Value == Unmanaged<ModelObject> {
-    /// Removes the entry of `identity` when it holds `object` (another instance may hold it since).
-    mutating func removeValue(forIdentity identity: IdentityKey, ifValue object: ModelObject) {
-        guard let index = index(forKey: identity), self[index].value.toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return }
-        remove(at: index)
     }
 }

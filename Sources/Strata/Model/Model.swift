@@ -21,6 +21,9 @@ open class ModelObject {
     @exclusivity(unchecked) final var _rowID: Int64 = 0
     /// Set when the row was deleted through the owning database.
     @exclusivity(unchecked) @usableFromInline final var _isDeleted = false
+    /// Whether the registry's map by key (``KeyMap``, tables whose key is not the rowid) holds this instance.
+    /// It fits in the padding after `_isDeleted`, as `_snapshotSlot` does.
+    @exclusivity(unchecked) final var _inKeyMap = false
     /// The slot of the stored values last read or written (``SnapshotStore``); 0: none. It fits in the
     /// padding after `_isDeleted`, so dirty tracking adds nothing to the instance's size.
     @exclusivity(unchecked) @usableFromInline final var _snapshotSlot: UInt32 = 0

@@ -89,7 +89,18 @@ extension Database {
         }
         guard let live = registry.instance(identity: identity) else { return .new(identity) }
         if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
+        followRowID(of: live, identity: identity, from: statement, registry: registry)
         return .live(live)
+    }
+
+    /// A live instance found by its key in a row whose rowid is not the one it is registered under (the
+    /// rowid changed underneath: `UPDATE ... SET rowid`, a `VACUUM` of a table without INTEGER PRIMARY KEY):
+    /// it moves to the row's rowid, so that the update hook's reports of the row reach it.
+    @inline(__always)
+    func followRowID(of live: ModelObject, identity: IdentityKey, from statement: Statement, registry: TypeRegistry) {
+        guard registry.table.selectsRowID else { return }
+        let rowID = statement.int64(at: Int32(registry.metadata.properties.count))
+        if rowID != live._rowID { registry.register(live, rowID: rowID, identity: identity) }
     }
 
     /// Decodes `object` from the current row of a table whose key is not the rowid, and returns the
@@ -128,6 +139,7 @@ extension Database {
         }
         if let live = identity.flatMap(registry.instance(identity:)) ?? (table.keyIsRowID ? singleKey.flatMap(registry.instance(key:)) : nil) {
             if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
+            if let identity { followRowID(of: live, identity: identity, from: statement, registry: registry) }
             return live
         }
         let rowID: Int64
