@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // Strata's benchmark harness: Strata beside raw SQLite and GRDB in one run (issue 4).
 //   cd Benchmarks && swift run -c release strata-benchmarks [--json PATH] [--rounds N] [--quick] (--help for all)
+//   PostgreSQL (issue 35): swift run -c release strata-pg-benchmarks --postgres URL
 import PackageDescription
 
 /// The Strata contender and the 50 generated schema models (condition STRATA_MODELS) need Strata's model
@@ -19,6 +20,7 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CSQLiteBench", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        .systemLibrary(name: "CLibPQBench", pkgConfig: "libpq", providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
         .executableTarget(
             name: "strata-benchmarks",
             dependencies: [
@@ -29,6 +31,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strataModels ? [.define("STRATA_MODELS")] : []
+        ),
+        // Strata on PostgreSQL beside a raw libpq loop (issue 35):
+        //   swift run -c release strata-pg-benchmarks --postgres URL [--rows N] [--rounds N] [--json PATH]
+        .executableTarget(
+            name: "strata-pg-benchmarks",
+            dependencies: [
+                "CLibPQBench",
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "StrataPostgres", package: "Strata"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
