@@ -116,9 +116,9 @@ final class ModelMetadata: @unchecked Sendable {
     static func of(_ type: any Model.Type) throws -> ModelMetadata {
         let id = ObjectIdentifier(type)
         if let cached = cache[id] { return cached }
-        let metadata = try ModelMetadata(type)
-        cache[id] = metadata
-        return metadata
+        // Two threads meeting a type for the first time both build it; the first stored is the one every
+        // caller gets (registries compare metadata by identity).
+        return cache.keeping(try ModelMetadata(type), for: id)
     }
 
     private init(_ type: any Model.Type) throws {
@@ -335,7 +335,15 @@ private final class MetadataCache: @unchecked Sendable {
     private var entries: [ObjectIdentifier: ModelMetadata] = [:]
 
     subscript(id: ObjectIdentifier) -> ModelMetadata? {
-        get { lock.withLock { entries[id] } }
-        set { lock.withLock { entries[id] = newValue } }
+        lock.withLock { entries[id] }
+    }
+
+    /// Stores `metadata` unless another thread stored one for `id` first; returns the one stored.
+    func keeping(_ metadata: ModelMetadata, for id: ObjectIdentifier) -> ModelMetadata {
+        lock.withLock {
+            if let first = entries[id] { return first }
+            entries[id] = metadata
+            return metadata
+        }
     }
 }
