@@ -6,30 +6,6 @@ import Testing
 
 // `strata plan`, `migrate` and `diff` on postgresql:// URLs (issue 35, point 8).
 
-/// The built `strata` executable, beside the test bundle in the build folder.
-private let strataExecutable: URL = {
-    var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while folder.path != "/" && !FileManager.default.fileExists(atPath: folder.appendingPathComponent("strata").path) {
-        folder.deleteLastPathComponent()
-    }
-    return folder.appendingPathComponent("strata")
-}()
-
-/// Runs `strata` and returns its exit status, standard output and standard error.
-private func strata(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-    let process = Process()
-    process.executableURL = strataExecutable
-    process.arguments = arguments
-    let output = Pipe(), error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
-}
-
 /// The test server's URL with the handle's current schema as its search_path.
 private func url(for db: Database) throws -> String {
     (postgresURL ?? "") + "&options=-csearch_path%3D" + (try db.value(String.self, "SELECT current_schema()") ?? "")

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The built `strata` executable, beside the test bundle in the build folder.
-let strataExecutable: URL = {
+/// The built `strata` executable, beside the test bundle in the build folder (shared by the tool's tests and
+/// the PostgreSQL ones).
+public let strataExecutable: URL = {
     var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     while folder.path != "/" && !FileManager.default.fileExists(atPath: folder.appendingPathComponent("strata").path) {
         folder.deleteLastPathComponent()
@@ -10,18 +11,18 @@ let strataExecutable: URL = {
 }()
 
 /// What a run of `strata` printed and how it ended.
-struct Run {
-    let status: Int32
-    let output: String
-    let error: String
+public struct Run: Sendable {
+    public let status: Int32
+    public let output: String
+    public let error: String
 }
 
-/// Runs `strata` with `arguments` in `folder` and waits for it.
-func strata(_ arguments: [String], in folder: URL) throws -> Run {
+/// Runs `strata` with `arguments` (in `folder`, else the current one) and waits for it.
+public func strata(_ arguments: [String], in folder: URL? = nil) throws -> Run {
     let process = Process()
     process.executableURL = strataExecutable
     process.arguments = arguments
-    process.currentDirectoryURL = folder
+    if let folder { process.currentDirectoryURL = folder }
     let output = Pipe(), error = Pipe()
     process.standardOutput = output
     process.standardError = error
