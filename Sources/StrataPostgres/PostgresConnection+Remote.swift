@@ -27,6 +27,22 @@ extension PostgresConnection: RemoteConnection {
 
     package func introspector() throws -> any SchemaIntrospector { try PostgresIntrospector(self) }
 
+    /// The transaction's row counts per table of the search path, from `pg_stat_xact_user_tables` (counts
+    /// not yet flushed to the cumulative statistics: read twice within one transaction, their difference is
+    /// what the transaction wrote in between; rows of a rolled-back savepoint count too).
+    package func writeCounts() throws -> [String: WriteCounts] {
+        let statement = try cachedStatement("SELECT relname, n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_xact_user_tables "
+                                            + "WHERE schemaname = ANY (current_schemas(false))")
+        defer { statement.reset() }
+        var counts: [String: WriteCounts] = [:]
+        while try statement.step() {
+            guard let name = statement.text(at: 0) else { continue }
+            counts[name] = WriteCounts(inserted: Int64(statement.text(at: 1) ?? "") ?? 0, updated: Int64(statement.text(at: 2) ?? "") ?? 0,
+                                       deleted: Int64(statement.text(at: 3) ?? "") ?? 0)
+        }
+        return counts
+    }
+
     package var interrupter: @Sendable () -> Void {
         let canceller = self.canceller
         return { canceller.cancel() }

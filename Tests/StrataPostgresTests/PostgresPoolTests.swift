@@ -75,22 +75,6 @@ struct PostgresPoolTests {
         }
     }
 
-    @Test func observationSaysItIsNotThereYetInsteadOfStayingSilent() async throws {
-        try await withPool { pool in
-            var seen = 0
-            for await _ in pool.changes(ofTables: nil) { seen += 1 }   // ends at once
-            #expect(seen == 0)
-            var failure: (any Error)?
-            do {
-                for try await _ in pool.observe({ db in try db.value(Int.self, "SELECT 1") }) { Issue.record("a value was yielded") }
-            } catch {
-                failure = error
-            }
-            let error = try #require(failure as? DatabaseError)
-            #expect(error.code == .misuse && error.message.contains("this pool runs on PostgreSQL"))
-        }
-    }
-
     @Test func aModelFirstUsedOnAReaderIsSyncedByTheWriterAndReadsBack() async throws {
         try await withPool { pool in
             let names = try await pool.read { db in try db.objects(PGPoolNote.self).map(\.text) }   // the table is made by the writer

@@ -26,7 +26,7 @@ public final class DatabasePool: Sendable {
     let hub = ChangeHub()
     private let identity: PoolIdentity
     let isClosed = Locked(false)
-    /// Whether the handles run on an engine other than SQLite (observation is SQLite's so far).
+    /// Whether the handles run on an engine other than SQLite.
     let isRemote: Bool
 
     /// Opens the writer (setting WAL, unless `configuration.journalMode` names another mode or the pool
@@ -78,6 +78,8 @@ public final class DatabasePool: Sendable {
         self.readers = handles
         let hub = self.hub
         writer.keep(writerDatabase.observeChanges { changes in hub.publish(changes) })
+        // On another engine observing costs statements (the write counters): only while a stream listens.
+        if isRemote { writerDatabase.remoteObservationWanted = { hub.listenerCount > 0 } }
     }
 
     deinit {

@@ -33,7 +33,8 @@ extension Database {
     // MARK: Raw SQL
 
     func remoteExecute<C: RemoteConnection>(_ remote: C, _ sql: String, arguments: [any ColumnValue]) throws {
-        notingRawWrite(sql)
+        if try observedAlone(remote, sql, { try remoteExecute(remote, sql, arguments: arguments) }) { return }
+        try notingRawWrite(remote, sql)
         try mapped(remote) {
             guard !arguments.isEmpty else { return try remote.execute(sql) }
             let statement = try remoteStatement(remote, sql, arguments)
@@ -43,7 +44,9 @@ extension Database {
     }
 
     func remoteRows<C: RemoteConnection>(_ remote: C, _ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
-        notingRawWrite(sql)
+        var rows: [Row] = []
+        if try observedAlone(remote, sql, { rows = try remoteRows(remote, sql, arguments: arguments) }) { return rows }
+        try notingRawWrite(remote, sql)
         return try mapped(remote) {
             let statement = try remoteStatement(remote, sql, arguments)
             defer { statement.reset() }
@@ -58,7 +61,9 @@ extension Database {
 
     func remoteColumn<C: RemoteConnection, T: ColumnValue>(_ remote: C, _ type: T.Type, _ sql: String,
                                                           arguments: [any ColumnValue], first: Bool) throws -> [T] {
-        notingRawWrite(sql)
+        var values: [T] = []
+        if try observedAlone(remote, sql, { values = try remoteColumn(remote, type, sql, arguments: arguments, first: first) }) { return values }
+        try notingRawWrite(remote, sql)
         return try mapped(remote) {
             let statement = try remoteStatement(remote, sql, arguments)
             defer { statement.reset() }
@@ -78,13 +83,47 @@ extension Database {
     /// Raw SQL that may write (anything but a plain SELECT, SHOW or VALUES, or an EXPLAIN without ANALYZE):
     /// the live instances read before it are stale, and read their rows again when looked up by key (a fetch
     /// brings them up to date anyway). The engine tells no rows, so every model's instances are marked.
-    private func notingRawWrite(_ sql: String) {
+    /// An observed transaction reads the engine's write counters before its first write.
+    private func notingRawWrite<C: RemoteConnection>(_ remote: C, _ sql: String) throws {
+        if models.readRegion != nil { models.readRegion?.insert(Self.anyTable) }
+        guard Self.mayWrite(sql) else { return }
+        models.remoteRawWrites &+= 1
+        try remoteWillWrite(remote)
+        remoteNoteRawWrite(sql)
+    }
+
+    /// What an observed read's region holds when raw SQL read tables no one named (another engine tells
+    /// none): any commit runs the observation again.
+    static let anyTable = "*"
+
+    static func mayWrite(_ sql: String) -> Bool {
         let words = SQL.leadingWords(sql, count: 2)
         switch words.first {
-        case "select", "show", "values": return
-        case "explain" where words.dropFirst().first != "analyze": return
-        default: models.remoteRawWrites &+= 1
+        case "select", "show", "values": return false
+        case "explain" where words.dropFirst().first != "analyze": return false
+        default: return true
         }
+    }
+
+    /// Runs `body` (the same raw statement) in a transaction of its own when the handle is observed, the
+    /// statement may write and no transaction is open: the transaction is what reads the engine's write
+    /// counters and tells the observers after COMMIT. A statement that cannot run in a transaction block
+    /// (VACUUM, `… CONCURRENTLY`, CREATE/DROP DATABASE, ALTER SYSTEM, a script ending its own transaction)
+    /// runs alone, and every table the handle maps is reported changed, rows unknown. False: not wrapped.
+    private func observedAlone<C: RemoteConnection>(_ remote: C, _ sql: String, _ body: () throws -> Void) throws -> Bool {
+        guard transactionDepth == 0, !remote.isInTransaction, Self.mayWrite(sql), remoteObserved else { return false }
+        let words = SQL.leadingWords(sql, count: 2)
+        let blockless = ["vacuum", "reindex", "cluster"].contains(words.first ?? "") || SQL.mentions(sql, "concurrently")
+            || (["create", "drop", "alter"].contains(words.first ?? "") && ["database", "system", "tablespace"].contains(words.dropFirst().first ?? ""))
+            || ["begin", "commit", "end", "rollback", "start"].contains(where: { SQL.mentions(sql, $0) && Self.endsTransaction(sql, $0) })
+        guard !blockless else { return false }
+        try remoteTransaction(remote, .deferred, body)
+        return true
+    }
+
+    /// Whether `word` stands as a statement of its own in `sql` (a script that ends its own transaction).
+    private static func endsTransaction(_ sql: String, _ word: String) -> Bool {
+        sql.split(separator: ";").contains { SQL.leadingWords(String($0), count: 1).first == word }
     }
 
     /// The cached statement for `sql` in the engine's spelling, with `arguments` bound (collection
@@ -108,10 +147,17 @@ extension Database {
         defer { transactionDepth -= 1 }
         let savepoint = "strata_\(transactionDepth)"
         try mapped(remote) { try remote.execute(nested ? "SAVEPOINT \(savepoint)" : remote.dialect.begin(kind)) }
+        do {
+            try remoteLogBegan(remote, nested: nested)
+        } catch {
+            try? remote.execute(nested ? "ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)" : "ROLLBACK")
+            throw remote.databaseError(error)
+        }
         let depth = transactionDepth
         func rollBack() {
             try? remote.execute(nested ? "ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)" : "ROLLBACK")
             remoteRestoreAfterRollback(remote, toDepth: depth - 1)
+            remoteLogRolledBack(remote, nested: nested)
         }
         let result: T
         do {
@@ -127,16 +173,19 @@ extension Database {
                                 sql: nested ? "RELEASE SAVEPOINT \(savepoint)" : "COMMIT", sqlState: "25P02")
         }
         do {
+            if !nested { try remoteLogClosing(remote) }
             try remote.execute(nested ? "RELEASE SAVEPOINT \(savepoint)" : "COMMIT")
         } catch {
             rollBack()
             throw remote.databaseError(error)
         }
+        if nested { remoteLogReleased() }
         // Committed: nothing left to undo; released: its writes belong to the enclosing level.
         if nested {
             for i in models.remoteWrites.indices where models.remoteWrites[i].depth >= depth { models.remoteWrites[i].depth = depth - 1 }
         } else {
             models.remoteWrites.removeAll()
+            remoteLogCommitted()
         }
         return result
     }

@@ -34,6 +34,9 @@ public final class Database {
     /// The writer of a ``DatabasePool``: every write there runs in a transaction, so errors point at
     /// the pool's calls (`pool.syncSchema`) rather than at this handle's.
     var isPoolWriter = false
+    /// On another engine: whether observers want the commits now (a pool's writer asks its streams); nil:
+    /// whenever observers are registered.
+    var remoteObservationWanted: (() -> Bool)?
 
     /// Opens (and creates, unless read-only) the database file at `path`.
     ///

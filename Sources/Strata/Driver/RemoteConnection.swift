@@ -34,4 +34,20 @@ package protocol RemoteConnection: DriverConnection where Statement: RemoteState
     /// The error a handle throws for one of the engine's: a ``DatabaseError`` with the engine's code
     /// (`sqlState`) and the nearest ``ResultCode``; any other error as it is.
     func databaseError(_ error: any Error) -> any Error
+    /// How many rows the open transaction inserted, updated and deleted so far in each table of the
+    /// connection's schemas (by table name; tables it did not write may be missing): what tells observers
+    /// which tables raw SQL, cascades and triggers wrote, as the engine has no update hook.
+    func writeCounts() throws -> [String: WriteCounts]
+}
+
+/// Rows a transaction inserted, updated and deleted in one table (see ``RemoteConnection/writeCounts()``).
+package struct WriteCounts: Sendable, Equatable {
+    package var inserted: Int64 = 0
+    package var updated: Int64 = 0
+    package var deleted: Int64 = 0
+    package init(inserted: Int64 = 0, updated: Int64 = 0, deleted: Int64 = 0) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
 }

@@ -172,6 +172,8 @@ final class ModelContext {
     /// Which tables are WITHOUT ROWID (lowercased name -> whether), as last seen (see
     /// ``Database/silentTables(_:)``).
     var silentTables: [String: Bool] = [:]
+    /// What the open transaction of a handle on another engine wrote, for observers.
+    var remoteLog = RemoteChangeLog()
 
     func registries(forTable table: String) -> [TypeRegistry] {
         registriesByTable[table.sqlFolded] ?? []
@@ -267,10 +269,13 @@ final class ModelContext {
     /// Records that `table` changed, rows unknown (a WITHOUT ROWID table: the update hook reports none).
     func recordTable(_ table: String) {
         let key = table.sqlFolded
-        if transactionChanges[key] == nil { transactionChanges[key] = newChange(table) }
+        var change = transactionChanges[key] ?? newChange(table)
+        change.listsEveryRow = false
+        change.updatedProperties.removeAll()
+        transactionChanges[key] = change
     }
 
-    private func newChange(_ table: String) -> DatabaseChange {
+    func newChange(_ table: String) -> DatabaseChange {
         let registry = registries(forTable: table).first
         return DatabaseChange(table: registry?.metadata.tableName ?? table, modelType: registry?.metadata.type)
     }
@@ -345,6 +350,22 @@ public struct DatabaseChange: Sendable {
     public var updatedProperties: [Int64: Set<String>] = [:]
     /// Updated rows some write of unknown columns touched.
     var unknownProperties: Set<Int64> = []
+    /// Rows named by a key that is not an integer (another engine's text or UUID keys): inserted, updated,
+    /// deleted. ``insertedRows`` and its siblings list them beside the integer ones.
+    var insertedKeys: Set<SQLValue> = []
+    var updatedKeys: Set<SQLValue> = []
+    var deletedKeys: Set<SQLValue> = []
+    /// Whether the sets list every row the commit changed in the table. False when rows changed that no
+    /// one named: a WITHOUT ROWID table on SQLite, a table dropped or altered, and on PostgreSQL rows that raw
+    /// SQL, a cascade or a trigger changed, or a composite key. An observer that keeps rows by key reloads
+    /// the table then.
+    ///
+    /// ```swift
+    /// for change in changes where !change.listsEveryRow {
+    ///     reloadAll(change.table)     // rows changed that the sets do not name
+    /// }
+    /// ```
+    public internal(set) var listsEveryRow = true
 
     init(table: String, modelType: (any Model.Type)?) {
         self.table = table

@@ -19,7 +19,6 @@ extension DatabasePool {
     /// }
     /// ```
     public func changes<M: Model>(of type: M.Type) -> AsyncStream<DatabaseChange> {
-        // (The doc above: on PostgreSQL, the stream ends at once, as observation is not there yet.)
         changes(ofTables: [type.tableName])
     }
 
@@ -32,11 +31,6 @@ extension DatabasePool {
     public func changes(ofTables tables: [String]?) -> AsyncStream<DatabaseChange> {
         let wanted = tables.map { Set($0.map { $0.sqlFolded }) }
         let (stream, continuation) = AsyncStream<DatabaseChange>.makeStream(bufferingPolicy: .unbounded)
-        // (On another engine the pool hears of no commit yet: the stream ends at once rather than stay silent.)
-        if isRemote {
-            continuation.finish()
-            return stream
-        }
         let listener = ChangeHub.Listener(changed: { changes in
             for change in changes where wanted?.contains(change.table.sqlFolded) ?? true {
                 continuation.yield(change)
@@ -63,7 +57,6 @@ extension DatabasePool {
     /// }
     /// ```
     public func observe<T: Sendable>(_ fetch: @escaping @Sendable (Database) throws -> T) -> AsyncThrowingStream<T, any Error> {
-        if isRemote { return AsyncThrowingStream { $0.finish(throwing: remoteObservationError) } }
         return ValueObserver(pool: self, fetch: fetch, isDuplicate: nil).start()
     }
 
@@ -75,7 +68,6 @@ extension DatabasePool {
     /// }
     /// ```
     public func observe<T: Sendable & Equatable>(_ fetch: @escaping @Sendable (Database) throws -> T) -> AsyncThrowingStream<T, any Error> {
-        if isRemote { return AsyncThrowingStream { $0.finish(throwing: remoteObservationError) } }
         return ValueObserver(pool: self, fetch: fetch, isDuplicate: { $0 == $1 }).start()
     }
 }
@@ -193,7 +185,8 @@ private final class ValueObserver<T: Sendable>: Sendable {
     private func changed(_ changes: [DatabaseChange]) {
         let shouldRun = state.withLock { state -> Bool in
             guard !state.finished else { return false }
-            if let region = state.region, !changes.contains(where: { region.contains($0.table.sqlFolded) }) { return false }
+            if let region = state.region, !region.contains(Database.anyTable),
+               !changes.contains(where: { region.contains($0.table.sqlFolded) }) { return false }
             if state.running { state.due = true; return false }
             state.running = true
             return true
@@ -269,9 +262,3 @@ private final class WeakPool: @unchecked Sendable {
     init(_ pool: DatabasePool) { self.pool = pool }
 }
 
-extension DatabasePool {
-    /// What a value observation on a pool over another engine ends with: observation is SQLite's so far.
-    var remoteObservationError: DatabaseError {
-        DatabaseError(code: .misuse, message: "value observation runs on SQLite pools only so far: this pool runs on PostgreSQL, whose commits it does not hear of yet (fetch again after your writes, or poll)")
-    }
-}

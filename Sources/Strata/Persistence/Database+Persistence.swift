@@ -235,7 +235,7 @@ extension Database {
         }
         if object._isDeleted { return false }
         if let remote {
-            try remoteDelete(remote, object, registry: registry)
+            try remoteObservedAlone(remote) { try remoteDelete(remote, object, registry: registry) }
             return true
         }
         if let reason = registry.table.readOnlyReason { throw readOnlyError(registry, reason) }

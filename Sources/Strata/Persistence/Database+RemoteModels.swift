@@ -16,6 +16,7 @@ extension Database {
     /// each column read and written in Strata's own format (the engine's types hold the values exactly).
     func remoteRegistry<C: RemoteConnection>(_ remote: C, for type: any Model.Type) throws -> TypeRegistry {
         if remote.isClosed { throw closedError() }
+        if models.readRegion != nil { noteRead(of: type) }
         let id = ObjectIdentifier(type)
         if let registry = models.registries[id] { return registry }
         models.database = self   // faults and refreshes find the handle
@@ -57,7 +58,21 @@ extension Database {
     @inline(never)
     func remoteSave<T: Model>(_ object: T) throws {
         guard let remote else { return }
-        try remoteSave(remote, object, registry: remoteRegistry(remote, for: T.self))
+        let registry = try remoteRegistry(remote, for: T.self)
+        try remoteObservedAlone(remote) { try remoteSave(remote, object, registry: registry) }
+    }
+
+    /// Runs `body` (a save or delete) in a transaction of its own when the handle is observed and none is
+    /// open: the transaction tells the observers what it wrote (cascades included) after COMMIT.
+    func remoteObservedAlone<C: RemoteConnection>(_ remote: C, _ body: () throws -> Void) throws {
+        guard transactionDepth == 0, !remote.isInTransaction, remoteObserved else { return try body() }
+        try remoteTransaction(remote, .deferred, body)
+    }
+
+    /// The value naming a row of `registry` for observers: its key, or nil for a composite key.
+    private func observedKey(_ object: ModelObject, _ registry: TypeRegistry) -> SQLValue? {
+        guard models.remoteLog.observing, registry.metadata.keyCount == 1 else { return nil }
+        return try? registry.metadata.key.accessor.load(object)
     }
 
     // MARK: Fetch
@@ -65,7 +80,12 @@ extension Database {
     /// The objects of the rows `sql` (a SELECT of the mapping's columns, in order) selects.
     func remoteObjects<C: RemoteConnection>(_ remote: C, registry: TypeRegistry, sql: String,
                                             arguments: [any ColumnValue], limit: Int? = nil) throws -> [ModelObject] {
-        try mapped(remote) {
+        // An observed fetch whose clause may read other tables (a join, a subquery): any commit counts.
+        if models.readRegion != nil {
+            let clause = sql.dropFirst(registry.table.selectFromSQL.count)
+            if ["select", "join", "from"].contains(where: { SQL.mentions(String(clause), $0) }) { models.readRegion?.insert(Self.anyTable) }
+        }
+        return try mapped(remote) {
             let (sql, arguments) = try ArgumentList.expand(sql, arguments)
             let statement = try remote.cachedStatement(remote.engineSQL(sql))
             defer { statement.reset() }
@@ -236,6 +256,7 @@ extension Database {
         let sql = names.isEmpty ? "INSERT INTO \(table.quotedTable) DEFAULT VALUES RETURNING \(returning)"
             : "INSERT INTO \(table.quotedTable) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count))) RETURNING \(returning)"
         let values = try columns.map { try remoteValue(object, metadata.properties[$0], table.formats[$0]) }
+        try remoteWillWrite(remote)
         let statement = try mapped(remote) { try remote.cachedStatement(remote.engineSQL(sql)) }
         defer { statement.reset() }
         do {
@@ -253,6 +274,7 @@ extension Database {
         models.remoteRows[ObjectIdentifier(object)] = (0..<metadata.properties.count).map { statement.text(at: Int32($0)) }
         models.remoteReadAt[ObjectIdentifier(object)] = models.remoteRawWrites
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: true, depth: transactionDepth)) }
+        if models.remoteLog.observing { remoteRecord(registry, .insert, key: observedKey(object, registry)) }
     }
 
     /// UPDATE of the changed columns where each still holds what the instance read: a row changed since is
@@ -274,6 +296,7 @@ extension Database {
         var values = try indices.map { try remoteValue(object, metadata.properties[$0], table.formats[$0]) }
         values += (0..<table.keyCount).map { known[$0].map(SQLValue.text) ?? .null }
         values += indices.map { known[$0].map(SQLValue.text) ?? .null }
+        try remoteWillWrite(remote)
         let statement = try mapped(remote) { try remote.cachedStatement(remote.engineSQL(sql)) }
         defer { statement.reset() }
         let wrote: Bool
@@ -298,6 +321,9 @@ extension Database {
         models.remoteRows[id] = texts
         registry.capture(object, properties: changed)
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, depth: transactionDepth)) }
+        if models.remoteLog.observing {
+            remoteRecord(registry, .update, key: observedKey(object, registry), properties: indices.map { metadata.properties[$0].name })
+        }
     }
 
     /// The texts of the row with the key an instance read (the key columns' own texts), or nil when it is gone.
@@ -353,6 +379,7 @@ extension Database {
             return
         }
         if let reason = registry.table.readOnlyReason { throw readOnlyError(registry, reason) }
+        try remoteWillWrite(remote)
         try mapped(remote) {
             let statement = try remote.cachedStatement(remote.engineSQL("DELETE FROM \(registry.table.quotedTable) WHERE \(remoteKeyClause(registry))"))
             defer { statement.reset() }
@@ -360,6 +387,7 @@ extension Database {
             while try statement.step() {}
         }
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, depth: transactionDepth)) }
+        if models.remoteLog.observing { remoteRecord(registry, .delete, key: observedKey(object, registry)) }
         registry.detach(object, deleted: true)
     }
 

@@ -182,6 +182,7 @@ extension Database {
     /// Runs `body` and returns, with its result, the tables its statements read (lowercased): statements
     /// are prepared afresh meanwhile, so that SQLite's authorizer reports what each one reads.
     func recordingReads<T>(_ body: () throws -> T) throws -> (T, Set<String>) {
+        if isRemote { return try remoteRecordingReads(body) }
         models.readRegion = []
         connection.preparesFresh = true
         let result: T
