@@ -189,4 +189,72 @@ struct PostgresObservationTests {
             #expect(try await counts.next() == 1)
         }
     }
+
+    @Test func anotherProcessesCommitsReachThePoolOnceItsTriggersAreInstalled() async throws {
+        try await withPool { pool in
+            // (A watchdog: a notification that never comes ends the stream, failing the test, instead of hanging.)
+            let work = Task {
+                try await pool.installChangeNotifications(for: [PGObsParent.self, PGObsTag.self])
+                let schema = try await pool.read { db in try db.value(String.self, "SELECT current_schema()") ?? "" }
+                var all = pool.changes(ofTables: nil).makeAsyncIterator()
+                var values = pool.observe { db in try db.objects(PGObsParent.self, where: "ORDER BY id").map(\.name) }.makeAsyncIterator()
+                #expect(try await values.next() == [])
+
+                // A second process (psql) inserts two rows and updates one, in one transaction: one change.
+                try psql(schema, "BEGIN; INSERT INTO obs_parent(name, rank) VALUES ('x', 0), ('y', 0); UPDATE obs_parent SET rank = 1 WHERE name = 'x'; COMMIT;")
+                let inserted = try #require(await next(&all))
+                #expect(inserted.table == "obs_parent" && inserted.insertedRowIDs == [1, 2] && inserted.updatedRowIDs.isEmpty)
+                #expect(inserted.listsEveryRow && inserted.modelType == nil && inserted.updatedProperties.isEmpty)
+                #expect(try await values.next() == ["x", "y"])
+
+                // Its rolled-back transaction sends nothing; its delete names the row.
+                try psql(schema, "BEGIN; DELETE FROM obs_parent; ROLLBACK; DELETE FROM obs_parent WHERE name = 'y';")
+                let deleted = try #require(await next(&all))
+                #expect(deleted.deletedRowIDs == [2] && deleted.insertedRowIDs.isEmpty && deleted.updatedRowIDs.isEmpty)
+                #expect(try await values.next() == ["x"])
+
+                // The pool's own commit comes once (from its writer, with the model type); then another
+                // process's insert of a text key.
+                try await pool.write { db in
+                    let tag = PGObsTag()
+                    tag.code = "own"
+                    try db.save(tag)
+                }
+                let own = try #require(await next(&all))
+                #expect(own.table == "obs_tag" && own.insertedRows == [.text("own")] && own.modelType == PGObsTag.self)
+                try psql(schema, "INSERT INTO obs_tag(code, label) VALUES ('theirs', '')")
+                let theirs = try #require(await next(&all))
+                #expect(theirs.table == "obs_tag" && theirs.insertedRows == [.text("theirs")] && theirs.modelType == nil)
+
+                // TRUNCATE names the table only.
+                try psql(schema, "TRUNCATE obs_tag")
+                let truncated = try #require(await next(&all))
+                #expect(truncated.table == "obs_tag" && !truncated.listsEveryRow)
+
+                // Removed: the four triggers of each table are gone, nothing else.
+                try await pool.removeChangeNotifications(for: [PGObsParent.self, PGObsTag.self])
+                let triggers = try await pool.read { db in
+                    try db.value(Int.self, "SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'strata_notify_%' AND tgrelid IN (to_regclass('obs_parent'), to_regclass('obs_tag'))")
+                }
+                #expect(triggers == 0)
+            }
+            let watchdog = Task {
+                try? await Task.sleep(for: .seconds(60))
+                work.cancel()
+            }
+            try await work.value
+            watchdog.cancel()
+        }
+    }
+}
+
+/// Runs `sql` in another process: psql, on the test server, in `schema`.
+private func psql(_ schema: String, _ sql: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/lib/postgresql/15/bin/psql")
+    let url = (postgresURL ?? "") + "&options=-csearch_path%3D" + schema
+    process.arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", url, "-c", sql]
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "psql failed: \(sql)")
 }

@@ -24,6 +24,8 @@ public final class DatabasePool: Sendable {
     let writer: SerialDatabase
     let readers: [SerialDatabase]
     let hub = ChangeHub()
+    /// What other modules run beside the pool, by name (PostgreSQL's listener): closed with the pool.
+    let companions = Locked<[String: any PoolCompanion]>([:])
     private let identity: PoolIdentity
     let isClosed = Locked(false)
     /// Whether the handles run on an engine other than SQLite.
@@ -85,6 +87,7 @@ public final class DatabasePool: Sendable {
     deinit {
         // Streams still listening end (their consumers see the end of the sequence).
         hub.close()
+        closeCompanions()
     }
 
     // MARK: Synchronous (renamed)
@@ -201,7 +204,10 @@ public final class DatabasePool: Sendable {
     func closeBlocking() throws {
         try checkNotNested()
         let wasClosed = isClosed.withLock { closed in defer { closed = true }; return closed }
-        if !wasClosed { hub.close() }
+        if !wasClosed {
+            hub.close()
+            closeCompanions()
+        }
         // Every call closes through each handle's queue, after the work queued there: a close made while
         // another waits returns once the handles are closed too (it returned at once, with them still
         // open); after a close that failed (a statement kept a connection open) the handles still open are

@@ -17,7 +17,7 @@ public final class Database {
     let connection: Connection
     /// The engine this handle runs on when it is not SQLite (``connection`` is then a closed stand-in);
     /// nil on SQLite. See Database+Remote.swift.
-    let remote: (any RemoteConnection)?
+    package let remote: (any RemoteConnection)?
     /// Whether ``remote`` is set: what SQLite's hot paths test (one load, no existential to look at).
     let isRemote: Bool
     /// The configuration the database was opened with.

@@ -352,9 +352,9 @@ public struct DatabaseChange: Sendable {
     var unknownProperties: Set<Int64> = []
     /// Rows named by a key that is not an integer (another engine's text or UUID keys): inserted, updated,
     /// deleted. ``insertedRows`` and its siblings list them beside the integer ones.
-    var insertedKeys: Set<SQLValue> = []
-    var updatedKeys: Set<SQLValue> = []
-    var deletedKeys: Set<SQLValue> = []
+    package var insertedKeys: Set<SQLValue> = []
+    package var updatedKeys: Set<SQLValue> = []
+    package var deletedKeys: Set<SQLValue> = []
     /// Whether the sets list every row the commit changed in the table. False when rows changed that no
     /// one named: a WITHOUT ROWID table on SQLite, a table dropped or altered, and on PostgreSQL rows that raw
     /// SQL, a cascade or a trigger changed, or a composite key. An observer that keeps rows by key reloads
@@ -365,9 +365,9 @@ public struct DatabaseChange: Sendable {
     ///     reloadAll(change.table)     // rows changed that the sets do not name
     /// }
     /// ```
-    public internal(set) var listsEveryRow = true
+    public package(set) var listsEveryRow = true
 
-    init(table: String, modelType: (any Model.Type)?) {
+    package init(table: String, modelType: (any Model.Type)?) {
         self.table = table
         self.modelType = modelType
     }
