@@ -53,6 +53,7 @@ extension DatabasePool {
         /// ```
         public func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
             try pool.checkUsable()
+            if let replica = pool.replica { return try replica.blockingRead(in: pool, body) }
             let reader = pool.acquireReader()
             defer { pool.release(reader) }
             return try reader.sync { db in try DatabasePool.readTransaction(db, job: nil, body) }

@@ -30,6 +30,8 @@ public final class DatabasePool: Sendable {
     let isClosed = Locked(false)
     /// Whether the handles run on an engine other than SQLite.
     let isRemote: Bool
+    /// Read-your-writes when the readers read a replica (``ReplicaReads``); nil otherwise.
+    let replica: ReplicaReads?
 
     /// Opens the writer (setting WAL, unless `configuration.journalMode` names another mode or the pool
     /// is read-only) and `readers` read-only handles (`PRAGMA query_only`).
@@ -49,12 +51,13 @@ public final class DatabasePool: Sendable {
     }
 
     /// A pool of the handles `open` makes: first the writer (`true`), then each reader (`false`), which
-    /// the pool makes refuse writes. `path` is what ``path`` says (a URL for another engine).
+    /// the pool makes refuse writes. `path` is what ``path`` says (a URL for another engine). With
+    /// `replica`, the readers read a replica of the writer's database: see ``ReplicaReads``.
     ///
     /// ```swift
     /// let pool = try DatabasePool(path: url, readers: 4, opening: { _ in try Database(remote: PostgresConnection(url: url)) })
     /// ```
-    package init(path: String, readers: Int, opening open: (_ isWriter: Bool) throws -> Database) throws {
+    package init(path: String, readers: Int, replica: ReplicaLog? = nil, opening open: (_ isWriter: Bool) throws -> Database) throws {
         self.path = path
         let identity = PoolIdentity()
         self.identity = identity
@@ -78,6 +81,7 @@ public final class DatabasePool: Sendable {
             handles.append(SerialDatabase(reader, label: "strata.pool.reader.\(index)", pool: id))
         }
         self.readers = handles
+        self.replica = try replica.map { try ReplicaReads($0, writer: writer, readers: handles, pool: id) }
         let hub = self.hub
         writer.keep(writerDatabase.observeChanges { changes in hub.publish(changes) })
         // On another engine observing costs statements (the write counters): only while a stream listens.
@@ -152,6 +156,7 @@ public final class DatabasePool: Sendable {
     /// ```
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkUsable()
+        if let replica { return try await replica.read(in: self, body) }
         let reader = acquireReader()
         defer { release(reader) }
         return try await reader.run(PoolJob()) { db, job in
@@ -213,7 +218,7 @@ public final class DatabasePool: Sendable {
         // open); after a close that failed (a statement kept a connection open) the handles still open are
         // tried again. `Database.close()` does nothing on a closed handle.
         var failure: (any Error)?
-        for handle in readers + [writer] {
+        for handle in readers + (replica.map { [$0.primary] } ?? []) + [writer] {
             do { try handle.sync { try $0.close() } } catch { failure = failure ?? error }
         }
         if let failure { throw failure }

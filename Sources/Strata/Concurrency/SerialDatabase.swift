@@ -39,6 +39,10 @@ final class SerialDatabase: @unchecked Sendable {
         if database.remote == nil { database.connection.installBusyHandler(busyWait) }
     }
 
+    /// Run on the queue after each job (a replica pool's writer records its log position there: see
+    /// ``ReplicaReads``); set before the handle is shared.
+    var afterEach: ((Database) -> Void)?
+
     /// Objects that live as long as the handle (observation tokens); set at creation only.
     private var kept: [AnyObject] = []
 
@@ -47,7 +51,10 @@ final class SerialDatabase: @unchecked Sendable {
 
     /// Runs `body` on the queue and waits for it (the caller's thread blocks).
     func sync<T>(_ body: (Database) throws -> T) rethrows -> T {
-        try queue.sync { try body(database) }
+        try queue.sync {
+            defer { afterEach?(database) }
+            return try body(database)
+        }
     }
 
     /// Runs `body` on the queue, later; nobody waits.
@@ -74,6 +81,8 @@ final class SerialDatabase: @unchecked Sendable {
     /// Runs `job` on the queue (the caller is on it), unless it was cancelled before it started.
     private func start<T>(_ job: PoolJob, _ body: (Database, PoolJob) throws -> T) throws -> T {
         guard job.start(interrupter) else { throw CancellationError() }
+        // (After the job is finished: a cancellation no longer reaches the handle.)
+        defer { afterEach?(database) }
         busyWait.job = job
         defer {
             busyWait.job = nil
