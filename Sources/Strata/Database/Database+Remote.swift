@@ -83,7 +83,9 @@ extension Database {
         switch words.first {
         case "select", "show", "values": return
         case "explain" where words.dropFirst().first != "analyze": return
-        default: models.remoteRawWrites &+= 1
+        default:
+            models.remoteRawWrites &+= 1
+            models.changeCount &+= 1   // a reference known to have no row may find one now
         }
     }
 

@@ -252,6 +252,7 @@ extension Database {
         registry.capture(object)
         models.remoteRows[ObjectIdentifier(object)] = (0..<metadata.properties.count).map { statement.text(at: Int32($0)) }
         models.remoteReadAt[ObjectIdentifier(object)] = models.remoteRawWrites
+        models.changeCount &+= 1   // a reference known to have no row may find this one
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: true, depth: transactionDepth)) }
     }
 
@@ -361,6 +362,7 @@ extension Database {
         }
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, depth: transactionDepth)) }
         registry.detach(object, deleted: true)
+        models.changeCount &+= 1   // (a reference known to have no row trusts that while the count stands)
     }
 
     // MARK: Transactions
@@ -369,6 +371,7 @@ extension Database {
     /// new again; those updated or deleted since read their rows again.
     func remoteRestoreAfterRollback<C: RemoteConnection>(_ remote: C, toDepth depth: Int) {
         var restored = Set<ObjectIdentifier>()
+        models.changeCount &+= 1   // rows deleted since are back
         let undone = models.remoteWrites.filter { $0.depth > depth }.reversed()
         models.remoteWrites.removeAll { $0.depth > depth }
         for write in undone where restored.insert(ObjectIdentifier(write.object)).inserted {
