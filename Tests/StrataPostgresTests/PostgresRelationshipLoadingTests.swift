@@ -270,4 +270,46 @@ struct PostgresRelationshipLoadingTests {
             #expect(Set(members.compactMap { $0.team.map(ObjectIdentifier.init) }).count == 4)
         }
     }
+
+    @Test func siblingsLoadPrefetchAddAndRemoveThroughTheJoinTable() throws {
+        try withSchema { db, open in
+            try db.syncSchema(RLPost.self)
+            try db.syncSchema(RLTag.self)
+            try db.execute("""
+                CREATE TABLE rl_post_tag (post_id bigint NOT NULL REFERENCES rl_post(id) ON DELETE CASCADE,
+                                          tag_id bigint NOT NULL REFERENCES rl_tag(id) ON DELETE CASCADE,
+                                          PRIMARY KEY (post_id, tag_id))
+                """)
+            let posts = (0..<4).map { i in let p = RLPost(); p.title = "P\(i)"; return p }
+            let tags = ["swift", "sql", "apple"].map { n in let t = RLTag(); t.name = n; return t }
+            try db.save(posts); try db.save(tags)
+            try db.execute("INSERT INTO rl_post_tag VALUES (1, 1), (1, 2), (2, 2), (3, 1), (3, 2), (3, 3)")
+            let (other, log) = try open()
+            _ = try other.count(RLTag.self)
+            let mine = try other.objects(RLPost.self, orderBy: .ascending(\.id))
+            // One post: one statement; every post: one statement with the keys as one array.
+            let (one, single) = log.during { mine[0].tags.map(\.name) }
+            #expect(one == ["sql", "swift"] && single.count == 1, "\(single)")
+            let (_, prefetch) = try log.during { try other.prefetch(\.$tags, of: Array(mine.dropFirst())) }
+            #expect(prefetch.count == 1 && prefetch[0].contains("\"rl_post_tag\".\"post_id\" = ANY($1)"), "\(prefetch)")
+            let (names, reads) = log.during { mine.map { $0.tags.map(\.name) } }
+            #expect(reads.isEmpty, "\(reads)")
+            #expect(names == [["sql", "swift"], ["sql"], ["apple", "sql", "swift"], []])
+            #expect(mine[0].tags[1] === mine[2].tags[2])   // one instance per row
+
+            // The other side's loaded array is dropped by a write to the join table; the writer's is kept.
+            let apple = try #require(mine[2].tags.first)
+            #expect(apple.posts.map(\.title) == ["P2"])
+            try mine[0].$tags.add(apple)
+            #expect(try other.column(Int.self, "SELECT tag_id FROM rl_post_tag WHERE post_id = 1 ORDER BY tag_id") == [1, 2, 3])
+            #expect(apple.posts.map(\.title) == ["P0", "P2"])
+            #expect(mine[0].tags.map(\.name) == ["apple", "sql", "swift"])
+            try mine[0].$tags.add(apple)   // there already: nothing written
+            #expect(try other.value(Int.self, "SELECT count(*) FROM rl_post_tag WHERE post_id = 1") == 3)
+            try mine[2].$tags.remove(apple)
+            #expect(try other.column(Int.self, "SELECT post_id FROM rl_post_tag WHERE tag_id = 3") == [1])
+            #expect(mine[2].tags.map(\.name) == ["sql", "swift"])
+            #expect(apple.posts.map(\.title) == ["P0"])
+        }
+    }
 }

@@ -53,4 +53,16 @@ extension Database {
             }
         }
     }
+
+    // MARK: Join tables
+
+    /// After `@Siblings` wrote a pair to `joinTable` on the engine: every loaded array over the join table
+    /// (the other side's, say) is dropped, as SQLite's update hook has a write to it do; the writer then
+    /// sets its own array.
+    func remoteJoinTableWritten(_ joinTable: String) {
+        guard isRemote else { return }
+        for (owners, array) in models.arraysByJoinTable[joinTable.sqlFolded] ?? [] {
+            for owner in owners.arrayOwners() { array.invalidate(of: owner) }
+        }
+    }
 }
