@@ -363,6 +363,12 @@ extension Database {
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, depth: transactionDepth)) }
         registry.detach(object, deleted: true)
         models.changeCount &+= 1   // (a reference known to have no row trusts that while the count stands)
+        // The live instances the engine's ON DELETE CASCADE / SET NULL changed (Database+RemotePrefetch.swift).
+        if registry.metadata.keyCount == 1, let key = try? registry.metadata.key.accessor.load(object) {
+            // (The row is deleted already: should reading the children again fail, every live instance reads
+            // its row again when next looked up by key, as after raw SQL.)
+            do { try remoteFollowCascades(remote, deleted: registry, keys: [key]) } catch { models.remoteRawWrites &+= 1 }
+        }
     }
 
     // MARK: Transactions

@@ -1,6 +1,7 @@
 // Relationships on an engine other than SQLite (a ``RemoteConnection``, PostgreSQL's): the key lists of
 // prefetch, batched faults and `@Children` prefetch bound as one array parameter (`"column" = ANY($1)`), so
-// each level is one statement whatever the number of keys.
+// each level is one statement whatever the number of keys; the live instances a cascade deleted or emptied,
+// which the engine does not report (SQLite's update hook does).
 extension Database {
     // MARK: Key lists
 
@@ -52,6 +53,78 @@ extension Database {
                 registry.detach(live, deleted: true)
             }
         }
+    }
+
+    // MARK: Cascades
+
+    /// After the engine deleted the rows of `keys` of `registry`'s table: the live instances whose
+    /// `@Reference(onDelete: .cascade)` or `.setNull` held one of those keys read their rows again in one
+    /// statement per model (by key): those the cascade deleted are marked deleted (and their own cascades
+    /// followed), those it emptied take the NULL, as SQLite's update hook has it. References declared
+    /// without an action cost nothing here (the engine refuses the delete, or leaves the key dangling).
+    func remoteFollowCascades<C: RemoteConnection>(_ remote: C, deleted registry: TypeRegistry, keys: [SQLValue]) throws {
+        var work: [(registry: TypeRegistry, keys: Set<SQLValue>)] = [(registry, Set(keys))]
+        var rounds = 0
+        while let (parent, parentKeys) = work.popLast(), rounds < 64 {
+            rounds += 1
+            for child in models.registries.values {
+                let references = child.metadata.properties.enumerated().filter { _, property in
+                    (property.onDelete == .cascade || property.onDelete == .setNull)
+                        && property.related.map(ObjectIdentifier.init) == ObjectIdentifier(parent.metadata.type)
+                }
+                guard !references.isEmpty else { continue }
+                var candidates: [ModelObject] = []
+                // (Each live instance keeps its row's texts: the key it is read again by.)
+                for object in child.liveInstances where !object._isDeleted && models.remoteRows[ObjectIdentifier(object)] != nil {
+                    if references.contains(where: { _, property in (try? property.accessor.load(object)).map(parentKeys.contains) == true }) {
+                        candidates.append(object)
+                    }
+                }
+                guard !candidates.isEmpty else { continue }
+                let found = try remoteReread(remote, candidates, registry: child)
+                var gone: Set<SQLValue> = []
+                for object in candidates where !found.contains(ObjectIdentifier(object)) {
+                    if let key = try? child.checkedKey(of: object) { gone.insert(key) }
+                    if transactionDepth > 0 { models.remoteWrites.append((object, child, inserted: false, depth: transactionDepth)) }
+                    child.detach(object, deleted: true)
+                }
+                if !gone.isEmpty { work.append((child, gone)) }
+            }
+        }
+    }
+
+    /// Reads the rows of live `objects` of `registry` again (brought up to date by the fetch's merge), in
+    /// one statement per chunk (`key = ANY($1)` for a single key; row values for a composite one); returns
+    /// the instances whose row is still there.
+    private func remoteReread<C: RemoteConnection>(_ remote: C, _ objects: [ModelObject], registry: TypeRegistry) throws -> Set<ObjectIdentifier> {
+        let table = registry.table
+        var keys: [[SQLValue]] = []
+        for object in objects {
+            guard let texts = models.remoteRows[ObjectIdentifier(object)] else { continue }
+            keys.append(texts.prefix(table.keyCount).map { $0.map(SQLValue.text) ?? .null })
+        }
+        var found: Set<ObjectIdentifier> = []
+        if table.keyCount == 1, remote.dialect.anyKey(table.quotedNames[0], parameter: 1) != nil {
+            // (The keys as the engine spelled them, bound as text: the array takes the column's type.)
+            for object in try remoteModelObjects(remote, registry: registry, quotedColumn: table.quotedNames[0],
+                                                 in: keys.map { $0[0] }, orderBy: nil) {
+                found.insert(ObjectIdentifier(object))
+            }
+            return found
+        }
+        let columns = "(" + table.quotedNames.prefix(table.keyCount).joined(separator: ", ") + ")"
+        let tuple = "(" + SQL.placeholders(table.keyCount) + ")"
+        let perStatement = max(1, max(1, remote.maximumParameterCount) / table.keyCount)
+        var start = 0
+        while start < keys.count {
+            let chunk = keys[start..<min(start + perStatement, keys.count)]
+            let sql = table.selectFromSQL + " WHERE " + columns + " IN (" + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + ")"
+            for object in try remoteObjects(remote, registry: registry, sql: sql, arguments: chunk.joined().map { $0 as any ColumnValue }) {
+                found.insert(ObjectIdentifier(object))
+            }
+            start += perStatement
+        }
+        return found
     }
 
     // MARK: Join tables
