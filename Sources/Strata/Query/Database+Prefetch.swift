@@ -2,7 +2,8 @@ extension Database {
     /// Loads one relationship of many owners at once — a ``Reference`` or a ``Children`` property, or a
     /// path of them (`"employees.manager"`) — in one query per relationship level (chunked under
     /// ``maximumArguments`` keys), whatever the number of owners; each owner keeps what was loaded for as
-    /// long as it lives, so reading the relationships afterwards runs no query.
+    /// long as it lives, so reading the relationships afterwards runs no query. On PostgreSQL each level is
+    /// one statement whatever the number of keys, bound as one array (`"column" = ANY($1)`).
     ///
     /// For a reference, the distinct keys that have no live instance are loaded; a key with no row reads
     /// as nil afterwards, also without a query, until the handle sees a write (`$property.load()` throws
