@@ -51,6 +51,14 @@ final class PostgresChangeListener: PoolCompanion, @unchecked Sendable {
         return statement.text(at: 0) ?? "public"
     }
 
+    /// The primary's log position, as a replica pool compares them.
+    private static func position(_ connection: PostgresConnection) throws -> UInt64 {
+        let statement = try connection.prepare(PostgresReplica.committedSQL)
+        defer { statement.reset() }
+        _ = try statement.step()
+        return UInt64(clamping: Int64(statement.text(at: 0) ?? "") ?? 0)
+    }
+
     /// Stops the thread and, once it ends, its connection. (Called on the listening thread itself, when the
     /// pool went away while it published, it does not wait for itself.)
     func close() {
@@ -110,6 +118,11 @@ final class PostgresChangeListener: PoolCompanion, @unchecked Sendable {
         var current: (process: Int32, transaction: Int64)?
         var changes: [String: DatabaseChange] = [:]
         var order: [String] = []
+        // A replica pool's observations read the standby: they wait for the primary's position now (past
+        // these commits); unreadable, the reads go to the primary (the pool's rule for an unknown position).
+        if pool.readsReplica {
+            pool.raiseReplicaTarget(to: try? Self.position(connection))
+        }
         func flush() {
             if !order.isEmpty { pool.publish(order.compactMap { changes[$0] }) }
             changes.removeAll()

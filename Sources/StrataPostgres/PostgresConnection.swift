@@ -24,6 +24,10 @@ package final class PostgresConnection: DriverConnection {
     package let canceller: PostgresCanceller
     private var cache: [String: PostgresStatement] = [:]
     private var statementNumber = 0
+    /// Called with the SQL of each statement the connection runs (a script once, a prepared statement at
+    /// each execution), before it runs: what tests count statements with (`traceStatements` watches
+    /// SQLite's connection). Nil: nothing is called.
+    package var statementObserver: ((String) -> Void)?
 
     package private(set) var changes = 0
     package private(set) var totalChanges = 0
@@ -78,6 +82,7 @@ package final class PostgresConnection: DriverConnection {
     /// ``totalChanges`` adds every statement's.
     package func execute(_ script: String) throws {
         let handle = try openHandle(sql: script)
+        statementObserver?(script)
         // PQsendQuery, then each statement's result in turn (PQexec would keep only the last one's): every
         // statement's changed rows are counted, and the first error is thrown once all results are read.
         guard PQsendQuery(handle, script) == 1 else {

@@ -38,6 +38,15 @@ package struct PostgresDialect: SQLDialect {
         quote(column) + " = ANY($\(index))"
     }
 
+    /// `expression = ANY($n)`: ``anyKey(column:parameter:)`` for an expression already quoted (a qualified
+    /// column), the form prefetch, batched faults and `@Siblings` use.
+    package func anyKey(_ expression: String, parameter index: Int) -> String? {
+        expression + " = ANY($\(index))"
+    }
+
+    /// ``arrayLiteral(_:)``: the keys as one array parameter of ``anyKey(_:parameter:)``.
+    package func keyArray(_ keys: [SQLValue]) -> SQLValue { Self.arrayLiteral(keys) }
+
     /// The text of an array of values as PostgreSQL reads it (`{1,2,"a \"b\""}`), to bind for
     /// ``keyList(parameter:)`` or ``anyKey(column:parameter:)``. Integers, reals, text and NULL; a blob is
     /// written as its `\x…` hex text.

@@ -131,6 +131,7 @@ package final class PostgresStatement: DriverStatement {
         guard let connection else { throw PostgresError(sqlState: "08003", message: "the connection is closed", sql: sql) }
         let handle = try connection.openHandle(sql: sql)
         if let bindError { throw bindError }
+        connection.statementObserver?(sql)
         // One buffer for every parameter (never empty, so that an empty blob has an address: a null
         // pointer would mean NULL), and each parameter's offset into it.
         var storage: [UInt8] = []

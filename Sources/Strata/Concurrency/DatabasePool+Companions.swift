@@ -24,6 +24,16 @@ extension DatabasePool {
         hub.publish(changes)
     }
 
+    /// Whether the readers read a replica (whose reads wait for ``raiseReplicaTarget(to:)``'s position).
+    package var readsReplica: Bool { replica != nil }
+
+    /// Makes reads wait until the replica replayed `position` (the engine's log position of another
+    /// connection's commit, before the pool publishes it); nil when it could not be read: reads go to the
+    /// primary until the writer records a position.
+    package func raiseReplicaTarget(to position: UInt64?) {
+        replica?.raiseTarget(to: position)
+    }
+
     /// Closes every companion (the pool closed).
     func closeCompanions() {
         let all = companions.withLock { all in defer { all.removeAll() }; return Array(all.values) }

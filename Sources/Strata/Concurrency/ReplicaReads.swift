@@ -70,6 +70,8 @@ final class ReplicaReads: Sendable {
         let target = try writer.sync { try log.committed($0) }
         state.withLock { $0.target = target }
         writer.afterEach = { [weak self] db in self?.recordCommit(db) }
+        // Observers start reads when they hear of a commit: its position is recorded before they do.
+        writer.sync { db in db.beforePublishingCommit = { [weak self] db in self?.recordCommit(db) } }
         for reader in readers {
             reader.sync { db in
                 let sync = db.schemaWriter
@@ -80,6 +82,15 @@ final class ReplicaReads: Sendable {
                     guard try self.caughtUp(db, job: nil) else { throw ReplicaBehind() }
                 }
             }
+        }
+    }
+
+    /// Raises the position reads wait for to `position` (another connection's commit the pool heard of:
+    /// the reads its observations start must see it).
+    /// nil: the position could not be read; reads go to the primary until the writer records one.
+    func raiseTarget(to position: UInt64?) {
+        state.withLock { state in
+            if let position { state.target = max(state.target, position) } else { state.unknown = true }
         }
     }
 

@@ -88,6 +88,7 @@ extension Database {
         if models.readRegion != nil { models.readRegion?.insert(Self.anyTable) }
         guard Self.mayWrite(sql) else { return }
         models.remoteRawWrites &+= 1
+        models.changeCount &+= 1   // a reference known to have no row may find one now
         try remoteWillWrite(remote)
         remoteNoteRawWrite(sql)
     }
@@ -111,12 +112,18 @@ extension Database {
     /// (VACUUM, `… CONCURRENTLY`, CREATE/DROP DATABASE, ALTER SYSTEM, a script ending its own transaction)
     /// runs alone, and every table the handle maps is reported changed, rows unknown. False: not wrapped.
     private func observedAlone<C: RemoteConnection>(_ remote: C, _ sql: String, _ body: () throws -> Void) throws -> Bool {
-        guard transactionDepth == 0, !remote.isInTransaction, Self.mayWrite(sql), remoteObserved else { return false }
+        guard transactionDepth == 0, !models.remoteLog.runsAlone, !remote.isInTransaction, Self.mayWrite(sql), remoteObserved else { return false }
         let words = SQL.leadingWords(sql, count: 2)
         let blockless = ["vacuum", "reindex", "cluster"].contains(words.first ?? "") || SQL.mentions(sql, "concurrently")
             || (["create", "drop", "alter"].contains(words.first ?? "") && ["database", "system", "tablespace"].contains(words.dropFirst().first ?? ""))
             || ["begin", "commit", "end", "rollback", "start"].contains(where: { SQL.mentions(sql, $0) && Self.endsTransaction(sql, $0) })
-        guard !blockless else { return false }
+        guard !blockless else {
+            models.remoteLog.runsAlone = true
+            defer { models.remoteLog.runsAlone = false }
+            try body()
+            remoteReportEveryTable()
+            return true
+        }
         try remoteTransaction(remote, .deferred, body)
         return true
     }

@@ -37,6 +37,9 @@ public final class Database {
     /// On another engine: whether observers want the commits now (a pool's writer asks its streams); nil:
     /// whenever observers are registered.
     var remoteObservationWanted: (() -> Bool)?
+    /// Called after a commit, before its observers hear of it (a replica pool records the commit's log
+    /// position there, so that the reads the observers start wait for it).
+    var beforePublishingCommit: ((Database) -> Void)?
 
     /// Opens (and creates, unless read-only) the database file at `path`.
     ///

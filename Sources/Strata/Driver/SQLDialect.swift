@@ -15,6 +15,13 @@ package protocol SQLDialect: Sendable {
     /// The row source for a list of keys bound as one parameter (`json_each(?)` on SQLite, an array on
     /// PostgreSQL), selecting a column named `value`.
     func keyList(parameter index: Int) -> String
+    /// The condition that `expression` (SQL, quoted) equals one of the keys of an array bound as the
+    /// `index`-th parameter (``keyArray(_:)``'s value): `expression = ANY($n)` on PostgreSQL, which
+    /// types the array by the expression's column. Nil where the engine has no arrays (SQLite binds a JSON
+    /// array through ``keyList(parameter:)``, or a list of parameters).
+    func anyKey(_ expression: String, parameter index: Int) -> String?
+    /// The value that binds `keys` as the one parameter of ``anyKey(_:parameter:)``.
+    func keyArray(_ keys: [SQLValue]) -> SQLValue
     /// A literal for a value, for DDL defaults only (values of statements are always bound).
     func literal(_ value: SQLValue) -> String
     /// The statement that opens a transaction of the given kind.
@@ -50,6 +57,20 @@ package protocol SQLDialect: Sendable {
 }
 
 extension SQLDialect {
+    /// No array condition by default (see ``anyKey(_:parameter:)``).
+    ///
+    /// ```swift
+    /// SQLiteDialect().anyKey("\"id\"", parameter: 1)   // nil
+    /// ```
+    package func anyKey(_ expression: String, parameter index: Int) -> String? { nil }
+
+    /// NULL by default: an engine without arrays binds key lists otherwise.
+    ///
+    /// ```swift
+    /// SQLiteDialect().keyArray([.integer(1)])   // .null
+    /// ```
+    package func keyArray(_ keys: [SQLValue]) -> SQLValue { .null }
+
     /// The declared type of a column for a property stored as `type` in `format` (a date, a UUID, a Bool,
     /// a Decimal, JSON): engines with types of their own for those (PostgreSQL's `TIMESTAMPTZ`, `UUID`,
     /// `BOOLEAN`, `NUMERIC`, `JSONB`) override it; by default, the storage type's.

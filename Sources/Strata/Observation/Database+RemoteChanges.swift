@@ -15,6 +15,8 @@ struct RemoteChangeLog {
     /// tables no one can name (TRUNCATE … CASCADE).
     var truncated: Set<String> = []
     var unknownTables = false
+    /// Set while a statement that cannot run in a transaction block runs alone.
+    var runsAlone = false
     /// Per open savepoint: the recorded changes and counts when it began (a rollback to it brings them back),
     /// and the engine's counters then (nil when nothing was written before it). The engine counts the rows
     /// of a rolled-back savepoint too: the baseline moves past them.
@@ -196,6 +198,17 @@ extension Database {
         }
     }
 
+    /// After a statement that ran outside any transaction (it cannot run in one): every table the handle
+    /// maps is reported changed, rows unknown.
+    func remoteReportEveryTable() {
+        let saved = models.transactionChanges
+        models.transactionChanges.removeAll()
+        for registries in models.registriesByTable.values { if let first = registries.first { models.recordTable(first.metadata.tableName) } }
+        models.remoteLog.observing = true
+        remoteLogCommitted()
+        models.transactionChanges = saved
+    }
+
     /// After COMMIT: the observers hear of what the transaction changed.
     func remoteLogCommitted() {
         guard models.remoteLog.observing else { return }
@@ -203,6 +216,7 @@ extension Database {
         guard !models.transactionChanges.isEmpty else { return }
         let changes = Array(models.transactionChanges.values)
         models.transactionChanges.removeAll()
+        beforePublishingCommit?(self)
         // (As on SQLite: observers may read and write through the handle; the block is still on the stack.)
         let depth = transactionDepth
         transactionDepth = 0

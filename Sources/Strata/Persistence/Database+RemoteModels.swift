@@ -273,6 +273,7 @@ extension Database {
         registry.capture(object)
         models.remoteRows[ObjectIdentifier(object)] = (0..<metadata.properties.count).map { statement.text(at: Int32($0)) }
         models.remoteReadAt[ObjectIdentifier(object)] = models.remoteRawWrites
+        models.changeCount &+= 1   // a reference known to have no row may find this one
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: true, depth: transactionDepth)) }
         if models.remoteLog.observing { remoteRecord(registry, .insert, key: observedKey(object, registry)) }
     }
@@ -389,6 +390,13 @@ extension Database {
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, depth: transactionDepth)) }
         if models.remoteLog.observing { remoteRecord(registry, .delete, key: observedKey(object, registry)) }
         registry.detach(object, deleted: true)
+        models.changeCount &+= 1   // (a reference known to have no row trusts that while the count stands)
+        // The live instances the engine's ON DELETE CASCADE / SET NULL changed (Database+RemotePrefetch.swift).
+        if registry.metadata.keyCount == 1, let key = try? registry.metadata.key.accessor.load(object) {
+            // (The row is deleted already: should reading the children again fail, every live instance reads
+            // its row again when next looked up by key, as after raw SQL.)
+            do { try remoteFollowCascades(remote, deleted: registry, keys: [key]) } catch { models.remoteRawWrites &+= 1 }
+        }
     }
 
     // MARK: Transactions
@@ -397,6 +405,7 @@ extension Database {
     /// new again; those updated or deleted since read their rows again.
     func remoteRestoreAfterRollback<C: RemoteConnection>(_ remote: C, toDepth depth: Int) {
         var restored = Set<ObjectIdentifier>()
+        models.changeCount &+= 1   // rows deleted since are back
         let undone = models.remoteWrites.filter { $0.depth > depth }.reversed()
         models.remoteWrites.removeAll { $0.depth > depth }
         for write in undone where restored.insert(ObjectIdentifier(write.object)).inserted {

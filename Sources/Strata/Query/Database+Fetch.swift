@@ -377,6 +377,8 @@ extension Database {
     /// over the model, so it runs at full speed when called from code that is (a prefetch, `@Children`).
     func modelObjects(registry: TypeRegistry, quotedColumn: String, in values: [SQLValue], orderBy: String?,
                       distinct: Bool = false) throws -> [ModelObject] {
+        // Another engine: the keys as one array parameter (Relationships/Database+RemotePrefetch.swift).
+        if _slowPath(isRemote) { return try remoteModelObjects(registry: registry, quotedColumn: quotedColumn, in: values, orderBy: orderBy) }
         var result: [ModelObject] = []
         if values.count > 1, connection.hasJSONEach, let integers = SQL.integers(values) {
             // Integer keys: one JSON array per 32,768 of them, through one statement prepared once; distinct

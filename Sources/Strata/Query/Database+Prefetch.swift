@@ -2,7 +2,8 @@ extension Database {
     /// Loads one relationship of many owners at once — a ``Reference`` or a ``Children`` property, or a
     /// path of them (`"employees.manager"`) — in one query per relationship level (chunked under
     /// ``maximumArguments`` keys), whatever the number of owners; each owner keeps what was loaded for as
-    /// long as it lives, so reading the relationships afterwards runs no query.
+    /// long as it lives, so reading the relationships afterwards runs no query. On PostgreSQL each level is
+    /// one statement whatever the number of keys, bound as one array (`"column" = ANY($1)`).
     ///
     /// For a reference, the distinct keys that have no live instance are loaded; a key with no row reads
     /// as nil afterwards, also without a query, until the handle sees a write (`$property.load()` throws
@@ -115,7 +116,6 @@ extension Database {
     /// (so fetching and faulting one owner at a time beside many live ones stays one query per fault,
     /// never a scan each). Returns whether it ran; a failure is left to the single load that follows.
     func batchFaults(of owner: ModelObject, registry: TypeRegistry, relatedType: any Model.Type, key: SQLValue) -> Bool {
-        if remote != nil { return false }   // (not on another engine yet: each fault reads its own row)
         let metadata = registry.metadata
         let candidates = metadata.properties.filter { $0.related.map(ObjectIdentifier.init) == ObjectIdentifier(relatedType) }
         let property = candidates.count == 1 ? candidates.first : candidates.first { candidate in
@@ -144,13 +144,16 @@ extension Database {
                 throw ModelError(.invalidPrimaryKey, model: registry.metadata.typeName, property: registry.metadata.key.name,
                                  "references to a view whose key is not shown unique (\(registry.table.table)) cannot be prefetched: read each through its reference, or key the view by columns it carries from its table's primary key")
             }
-            var missing = pending.distinct.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true }
+            // (On another engine, also the live instances read before the handle's last raw write: read again.)
+            let stale = remoteStaleKeys(pending.distinct, registry: registry)
+            var missing = pending.distinct.filter { key in registry.instance(key: key).map { $0._isDeleted } ?? true || stale.contains(key) }
             // The keys are canonical; bound as the key column stores them (a UUID as 32 hex digits, say).
             if registry.table.formats[0] != .native { missing = missing.map(registry.table.formats[0].storedKey) }
             // A key another tool may store in another form (7 and '7', a UUID's two cases): in both.
             if registry.table.keyHasTwoForms { missing = missing.flatMap(registry.table.keyForms(ofStored:)) }
             let loaded = try modelObjects(registry: registry, quotedColumn: SQL.quote(registry.table.columns[0]), in: missing,
                                           orderBy: nil, distinct: true)
+            remoteDetachGone(stale, loaded: loaded, registry: registry)
             // Owners hold their targets strongly (so a later read costs no query). Where the targets' type
             // could hold the owners back (the same type — a manager, a parent — or one with a relationship
             // to the owners' type), each pair is checked: a target that holds its owner already is held

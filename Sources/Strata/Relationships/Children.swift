@@ -384,7 +384,8 @@ public struct Children<Child: Model>: TransientStorage {
         // a large share of their table (most children are wanted): one scan, membership tested here.
         let table = childRegistry.table
         let registeredBefore = childRegistry.registrations
-        let scan = try buckets.allIntegers && table.integerColumns.contains(propertyIndex)
+        // (Another engine: always the key array, `= ANY($1)`.)
+        let scan = try !database.isRemote && buckets.allIntegers && table.integerColumns.contains(propertyIndex)
             && (!table.indexedColumns.contains(propertyIndex) || database.areMany(keys.count, of: ownerRegistry))
         let children = scan
             ? try database.modelObjects(registry: childRegistry, scanning: propertyIndex, for: buckets, orderBy: order)

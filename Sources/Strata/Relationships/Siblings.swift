@@ -189,7 +189,8 @@ public struct Siblings<Target: Model>: TransientStorage {
         // With a text key, whether the join table links the pair is asked as SQLite's foreign keys read its
         // columns (each key column's affinity and collation): an INTEGER join column stores '07' as 7, which
         // links '7', not '07'.
-        let linked: String? = registry.metadata.keyIsInteger && targetRegistry.metadata.keyIsInteger ? nil : {
+        // (Another engine's columns are typed, and compare as the keys do: the pair alone.)
+        let linked: String? = registry.metadata.keyIsInteger && targetRegistry.metadata.keyIsInteger || database.isRemote ? nil : {
             let (o, t) = (SQL.quote("strata_owner"), SQL.quote("strata_target"))
             let ownerKey = "\(o).\(SQL.quote(registry.table.columns[0]))", targetKey = "\(t).\(SQL.quote(targetRegistry.table.columns[0]))"
             return "FROM \(SQL.quote(registry.table.table)) AS \(o), \(SQL.quote(targetRegistry.table.table)) AS \(t)"
@@ -210,6 +211,7 @@ public struct Siblings<Target: Model>: TransientStorage {
                     }
                 }
             }
+            database.remoteJoinTableWritten(storage.joinTable)
             owner[keyPath: path].cache = loaded
             if var cached = loaded, !cached.contains(where: { $0 === target }) {
                 // At its place in the declared order when that is known exactly here (the default order,
@@ -228,6 +230,7 @@ public struct Siblings<Target: Model>: TransientStorage {
             // join column's 7 is '7''s link, not '07''s.)
             try database.execute("DELETE FROM \(join) WHERE \(matching)" + (linked.map { " AND EXISTS (SELECT 1 \($0))" } ?? ""),
                                  arguments: fromForms + toForms + keys)
+            database.remoteJoinTableWritten(storage.joinTable)
             owner[keyPath: path].cache = loaded?.filter { $0 !== target }
         }
     }
@@ -253,6 +256,7 @@ public struct Siblings<Target: Model>: TransientStorage {
     /// chunk of other keys as large as SQLite's variable limit allows.
     private func query(_ owners: [ModelObject], ownerMetadata: ModelMetadata, collation: KeyCollation, database: Database) throws
         -> (groups: [SQLValue: [Target]], all: [Target]) {
+        if database.isRemote { return try remoteQuery(owners, ownerMetadata: ownerMetadata, database: database) }
         guard ownerMetadata.keyCount == 1 else {
             throw ModelError(.unsupportedType, model: ownerMetadata.typeName,
                              "@Siblings needs a single-column key on \(ownerMetadata.typeName); it has a composite key")

@@ -187,7 +187,8 @@ extension Database {
         }).first {
             format = mapped.0
             if mapped.1 { models.undecidedJoinColumns.insert(cacheKey) }
-        } else if let info = try TableInfo.read(table, in: connection), let found = info.column(named: column) {
+        } else if !isRemote, let info = try TableInfo.read(table, in: connection), let found = info.column(named: column) {
+            // (Another engine's key columns are typed: its keys are stored natively.)
             let (detected, sampled) = try detectedFormat(kind, table: info.name, column: found, rowID: info.sampledRowID)
             if sampled {
                 format = detected
