@@ -4,10 +4,11 @@ extension Database {
     /// Opens a handle on a PostgreSQL database: a libpq connection string or URL
     /// (`postgresql:///app?host=/run/pg`, `host=db user=app dbname=app`).
     ///
-    /// So far the handle runs raw SQL (`execute`, `rows`, `value`, `column`, with `?` parameters),
-    /// transactions (savepoints inside, serialization failures retried by `retryingOnConflict`) and schema
-    /// sync of models (`syncSchema`, `schemaPlan`: PostgreSQL's types, in one transaction). Fetching and
-    /// saving models on it is the next step; those calls throw an error that says so. Errors are
+    /// The handle runs what a SQLite handle does above the engine: raw SQL (`?` parameters, spelled `$n`),
+    /// transactions (savepoints inside, serialization failures retried by `retryingOnConflict`), schema
+    /// sync in PostgreSQL's types (one transaction), models (fetch, save, delete, one live instance per row,
+    /// conflicts instead of lost writes), relationships and prefetch, migrations and `observeChanges`.
+    /// SQLite's own calls (backup, journal modes) throw an error naming PostgreSQL. Errors are
     /// `DatabaseError`s with PostgreSQL's SQLSTATE in `sqlState` and the nearest SQLite code in `code`.
     ///
     /// ```swift
@@ -33,8 +34,9 @@ extension DatabasePool {
     /// transactions are READ ONLY, each used on its own serial queue (libpq's blocking calls never run on
     /// Swift's cooperative threads). The same `read`/`write` closures as on SQLite, async and
     /// `pool.blocking`; cancelling an async call cancels its running statement on the server (`PQcancel`)
-    /// and rolls its transaction back. What a handle runs on PostgreSQL so far: see
-    /// ``Database/init(postgresURL:configuration:)``.
+    /// and rolls its transaction back. The pool's commits reach `changes(of:)`, `observe` and `LiveQuery`
+    /// (other processes' once ``installChangeNotifications(for:)`` or ``listenForChangeNotifications()``
+    /// ran). What a handle runs on PostgreSQL: see ``Database/init(postgresURL:configuration:)``.
     ///
     /// ```swift
     /// let pool = try DatabasePool(postgresURL: "postgresql:///app?host=/run/postgresql", readers: 4)

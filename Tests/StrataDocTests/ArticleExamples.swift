@@ -588,4 +588,11 @@ enum RunningOnPostgreSQLExample {
         let count = try await pool.read { db in try db.count(Note.self) }
         _ = (same, pinned, count)
     }
+
+    static func observation(pool: DatabasePool) async throws {
+        try await pool.installChangeNotifications(for: [Note.self])
+        for await change in pool.changes(of: Note.self) {
+            print(change.insertedRows, change.updatedRows, change.deletedRows)
+        }
+    }
 }

@@ -247,4 +247,20 @@ enum ReadmePostgres {
         let staff = try await pool.read { db in try db.count(Employee.self) }
         _ = (same, staff)
     }
+
+    static func postgresObservation(pool: DatabasePool) async throws {
+        try await pool.installChangeNotifications(for: [Employee.self])   // or listenForChangeNotifications()
+        for await change in pool.changes(of: Employee.self) {
+            print(change.insertedRows, change.updatedRows, change.deletedRows, change.listsEveryRow)
+        }
+    }
+
+    static func postgresReplica() async throws {
+        let replicated = try DatabasePool(postgresURL: "postgresql:///app?host=/run/postgresql",
+                                          replicaURL: "postgresql:///app?host=/run/postgresql&port=5433",
+                                          readers: 4, replicaWait: .seconds(2))
+        try await replicated.write { db in let ada = Employee(); ada.name = "Ada"; try db.save(ada) }
+        let count = try await replicated.read { db in try db.count(Employee.self) }   // on the standby, Ada included
+        _ = count
+    }
 }

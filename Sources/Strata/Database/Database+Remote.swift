@@ -1,19 +1,17 @@
 // A handle on an engine other than SQLite (a ``RemoteConnection``, PostgreSQL's from StrataPostgres): raw
 // SQL, transactions and schema sync run there through the driver protocols, each generic over the concrete
-// connection (the existential is opened once per call). What needs SQLite's own machinery (models and their
-// identity map, observation, backup) throws the stand-in connection's error, which names the engine.
+// connection (the existential is opened once per call). What needs SQLite's own machinery (bare statements,
+// backup, journal modes) throws the stand-in connection's error, which names the engine.
 extension Database {
     /// Opens a handle on `remote`. SQLite's connection is a closed stand-in whose every use throws an
-    /// error saying which calls run on the engine so far.
+    /// error saying the call is SQLite's own.
     ///
     /// ```swift
     /// let db = try Database(remote: PostgresConnection(url: url), configuration: Configuration())
     /// ```
     package convenience init(remote: any RemoteConnection, configuration: Configuration = Configuration()) throws {
-        let message = "this handle runs on \(remote.engineName), where only raw SQL (execute, rows, value, column), "
-            + "transactions, schema sync (syncSchema, schemaPlan) and models (fetch by clause, key-path condition "
-            + "or key; save; delete) run so far; relationships, prefetch, observation and SQLite's own calls need "
-            + "a SQLite handle"
+        let message = "this call is SQLite's own (a bare statement, backup, journal modes, PRAGMAs, statement "
+            + "tracing) and this handle runs on \(remote.engineName): use a SQLite handle for it"
         try self.init(remote: remote, standIn: Connection.standIn(message: message, configuration: configuration),
                       configuration: configuration)
     }
