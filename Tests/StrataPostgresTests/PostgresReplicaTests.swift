@@ -193,4 +193,65 @@ struct PostgresReplicaTests {
             try standby.execute("SELECT pg_wal_replay_resume()")
         }
     }
+
+    @Test func observationsOnAPausedStandbySeeAnotherConnectionsCommitTheyHeardOf() async throws {
+        try await withReplicaPool(wait: .seconds(1)) { pool, standby in
+            _ = try await pool.write { db in try db.syncSchema(R35Entry.self) }
+            try await pool.installChangeNotifications(for: [R35Entry.self])
+            // Caught up (the read waits for it), then paused.
+            let schema = try await pool.read { db in try db.value(String.self, "SELECT current_schema()") ?? "" }
+            let other = try Database(postgresURL: inSchema(postgresURL ?? "", schema))
+            defer { try? other.close() }
+            try standby.execute("SELECT pg_wal_replay_pause()")
+            defer { try? standby.execute("SELECT pg_wal_replay_resume()") }
+            try other.execute("SELECT 1")
+            let insertFromOther = { @Sendable in
+                let db = try Database(postgresURL: inSchema(postgresURL ?? "", schema))
+                defer { try? db.close() }
+                try db.execute("INSERT INTO r35_entry(title, amount) VALUES ('theirs', 0)")
+            }
+            let work = Task {
+                var counts = pool.observe { db in try db.count(R35Entry.self) }.makeAsyncIterator()
+                #expect(try await counts.next() == 0)   // on the standby, caught up
+                // Another connection's commit, heard through the notifications: the listener raises the
+                // position reads wait for before the observation hears of it, so its read waits for the
+                // paused standby and then reads the primary.
+                try insertFromOther()
+                #expect(try await counts.next() == 1)
+            }
+            let watchdog = Task {
+                try? await Task.sleep(for: .seconds(60))
+                work.cancel()
+            }
+            try await work.value
+            watchdog.cancel()
+        }
+    }
+
+    @Test func observationsOnAPausedStandbySeeThePoolsOwnCommitTheyHeardOf() async throws {
+        try await withReplicaPool(wait: .seconds(1)) { pool, standby in
+            _ = try await pool.write { db in try db.syncSchema(R35Entry.self) }
+            _ = try await pool.read { db in try db.count(R35Entry.self) }   // caught up (the read waits for it)
+            try standby.execute("SELECT pg_wal_replay_pause()")
+            defer { try? standby.execute("SELECT pg_wal_replay_resume()") }
+            let work = Task {
+                var counts = pool.observe { db in try db.count(R35Entry.self) }.makeAsyncIterator()
+                #expect(try await counts.next() == 0)   // on the standby, caught up
+                // The commit's position is recorded before the observation hears of it: its read waits for
+                // the paused standby, then reads the primary.
+                try await pool.write { db in
+                    let entry = R35Entry()
+                    entry.title = "own"
+                    try db.save(entry)
+                }
+                #expect(try await counts.next() == 1)
+            }
+            let watchdog = Task {
+                try? await Task.sleep(for: .seconds(60))
+                work.cancel()
+            }
+            try await work.value
+            watchdog.cancel()
+        }
+    }
 }

@@ -202,38 +202,58 @@ private final class ValueObserver<T: Sendable>: Sendable {
         reader.perform { [self] db in
             // (The observation may have ended while this waited for the reader: no SQL for nobody.)
             guard !state.withLock({ $0.finished }) else { return pool.release(reader) }
-            let outcome = Result { () throws -> (T, Set<String>) in
-                try db.recordingReads { try DatabasePool.readTransaction(db, job: nil, fetch) }
+            // A replica pool's reader reads once its replica replayed the commit heard of; one that lags
+            // (or has not replayed a table the writer just made) has the primary read instead.
+            if let replica = pool.replica, !((try? replica.caughtUp(db, job: nil)) ?? false) {
+                pool.release(reader)
+                return replica.primary.perform { [self] db in fetched(on: db) }
             }
+            let outcome = fetching(on: db)
             pool.release(reader)
-            switch outcome {
-            case .failure(let error): end(error)
-            case .success(let (value, region)):
-                let waiter = state.withLock { state -> CheckedContinuation<T?, any Error>? in
-                    state.region = region
-                    guard !state.finished else { return nil }
-                    // Compared with what the consumer holds: a value equal to it replaces a different one it
-                    // has not taken (the newest state is the one it has), and is not delivered again.
-                    if let delivered = state.delivered, let isDuplicate, isDuplicate(delivered, value) {
-                        state.pending = nil
-                        return nil
-                    }
-                    guard let waiter = state.waiter else {
-                        state.pending = value
-                        return nil
-                    }
-                    state.waiter = nil
-                    state.delivered = value
-                    return waiter
-                }
-                waiter?.resume(returning: value)
-                let again = state.withLock { state -> Bool in
-                    if state.due && !state.finished { state.due = false; return true }
-                    state.running = false
-                    return false
-                }
-                if again { run() }
+            if let replica = pool.replica, case .failure(let error) = outcome, error is ReplicaBehind {
+                return replica.primary.perform { [self] db in fetched(on: db) }
             }
+            deliver(outcome)
+        }
+    }
+
+    private func fetching(on db: Database) -> Result<(T, Set<String>), any Error> {
+        Result { try db.recordingReads { try DatabasePool.readTransaction(db, job: nil, fetch) } }
+    }
+
+    private func fetched(on db: Database) {
+        guard !state.withLock({ $0.finished }) else { return }
+        deliver(fetching(on: db))
+    }
+
+    private func deliver(_ outcome: Result<(T, Set<String>), any Error>) {
+        switch outcome {
+        case .failure(let error): end(error)
+        case .success(let (value, region)):
+            let waiter = state.withLock { state -> CheckedContinuation<T?, any Error>? in
+                state.region = region
+                guard !state.finished else { return nil }
+                // Compared with what the consumer holds: a value equal to it replaces a different one it
+                // has not taken (the newest state is the one it has), and is not delivered again.
+                if let delivered = state.delivered, let isDuplicate, isDuplicate(delivered, value) {
+                    state.pending = nil
+                    return nil
+                }
+                guard let waiter = state.waiter else {
+                    state.pending = value
+                    return nil
+                }
+                state.waiter = nil
+                state.delivered = value
+                return waiter
+            }
+            waiter?.resume(returning: value)
+            let again = state.withLock { state -> Bool in
+                if state.due && !state.finished { state.due = false; return true }
+                state.running = false
+                return false
+            }
+            if again { run() }
         }
     }
 
