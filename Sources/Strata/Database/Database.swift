@@ -173,8 +173,23 @@ public final class Database {
     /// defer { trace.cancel() }
     /// ```
     public func traceStatements(_ observer: @escaping (String) -> Void) -> StatementTrace {
+        if let remote { return remoteTraceStatements(remote, observer) }
         let id = connection.addTraceObserver { sql, _ in observer(sql) }
         return StatementTrace(connection: connection, id: id)
+    }
+
+    /// ``traceStatements(_:)`` on another engine: the connection reports each statement (in its own
+    /// spelling, `$1` for `?`) as it sends it.
+    private func remoteTraceStatements(_ remote: any RemoteConnection, _ observer: @escaping (String) -> Void) -> StatementTrace {
+        models.nextTraceID += 1
+        let id = models.nextTraceID
+        models.traceObservers[id] = observer
+        let models = self.models
+        remote.statementObserver = { sql in for observer in models.traceObservers.values { observer(sql) } }
+        return StatementTrace(cancel: { [weak models, weak remote] in
+            models?.traceObservers[id] = nil
+            if models?.traceObservers.isEmpty ?? true { remote?.statementObserver = nil }
+        })
     }
 }
 
@@ -187,10 +202,17 @@ public final class Database {
 public final class StatementTrace {
     private weak var connection: Connection?
     private let id: Int
+    /// Another engine's: what stops it.
+    private var stop: (() -> Void)?
 
     init(connection: Connection, id: Int) {
         self.connection = connection
         self.id = id
+    }
+
+    init(cancel: @escaping () -> Void) {
+        id = 0
+        stop = cancel
     }
 
     deinit { cancel() }
@@ -203,5 +225,7 @@ public final class StatementTrace {
     public func cancel() {
         connection?.removeTraceObserver(id)
         connection = nil
+        stop?()
+        stop = nil
     }
 }

@@ -38,6 +38,8 @@ package protocol RemoteConnection: DriverConnection where Statement: RemoteState
     /// connection's schemas (by table name; tables it did not write may be missing): what tells observers
     /// which tables raw SQL, cascades and triggers wrote, as the engine has no update hook.
     func writeCounts() throws -> [String: WriteCounts]
+    /// Called with each statement's SQL as it is sent (``Database/traceStatements(_:)``); nil: nothing.
+    var statementObserver: ((String) -> Void)? { get set }
 }
 
 /// Rows a transaction inserted, updated and deleted in one table (see ``RemoteConnection/writeCounts()``).

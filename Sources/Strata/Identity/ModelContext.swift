@@ -174,6 +174,9 @@ final class ModelContext {
     var silentTables: [String: Bool] = [:]
     /// What the open transaction of a handle on another engine wrote, for observers.
     var remoteLog = RemoteChangeLog()
+    /// ``Database/traceStatements(_:)``'s observers on another engine, by id.
+    var traceObservers: [Int: (String) -> Void] = [:]
+    var nextTraceID = 0
 
     func registries(forTable table: String) -> [TypeRegistry] {
         registriesByTable[table.sqlFolded] ?? []

@@ -52,7 +52,7 @@ extension Database {
         let message = "\(error.message): deleting \(subject), still referenced by " + holders.joined(separator: "; ")
             + ". Delete or repoint those rows first, or declare the reference with onDelete: .cascade or .setNull"
         return DatabaseError(code: error.code, message: message, sql: error.sql, arguments: error.arguments,
-                             argumentsArePublic: error.argumentsArePublic)
+                             argumentsArePublic: error.argumentsArePublic, sqlState: error.sqlState)
     }
 
     /// The count a `SELECT count(*)` whose parameters are the root clause's finds; nil when it fails.

@@ -166,7 +166,7 @@ extension Database {
 
     /// A property's value in its column's format (a JSON value through its own restyling, which keeps a
     /// whole Double's `.0`).
-    private func remoteValue(_ object: ModelObject, _ property: PropertyMetadata, _ format: ColumnFormat) throws -> SQLValue {
+    func remoteValue(_ object: ModelObject, _ property: PropertyMetadata, _ format: ColumnFormat) throws -> SQLValue {
         if case .jsonText = format, case .generic(let io) = property.accessor { return try io.load(object, format: format) }
         return try format.stored(property.accessor.load(object))
     }

@@ -119,7 +119,7 @@ extension Database {
         let what = key.map { "updating \(metadata.typeName) (key \($0))" } ?? "inserting a new \(metadata.typeName)"
         let message = "\(error.message): \(what), writing \(names.isEmpty ? "no property" : names.joined(separator: ", ")) of table \"\(table.table)\". Nothing was written"
         return DatabaseError(code: error.code, message: message, sql: error.sql, arguments: error.arguments,
-                             argumentsArePublic: error.argumentsArePublic)
+                             argumentsArePublic: error.argumentsArePublic, sqlState: error.sqlState)
     }
 
     /// After an UPDATE that changed no row: ``writeIgnored(_:key:)`` when the row is there (a BEFORE UPDATE

@@ -11,6 +11,9 @@ extension Database {
     ///   the row's key when matched by upsert keys) and only the columns that differ are written.
     /// - Otherwise `object` is inserted, as by `save`.
     ///
+    /// On PostgreSQL the row's live instance (read when none was live) takes `object`'s values and is
+    /// returned; `object` stays new.
+    ///
     /// All or nothing: a failure (a CHECK or NOT NULL constraint, a unique index) leaves the table, `object`
     /// and the live instance as they were. An `object` that is already live is saved.
     ///
@@ -23,6 +26,7 @@ extension Database {
     /// ```
     @discardableResult
     public func upsert<T: Model>(_ object: T) throws -> T {
+        if _slowPath(isRemote) { return try remoteUpsert(object) }
         let registry = try registry(for: T.self, checkingCommits: false)
         if object._registry != nil {
             try save(object)
@@ -99,14 +103,14 @@ extension Database {
     }
 
     /// Every property value of `object` but its key, as it would be saved.
-    private func values(of object: ModelObject, registry: TypeRegistry) throws -> [(index: Int, value: SQLValue)] {
+    func values(of object: ModelObject, registry: TypeRegistry) throws -> [(index: Int, value: SQLValue)] {
         let properties = registry.metadata.properties
         return try (registry.metadata.keyCount..<properties.count).map { ($0, try properties[$0].accessor.load(object)) }
     }
 
     /// Gives `live` the values of every property of `object` but the key (all read first: a reference to an
     /// unsaved object throws before `live` changes).
-    private func copyValues(of object: ModelObject, into live: ModelObject, registry: TypeRegistry) throws {
+    func copyValues(of object: ModelObject, into live: ModelObject, registry: TypeRegistry) throws {
         let properties = registry.metadata.properties
         for (index, value) in try values(of: object, registry: registry) {
             if try properties[index].accessor.load(live) != value { try properties[index].accessor.store(value, into: live) }

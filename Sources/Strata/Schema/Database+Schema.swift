@@ -360,7 +360,8 @@ extension Database {
             }
             throw DatabaseError(code: error.code,
                                 message: "\(error.message) (schema sync of model \(metadata.typeName), table \"\(metadata.tableName)\", \(what): rolled back, nothing of it was kept)",
-                                sql: error.sql, arguments: error.arguments, argumentsArePublic: error.argumentsArePublic)
+                                sql: error.sql, arguments: error.arguments, argumentsArePublic: error.argumentsArePublic,
+                                sqlState: error.sqlState)
         }
     }
 }
