@@ -11,21 +11,9 @@ extension Siblings {
 
     private func remoteQuery<C: RemoteConnection>(_ remote: C, _ owners: [ModelObject], ownerMetadata: ModelMetadata,
                                                   database: Database) throws -> (groups: [SQLValue: [Target]], all: [Target]) {
-        guard ownerMetadata.keyCount == 1 else {
-            throw ModelError(.unsupportedType, model: ownerMetadata.typeName,
-                             "@Siblings needs a single-column key on \(ownerMetadata.typeName); it has a composite key")
-        }
-        let targetRegistry = try database.registry(for: Target.self, checkingCommits: false)
+        let targetRegistry = try checkedTargetRegistry(ownerMetadata: ownerMetadata, database: database)
         let table = targetRegistry.table
-        guard table.keyCount == 1 else {
-            throw ModelError(.unsupportedType, model: targetRegistry.metadata.typeName,
-                             "@Siblings needs a single-column key on \(targetRegistry.metadata.typeName); it has a composite key")
-        }
-        var groups: [SQLValue: [Target]] = [:], keys: [SQLValue] = []
-        for owner in owners {
-            let key = try owner._registry?.rowKey(of: owner) ?? ownerMetadata.key.accessor.load(owner)
-            if groups.updateValue([], forKey: key) == nil { keys.append(key) }
-        }
+        var (groups, keys) = try ownerKeys(owners, ownerMetadata: ownerMetadata, folding: { $0 })
         guard !keys.isEmpty else { return (groups, []) }
         let t = SQL.quote(table.table), j = SQL.quote(joinTable)
         let from = "\(j).\(SQL.quote(fromColumn))"

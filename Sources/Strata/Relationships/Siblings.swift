@@ -252,26 +252,39 @@ public struct Siblings<Target: Model>: TransientStorage {
         return loaded + all
     }
 
-    /// The targets of each owner (by the owner's key): one query per 32,768 integer keys (a JSON array), or per
-    /// chunk of other keys as large as SQLite's variable limit allows.
-    private func query(_ owners: [ModelObject], ownerMetadata: ModelMetadata, collation: KeyCollation, database: Database) throws
-        -> (groups: [SQLValue: [Target]], all: [Target]) {
-        if database.isRemote { return try remoteQuery(owners, ownerMetadata: ownerMetadata, database: database) }
+    /// The target's registry for a load through the join table: owner and target need a single-column key.
+    func checkedTargetRegistry(ownerMetadata: ModelMetadata, database: Database) throws -> TypeRegistry {
         guard ownerMetadata.keyCount == 1 else {
             throw ModelError(.unsupportedType, model: ownerMetadata.typeName,
                              "@Siblings needs a single-column key on \(ownerMetadata.typeName); it has a composite key")
         }
         let targetRegistry = try database.registry(for: Target.self, checkingCommits: false)
-        let table = targetRegistry.table
-        guard table.keyCount == 1 else {
+        guard targetRegistry.table.keyCount == 1 else {
             throw ModelError(.unsupportedType, model: targetRegistry.metadata.typeName,
                              "@Siblings needs a single-column key on \(targetRegistry.metadata.typeName); it has a composite key")
         }
+        return targetRegistry
+    }
+
+    /// The owners' keys (as `folding` makes them), each once and in order, and an empty group for each.
+    func ownerKeys(_ owners: [ModelObject], ownerMetadata: ModelMetadata, folding: (SQLValue) -> SQLValue) throws
+        -> (groups: [SQLValue: [Target]], keys: [SQLValue]) {
         var groups: [SQLValue: [Target]] = [:], keys: [SQLValue] = []
         for owner in owners {
-            let key = collation.folded(try owner._registry?.rowKey(of: owner) ?? ownerMetadata.key.accessor.load(owner))
+            let key = folding(try owner._registry?.rowKey(of: owner) ?? ownerMetadata.key.accessor.load(owner))
             if groups.updateValue([], forKey: key) == nil { keys.append(key) }
         }
+        return (groups, keys)
+    }
+
+    /// The targets of each owner (by the owner's key): one query per 32,768 integer keys (a JSON array), or per
+    /// chunk of other keys as large as SQLite's variable limit allows.
+    private func query(_ owners: [ModelObject], ownerMetadata: ModelMetadata, collation: KeyCollation, database: Database) throws
+        -> (groups: [SQLValue: [Target]], all: [Target]) {
+        if database.isRemote { return try remoteQuery(owners, ownerMetadata: ownerMetadata, database: database) }
+        let targetRegistry = try checkedTargetRegistry(ownerMetadata: ownerMetadata, database: database)
+        let table = targetRegistry.table
+        var (groups, keys) = try ownerKeys(owners, ownerMetadata: ownerMetadata, folding: collation.folded)
         let t = SQL.quote(table.table), j = SQL.quote(joinTable)
         // The owner keys compared by their own collation, as SQLite's foreign key from the join table does.
         let from = "\(j).\(SQL.quote(fromColumn))"
