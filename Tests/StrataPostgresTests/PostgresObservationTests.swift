@@ -192,8 +192,7 @@ struct PostgresObservationTests {
 
     @Test func anotherProcessesCommitsReachThePoolOnceItsTriggersAreInstalled() async throws {
         try await withPool { pool in
-            // (A watchdog: a notification that never comes ends the stream, failing the test, instead of hanging.)
-            let work = Task {
+            try await withWatchdog {
                 try await pool.installChangeNotifications(for: [PGObsParent.self, PGObsTag.self])
                 let schema = try await pool.read { db in try db.value(String.self, "SELECT current_schema()") ?? "" }
                 var all = pool.changes(ofTables: nil).makeAsyncIterator()
@@ -238,12 +237,6 @@ struct PostgresObservationTests {
                 }
                 #expect(triggers == 0)
             }
-            let watchdog = Task {
-                try? await Task.sleep(for: .seconds(60))
-                work.cancel()
-            }
-            try await work.value
-            watchdog.cancel()
         }
     }
 }

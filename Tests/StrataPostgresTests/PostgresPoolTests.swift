@@ -22,6 +22,18 @@ func withPool<T>(readers: Int = 2, _ body: (DatabasePool) async throws -> T) asy
     return try await body(pool)
 }
 
+/// Runs `body` in a task cancelled after `seconds`: a stream that never yields then ends, failing the test,
+/// instead of hanging the run.
+func withWatchdog(seconds: Int = 60, _ body: @escaping @Sendable () async throws -> Void) async throws {
+    let work = Task { try await body() }
+    let watchdog = Task {
+        try? await Task.sleep(for: .seconds(seconds))
+        work.cancel()
+    }
+    defer { watchdog.cancel() }
+    try await work.value
+}
+
 @Suite("PostgreSQL pool", .enabled(if: postgresURL != nil, "STRATA_POSTGRES_URL is not set (run under Scripts/with-postgres.sh)"))
 struct PostgresPoolTests {
     @Test func writesAndReadsRunOnTheirHandlesAndReadersRefuseWrites() async throws {

@@ -210,7 +210,7 @@ struct PostgresReplicaTests {
                 defer { try? db.close() }
                 try db.execute("INSERT INTO r35_entry(title, amount) VALUES ('theirs', 0)")
             }
-            let work = Task {
+            try await withWatchdog {
                 var counts = pool.observe { db in try db.count(R35Entry.self) }.makeAsyncIterator()
                 #expect(try await counts.next() == 0)   // on the standby, caught up
                 // Another connection's commit, heard through the notifications: the listener raises the
@@ -219,12 +219,6 @@ struct PostgresReplicaTests {
                 try insertFromOther()
                 #expect(try await counts.next() == 1)
             }
-            let watchdog = Task {
-                try? await Task.sleep(for: .seconds(60))
-                work.cancel()
-            }
-            try await work.value
-            watchdog.cancel()
         }
     }
 
@@ -234,7 +228,7 @@ struct PostgresReplicaTests {
             _ = try await pool.read { db in try db.count(R35Entry.self) }   // caught up (the read waits for it)
             try standby.execute("SELECT pg_wal_replay_pause()")
             defer { try? standby.execute("SELECT pg_wal_replay_resume()") }
-            let work = Task {
+            try await withWatchdog {
                 var counts = pool.observe { db in try db.count(R35Entry.self) }.makeAsyncIterator()
                 #expect(try await counts.next() == 0)   // on the standby, caught up
                 // The commit's position is recorded before the observation hears of it: its read waits for
@@ -246,12 +240,6 @@ struct PostgresReplicaTests {
                 }
                 #expect(try await counts.next() == 1)
             }
-            let watchdog = Task {
-                try? await Task.sleep(for: .seconds(60))
-                work.cancel()
-            }
-            try await work.value
-            watchdog.cancel()
         }
     }
 }
