@@ -133,8 +133,7 @@ final class EveryType: Model {
         #expect(types["raw"] == "NUMERIC")
     }
 
-    // PostgreSQL: Strata gap, a UInt64 above Int64.max is refused without the model and property named
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: UInt64 error names no property")) func uint64AboveInt64MaxIsAnErrorNamingTheProperty() throws {
+    @Test func uint64AboveInt64MaxIsAnErrorNamingTheProperty() throws {
         let db = try TestDatabase.make()
         let object = EveryType()
         object.uint64 = UInt64.max
