@@ -42,8 +42,9 @@ let package = Package(
             dependencies: ["StrataTools", "Strata", "StrataPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/strata"
         ),
-        // Temporary databases and the location of ../shared/fixtures, shared by the test targets.
-        .target(name: "StrataTestSupport", dependencies: ["Strata"], path: "Tests/StrataTestSupport"),
+        // Temporary databases (SQLite files, or PostgreSQL schemas when STRATA_TEST_ENGINE=postgresql) and the
+        // location of ../shared/fixtures, shared by the test targets.
+        .target(name: "StrataTestSupport", dependencies: ["Strata", "StrataPostgres"], path: "Tests/StrataTestSupport"),
         // The README's pool calls in top-level code (a main.swift), run by Review19TopLevelTests (issue 36).
         .executableTarget(name: "StrataTopLevelFixture", dependencies: ["Strata"], path: "Tests/TopLevelFixture"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", .product(name: "Logging", package: "swift-log")]),

@@ -24,11 +24,21 @@ private struct Shape: Equatable, CustomStringConvertible {
 
 @Suite("PostgreSQL and SQLite agree", .enabled(if: postgresURL != nil, "STRATA_POSTGRES_URL is not set (run under Scripts/with-postgres.sh)"))
 struct PostgresRoundTripTests {
-    /// Every model of the PostgreSQL suites, synced on a new SQLite file and in a new PostgreSQL schema:
+    /// The models of PostgresRoundTripModels.swift: each key type (Int64, Int, Int32, String, UUID, two
+    /// composite forms) and value type, indices plain, unique and composite, references with each ON DELETE.
+    static let roundTripModels: [any Model.Type] = [
+        RTIntKey.self, RTInt32Key.self, RTStringKey.self, RTUUIDKey.self, RTIntegers.self, RTOptionals.self,
+        RTValues.self, RTIndexed.self, RTOwner.self, RTPet.self, RTNode.self, RTLink.self, RTComposite.self,
+        RTMembership.self, RTTicket.self,
+    ]
+
+    /// Every model of the PostgreSQL suites and of the round trip's own set (21 tables), synced on a new SQLite file and in a new PostgreSQL schema:
     /// the introspected tables have one shape, and each column's declared type is its dialect's for the
     /// property (SQLite's storage types; PostgreSQL's BOOLEAN, TIMESTAMPTZ, UUID, NUMERIC, JSONB).
     @Test func everyModelSyncsToTheSameTableOnBothEngines() throws {
         let models: [any Model.Type] = [PGArtist.self, PGAlbum.self, PGTag.self, PGTagging.self, PGMapped.self, PGBadFit.self]
+            + Self.roundTripModels
+        #expect(Set(models.map { $0.tableName }).count == 21)
         let temp = try TemporaryDatabase()
         for model in models { _ = try temp.db.syncSchema(model) }
         try withSchema { connection in
@@ -48,6 +58,15 @@ struct PostgresRoundTripTests {
                     #expect(postgresType.map(Self.catalogSpelling) == Self.catalogSpelling(expected), "\(model).\(property.name)")
                 }
             }
+            // The shapes compared are not empty: what both engines hold for a few of the models, spelled out.
+            let pet = Shape(try #require(try postgres.table("rt_pet")))
+            #expect(pet.foreignKeys == ["breeder -> rt_owner.id ON DELETE RESTRICT", "groomer -> rt_owner.id ON DELETE NO ACTION",
+                                        "owner -> rt_owner.id ON DELETE CASCADE", "vet -> rt_owner.id ON DELETE SET NULL"])
+            let indexed = Shape(try #require(try temp.db.introspector.table("rt_indexed")))
+            #expect(indexed.indices.count == 4 && indexed.indices.filter { $0.contains("unique=true") }.count == 2, "\(indexed)")
+            let membership = Shape(try #require(try postgres.table("rt_membership")))
+            #expect(membership.columns.prefix(2) == ["owner null=false pk=1", "node null=false pk=2"], "\(membership)")
+            #expect(Shape(try #require(try postgres.table("rt_optionals"))).columns.filter { $0.contains("null=true") }.count == 10)
         }
     }
 

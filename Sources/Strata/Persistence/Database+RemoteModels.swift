@@ -165,10 +165,16 @@ extension Database {
     }
 
     /// A property's value in its column's format (a JSON value through its own restyling, which keeps a
-    /// whole Double's `.0`).
-    func remoteValue(_ object: ModelObject, _ property: PropertyMetadata, _ format: ColumnFormat) throws -> SQLValue {
-        if case .jsonText = format, case .generic(let io) = property.accessor { return try io.load(object, format: format) }
-        return try format.stored(property.accessor.load(object))
+    /// whole Double's `.0`). A value that cannot be stored (a `UInt64` above `Int64.max`) throws naming the
+    /// model and property, as SQLite's binding does.
+    func remoteValue(_ object: ModelObject, _ property: PropertyMetadata, _ format: ColumnFormat, model: String) throws -> SQLValue {
+        do {
+            if case .jsonText = format, case .generic(let io) = property.accessor { return try io.load(object, format: format) }
+            return try format.stored(property.accessor.load(object))
+        } catch var error as ValueConversionError {
+            error.writing = true
+            throw error.located(column: property.column, model: model, property: property.name)
+        }
     }
 
     /// How dates are written on the engine: `2020-09-13 12:26:40.250000+00:00`, which a `timestamptz` (and a
@@ -255,7 +261,7 @@ extension Database {
         let returning = table.quotedNames.joined(separator: ", ")
         let sql = names.isEmpty ? "INSERT INTO \(table.quotedTable) DEFAULT VALUES RETURNING \(returning)"
             : "INSERT INTO \(table.quotedTable) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count))) RETURNING \(returning)"
-        let values = try columns.map { try remoteValue(object, metadata.properties[$0], table.formats[$0]) }
+        let values = try columns.map { try remoteValue(object, metadata.properties[$0], table.formats[$0], model: metadata.typeName) }
         try remoteWillWrite(remote)
         let statement = try mapped(remote) { try remote.cachedStatement(remote.engineSQL(sql)) }
         defer { statement.reset() }
@@ -294,7 +300,7 @@ extension Database {
         let unchanged = indices.map { "\(table.quotedNames[$0]) IS NOT DISTINCT FROM ?" }.joined(separator: " AND ")
         let sql = "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(remoteKeyClause(registry)) AND \(unchanged) RETURNING "
             + indices.map { table.quotedNames[$0] }.joined(separator: ", ")
-        var values = try indices.map { try remoteValue(object, metadata.properties[$0], table.formats[$0]) }
+        var values = try indices.map { try remoteValue(object, metadata.properties[$0], table.formats[$0], model: metadata.typeName) }
         values += (0..<table.keyCount).map { known[$0].map(SQLValue.text) ?? .null }
         values += indices.map { known[$0].map(SQLValue.text) ?? .null }
         try remoteWillWrite(remote)

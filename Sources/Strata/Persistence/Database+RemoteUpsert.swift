@@ -53,7 +53,7 @@ extension Database {
             return try remoteObject(remote, registry: registry, key: key)
         }
         let conditions = metadata.upsertKeys.map { "\(table.quotedNames[$0]) = ?" }.joined(separator: " AND ")
-        let arguments: [any ColumnValue] = try metadata.upsertKeys.map { try remoteValue(object, metadata.properties[$0], table.formats[$0]) }
+        let arguments: [any ColumnValue] = try metadata.upsertKeys.map { try remoteValue(object, metadata.properties[$0], table.formats[$0], model: metadata.typeName) }
         let found = try remoteObjects(remote, registry: registry, sql: table.selectFromSQL + " WHERE " + conditions + " LIMIT 2", arguments: arguments)
         if found.count > 1 {
             let names = metadata.upsertKeys.map { metadata.properties[$0].name }

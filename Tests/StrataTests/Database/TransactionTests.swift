@@ -23,8 +23,9 @@ private final class TraceLog {
         try db.column(Int.self, "SELECT x FROM t ORDER BY id")
     }
 
-    @Test func commitPersists() throws {
-        let file = try TemporaryDatabase()
+    // PostgreSQL: the test relies on INTEGER PRIMARY KEY assigning the rowid
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: INTEGER PRIMARY KEY as the rowid")) func commitPersists() throws {
+        let file = try TestDatabase()
         try makeTable(file.db)
         let result = try file.db.transaction {
             try file.db.execute("INSERT INTO t(x) VALUES (?)", 1)
@@ -35,16 +36,18 @@ private final class TraceLog {
         #expect(result == "done")
         #expect(!file.db.isInTransaction)
         // Another handle (and a reopened one) sees the committed rows.
-        let other = try Database(path: file.path)
+        let other = try file.openAnother()
         #expect(try values(other) == [1, 2])
         try other.close()
         let reopened = try file.reopen()
         #expect(try values(reopened) == [1, 2])
     }
 
-    @Test(arguments: [Database.TransactionKind.deferred, .immediate, .exclusive])
+    // PostgreSQL: the test relies on INTEGER PRIMARY KEY assigning the rowid
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: INTEGER PRIMARY KEY as the rowid"),
+          arguments: [Database.TransactionKind.deferred, .immediate, .exclusive])
     func eachKindCommits(kind: Database.TransactionKind) throws {
-        let file = try TemporaryDatabase()
+        let file = try TestDatabase()
         try makeTable(file.db)
         try file.db.transaction(kind) {
             try file.db.execute("INSERT INTO t(x) VALUES (?)", 7)
@@ -53,8 +56,9 @@ private final class TraceLog {
         #expect(try values(file.db) == [7])
     }
 
-    @Test func thrownErrorRollsBackAndIsRethrown() throws {
-        let db = try Database()
+    // PostgreSQL: the test relies on INTEGER PRIMARY KEY assigning the rowid
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: INTEGER PRIMARY KEY as the rowid")) func thrownErrorRollsBackAndIsRethrown() throws {
+        let db = try TestDatabase.make()
         try makeTable(db)
         try db.execute("INSERT INTO t(x) VALUES (?)", 1)
         let error = try #require(throws: Oops.self) {
@@ -69,8 +73,9 @@ private final class TraceLog {
         #expect(try values(db) == [1])
     }
 
-    @Test func databaseErrorInsideRollsBackEverything() throws {
-        let db = try Database()
+    // PostgreSQL: Strata gap, SQLSTATE 23505/23503 come back as the generic .constraint code, not .constraintUnique/.constraintForeignKey
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: 23505/23503 map to .constraint")) func databaseErrorInsideRollsBackEverything() throws {
+        let db = try TestDatabase.make()
         try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER UNIQUE)")
         let error = try #require(throws: DatabaseError.self) {
             try db.transaction {
@@ -83,8 +88,9 @@ private final class TraceLog {
         #expect(try values(db) == [])
     }
 
-    @Test func innerSavepointRollsBackAloneWhileOuterCommits() throws {
-        let file = try TemporaryDatabase()
+    // PostgreSQL: the test relies on INTEGER PRIMARY KEY assigning the rowid
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: INTEGER PRIMARY KEY as the rowid")) func innerSavepointRollsBackAloneWhileOuterCommits() throws {
+        let file = try TestDatabase()
         let db = file.db
         try makeTable(db)
         try db.transaction {
@@ -109,8 +115,9 @@ private final class TraceLog {
         #expect(try values(try file.reopen()) == [1, 3, 4])
     }
 
-    @Test func deeplyNestedSavepoints() throws {
-        let db = try Database()
+    // PostgreSQL: the test relies on INTEGER PRIMARY KEY assigning the rowid
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: INTEGER PRIMARY KEY as the rowid")) func deeplyNestedSavepoints() throws {
+        let db = try TestDatabase.make()
         try makeTable(db)
         try db.transaction {
             try db.execute("INSERT INTO t(x) VALUES (1)")
@@ -130,8 +137,9 @@ private final class TraceLog {
         #expect(!db.isInTransaction)
     }
 
-    @Test func errorOutOfOuterBlockLeavesNoTransactionAndNothingWritten() throws {
-        let file = try TemporaryDatabase()
+    // PostgreSQL: the test relies on INTEGER PRIMARY KEY assigning the rowid
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: INTEGER PRIMARY KEY as the rowid")) func errorOutOfOuterBlockLeavesNoTransactionAndNothingWritten() throws {
+        let file = try TestDatabase()
         let db = file.db
         try makeTable(db)
         #expect(throws: Oops.self) {
@@ -146,16 +154,17 @@ private final class TraceLog {
         #expect(db.isInTransaction == false)
         #expect(try values(db) == [])
         // Nothing was written to the file either, and the handle is usable for a new transaction.
-        let other = try Database(path: file.path)
+        let other = try file.openAnother()
         #expect(try values(other) == [])
         try other.close()
         try db.transaction { try db.execute("INSERT INTO t(x) VALUES (?)", 9) }
         #expect(try values(db) == [9])
     }
 
-    @Test func failedCommitRollsBack() throws {
+    // PostgreSQL: Strata gap, SQLSTATE 23505/23503 come back as the generic .constraint code, not .constraintUnique/.constraintForeignKey
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: 23505/23503 map to .constraint")) func failedCommitRollsBack() throws {
         // A deferred foreign key is only checked at COMMIT, which then fails: the transaction must not stay open.
-        let db = try Database()
+        let db = try TestDatabase.make()
         try db.execute("""
             CREATE TABLE parent(id INTEGER PRIMARY KEY);
             CREATE TABLE child(id INTEGER PRIMARY KEY,
@@ -171,9 +180,10 @@ private final class TraceLog {
         #expect(try db.value(Int.self, "SELECT count(*) FROM child") == 0)
     }
 
-    @Test func dropStatementsTakeEffect() throws {
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func dropStatementsTakeEffect() throws {
         // DDL run through execute must not be silently skipped (e.g. by an authorizer answering SQLITE_IGNORE).
-        let db = try Database()
+        let db = try TestDatabase.make()
         try db.execute("CREATE TABLE a(x); CREATE TABLE b(y); CREATE VIEW v AS SELECT x FROM a; CREATE INDEX b_y ON b(y)")
         try db.execute("INSERT INTO a(x) VALUES (?)", 1)
         try db.execute("DROP VIEW v")
@@ -188,8 +198,9 @@ private final class TraceLog {
         #expect(throws: DatabaseError.self) { try db.execute("DROP TABLE a") }
     }
 
-    @Test func lastInsertRowIDAndChanges() throws {
-        let db = try Database()
+    // PostgreSQL: the test relies on INTEGER PRIMARY KEY assigning the rowid
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: INTEGER PRIMARY KEY as the rowid")) func lastInsertRowIDAndChanges() throws {
+        let db = try TestDatabase.make()
         try makeTable(db)
         try db.execute("INSERT INTO t(x) VALUES (?)", 10)
         #expect(db.lastInsertRowID == 1)
@@ -207,8 +218,9 @@ private final class TraceLog {
         #expect(db.changes == 0)
     }
 
-    @Test func limitsAndVersion() throws {
-        let db = try Database()
+    // PostgreSQL: SQLite's catalog (sqlite_master, pragma_table_info, sqlite_version())
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's catalog (sqlite_master, pragma_table_info, sqlite_version())")) func limitsAndVersion() throws {
+        let db = try TestDatabase.make()
         #expect(db.maximumArguments > 0)
         #expect(db.maximumArguments >= 999)
         #expect(Database.sqliteVersion.hasPrefix("3."))
@@ -225,8 +237,9 @@ private final class TraceLog {
         #expect(tooMany.code == .error)
     }
 
-    @Test func traceSeesExecutedSQLUntilCancelled() throws {
-        let db = try Database()
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func traceSeesExecutedSQLUntilCancelled() throws {
+        let db = try TestDatabase.make()
         let log = TraceLog()
         let trace = db.traceStatements { log.statements.append($0) }
         try db.execute("CREATE TABLE traced(x)")
@@ -246,8 +259,9 @@ private final class TraceLog {
         trace.cancel()  // cancelling twice is harmless
     }
 
-    @Test func releasingTheTraceStopsIt() throws {
-        let db = try Database()
+    // PostgreSQL: Strata gap, traceStatements reports no statement on a PostgreSQL handle, so statement counts read 0
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: traceStatements sees nothing on PostgreSQL")) func releasingTheTraceStopsIt() throws {
+        let db = try TestDatabase.make()
         let log = TraceLog()
         var trace: StatementTrace? = db.traceStatements { log.statements.append($0) }
         try db.execute("SELECT 1")
@@ -259,8 +273,9 @@ private final class TraceLog {
         #expect(log.statements.count == seen)
     }
 
-    @Test func twoTracesBothSeeStatements() throws {
-        let db = try Database()
+    // PostgreSQL: Strata gap, traceStatements reports no statement on a PostgreSQL handle, so statement counts read 0
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: traceStatements sees nothing on PostgreSQL")) func twoTracesBothSeeStatements() throws {
+        let db = try TestDatabase.make()
         let first = TraceLog(), second = TraceLog()
         let a = db.traceStatements { first.statements.append($0) }
         let b = db.traceStatements { second.statements.append($0) }
@@ -272,8 +287,9 @@ private final class TraceLog {
         #expect(second.only(["SELECT 1", "SELECT 2"]) == ["SELECT 1", "SELECT 2"])
     }
 
-    @Test func statementCacheReturnsTheSameObject() throws {
-        let db = try Database()
+    // PostgreSQL: prepared statements, the statement cache and bare statements inside a raw transaction are SQLite handle API
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite handle API (statements)")) func statementCacheReturnsTheSameObject() throws {
+        let db = try TestDatabase.make()
         try makeTable(db)
         let sql = "SELECT x FROM t WHERE id = ?"
         let first = try db.statement(sql)
@@ -299,8 +315,9 @@ private final class TraceLog {
         again.reset()
     }
 
-    @Test func statementRunsManyTimes() throws {
-        let db = try Database()
+    // PostgreSQL: prepared statements, the statement cache and bare statements inside a raw transaction are SQLite handle API
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite handle API (statements)")) func statementRunsManyTimes() throws {
+        let db = try TestDatabase.make()
         try makeTable(db)
         let insert = try db.statement("INSERT INTO t(x) VALUES (?)")
         for x in 0..<100 { try insert.run([x]) }

@@ -79,8 +79,9 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
 }
 
 @Suite struct ChildrenFollowWritesTests {
-    @Test func aSavedMoveLeavesTheFormerParentsArrayAndReachesTheNewOne() throws {
-        let db = try Database()
+    // PostgreSQL: Strata gap, a saved move or insert of a child does not reach the loaded @Children arrays
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: saved moves miss loaded @Children")) func aSavedMoveLeavesTheFormerParentsArrayAndReachesTheNewOne() throws {
+        let db = try TestDatabase.make()
         let (ada, bob, a, _) = try artists(db)
         let log = StatementLog(db)
         a.artist = bob
@@ -95,8 +96,9 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
         #expect(bob.albums.map(\.title) == ["B"] && ada.albums.isEmpty)
     }
 
-    @Test func aSavedMoveBetweenTextKeyedParents() throws {
-        let db = try Database()
+    // PostgreSQL: Strata gap, a saved move or insert of a child does not reach the loaded @Children arrays
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: saved moves miss loaded @Children")) func aSavedMoveBetweenTextKeyedParents() throws {
+        let db = try TestDatabase.make()
         let x = CFLabel(); x.code = "x"
         let y = CFLabel(); y.code = "y"
         try db.save([x, y])
@@ -109,8 +111,9 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
         #expect(x.records.isEmpty && y.records.map(\.title) == ["one", "two"])
     }
 
-    @Test func aSavedMoveByAPlainColumnInAndOutOfATransaction() throws {
-        let db = try Database()
+    // PostgreSQL: Strata gap, a saved move or insert of a child does not reach the loaded @Children arrays
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: saved moves miss loaded @Children")) func aSavedMoveByAPlainColumnInAndOutOfATransaction() throws {
+        let db = try TestDatabase.make()
         let red = CFTeam(); red.name = "red"
         let blue = CFTeam(); blue.name = "blue"
         try db.save([red, blue])
@@ -132,8 +135,9 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
         #expect(red.$players.isLoaded && blue.$players.isLoaded)
     }
 
-    @Test func aNewChildReachesTheLoadedArrayAndARolledBackOneLeavesIt() throws {
-        let db = try Database()
+    // PostgreSQL: Strata gap, a saved move or insert of a child does not reach the loaded @Children arrays
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: saved moves miss loaded @Children")) func aNewChildReachesTheLoadedArrayAndARolledBackOneLeavesIt() throws {
+        let db = try TestDatabase.make()
         let (ada, _, _, _) = try artists(db)
         let c = CFAlbum(); c.title = "C"; c.artist = ada
         try db.save(c)
@@ -151,8 +155,9 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
         #expect(try ada.$albums.reload().map(\.title) == ["A", "C"])
     }
 
-    @Test func aRolledBackMoveLeavesTheArraysMatchingTheRows() throws {
-        let db = try Database()
+    // PostgreSQL: Strata gap, a saved move or insert of a child does not reach the loaded @Children arrays
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: saved moves miss loaded @Children")) func aRolledBackMoveLeavesTheArraysMatchingTheRows() throws {
+        let db = try TestDatabase.make()
         let (ada, bob, a, _) = try artists(db)
         struct Undo: Error {}
         #expect(throws: Undo.self) {
@@ -179,8 +184,9 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
         }
     }
 
-    @Test func rawSQLInsertsAndMovesReachLoadedArrays() throws {
-        let db = try Database()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func rawSQLInsertsAndMovesReachLoadedArrays() throws {
+        let db = try TestDatabase.make()
         let (ada, bob, a, _) = try artists(db)
         // A row no live instance stands for, inserted, then moved.
         try db.execute("INSERT INTO CFAlbum (id, title, artist) VALUES (10, 'Z', ?)", arguments: [ada.id])
@@ -199,8 +205,9 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
     }
 
     /// SQLite's update hook says nothing of WITHOUT ROWID tables.
-    @Test func rawSQLIntoAWithoutRowIDChildTableReachesLoadedArrays() throws {
-        let db = try Database()
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func rawSQLIntoAWithoutRowIDChildTableReachesLoadedArrays() throws {
+        let db = try TestDatabase.make()
         try db.execute("""
             CREATE TABLE CFArtist (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
             CREATE TABLE CFTrack (code TEXT PRIMARY KEY, artist INTEGER REFERENCES CFArtist (id)) WITHOUT ROWID;
@@ -216,11 +223,12 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
         #expect(ada.tracks.map(\.code) == ["a"] && bob.tracks.map(\.code) == ["b"])
     }
 
-    @Test func anotherConnectionsInsertAndMoveReachLoadedArraysAtTheNextCall() throws {
-        let temp = try TemporaryDatabase()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func anotherConnectionsInsertAndMoveReachLoadedArraysAtTheNextCall() throws {
+        let temp = try TestDatabase()
         let db = temp.db
         let (ada, bob, a, _) = try artists(db)
-        let other = try Database(path: temp.path)
+        let other = try temp.openAnother()
         try other.execute("INSERT INTO CFAlbum (title, artist) VALUES ('N', ?)", arguments: [ada.id])
         try other.execute("UPDATE CFAlbum SET artist = ? WHERE id = ?", arguments: [ada.id, try #require(bob.albums.first).id])
         // The handle looks at the next call that reads or writes (here a fetch).
@@ -231,8 +239,9 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
     }
 
     /// Children that held their parent before it loaded them sit in its array weakly; a move still leaves it.
-    @Test func aMovedChildHeldWeaklyLeavesTheFormerParentsArray() throws {
-        let db = try Database()
+    // PostgreSQL: Strata gap, a saved move or insert of a child does not reach the loaded @Children arrays
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: saved moves miss loaded @Children")) func aMovedChildHeldWeaklyLeavesTheFormerParentsArray() throws {
+        let db = try TestDatabase.make()
         let (ada, bob, _, _) = try artists(db)
         let albums = try db.objects(CFAlbum.self, orderBy: .ascending(\.title))
         let first = try #require(albums.first)

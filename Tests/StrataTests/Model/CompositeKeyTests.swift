@@ -75,7 +75,7 @@ private final class CompositeSelf: Model {
 }
 
 private func labelled() throws -> Database {
-    let db = try Database()
+    let db = try TestDatabase.make()
     try db.execute("""
         CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '');
         CREATE TABLE label (code VARCHAR(16) PRIMARY KEY NOT NULL);
@@ -114,7 +114,8 @@ private func labelled() throws -> Database {
             == [.integer(1), .text("it's"), .real(2.5), .blob(Data([1, 255]))])
     }
 
-    @Test func savesUpdatesInsertsAndDeletesByTheWholeKey() throws {
+    // PostgreSQL: Strata gap, traceStatements reports no statement on a PostgreSQL handle, so statement counts read 0
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: traceStatements sees nothing on PostgreSQL")) func savesUpdatesInsertsAndDeletesByTheWholeKey() throws {
         let db = try labelled()
         let link = try #require(try db.object(NoteLabel.self, forKey: CompositeKey(1, "b")))
         link.weight = 60
@@ -138,10 +139,11 @@ private func labelled() throws -> Database {
         #expect(try #require(throws: ModelError.self) { try db.save(new) }.kind == .invalidPrimaryKey)
     }
 
-    @Test func aDuplicateRowWrittenElsewhereIsADuplicateKeyError() throws {
-        let temp = try TemporaryDatabase()
+    // PostgreSQL: Strata gap, the duplicate composite key is not named as (1, 'a') in ModelError.key
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: duplicate composite key's spelling")) func aDuplicateRowWrittenElsewhereIsADuplicateKeyError() throws {
+        let temp = try TestDatabase()
         try temp.db.execute("CREATE TABLE notelabel (note_id INTEGER NOT NULL, label_id TEXT NOT NULL, weight INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (note_id, label_id))")
-        let other = try Database(path: temp.path)
+        let other = try temp.openAnother()
         try other.execute("INSERT INTO notelabel VALUES (1, 'a', 1)")
         let copy = NoteLabel(); copy.note_id = 1; copy.label_id = "a"
         let error = try #require(throws: ModelError.self) { try temp.db.save(copy) }
@@ -149,7 +151,8 @@ private func labelled() throws -> Database {
         try other.close()
     }
 
-    @Test func rawSQLReachesLiveInstances() throws {
+    // PostgreSQL: Strata gap, a raw UPDATE through execute does not reach live instances
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: raw UPDATE misses live instances")) func rawSQLReachesLiveInstances() throws {
         let db = try labelled()
         let link = try #require(try db.object(NoteLabel.self, forKey: CompositeKey(1, "a")))
         try db.execute("UPDATE $T SET weight = 50 WHERE note_id = 1 AND label_id = 'a'", for: NoteLabel.self)
@@ -175,8 +178,9 @@ private func labelled() throws -> Database {
         #expect(try db.value(Int.self, "SELECT weight FROM notelabel WHERE note_id = 2 AND label_id = 'b'") == 9)
     }
 
-    @Test func aTableStrataCreatesHasTheCompositeKey() throws {
-        let temp = try TemporaryDatabase()
+    // PostgreSQL: SQLite's catalog (sqlite_master, pragma_table_info, sqlite_version())
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's catalog (sqlite_master, pragma_table_info, sqlite_version())")) func aTableStrataCreatesHasTheCompositeKey() throws {
+        let temp = try TestDatabase()
         let grant = Grant(); grant.user = 7; grant.permission = "read"
         try temp.db.save(grant)
         let sql = try #require(try temp.db.value(String.self, "SELECT sql FROM sqlite_master WHERE name = 'Grant'"))
@@ -189,8 +193,9 @@ private func labelled() throws -> Database {
         #expect(try fresh.object(Grant.self, forKey: CompositeKey(7, "read"))?.level == 1)
     }
 
-    @Test func keyPartsKeepTheirColumnsFormats() throws {
-        let db = try Database()
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func keyPartsKeepTheirColumnsFormats() throws {
+        let db = try TestDatabase.make()
         try db.execute("""
             CREATE TABLE Slot (owner char(32) NOT NULL, n INTEGER NOT NULL, value TEXT, PRIMARY KEY (owner, n)) WITHOUT ROWID;
             INSERT INTO Slot VALUES ('0f8fad5bd9cb469fa16570867728950e', 1, 'x');
@@ -213,7 +218,7 @@ private func labelled() throws -> Database {
     @Test func aTextPartBeginningWithACombiningMarkIsSavedAndDeleted() throws {
         // "\u{0301}x" spelled in the key as '\u{0301}x': read by Characters, the quote and the accent
         // were one grapheme and the key did not parse.
-        let db = try Database()
+        let db = try TestDatabase.make()
         try db.execute("CREATE TABLE notelabel(note_id INTEGER NOT NULL, label_id TEXT NOT NULL, weight INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (note_id, label_id))")
         try db.execute("INSERT INTO notelabel VALUES (1, ?, 1), (2, ?, 1)", "\u{0301}x", "y\u{0301}")
         #expect(CompositeKey.parse("(1, '\u{0301}x', 'a''\u{0301}', 2.5, NULL)")
@@ -226,7 +231,8 @@ private func labelled() throws -> Database {
         #expect(try db.column(String.self, "SELECT label_id FROM notelabel") == ["y\u{0301}"])
     }
 
-    @Test func mismatchesAreClearErrors() throws {
+    // PostgreSQL: SQLite's catalog (sqlite_master, pragma_table_info, sqlite_version())
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's catalog (sqlite_master, pragma_table_info, sqlite_version())")) func mismatchesAreClearErrors() throws {
         let db = try labelled()
         final class WrongKey: Model {
             static let tableName = "notelabel"

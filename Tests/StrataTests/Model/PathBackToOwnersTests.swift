@@ -39,8 +39,9 @@ private func music(_ db: Database) throws {
 }
 
 @Suite struct PathBackToOwnersTests {
-    @Test func aPrefetchThatComesBackToItsOwnersLeavesNothingToQuery() throws {
-        let db = try Database()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aPrefetchThatComesBackToItsOwnersLeavesNothingToQuery() throws {
+        let db = try TestDatabase.make()
         try music(db)
         let log = StatementLog(db)
         let tracks = try db.objects(PBTrack.self, where: "ORDER BY id", prefetching: ["album.tracks"])
@@ -56,8 +57,9 @@ private func music(_ db: Database) throws {
         #expect(log.count == afterPrefetch, "\(log.statements.suffix(log.count - afterPrefetch))")
     }
 
-    @Test func lazyReadsThatComeBackToTheirOwnersQueryEachAlbumOnce() throws {
-        let db = try Database()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func lazyReadsThatComeBackToTheirOwnersQueryEachAlbumOnce() throws {
+        let db = try TestDatabase.make()
         try music(db)
         let tracks = try db.objects(PBTrack.self, where: "ORDER BY id")
         try db.syncSchema(PBAlbum.self)   // its first use (schema reads) out of the count
@@ -69,11 +71,12 @@ private func music(_ db: Database) throws {
         #expect(log.count == 1 + 20)
     }
 
-    @Test func ownersThatAreSomeOfTheChildrenKeepTheOthersTooAndEverythingIsFreed() throws {
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func ownersThatAreSomeOfTheChildrenKeepTheOthersTooAndEverythingIsFreed() throws {
         weak var firstAlbum: PBAlbum?
         weak var otherTrack: PBTrack?
         weak var firstTrack: PBTrack?
-        let db = try Database()
+        let db = try TestDatabase.make()
         try music(db)
         do {
             // Only the odd tracks are owners; each album also holds its even track (strongly).
@@ -95,8 +98,9 @@ private func music(_ db: Database) throws {
         #expect(otherTrack == nil)
     }
 
-    @Test func aDeletedOrFreedChildMakesTheNextReadQueryAgain() throws {
-        let db = try Database()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aDeletedOrFreedChildMakesTheNextReadQueryAgain() throws {
+        let db = try TestDatabase.make()
         try music(db)
         var tracks = try db.objects(PBTrack.self, where: "WHERE album = 1 ORDER BY id", prefetching: ["album.tracks"])
         let album = try #require(tracks[0].album)

@@ -18,8 +18,8 @@ private final class Gauge: Model {
 
 @Suite struct PlainWordUpdateTests {
     /// A handle with gauges 1...3 (serials 101...103) saved, and them fetched back.
-    private func gauges() throws -> (TemporaryDatabase, [Gauge]) {
-        let temp = try TemporaryDatabase()
+    private func gauges() throws -> (TestDatabase, [Gauge]) {
+        let temp = try TestDatabase()
         for n in 1...3 {
             let gauge = Gauge(); gauge.level = n; gauge.reading = Double(n) / 4; gauge.serial = Int64(100 + n)
             try temp.db.save(gauge)
@@ -29,7 +29,8 @@ private final class Gauge: Model {
         return (temp, gauges)
     }
 
-    @Test func onlyTheChangedFieldsAreWrittenInsideATransaction() throws {
+    // PostgreSQL: the plain-word UPDATE fast path is SQLite's
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: the plain-word UPDATE fast path is SQLite's")) func onlyTheChangedFieldsAreWrittenInsideATransaction() throws {
         let (temp, gauges) = try gauges()
         let db = temp.db
         var statements: [String] = []
@@ -55,7 +56,8 @@ private final class Gauge: Model {
         #expect(!again.contains { $0.hasPrefix("UPDATE") })
     }
 
-    @Test func nanIsRefusedNamingThePropertyAndNothingIsWritten() throws {
+    // PostgreSQL: the plain-word UPDATE fast path is SQLite's
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: the plain-word UPDATE fast path is SQLite's")) func nanIsRefusedNamingThePropertyAndNothingIsWritten() throws {
         let (temp, gauges) = try gauges()
         let db = temp.db
         let error = #expect(throws: ValueConversionError.self) {
@@ -72,7 +74,8 @@ private final class Gauge: Model {
         #expect(try db.value(Int.self, "SELECT level FROM Gauge WHERE id = 1") == 1)
     }
 
-    @Test func aChangedKeyPropertyIsRefusedAndTheRowKept() throws {
+    // PostgreSQL: the plain-word UPDATE fast path is SQLite's
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: the plain-word UPDATE fast path is SQLite's")) func aChangedKeyPropertyIsRefusedAndTheRowKept() throws {
         let (temp, gauges) = try gauges()
         let db = temp.db
         #expect(throws: ModelError.self) { try db.transaction { gauges[0].id = 99; gauges[0].level = 5; try db.save(gauges[0]) } }
@@ -80,7 +83,8 @@ private final class Gauge: Model {
         #expect(try db.value(Int.self, "SELECT level FROM Gauge WHERE id = 1") == 1)
     }
 
-    @Test func aUniqueViolationNamesTheColumnsAndTheRowItWouldDuplicate() throws {
+    // PostgreSQL: the plain-word UPDATE fast path is SQLite's
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: the plain-word UPDATE fast path is SQLite's")) func aUniqueViolationNamesTheColumnsAndTheRowItWouldDuplicate() throws {
         let (temp, gauges) = try gauges()
         let db = temp.db
         let error = #expect(throws: ModelError.self) {
@@ -93,7 +97,8 @@ private final class Gauge: Model {
         #expect(try db.value(Int.self, "SELECT serial FROM Gauge WHERE id = 2") == 222)
     }
 
-    @Test func observersHearOfTheChangedProperties() throws {
+    // PostgreSQL: the plain-word UPDATE fast path is SQLite's
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: the plain-word UPDATE fast path is SQLite's")) func observersHearOfTheChangedProperties() throws {
         let (temp, gauges) = try gauges()
         let db = temp.db
         var heard: [DatabaseChange] = []
@@ -104,7 +109,8 @@ private final class Gauge: Model {
         #expect(heard.first?.updatedProperties[3] == ["level"])
     }
 
-    @Test func aTriggerWritingTheSameRowIsStillAForeignChange() throws {
+    // PostgreSQL: the plain-word UPDATE fast path is SQLite's
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: the plain-word UPDATE fast path is SQLite's")) func aTriggerWritingTheSameRowIsStillAForeignChange() throws {
         let (temp, gauges) = try gauges()
         let db = temp.db
         try db.execute("CREATE TRIGGER gauge_clamp AFTER UPDATE OF level ON Gauge WHEN new.level > 10 BEGIN UPDATE Gauge SET level = 10 WHERE id = new.id; END")
@@ -122,8 +128,9 @@ private final class Gauge: Model {
         #expect(same("é", "é") && same("Ünïcode", "ünïCODE") == false)
     }
 
-    @Test func aTableNamedInAnotherCaseStillKnowsItsOwnWrites() throws {
-        let temp = try TemporaryDatabase()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aTableNamedInAnotherCaseStillKnowsItsOwnWrites() throws {
+        let temp = try TestDatabase()
         try temp.db.execute("CREATE TABLE GAUGE (id INTEGER PRIMARY KEY, level INTEGER NOT NULL DEFAULT 0, reading REAL NOT NULL DEFAULT 0, serial INTEGER NOT NULL DEFAULT 0)")
         try temp.db.execute("INSERT INTO GAUGE VALUES (1, 1, 0.5, 7)")
         let db = try temp.reopen()

@@ -49,7 +49,7 @@ import Testing
 
     /// Through @Children: every parent's array holds its children as the child type.
     @Test func prefetchedChildrenAreArraysOfTheChildType() throws {
-        let file = try TemporaryDatabase()
+        let file = try TestDatabase()
         let teams = (0..<3).map { i in let t = RTeam(); t.name = "T\(i)"; return t }
         try file.db.save(teams)
         for i in 0..<9 {

@@ -33,8 +33,9 @@ private final class REPlain: Model {
 
 @Suite struct ReferenceErrorTests {
     /// A UUID reference over a column another tool filled with text that is no UUID.
-    @Test func anUndecodableKeyNamesTheOwnerPropertyColumnAndKey() throws {
-        let temp = try TemporaryDatabase()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func anUndecodableKeyNamesTheOwnerPropertyColumnAndKey() throws {
+        let temp = try TestDatabase()
         let db = temp.db
         try db.execute("""
             CREATE TABLE RETarget(id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
@@ -52,8 +53,9 @@ private final class REPlain: Model {
 
     /// An integer reference whose row is gone (no foreign key), read lazily: the property holding it is named,
     /// not its sibling reference to the same model.
-    @Test func aMissingRowNamesTheReferenceHoldingItsKey() throws {
-        let temp = try TemporaryDatabase()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aMissingRowNamesTheReferenceHoldingItsKey() throws {
+        let temp = try TestDatabase()
         let db = temp.db
         try db.execute("""
             CREATE TABLE REPlain(id INTEGER PRIMARY KEY);

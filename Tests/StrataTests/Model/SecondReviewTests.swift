@@ -42,8 +42,9 @@ private final class SrStamped: Model {
 }
 
 @Suite struct SecondReviewTests {
-    @Test func aReleasedSavepointsInsertSurvivesASiblingRollback() throws {
-        let db = try Database()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aReleasedSavepointsInsertSurvivesASiblingRollback() throws {
+        let db = try TestDatabase.make()
         let b = SrItem(); b.name = "b"
         let c = SrItem(); c.name = "c"
         try db.transaction {
@@ -56,8 +57,9 @@ private final class SrStamped: Model {
         #expect(try db.value(Int.self, "SELECT count(*) FROM SrItem") == 1)
     }
 
-    @Test func aFailedBareStatementDoesNotUndoALaterTransactionsInsert() throws {
-        let db = try Database()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aFailedBareStatementDoesNotUndoALaterTransactionsInsert() throws {
+        let db = try TestDatabase.make()
         let a = SrItem(); a.name = "a"
         try db.save(a)
         #expect(throws: DatabaseError.self) {
@@ -74,7 +76,7 @@ private final class SrStamped: Model {
     }
 
     @Test func replaceOnATextKeyRolledBackLeavesTheInstanceLive() throws {
-        let db = try Database()
+        let db = try TestDatabase.make()
         let t = SrTag(); t.code = "a"; t.label = "one"
         try db.save(t)
         _ = try? db.transaction {
@@ -86,8 +88,9 @@ private final class SrStamped: Model {
         #expect(try db.object(SrTag.self, forKey: "a") === t)
     }
 
-    @Test func aFaultAfterABareStatementSeesTheNewKey() throws {
-        let temp = try TemporaryDatabase()
+    // PostgreSQL: prepared statements, the statement cache and bare statements inside a raw transaction are SQLite handle API
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite handle API (statements)")) func aFaultAfterABareStatementSeesTheNewKey() throws {
+        let temp = try TestDatabase()
         let d1 = SrDept(); d1.name = "d1"
         let d2 = SrDept(); d2.name = "d2"
         try temp.db.save([d1, d2])
@@ -103,8 +106,9 @@ private final class SrStamped: Model {
         #expect(try db.value(Int64.self, "SELECT dept FROM SrEmp WHERE id = 1") == 2)
     }
 
-    @Test func aBareStatementFailingInsideARawTransactionDeletesNothing() throws {
-        let db = try Database()
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func aBareStatementFailingInsideARawTransactionDeletesNothing() throws {
+        let db = try TestDatabase.make()
         let a = SrItem(); a.name = "a"
         try db.save(a)
         try db.execute("CREATE TRIGGER g AFTER DELETE ON SrItem BEGIN SELECT RAISE(ABORT, 'no'); END")
@@ -118,8 +122,9 @@ private final class SrStamped: Model {
         #expect(try db.value(String.self, "SELECT name FROM SrItem") == "z")
     }
 
-    @Test func aTriggerWritingTheSavedRowReachesTheInstance() throws {
-        let db = try Database()
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func aTriggerWritingTheSavedRowReachesTheInstance() throws {
+        let db = try TestDatabase.make()
         try db.syncSchema(SrStamped.self)
         try db.execute("CREATE TRIGGER s AFTER UPDATE OF name ON SrStamped BEGIN UPDATE SrStamped SET stamp = 'touched' WHERE id = NEW.id; END")
         let x = SrStamped(); x.name = "a"
@@ -129,8 +134,9 @@ private final class SrStamped: Model {
         #expect(x.stamp == "touched")
     }
 
-    @Test func ownWritesToATableNamedInAnotherCaseAreNotReloaded() throws {
-        let db = try Database()
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func ownWritesToATableNamedInAnotherCaseAreNotReloaded() throws {
+        let db = try TestDatabase.make()
         try db.execute("CREATE TABLE sritem(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '')")
         let x = SrItem(); x.name = "a"
         try db.save(x)
@@ -145,8 +151,9 @@ private final class SrStamped: Model {
 }
 
 @Suite struct RolledBackBySQLiteTests {
-    @Test func aStatementThatRollsBackTheTransactionEndsEveryEnclosingBlock() throws {
-        let db = try Database()
+    // PostgreSQL: the test relies on INTEGER PRIMARY KEY assigning the rowid
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: INTEGER PRIMARY KEY as the rowid")) func aStatementThatRollsBackTheTransactionEndsEveryEnclosingBlock() throws {
+        let db = try TestDatabase.make()
         try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT UNIQUE)")
         try db.execute("INSERT INTO t(name) VALUES ('taken')")
         let a = SrItem(); a.name = "a"

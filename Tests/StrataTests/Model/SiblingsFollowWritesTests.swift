@@ -33,8 +33,9 @@ private final class SFTag: Model {
                 try #require(try db.object(SFTag.self, forKey: 1)), try #require(try db.object(SFTag.self, forKey: 2)))
     }
 
-    @Test func anAddOrRemoveReachesTheOtherSidesLoadedArray() throws {
-        let db = try Database()
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func anAddOrRemoveReachesTheOtherSidesLoadedArray() throws {
+        let db = try TestDatabase.make()
         let (one, two, swift, _) = try blog(db)
         #expect(swift.posts.map(\.title) == ["one"])
         try two.$tags.add(swift)
@@ -43,8 +44,9 @@ private final class SFTag: Model {
         #expect(swift.posts.map(\.title) == ["two"])
     }
 
-    @Test func theOwnersOwnAddStillUpdatesItsArrayInPlace() throws {
-        let db = try Database()
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func theOwnersOwnAddStillUpdatesItsArrayInPlace() throws {
+        let db = try TestDatabase.make()
         let (one, _, _, orm) = try blog(db)
         #expect(one.tags.map(\.name) == ["sqlite", "swift"])
         let log = StatementLog(db)
@@ -57,8 +59,9 @@ private final class SFTag: Model {
         #expect(after == ["sqlite", "swift"] && none.isEmpty)
     }
 
-    @Test func rawSQLOnTheJoinTableDropsLoadedArrays() throws {
-        let db = try Database()
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func rawSQLOnTheJoinTableDropsLoadedArrays() throws {
+        let db = try TestDatabase.make()
         let (one, two, swift, _) = try blog(db)
         #expect(one.tags.map(\.name) == ["sqlite", "swift"] && two.tags.map(\.name) == ["orm"])
         try db.execute("INSERT INTO blog_post_tags (post_id, tag_id) VALUES (2, 1)")
@@ -73,8 +76,9 @@ private final class SFTag: Model {
     }
 
     /// Django's join table has no ON DELETE CASCADE: the pair stays, the deleted target leaves the array.
-    @Test func aPrefetchPathGoesOnWithoutADeletedTarget() throws {
-        let db = try Database()
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func aPrefetchPathGoesOnWithoutADeletedTarget() throws {
+        let db = try TestDatabase.make()
         let (one, _, swift, _) = try blog(db)
         #expect(one.tags.map(\.name) == ["sqlite", "swift"])
         try db.execute("PRAGMA foreign_keys = OFF")
@@ -88,8 +92,9 @@ private final class SFTag: Model {
 
     /// The passes that drop every array over a join table visit the owners that loaded one, not every live
     /// instance (an `add` among 2,000 live tags stays cheap).
-    @Test func arrayPassesVisitOnlyTheOwnersThatLoadedAnArray() throws {
-        let db = try Database()
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func arrayPassesVisitOnlyTheOwnersThatLoadedAnArray() throws {
+        let db = try TestDatabase.make()
         let (one, two, swift, _) = try blog(db)
         try db.execute("""
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
@@ -108,12 +113,13 @@ private final class SFTag: Model {
         #expect(tagRegistry.arrayOwners().count == 1)
     }
 
-    @Test func anotherConnectionsLinkReachesLoadedArraysAtTheNextCall() throws {
-        let temp = try TemporaryDatabase()
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func anotherConnectionsLinkReachesLoadedArraysAtTheNextCall() throws {
+        let temp = try TestDatabase()
         let db = temp.db
         let (_, two, _, _) = try blog(db)
         #expect(two.tags.map(\.name) == ["orm"])
-        let other = try Database(path: temp.path)
+        let other = try temp.openAnother()
         try other.execute("INSERT INTO blog_post_tags (post_id, tag_id) VALUES (2, 3)")
         _ = try db.object(SFPost.self, forKey: 3)
         #expect(two.tags.map(\.name) == ["orm", "sqlite"])

@@ -51,13 +51,14 @@ let djangoBlogSQL = """
         """
 
 private func blog() throws -> Database {
-    let db = try Database()
+    let db = try TestDatabase.make()
     try db.execute(djangoBlogSQL)
     return db
 }
 
 @Suite struct SiblingsTests {
-    @Test func readsThroughTheJoinTableOnceAndCaches() throws {
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func readsThroughTheJoinTableOnceAndCaches() throws {
         let db = try blog()
         let post = try #require(try db.object(MPost.self, forKey: 1))
         try db.syncSchema(MTag.self)
@@ -68,7 +69,8 @@ private func blog() throws -> Database {
         #expect(try db.object(MTag.self, forKey: 1) === post.tags[1])   // live instances, one per row
     }
 
-    @Test func addAndRemoveWriteTheJoinTableAndRespectItsUniqueIndex() throws {
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func addAndRemoveWriteTheJoinTableAndRespectItsUniqueIndex() throws {
         let db = try blog()
         let post = try #require(try db.object(MPost.self, forKey: 2))
         let swift = try #require(try db.object(MTag.self, forKey: 1))
@@ -87,7 +89,8 @@ private func blog() throws -> Database {
         #expect(throws: ModelError.self) { try post.$tags.add(unsaved) }
     }
 
-    @Test func prefetchIsOneQueryForAllOwners() throws {
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func prefetchIsOneQueryForAllOwners() throws {
         let db = try blog()
         try db.syncSchema(MPost.self)
         try db.syncSchema(MTag.self)
@@ -99,7 +102,8 @@ private func blog() throws -> Database {
         #expect(log.count == queries)
     }
 
-    @Test func bothSidesLoadedDoNotKeepEachOtherAlive() throws {
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func bothSidesLoadedDoNotKeepEachOtherAlive() throws {
         let db = try blog()
         let counter = DeinitCounter()
         do {
@@ -125,7 +129,8 @@ private final class MKeyOrderedPost: Model {
 }
 
 extension SiblingsTests {
-    @Test func anAddedTargetTakesItsPlaceInTheDeclaredOrder() throws {
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func anAddedTargetTakesItsPlaceInTheDeclaredOrder() throws {
         let db = try blog()
         let post = try #require(try db.object(MPost.self, forKey: 1))
         #expect(post.tags.map(\.name) == ["sqlite", "swift"])
@@ -137,7 +142,8 @@ extension SiblingsTests {
         #expect(log.statements.filter { $0.contains("JOIN") }.count == 1)
     }
 
-    @Test func anAddedTargetIsInsertedByKeyInTheDefaultOrder() throws {
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func anAddedTargetIsInsertedByKeyInTheDefaultOrder() throws {
         let db = try blog()
         let post = try #require(try db.object(MKeyOrderedPost.self, forKey: 1))
         #expect(post.tags.map(\.id) == [1, 3])

@@ -17,8 +17,8 @@ private final class UFUser: Model {
 }
 
 @Suite struct UniqueFailureTests {
-    private func database(_ indices: String) throws -> TemporaryDatabase {
-        let temp = try TemporaryDatabase()
+    private func database(_ indices: String) throws -> TestDatabase {
+        let temp = try TestDatabase()
         try temp.db.execute("""
             CREATE TABLE accounts_user (id INTEGER PRIMARY KEY AUTOINCREMENT, email varchar(254) NOT NULL,
                 first varchar(30) NOT NULL, last varchar(30) NOT NULL);
@@ -30,7 +30,8 @@ private final class UFUser: Model {
 
     /// An index with its own COLLATE NOCASE: before, the row was looked for with the column's BINARY
     /// comparison, found nothing, and the error had no key.
-    @Test func aDuplicateUnderAnIndexCollationNamesTheRow() throws {
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func aDuplicateUnderAnIndexCollationNamesTheRow() throws {
         let temp = try database("CREATE UNIQUE INDEX accounts_user_email_ci ON accounts_user (email COLLATE NOCASE)")
         let db = temp.db
         let twin = UFUser(); twin.email = "ADA@example.COM"; twin.first = "A"; twin.last = "L"
@@ -48,7 +49,8 @@ private final class UFUser: Model {
 
     /// An index over expressions: SQLite says "UNIQUE constraint failed: index 'name'". Before, the error
     /// had no key and no columns; now the index's expressions are evaluated over the object's values.
-    @Test func aDuplicateUnderAnExpressionIndexNamesTheRowAndColumns() throws {
+    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func aDuplicateUnderAnExpressionIndexNamesTheRowAndColumns() throws {
         let temp = try database("""
             CREATE UNIQUE INDEX user_email_lower ON accounts_user (lower(email));
             CREATE UNIQUE INDEX user_name_lower ON accounts_user (lower(first) DESC, "last" COLLATE NOCASE) WHERE last <> ''

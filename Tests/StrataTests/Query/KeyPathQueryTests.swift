@@ -18,8 +18,8 @@ final class KPPerson: Model {
 }
 
 @Suite struct KeyPathQueryTests {
-    private func people() throws -> TemporaryDatabase {
-        let temp = try TemporaryDatabase()
+    private func people() throws -> TestDatabase {
+        let temp = try TestDatabase()
         for (index, name) in ["Ada", "Grace", "Edsger", "Barbara"].enumerated() {
             let person = KPPerson()
             person.name = name
@@ -32,7 +32,8 @@ final class KPPerson: Model {
         return temp
     }
 
-    @Test func conditionsCompileToBoundSQLThroughColumnNames() throws {
+    // PostgreSQL: Strata gap, traceStatements reports no statement on a PostgreSQL handle, so statement counts read 0
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: traceStatements sees nothing on PostgreSQL")) func conditionsCompileToBoundSQLThroughColumnNames() throws {
         let temp = try people()
         let db = temp.db
         let log = StatementLog(db)
@@ -51,7 +52,8 @@ final class KPPerson: Model {
         #expect(try db.count(KPPerson.self, where: \.name == "Barbara") == 0)
     }
 
-    @Test func valuesAreBoundInTheColumnsStoredFormat() throws {
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func valuesAreBoundInTheColumnsStoredFormat() throws {
         let temp = try people()
         let db = temp.db
         // A column holding dates as text (another tool's format): the condition's date is converted.

@@ -12,8 +12,8 @@ final class ErgoItem: Model {
 }
 
 @Suite struct QueryErgonomicsTests {
-    private func seeded() throws -> TemporaryDatabase {
-        let temp = try TemporaryDatabase()
+    private func seeded() throws -> TestDatabase {
+        let temp = try TestDatabase()
         for (index, name) in ["a", "b", "c", "d", "e"].enumerated() {
             let item = ErgoItem(); item.name = name; item.orderId = index * 10
             try temp.db.save(item)
@@ -21,7 +21,8 @@ final class ErgoItem: Model {
         return temp
     }
 
-    @Test func aClauseWorksWithOrWithoutWhere() throws {
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aClauseWorksWithOrWithoutWhere() throws {
         let temp = try seeded()
         let db = temp.db
         #expect(try db.objects(ErgoItem.self, where: "id > ? ORDER BY id", 3).map(\.name) == ["d", "e"])
@@ -37,7 +38,8 @@ final class ErgoItem: Model {
         #expect(SQLClause.normalized("") == "")
     }
 
-    @Test func anArrayArgumentExpandsToOnePlaceholderPerElement() throws {
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func anArrayArgumentExpandsToOnePlaceholderPerElement() throws {
         let temp = try seeded()
         let db = temp.db
         #expect(try db.objects(ErgoItem.self, where: "id IN (?) ORDER BY id", [1, 3, 5]).map(\.name) == ["a", "c", "e"])
@@ -52,7 +54,8 @@ final class ErgoItem: Model {
         #expect(try db.objects(ErgoItem.self, where: "ORDER BY id").map(\.name) == ["x", "x", "e"])
     }
 
-    @Test func jsonIsAnExplicitSpellingAndWhatCannotExpandIsAnError() throws {
+    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func jsonIsAnExplicitSpellingAndWhatCannotExpandIsAnError() throws {
         let temp = try seeded()
         let db = temp.db
         try db.execute("UPDATE ErgoItem SET tags = ? WHERE id = 1", JSONText(["red", "blue"]))
