@@ -259,8 +259,7 @@ private final class TraceLog {
         trace.cancel()  // cancelling twice is harmless
     }
 
-    // PostgreSQL: Strata gap, traceStatements reports no statement on a PostgreSQL handle, so statement counts read 0
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: traceStatements sees nothing on PostgreSQL")) func releasingTheTraceStopsIt() throws {
+    @Test func releasingTheTraceStopsIt() throws {
         let db = try TestDatabase.make()
         let log = TraceLog()
         var trace: StatementTrace? = db.traceStatements { log.statements.append($0) }
@@ -273,8 +272,7 @@ private final class TraceLog {
         #expect(log.statements.count == seen)
     }
 
-    // PostgreSQL: Strata gap, traceStatements reports no statement on a PostgreSQL handle, so statement counts read 0
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: traceStatements sees nothing on PostgreSQL")) func twoTracesBothSeeStatements() throws {
+    @Test func twoTracesBothSeeStatements() throws {
         let db = try TestDatabase.make()
         let first = TraceLog(), second = TraceLog()
         let a = db.traceStatements { first.statements.append($0) }

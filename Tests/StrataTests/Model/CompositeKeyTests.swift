@@ -114,8 +114,7 @@ private func labelled() throws -> Database {
             == [.integer(1), .text("it's"), .real(2.5), .blob(Data([1, 255]))])
     }
 
-    // PostgreSQL: Strata gap, traceStatements reports no statement on a PostgreSQL handle, so statement counts read 0
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: traceStatements sees nothing on PostgreSQL")) func savesUpdatesInsertsAndDeletesByTheWholeKey() throws {
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's statement text, and Strata gap: a second instance of a live composite key is a duplicateKey, not duplicateInstance")) func savesUpdatesInsertsAndDeletesByTheWholeKey() throws {
         let db = try labelled()
         let link = try #require(try db.object(NoteLabel.self, forKey: CompositeKey(1, "b")))
         link.weight = 60

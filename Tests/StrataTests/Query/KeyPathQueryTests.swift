@@ -32,8 +32,7 @@ final class KPPerson: Model {
         return temp
     }
 
-    // PostgreSQL: Strata gap, traceStatements reports no statement on a PostgreSQL handle, so statement counts read 0
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: traceStatements sees nothing on PostgreSQL")) func conditionsCompileToBoundSQLThroughColumnNames() throws {
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's statement text and an integer used as a boolean")) func conditionsCompileToBoundSQLThroughColumnNames() throws {
         let temp = try people()
         let db = temp.db
         let log = StatementLog(db)
