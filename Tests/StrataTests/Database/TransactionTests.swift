@@ -73,14 +73,13 @@ private final class TraceLog {
         #expect(try values(db) == [1])
     }
 
-    // PostgreSQL: Strata gap, SQLSTATE 23505/23503 come back as the generic .constraint code, not .constraintUnique/.constraintForeignKey
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: 23505/23503 map to .constraint")) func databaseErrorInsideRollsBackEverything() throws {
+    @Test func databaseErrorInsideRollsBackEverything() throws {
         let db = try TestDatabase.make()
         try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, x INTEGER UNIQUE)")
         let error = try #require(throws: DatabaseError.self) {
             try db.transaction {
-                try db.execute("INSERT INTO t(x) VALUES (?)", 1)
-                try db.execute("INSERT INTO t(x) VALUES (?)", 1)
+                try db.execute("INSERT INTO t(id, x) VALUES (?, ?)", 1, 1)
+                try db.execute("INSERT INTO t(id, x) VALUES (?, ?)", 2, 1)
             }
         }
         #expect(error.code == .constraintUnique)
@@ -161,8 +160,7 @@ private final class TraceLog {
         #expect(try values(db) == [9])
     }
 
-    // PostgreSQL: Strata gap, SQLSTATE 23505/23503 come back as the generic .constraint code, not .constraintUnique/.constraintForeignKey
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: 23505/23503 map to .constraint")) func failedCommitRollsBack() throws {
+    @Test func failedCommitRollsBack() throws {
         // A deferred foreign key is only checked at COMMIT, which then fails: the transaction must not stay open.
         let db = try TestDatabase.make()
         try db.execute("""
@@ -172,7 +170,7 @@ private final class TraceLog {
             """)
         let error = try #require(throws: DatabaseError.self) {
             try db.transaction {
-                try db.execute("INSERT INTO child(parent_id) VALUES (?)", 42)
+                try db.execute("INSERT INTO child(id, parent_id) VALUES (?, ?)", 1, 42)
             }
         }
         #expect(error.code == .constraintForeignKey)
