@@ -64,7 +64,7 @@ package final class PostgresStatement: DriverStatement {
     package func bind(values: [SQLValue]) throws {
         reset()
         bindError = nil
-        parameters = Array(repeating: nil, count: Int(parameterCount))
+        for i in parameters.indices { parameters[i] = nil }
         guard values.count == Int(parameterCount) else {
             throw PostgresError(sqlState: "22023", message: "the statement has \(parameterCount) parameter(s), \(values.count) argument(s) were given", sql: sql)
         }
@@ -92,7 +92,7 @@ package final class PostgresStatement: DriverStatement {
         let parameter: (bytes: [UInt8], binary: Bool)?
         switch value {
         case .null: parameter = nil
-        case .integer(let v): parameter = (Array(String(v).utf8) + [0], false)
+        case .integer(let v): parameter = (Self.decimalText(v), false)
         case .real(let d):
             let text = d.isNaN ? "NaN" : d.isInfinite ? (d > 0 ? "Infinity" : "-Infinity") : "\(d)"
             parameter = (Array(text.utf8) + [0], false)
@@ -105,6 +105,29 @@ package final class PostgresStatement: DriverStatement {
         }
         parameters[Int(index - 1)] = parameter
         return nil
+    }
+
+    /// An integer's decimal text, NUL-terminated, written straight into one array (a parameter's bytes).
+    static func decimalText(_ value: Int64) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 21) { buffer, count in
+            var magnitude = value.magnitude
+            var end = 20
+            buffer[end] = 0
+            repeat {
+                end -= 1
+                buffer[end] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            if value < 0 {
+                end -= 1
+                buffer[end] = UInt8(ascii: "-")
+            }
+            let length = 21 - end
+            if end > 0 {
+                for i in 0..<length { buffer[i] = buffer[end + i] }
+            }
+            count = length
+        }
     }
 
     // MARK: - Running
@@ -138,6 +161,10 @@ package final class PostgresStatement: DriverStatement {
         var offsets: [Int?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
+        storage.reserveCapacity(parameters.reduce(1) { $0 + ($1?.bytes.count ?? 0) })
+        offsets.reserveCapacity(parameters.count)
+        lengths.reserveCapacity(parameters.count)
+        formats.reserveCapacity(parameters.count)
         for parameter in parameters {
             if let parameter {
                 offsets.append(storage.count)

@@ -26,6 +26,8 @@ final class TypeRegistry {
             plainRealMask = Self.realMask(plainReals)
             readingBack = table.readingBack
             keyShape = Self.keyShape(metadata, table: table)
+            remoteInsertSQL = [:]
+            remoteUpdateSQL = [:]
         }
     }
     /// How a fetch can read a row's identity straight from its key columns, before decoding the row
@@ -71,6 +73,17 @@ final class TypeRegistry {
     @exclusivity(unchecked) private(set) var plainRealMask: UInt64 = 0
     /// Copied from `table` for the fetch loop.
     @usableFromInline private(set) var keyIsRowID: Bool
+    /// On an engine other than SQLite, the columns whose kept row text is spelled from the snapshot
+    /// (``remoteTextsFromSnapshot(_:table:info:)``), set once on first use; empty on SQLite.
+    @exclusivity(unchecked) var remoteTextsFromSnapshot = ColumnSet()
+    /// On an engine other than SQLite, whether an INSERT must return every column (the table has triggers,
+    /// which may change what was written); else it returns those the server may fill in and those whose
+    /// text is kept, set once on first use.
+    @exclusivity(unchecked) var remoteInsertReturnsAll = true
+    /// On an engine other than SQLite, the engine's SQL of the INSERT of each set of written columns and of
+    /// the UPDATE of each set of changed ones (`Database+RemoteModels.swift`), made once each.
+    @exclusivity(unchecked) var remoteInsertSQL: [ColumnSet: String] = [:]
+    @exclusivity(unchecked) var remoteUpdateSQL: [ColumnSet: String] = [:]
     /// Copied from `table` for saves: a trigger of the table may REPLACE rows elsewhere.
     @exclusivity(unchecked) private(set) var triggersMayReplace: Bool
     /// The properties that hold a parent's key: its references to models that declare `@Children` or

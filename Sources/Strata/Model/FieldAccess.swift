@@ -260,6 +260,37 @@ enum FastField {
     }
 }
 
+// Another engine's cells (Persistence/Database+RemoteRowTexts.swift), kept here with every other field access.
+extension FastField {
+    /// ``read(_:column:into:)`` for another engine's cell: sets the property when the cell holds the
+    /// property's own kind of value; false otherwise (the caller then converts).
+    @inline(__always)
+    func readRemote<Cell: DriverCell>(_ value: Cell, into object: ModelObject) -> Bool {
+        let type = value.kind
+        switch self {
+        case .int64(let offset) where type == .integer: field(object, offset, Int64.self).pointee = value.int64
+        case .int(let offset) where type == .integer:
+            let v = value.int64
+            guard let narrow = Int(exactly: v) else { return false }
+            field(object, offset, Int.self).pointee = narrow
+        case .double(let offset) where type == .real: field(object, offset, Double.self).pointee = value.double
+        case .optionalInt64(let offset) where type == .integer: field(object, offset, Int64?.self).pointee = value.int64
+        case .optionalInt64(let offset) where type == .null: field(object, offset, Int64?.self).pointee = nil
+        case .optionalDouble(let offset) where type == .real: field(object, offset, Double?.self).pointee = value.double
+        case .optionalDouble(let offset) where type == .null: field(object, offset, Double?.self).pointee = nil
+        case .string(let offset) where type == .text:
+            guard let v = value.string else { return false }
+            field(object, offset, String.self).pointee = v
+        case .optionalString(let offset) where type == .text:
+            guard let v = value.string else { return false }
+            field(object, offset, String?.self).pointee = v
+        case .optionalString(let offset) where type == .null: field(object, offset, String?.self).pointee = nil
+        default: return false
+        }
+        return true
+    }
+}
+
 /// For models whose persistent properties are all non-optional `Int64`, `Int` or `Double` (8 bytes each,
 /// never NULL, their snapshot word being their bits): the mask of the properties whose bits differ from
 /// `words`, read straight from the fields at `offsets` (a model of at most 64 such properties).

@@ -41,6 +41,9 @@ extension Database {
             }
             let mapping = TableMapping(metadata: metadata, properties: properties, info: info, formats: formats)
             let registry = TypeRegistry(metadata: metadata, table: mapping, context: models)
+            // (A table with triggers keeps every text and returns every column: a trigger may change what was written.)
+            registry.remoteInsertReturnsAll = !info.triggerSQL.isEmpty
+            if info.triggerSQL.isEmpty { registry.remoteTextsFromSnapshot = TypeRegistry.remoteTextsFromSnapshot(metadata, table: mapping, info: info) }
             models.add(registry, for: id)
             return registry
         }
@@ -149,16 +152,14 @@ extension Database {
             throw ModelError(.invalidPrimaryKey, model: metadata.typeName, property: metadata.key.name,
                              "a row of \(registry.table.table) has a NULL primary key, which cannot identify an instance")
         }
-        let texts = (0..<count).map { statement.text(at: Int32($0)) }
         if let live = registry.instance(key: key), !live._isDeleted {
-            try merge(texts, from: statement, into: live, registry: registry)
+            try merge((0..<count).map { statement.text(at: Int32($0)) }, from: statement, into: live, registry: registry)
             return live
         }
         let object: ModelObject = metadata.type.init()
-        for i in 0..<count { try store(statement, column: i, into: object, registry: registry) }
+        try remoteDecode(statement, into: object, registry: registry)
         registry.register(object, rowID: 0, identity: registry.identity(of: key))
-        registry.capture(object)
-        models.remoteRows[ObjectIdentifier(object)] = texts
+        remoteKeepRow(of: statement, for: object, registry: registry)
         models.remoteReadAt[ObjectIdentifier(object)] = models.remoteRawWrites
         models.pruneRemoteRows(keeping: registry)
         return object
@@ -183,11 +184,12 @@ extension Database {
 
     /// One column of the current row into its property (an error names the table, key and column): in its
     /// column's format; a Decimal from the engine's text, every digit (a `numeric` cell reads as a double).
-    private func store<S: RemoteStatement>(_ statement: S, column i: Int, into object: ModelObject, registry: TypeRegistry) throws {
+    /// (`column`: the statement's column holding property `i`.)
+    func remoteStore<S: RemoteStatement>(_ statement: S, column: Int, property i: Int, into object: ModelObject, registry: TypeRegistry) throws {
         let property = registry.metadata.properties[i]
         do {
-            var value = statement.value(at: Int32(i))
-            if property.formatKind == .decimal, property.related == nil, let text = statement.text(at: Int32(i)) { value = .text(text) }
+            var value = statement.value(at: Int32(column))
+            if property.formatKind == .decimal, property.related == nil, let text = statement.text(at: Int32(column)) { value = .text(text) }
             let format = registry.table.formats[i]
             try property.accessor.store(format == .native ? value : format.native(value), into: object)
         } catch let error as ValueConversionError {
@@ -204,7 +206,7 @@ extension Database {
     /// save throws it, and takes the row).
     private func merge<S: RemoteStatement>(_ texts: [String?], from statement: S, into object: ModelObject, registry: TypeRegistry) throws {
         let id = ObjectIdentifier(object)
-        guard let known = models.remoteRows[id], known != texts else {
+        guard let known = remoteKnownTexts(object, registry: registry), known != texts else {
             models.remoteReadAt[id] = models.remoteRawWrites
             return
         }
@@ -214,7 +216,7 @@ extension Database {
             if local.contains(i) {
                 conflicting.append(registry.metadata.properties[i].name)
             } else {
-                try store(statement, column: i, into: object, registry: registry)
+                try remoteStore(statement, column: i, property: i, into: object, registry: registry)
                 taken.insert(i)
             }
         }
@@ -225,7 +227,7 @@ extension Database {
             registry.conflicts[id] = conflicting
             models.remoteConflictRows[id] = texts
         }
-        models.remoteRows[id] = updated
+        remoteKeep(updated, for: object, registry: registry)
         models.remoteReadAt[id] = models.remoteRawWrites
     }
 
@@ -248,22 +250,38 @@ extension Database {
         }
     }
 
-    /// INSERT … RETURNING every column: the instance takes what the engine stored (its key, defaults).
+    /// INSERT … RETURNING what the instance takes from the engine: the key, the columns not written
+    /// (defaults, generated) and those whose text it keeps (``remoteKeepRow(of:for:registry:columns:)``);
+    /// every column of a table with triggers (they may change what was written). An integer column
+    /// written is not returned: the engine stores exactly the value written, whose text is spelled from
+    /// the snapshot.
     private func remoteInsert<C: RemoteConnection>(_ remote: C, _ object: ModelObject, registry: TypeRegistry) throws {
         let metadata = registry.metadata, table = registry.table
-        var columns = Array(0..<metadata.properties.count).filter { !table.generated.contains($0) }
+        let count = metadata.properties.count
+        var columns = Array(0..<count).filter { !table.generated.contains($0) }
         // An integer key of 0 (or nil): the engine assigns it.
         if metadata.keyCount == 1 && metadata.keyIsInteger {
             let key = try metadata.key.accessor.load(object)
             if key == .integer(0) || key.isNull { columns.removeAll { $0 == 0 } }
         }
-        let names = columns.map { table.quotedNames[$0] }
-        let returning = table.quotedNames.joined(separator: ", ")
-        let sql = names.isEmpty ? "INSERT INTO \(table.quotedTable) DEFAULT VALUES RETURNING \(returning)"
-            : "INSERT INTO \(table.quotedTable) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count))) RETURNING \(returning)"
+        let written = columns.reduce(into: ColumnSet()) { $0.insert($1) }
+        let fromSnapshot = registry.remoteTextsFromSnapshot
+        let returned = (0..<count).filter { i in
+            registry.remoteInsertReturnsAll || i < metadata.keyCount || !written.contains(i) || !fromSnapshot.contains(i)
+        }
+        let sql: String
+        if let cached = registry.remoteInsertSQL[written] {
+            sql = cached
+        } else {
+            let names = columns.map { table.quotedNames[$0] }
+            let returning = returned.map { table.quotedNames[$0] }.joined(separator: ", ")
+            sql = remote.engineSQL(names.isEmpty ? "INSERT INTO \(table.quotedTable) DEFAULT VALUES RETURNING \(returning)"
+                : "INSERT INTO \(table.quotedTable) (\(names.joined(separator: ", "))) VALUES (\(SQL.placeholders(names.count))) RETURNING \(returning)")
+            registry.remoteInsertSQL[written] = sql
+        }
         let values = try columns.map { try remoteValue(object, metadata.properties[$0], table.formats[$0], model: metadata.typeName) }
         try remoteWillWrite(remote)
-        let statement = try mapped(remote) { try remote.cachedStatement(remote.engineSQL(sql)) }
+        let statement = try mapped(remote) { try remote.cachedStatement(sql) }
         defer { statement.reset() }
         do {
             try statement.bind(values: values)
@@ -271,13 +289,17 @@ extension Database {
                 throw ModelError(.readOnly, model: metadata.typeName, "the INSERT returned no row (a rule or trigger skipped it); nothing was saved")
             }
         } catch {
-            throw saveFailed(remote.databaseError(error), object: object, registry: registry, updating: nil, written: columns.reduce(into: ColumnSet()) { $0.insert($1) })
+            throw saveFailed(remote.databaseError(error), object: object, registry: registry, updating: nil, written: written)
         }
-        for i in 0..<metadata.properties.count { try store(statement, column: i, into: object, registry: registry) }
+        var statementColumns = [Int32?](repeating: nil, count: count)
+        for (n, i) in returned.enumerated() {
+            try remoteStore(statement, column: n, property: i, into: object, registry: registry)
+            statementColumns[i] = Int32(n)
+        }
         let key = try registry.currentIdentity(of: object)
         registry.register(object, rowID: 0, identity: key)
         registry.capture(object)
-        models.remoteRows[ObjectIdentifier(object)] = (0..<metadata.properties.count).map { statement.text(at: Int32($0)) }
+        remoteKeepRow(of: statement, for: object, registry: registry, columns: statementColumns)
         models.remoteReadAt[ObjectIdentifier(object)] = models.remoteRawWrites
         models.changeCount &+= 1   // a reference known to have no row may find this one
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: true, depth: transactionDepth)) }
@@ -294,17 +316,23 @@ extension Database {
         var changed = registry.changes(of: object)
         for part in 0..<metadata.keyCount { changed.remove(part) }
         table.generated.forEach { changed.remove($0) }
-        guard !changed.isEmpty, let known = models.remoteRows[id] else { return }
+        guard !changed.isEmpty, let known = remoteKnownTexts(object, registry: registry) else { return }
         let indices = changed.indices
-        let assignments = indices.map { "\(table.quotedNames[$0]) = ?" }.joined(separator: ", ")
-        let unchanged = indices.map { "\(table.quotedNames[$0]) IS NOT DISTINCT FROM ?" }.joined(separator: " AND ")
-        let sql = "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(remoteKeyClause(registry)) AND \(unchanged) RETURNING "
-            + indices.map { table.quotedNames[$0] }.joined(separator: ", ")
+        let sql: String
+        if let cached = registry.remoteUpdateSQL[changed] {
+            sql = cached
+        } else {
+            let assignments = indices.map { "\(table.quotedNames[$0]) = ?" }.joined(separator: ", ")
+            let unchanged = indices.map { "\(table.quotedNames[$0]) IS NOT DISTINCT FROM ?" }.joined(separator: " AND ")
+            sql = remote.engineSQL("UPDATE \(table.quotedTable) SET \(assignments) WHERE \(remoteKeyClause(registry)) AND \(unchanged) RETURNING "
+                + indices.map { table.quotedNames[$0] }.joined(separator: ", "))
+            registry.remoteUpdateSQL[changed] = sql
+        }
         var values = try indices.map { try remoteValue(object, metadata.properties[$0], table.formats[$0], model: metadata.typeName) }
         values += (0..<table.keyCount).map { known[$0].map(SQLValue.text) ?? .null }
         values += indices.map { known[$0].map(SQLValue.text) ?? .null }
         try remoteWillWrite(remote)
-        let statement = try mapped(remote) { try remote.cachedStatement(remote.engineSQL(sql)) }
+        let statement = try mapped(remote) { try remote.cachedStatement(sql) }
         defer { statement.reset() }
         let wrote: Bool
         do {
@@ -325,7 +353,7 @@ extension Database {
         }
         var texts = known
         for (n, i) in indices.enumerated() { texts[i] = statement.text(at: Int32(n)) }
-        models.remoteRows[id] = texts
+        remoteKeep(texts, for: object, registry: registry)
         registry.capture(object, properties: changed)
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, depth: transactionDepth)) }
         if models.remoteLog.observing {
@@ -361,7 +389,7 @@ extension Database {
     /// Reads the row of `object` again, dropping its unsaved changes; a row that is gone marks it deleted.
     func remoteReload<C: RemoteConnection>(_ remote: C, _ object: ModelObject, registry: TypeRegistry) throws {
         let id = ObjectIdentifier(object)
-        guard let known = models.remoteRows[id] else { return }
+        guard let known = remoteKnownTexts(object, registry: registry) else { return }
         try mapped(remote) {
             let statement = try remote.cachedStatement(remote.engineSQL(registry.table.selectFromSQL + " WHERE " + remoteKeyClause(registry)))
             defer { statement.reset() }
@@ -370,9 +398,9 @@ extension Database {
                 registry.detach(object, deleted: true)
                 return
             }
-            for i in 0..<registry.metadata.properties.count { try store(statement, column: i, into: object, registry: registry) }
+            for i in 0..<registry.metadata.properties.count { try remoteStore(statement, column: i, property: i, into: object, registry: registry) }
             registry.capture(object)
-            models.remoteRows[id] = (0..<registry.metadata.properties.count).map { statement.text(at: Int32($0)) }
+            remoteKeepRow(of: statement, for: object, registry: registry)
             models.remoteReadAt[id] = models.remoteRawWrites
         }
     }
@@ -381,7 +409,7 @@ extension Database {
 
     /// DELETE of the instance's row (by the key it read); the instance is marked deleted.
     func remoteDelete<C: RemoteConnection>(_ remote: C, _ object: ModelObject, registry: TypeRegistry) throws {
-        guard object._registry === registry, !object._isDeleted, let known = models.remoteRows[ObjectIdentifier(object)] else {
+        guard object._registry === registry, !object._isDeleted, let known = remoteKnownTexts(object, registry: registry) else {
             if object._registry == nil { throw ModelError(.notFound, model: registry.metadata.typeName, "the instance was never saved: there is no row to delete") }
             return
         }

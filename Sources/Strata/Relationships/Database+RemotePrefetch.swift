@@ -100,7 +100,7 @@ extension Database {
         let table = registry.table
         var keys: [[SQLValue]] = []
         for object in objects {
-            guard let texts = models.remoteRows[ObjectIdentifier(object)] else { continue }
+            guard let texts = remoteKnownTexts(object, registry: registry) else { continue }
             keys.append(texts.prefix(table.keyCount).map { $0.map(SQLValue.text) ?? .null })
         }
         var found: Set<ObjectIdentifier> = []

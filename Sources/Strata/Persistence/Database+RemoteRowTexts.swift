@@ -1,0 +1,100 @@
+// What a live instance on an engine other than SQLite keeps of its row (``ModelContext/remoteRows``), and
+// how a row's cells reach the instance's fields.
+//
+// The conflict guard of an UPDATE binds the text each changed column held when the instance read it, and a
+// fetch that meets a live instance compares the row's texts with those. Most of those texts need not be
+// kept: an integer column (`bigint`, `integer`, `smallint`) read into an `Int64`, `Int` or `Int64?` has the
+// canonical decimal text of the value the instance's snapshot remembers (the snapshot takes exactly what
+// the row held, and is updated exactly when the kept text is: after a read, an insert, an update, a merge
+// of the columns not changed locally, a reload). So those columns' texts are spelled again from the
+// snapshot when needed (``Database/remoteKnownTexts(_:registry:)``), and each instance keeps only the
+// texts of the other columns (none at all, and no allocation, for a table of integers).
+extension TypeRegistry {
+    /// The columns whose kept text is the snapshot's integer spelled in decimal (see the file's comment):
+    /// an `Int64`, `Int` or `Int64?` property stored natively in a `bigint`, `integer` or `smallint` column.
+    static func remoteTextsFromSnapshot(_ metadata: ModelMetadata, table: TableMapping, info: TableInfo) -> ColumnSet {
+        var columns = ColumnSet()
+        for (i, property) in metadata.properties.enumerated() where !table.readingBack.contains(i) {
+            switch table.fastFields[i] {
+            case .int64?, .int?, .optionalInt64?: break
+            default: continue
+            }
+            let type = info.column(named: property.column)?.declaredType.lowercased() ?? ""
+            if ["bigint", "integer", "smallint", "int8", "int4", "int2"].contains(type) { columns.insert(i) }
+        }
+        return columns
+    }
+}
+
+extension Database {
+    /// The texts `object`'s row held when it last read or wrote it, every column (see the file's comment);
+    /// nil when it keeps none (never read from a row).
+    func remoteKnownTexts(_ object: ModelObject, registry: TypeRegistry) -> [String?]? {
+        guard let kept = models.remoteRows[ObjectIdentifier(object)] else { return nil }
+        let derived = registry.remoteTextsFromSnapshot
+        if derived.isEmpty { return kept }
+        var texts: [String?] = []
+        texts.reserveCapacity(registry.metadata.properties.count)
+        var next = 0
+        for i in 0..<registry.metadata.properties.count {
+            if derived.contains(i) {
+                // (An instance deleted has no snapshot left: its key, all a rollback reads it again by, is
+                // the field's, which a save never lets change.)
+                let word = registry.snapshotWord(of: object, at: i) ?? registry.metadata.snapshotWord(of: object, at: i)
+                texts.append(word.isNull ? nil : String(Int64(bitPattern: word.bits)))
+            } else {
+                texts.append(next < kept.count ? kept[next] : nil)
+                next += 1
+            }
+        }
+        return texts
+    }
+
+    /// Keeps `texts` (every column of the row) for `object`: only the columns not spelled from its snapshot.
+    func remoteKeep(_ texts: [String?], for object: ModelObject, registry: TypeRegistry) {
+        let derived = registry.remoteTextsFromSnapshot
+        models.remoteRows[ObjectIdentifier(object)] = derived.isEmpty ? texts : texts.indices.filter { !derived.contains($0) }.map { texts[$0] }
+    }
+
+    /// Keeps the current row's texts for `object`, reading only the columns not spelled from its snapshot
+    /// (`columns[i]`: the statement's column of property i, nil when the row does not have it).
+    func remoteKeepRow<S: RemoteStatement>(of statement: S, for object: ModelObject, registry: TypeRegistry, columns: [Int32?]? = nil) {
+        let derived = registry.remoteTextsFromSnapshot
+        var texts: [String?] = []
+        for i in 0..<registry.metadata.properties.count where !derived.contains(i) {
+            let column = columns.map { $0[i] } ?? Int32(i)
+            texts.append(column.flatMap { statement.text(at: $0) })
+        }
+        models.remoteRows[ObjectIdentifier(object)] = texts
+    }
+
+    /// Sets every property of a new `object` from the current row (columns in property order) and captures
+    /// its snapshot: the common types straight from the cell into the field (integers from the bytes, text
+    /// by one `String`), as the SQLite decoder does; other columns through ``store(_:column:property:into:registry:)``.
+    func remoteDecode<S: RemoteStatement>(_ statement: S, into object: ModelObject, registry: TypeRegistry) throws {
+        if let start = registry.metadata.plainWordsStart, let reals = registry.plainReals {
+            // Fields of 8-byte numbers side by side: each column goes straight to its field and its word.
+            let words = registry.snapshotWords(for: object)
+            var next = 0
+            do {
+                try reals.withUnsafeBufferPointer { reals in
+                    while let column = readPlainWords(statement, into: object, start: start, reals: reals, from: next, words: words) {
+                        try remoteStore(statement, column: column, property: column, into: object, registry: registry)
+                        words[column] = loadPlainWord(object, start: start, index: column)
+                        next = column + 1
+                    }
+                }
+            } catch {
+                registry.releaseSnapshot(object)
+                throw error
+            }
+            return
+        }
+        let fields = registry.fields
+        for i in 0..<registry.metadata.properties.count {
+            if let field = fields[i], field.readRemote(statement.cell(at: Int32(i)), into: object) { continue }
+            try remoteStore(statement, column: i, property: i, into: object, registry: registry)
+        }
+        registry.capture(object)
+    }
+}
