@@ -33,7 +33,11 @@ extension Database {
             let formats = properties.map { property -> ColumnFormat in
                 // JSON with a whole Double written `1.0` (as Python writes it): jsonb keeps a number's spelling,
                 // so Django and psycopg read it back as a float.
-                if property.formatKind == .json, property.related == nil { return .jsonText(spaced: true, asciiOnly: false) }
+                // An array of text another tool declared (`text[]`, `varchar(20)[]`): PostgreSQL's array text.
+                if property.formatKind == .json, property.related == nil {
+                    return ColumnFormat.isTextArray(declaredType: info.column(named: property.column)?.declaredType ?? "")
+                        ? .textArray : .jsonText(spaced: true, asciiOnly: false)
+                }
                 guard property.formatKind == .date, property.related == nil else { return .native }
                 // Dates as the engine's timestamp text (microseconds, UTC offset); a DATE column keeps the day.
                 let type = info.column(named: property.column)?.declaredType.lowercased() ?? ""
@@ -186,7 +190,10 @@ extension Database {
             try property.accessor.store(format == .native ? value : format.native(value), into: object)
         } catch let error as ValueConversionError {
             let name = registry.metadata.properties[i].name
-            var located = error.located(column: name, model: registry.metadata.typeName, property: name)
+            var located = error.located(column: registry.table.columns[i], model: registry.metadata.typeName, property: name)
+            if registry.table.formats[i] == .textArray, let text = statement.text(at: Int32(i)), ArrayText.elements(text)?.contains(nil) == true {
+                located.reason = "the array holds a NULL element, which [String] cannot hold: declare the property [String?], or replace the NULL elements in the column"
+            }
             located.table = located.table ?? registry.table.table
             located.key = located.key ?? statement.value(at: 0)
             throw located
