@@ -4,7 +4,7 @@ import StrataPostgres
 import Testing
 
 // Columns another tool declared, mapped as they are (issue 35, point 2): `text[]` and `varchar(n)[]` as a
-// Swift `[String]` (PostgreSQL's array text both ways).
+// Swift `[String]` (PostgreSQL's array text both ways), and `citext` as `String`.
 
 /// A table a DBA made, with arrays of text.
 private final class R35aDoc: Model {
@@ -32,6 +32,13 @@ private final class R35aFresh: Model {
     required init() {}
 }
 
+private final class R35aUser: Model {
+    static let tableName = "r35a_user"
+    var id: Int64 = 0
+    var email = ""
+    required init() {}
+}
+
 private let docDDL = """
     CREATE TABLE r35a_doc(id bigserial PRIMARY KEY, tags text[] NOT NULL, labels varchar(12)[]);
     """
@@ -51,7 +58,7 @@ private func modelError(_ body: () throws -> Void) -> ModelError? {
     return nil
 }
 
-@Suite("PostgreSQL arrays", .enabled(if: postgresURL != nil, "STRATA_POSTGRES_URL is not set (run under Scripts/with-postgres.sh)"))
+@Suite("PostgreSQL arrays and citext", .enabled(if: postgresURL != nil, "STRATA_POSTGRES_URL is not set (run under Scripts/with-postgres.sh)"))
 struct PostgresArrayTypeTests {
     @Test func aTextArrayColumnReadsAndWritesPostgresArrayTextOnlyWhenChanged() throws {
         try withDatabase { db in
@@ -165,6 +172,47 @@ struct PostgresArrayTypeTests {
             doc.tags.append("mine")
             try db.save(doc)
             #expect(try db.value(String.self, "SELECT tags::text FROM r35a_doc") == #"{a,"b c",theirs,mine}"#)
+        }
+    }
+
+    @Test func aCitextColumnIsAStringComparedWithoutCaseKeepingItsSpelling() throws {
+        try withDatabase { db in
+            let schema = try db.value(String.self, "SELECT current_schema()") ?? ""
+            // The extension in public (other tests' schemas are dropped), which the path then includes.
+            guard try db.value(Int.self, "SELECT count(*) FROM pg_available_extensions WHERE name = 'citext'") == 1 else {
+                print("PostgresArrayTypeTests: citext is not available on this server (postgresql-contrib); skipped")
+                return
+            }
+            try db.execute("SET search_path TO \(schema), public")
+            do { try db.execute("CREATE EXTENSION IF NOT EXISTS citext SCHEMA public") } catch {
+                // (Two runs creating it at once: the other made it.)
+                #expect(try db.value(Int.self, "SELECT count(*) FROM pg_extension WHERE extname = 'citext'") == 1)
+            }
+            try db.execute("""
+                CREATE TABLE r35a_user(id bigserial PRIMARY KEY, email citext NOT NULL UNIQUE);
+                INSERT INTO r35a_user(email) VALUES ('Ada@Example.com'), ('grace@example.com')
+                """)
+            #expect(try db.schemaPlan(for: R35aUser.self).steps.isEmpty)
+            let ada = try #require(try db.objects(R35aUser.self, where: \.email == "ADA@EXAMPLE.COM").first)
+            #expect(ada.email == "Ada@Example.com" && ada.id == 1)   // the spelling stored
+            #expect(try db.objects(R35aUser.self, where: \.email == "GRACE@example.COM").map(\.id) == [2])
+            #expect(try db.objects(R35aUser.self, where: \.email != "ada@example.com").map(\.id) == [2])
+            ada.email = "ADA@example.com"
+            try db.save(ada)
+            #expect(try db.rows("SELECT email::text, pg_typeof(email)::text FROM r35a_user WHERE id = 1")[0].values
+                    == [.text("ADA@example.com"), .text("citext")])
+            // Another connection changes only the case; a save over it is a conflict, not an overwrite.
+            let other = try Database(postgresURL: postgresURL ?? "")
+            defer { try? other.close() }
+            try other.execute("SET search_path TO \(schema), public")
+            try other.execute("UPDATE r35a_user SET email = 'ada@EXAMPLE.com' WHERE id = 1")
+            ada.email = "ada@example.org"
+            #expect(modelError { try db.save(ada) }?.kind == .conflict)
+            #expect(ada.email == "ada@EXAMPLE.com")
+            // The column's uniqueness ignores case too: the engine's error, named.
+            let copy = R35aUser()
+            copy.email = "GRACE@EXAMPLE.COM"
+            #expect(throws: (any Error).self) { try db.save(copy) }
         }
     }
 }

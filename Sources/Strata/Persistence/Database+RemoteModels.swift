@@ -44,10 +44,21 @@ extension Database {
                 return type == "date" ? .dateText : .dateTimeText(Self.remoteTimestampStyle)
             }
             let mapping = TableMapping(metadata: metadata, properties: properties, info: info, formats: formats)
+            for (i, property) in properties.enumerated() where Self.comparesIgnoringCase(info.column(named: property.column)?.declaredType) {
+                mapping.textGuardedColumns.insert(i)
+            }
             let registry = TypeRegistry(metadata: metadata, table: mapping, context: models)
             models.add(registry, for: id)
             return registry
         }
+    }
+
+    /// Whether a declared type compares texts that differ in case as equal: `citext` and arrays of it
+    /// (schema-qualified or not).
+    static func comparesIgnoringCase(_ declaredType: String?) -> Bool {
+        guard var type = declaredType?.lowercased() else { return false }
+        while type.hasSuffix("[]") { type.removeLast(2) }
+        return type == "citext" || type.hasSuffix(".citext")
     }
 
     /// ``remoteRegistry(_:for:)`` for the shared entry points (out of line: SQLite's hot paths only test
@@ -298,7 +309,10 @@ extension Database {
         guard !changed.isEmpty, let known = models.remoteRows[id] else { return }
         let indices = changed.indices
         let assignments = indices.map { "\(table.quotedNames[$0]) = ?" }.joined(separator: ", ")
-        let unchanged = indices.map { "\(table.quotedNames[$0]) IS NOT DISTINCT FROM ?" }.joined(separator: " AND ")
+        let unchanged = indices.map {
+            table.textGuardedColumns.contains($0) ? "\(table.quotedNames[$0])::text IS NOT DISTINCT FROM ?::text"
+                : "\(table.quotedNames[$0]) IS NOT DISTINCT FROM ?"
+        }.joined(separator: " AND ")
         let sql = "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(remoteKeyClause(registry)) AND \(unchanged) RETURNING "
             + indices.map { table.quotedNames[$0] }.joined(separator: ", ")
         var values = try indices.map { try remoteValue(object, metadata.properties[$0], table.formats[$0]) }
