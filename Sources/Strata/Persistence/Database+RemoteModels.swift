@@ -33,13 +33,20 @@ extension Database {
             let formats = properties.map { property -> ColumnFormat in
                 // JSON with a whole Double written `1.0` (as Python writes it): jsonb keeps a number's spelling,
                 // so Django and psycopg read it back as a float.
-                if property.formatKind == .json, property.related == nil { return .jsonText(spaced: true, asciiOnly: false) }
+                // An array of text another tool declared (`text[]`, `varchar(20)[]`): PostgreSQL's array text.
+                if property.formatKind == .json, property.related == nil {
+                    return ColumnFormat.isTextArray(declaredType: info.column(named: property.column)?.declaredType ?? "")
+                        ? .textArray : .jsonText(spaced: true, asciiOnly: false)
+                }
                 guard property.formatKind == .date, property.related == nil else { return .native }
                 // Dates as the engine's timestamp text (microseconds, UTC offset); a DATE column keeps the day.
                 let type = info.column(named: property.column)?.declaredType.lowercased() ?? ""
                 return type == "date" ? .dateText : .dateTimeText(Self.remoteTimestampStyle)
             }
             let mapping = TableMapping(metadata: metadata, properties: properties, info: info, formats: formats)
+            for (i, property) in properties.enumerated() where Self.comparesIgnoringCase(info.column(named: property.column)?.declaredType) {
+                mapping.textGuardedColumns.insert(i)
+            }
             let registry = TypeRegistry(metadata: metadata, table: mapping, context: models)
             // (A table with triggers keeps every text and returns every column: a trigger may change what was written.)
             registry.remoteInsertReturnsAll = !info.triggerSQL.isEmpty
@@ -47,6 +54,14 @@ extension Database {
             models.add(registry, for: id)
             return registry
         }
+    }
+
+    /// Whether a declared type compares texts that differ in case as equal: `citext` and arrays of it
+    /// (schema-qualified or not).
+    static func comparesIgnoringCase(_ declaredType: String?) -> Bool {
+        guard var type = declaredType?.lowercased() else { return false }
+        while type.hasSuffix("[]") { type.removeLast(2) }
+        return type == "citext" || type.hasSuffix(".citext")
     }
 
     /// ``remoteRegistry(_:for:)`` for the shared entry points (out of line: SQLite's hot paths only test
@@ -194,7 +209,10 @@ extension Database {
             try property.accessor.store(format == .native ? value : format.native(value), into: object)
         } catch let error as ValueConversionError {
             let name = registry.metadata.properties[i].name
-            var located = error.located(column: name, model: registry.metadata.typeName, property: name)
+            var located = error.located(column: registry.table.columns[i], model: registry.metadata.typeName, property: name)
+            if registry.table.formats[i] == .textArray, let text = statement.text(at: Int32(i)), ArrayText.elements(text)?.contains(nil) == true {
+                located.reason = "the array holds a NULL element, which [String] cannot hold: declare the property [String?], or replace the NULL elements in the column"
+            }
             located.table = located.table ?? registry.table.table
             located.key = located.key ?? statement.value(at: 0)
             throw located
@@ -323,7 +341,11 @@ extension Database {
             sql = cached
         } else {
             let assignments = indices.map { "\(table.quotedNames[$0]) = ?" }.joined(separator: ", ")
-            let unchanged = indices.map { "\(table.quotedNames[$0]) IS NOT DISTINCT FROM ?" }.joined(separator: " AND ")
+            // (A citext column compares its text: a change of case alone by another writer is a conflict.)
+            let unchanged = indices.map {
+                table.textGuardedColumns.contains($0) ? "\(table.quotedNames[$0])::text IS NOT DISTINCT FROM ?::text"
+                    : "\(table.quotedNames[$0]) IS NOT DISTINCT FROM ?"
+            }.joined(separator: " AND ")
             sql = remote.engineSQL("UPDATE \(table.quotedTable) SET \(assignments) WHERE \(remoteKeyClause(registry)) AND \(unchanged) RETURNING "
                 + indices.map { table.quotedNames[$0] }.joined(separator: ", "))
             registry.remoteUpdateSQL[changed] = sql

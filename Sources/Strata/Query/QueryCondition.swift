@@ -34,7 +34,8 @@ public struct QueryCondition<Root: Model> {
             case .compare(let term, let op, let value):
                 let (column, format) = try term.comparedColumn(registry)
                 if format == .native, let range = FloatRange.of(value) { return range.sql(column, op, &arguments) }
-                if let json = term.json, op == "=" || op == "<>" {
+                // (A PostgreSQL array of text compares as the array its stored text spells.)
+                if let json = term.json, op == "=" || op == "<>", format != .textArray {
                     arguments.append(JSONCanonical.argument(try term.locating(registry) { try value.sqlValue }, sortingArray: json.sortsArray))
                     return "\(json.compared(column)) \(op) ?"
                 }
@@ -42,7 +43,7 @@ public struct QueryCondition<Root: Model> {
                 arguments.append(try term.locating(registry) { format == .native ? try value.sqlValue : try format.stored(value.sqlValue) })
                 return "\(column) \(op) ?"
             case .isNull(let term, let isNull):
-                if term.json != nil {
+                if term.json != nil, try term.column(registry).1 != .textArray {
                     // Other tools write the JSON text `null` for none too (pitfall 7), which reads as nil.
                     let column = try term.column(registry).0
                     return isNull ? "(\(column) IS NULL OR \(column) = 'null')" : "(\(column) IS NOT NULL AND \(column) <> 'null')"
@@ -51,7 +52,7 @@ public struct QueryCondition<Root: Model> {
             case .list(let term, let values):
                 let (column, format) = try term.comparedColumn(registry)
                 guard !values.isEmpty else { return "0" }
-                if let json = term.json {
+                if let json = term.json, format != .textArray {
                     arguments += try term.locating(registry) { try values.map { JSONCanonical.argument(try $0.sqlValue, sortingArray: json.sortsArray) } }
                     return "\(json.compared(column)) IN (\(SQL.placeholders(values.count)))"
                 }

@@ -27,6 +27,10 @@ final class TableMapping {
     /// key column showed no format yet: the column's format is decided again after another connection's
     /// commit once one of them has rows, so that it stores keys as they do (``Database/redecideFormatsOfEmptyColumns()``).
     var keyTablesAwaited: [String] = []
+    /// On an engine other than SQLite, the columns whose type compares texts that differ as equal (`citext`,
+    /// `citext[]`): the conflict guard of an update compares their text (`"c"::text IS NOT DISTINCT FROM
+    /// ?::text`), so that another writer's change of case alone is a conflict too.
+    var textGuardedColumns = ColumnSet()
     /// Whether some format was decided on an empty table, or awaits a key table's rows.
     var awaitsRows: Bool { formatsFromEmptyColumns || !keyTablesAwaited.isEmpty }
     /// For a column of `YYYY-MM-DD` text that is not declared `DATE` (a `DATETIME` or `TEXT` column whose

@@ -115,6 +115,15 @@ public enum ColumnFormat: Hashable, Sendable {
     /// // .text(#"{"a": ["\u00e9", 1]}"#)
     /// ```
     case jsonText(spaced: Bool, asciiOnly: Bool)
+    /// Arrays of strings as PostgreSQL's array text, `{a,"b c",NULL}`: a `[String]` or `[String?]`
+    /// property over an existing `text[]` or `varchar(n)[]` column (chosen from the column's type; a
+    /// column Strata creates holds JSON). NULL elements read as nil, which only `[String?]` holds.
+    ///
+    /// ```swift
+    /// try ColumnFormat.textArray.stored(.text(#"["a","b c"]"#))   // .text(#"{"a","b c"}"#)
+    /// try ColumnFormat.textArray.native(.text(#"{a,"b c"}"#))     // .text(#"["a","b c"]"#)
+    /// ```
+    case textArray
 
     /// What kind of Swift value a format applies to.
     package enum Kind: Sendable { case date, uuid, bool, decimal, json }
@@ -173,6 +182,12 @@ extension ColumnFormat {
         case .jsonText(let spaced, let asciiOnly):
             guard case .text(let text) = native else { return native }
             return .text(JSONStyle.restyle(text, spaced: spaced, asciiOnly: asciiOnly))
+        case .textArray:
+            guard case .text(let json) = native, let literal = ArrayText.literal(json: json) else {
+                throw ValueConversionError(expected: [String].self, found: native,
+                                           reason: "an array column holds arrays of strings: declare the property [String] or [String?]")
+            }
+            return .text(literal)
         case .decimalText(let digits):
             guard case .text(let text) = native, NumericText.isNumeral(text), !text.contains(where: { $0 == "e" || $0 == "E" }) else { return native }
             let fraction = text.firstIndex(of: ".").map { text.distance(from: $0, to: text.endIndex) - 1 }
@@ -200,6 +215,11 @@ extension ColumnFormat {
             if s.caseInsensitiveCompare(yes) == .orderedSame { return .integer(1) }
             if s.caseInsensitiveCompare(no) == .orderedSame { return .integer(0) }
             return stored
+        case (.textArray, .text(let s)):
+            guard let json = try ArrayText.json(s) else {
+                throw ValueConversionError(expected: [String].self, found: stored, reason: "not a one-dimensional array's text")
+            }
+            return .text(json)
         case (.decimalText, .text):
             // Strata's own text ('12.5' for '12.50'), which snapshots compare; what is no decimal passes through.
             return (try? Decimal(sqlValue: stored))?.sqlValue ?? stored
