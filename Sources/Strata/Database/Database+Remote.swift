@@ -188,8 +188,12 @@ extension Database {
         // Committed: nothing left to undo; released: its writes belong to the enclosing level.
         if nested {
             for i in models.remoteWrites.indices where models.remoteWrites[i].depth >= depth { models.remoteWrites[i].depth = depth - 1 }
+            for (id, refused) in models.refusedInTransaction where refused.depth >= depth {
+                models.refusedInTransaction[id] = (refused.object, depth - 1)
+            }
         } else {
             models.remoteWrites.removeAll()
+            models.refusedInTransaction.removeAll()
             remoteLogCommitted()
         }
         return result

@@ -104,7 +104,19 @@ extension Database {
     public func save<T: Model>(_ objects: [T]) throws {
         if let remote {
             let registry = try remoteRegistry(remote, for: T.self)
-            return try transaction(.immediate) { for object in objects { try remoteSave(remote, object, registry: registry) } }
+            let outer = transactionDepth
+            return try transaction(.immediate) {
+                do {
+                    for object in objects { try remoteSave(remote, object, registry: registry) }
+                } catch {
+                    // As on SQLite: a batch that failed inside a block gives every instance of it its row again
+                    // when that block rolls back; a batch of its own keeps their changes.
+                    for object in objects {
+                        models.refusedInTransaction[ObjectIdentifier(object)] = outer > 0 ? (object, outer) : nil
+                    }
+                    throw error
+                }
+            }
         }
         let registry = try registry(for: T.self, checkingCommits: false)
         let ownFields = registry.metadata.ownTypeFields

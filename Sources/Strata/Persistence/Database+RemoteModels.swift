@@ -262,10 +262,16 @@ extension Database {
             guard owner === registry else {
                 throw ModelError(.foreignInstance, model: metadata.typeName, "the instance belongs to another database handle")
             }
-            try remoteUpdate(remote, object, registry: registry)
+            do { try remoteUpdate(remote, object, registry: registry) } catch { noteRefused(object); throw error }
         } else {
             try remoteInsert(remote, object, registry: registry)
         }
+    }
+
+    /// A save of `object` failed inside a block: when that block rolls back, the instance reads its row
+    /// again without the changes the block made (a retried block applies them once), as on SQLite.
+    private func noteRefused(_ object: ModelObject) {
+        if transactionDepth > 0 { models.refusedInTransaction[ObjectIdentifier(object)] = (object, transactionDepth) }
     }
 
     /// INSERT … RETURNING what the instance takes from the engine: the key, the columns not written
@@ -477,6 +483,13 @@ extension Database {
                 if write.object._registry === write.registry && !write.object._isDeleted {
                     try? remoteReload(remote, write.object, registry: write.registry)
                 }
+            }
+        }
+        // Instances whose save the rolled-back levels refused read their rows again.
+        for (id, entry) in models.refusedInTransaction where entry.depth > depth {
+            models.refusedInTransaction[id] = nil
+            if restored.insert(id).inserted, let registry = entry.object._registry, !entry.object._isDeleted {
+                try? remoteReload(remote, entry.object, registry: registry)
             }
         }
     }

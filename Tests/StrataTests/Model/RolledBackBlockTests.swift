@@ -41,12 +41,11 @@ import Testing
             note.text = String((Int(note.text) ?? 0) + 1)
             try db.save(note)
         }
-        #expect(try db.value(String.self, "SELECT text FROM SyncedNote WHERE id = 1") == "1")
+        #expect(try db.value(String.self, "SELECT text FROM \"SyncedNote\" WHERE id = 1") == "1")
         #expect(note.text == "1" && !note.hasChanges)
     }
 
-    // PostgreSQL: Strata gap, a rolled-back block does not give the instances their rows (edits, keys) back
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: rollback does not restore instances")) func aBlockWhoseSaveBrokeAUniqueIndexUndoesTheEditsOfThatInstanceOnly() throws {
+    @Test func aBlockWhoseSaveBrokeAUniqueIndexUndoesTheEditsOfThatInstanceOnly() throws {
         let (temp, _, note) = try noteAndTwoHandles()
         let db = temp.db
         let second = SyncedNote(); second.slug = "d"; second.text = "9"
@@ -62,7 +61,7 @@ import Testing
         }
         #expect(note.text == "0" && note.slug == "c" && !note.hasChanges)
         #expect(bystander.text == "edited before the block" && bystander.changedProperties == ["text"])
-        #expect(try db.rows("SELECT slug, text FROM SyncedNote ORDER BY id").map { [$0[0], $0[1]] }
+        #expect(try db.rows("SELECT slug, text FROM \"SyncedNote\" ORDER BY id").map { [$0[0], $0[1]] }
                 == [[.text("c"), .text("0")], [.text("d"), .text("9")]])
     }
 
@@ -77,11 +76,10 @@ import Testing
         #expect(note.text == "1" && note.slug == "d" && Set(note.changedProperties) == ["slug", "text"])
         note.slug = "c"
         try db.save(note)
-        #expect(try db.value(String.self, "SELECT text FROM SyncedNote WHERE id = 1") == "1")
+        #expect(try db.value(String.self, "SELECT text FROM \"SyncedNote\" WHERE id = 1") == "1")
     }
 
-    // PostgreSQL: Strata gap, a rolled-back block does not give the instances their rows (edits, keys) back
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: rollback does not restore instances")) func aFailedBatchInABlockUndoesTheEditsOfEveryInstanceInIt() throws {
+    @Test func aFailedBatchInABlockUndoesTheEditsOfEveryInstanceInIt() throws {
         let (temp, _, note) = try noteAndTwoHandles()
         let db = temp.db
         let second = SyncedNote(); second.slug = "d"; second.text = "9"
@@ -97,8 +95,7 @@ import Testing
         #expect(second.text == "9" && second.slug == "d" && !second.hasChanges)
     }
 
-    // PostgreSQL: Strata gap, a rolled-back block does not give the instances their rows (edits, keys) back
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: rollback does not restore instances")) func aSavepointThatFailedAndWasCaughtIsUndoneByItsOwnBlockNotBySiblings() throws {
+    @Test func aSavepointThatFailedAndWasCaughtIsUndoneByItsOwnBlockNotBySiblings() throws {
         let (temp, _, note) = try noteAndTwoHandles()
         let db = temp.db
         let second = SyncedNote(); second.slug = "d"
@@ -119,8 +116,7 @@ import Testing
         #expect(note.text == "2" && note.changedProperties == ["text"])
     }
 
-    // PostgreSQL: Strata gap, a rolled-back block does not give the instances their rows (edits, keys) back
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: rollback does not restore instances")) func aPoolWriteWhoseSaveFailedGivesTheInstanceItsRowAgain() async throws {
+    @Test func aPoolWriteWhoseSaveFailedGivesTheInstanceItsRowAgain() async throws {
         let temp = try TestDatabase()
         let seed = SyncedNote(); seed.slug = "c"; seed.text = "0"
         try temp.db.save(seed)
