@@ -105,8 +105,11 @@ extension Database {
         if let remote {
             let registry = try remoteRegistry(remote, for: T.self)
             let outer = transactionDepth
+            let ownFields = registry.metadata.ownTypeFields
+            let order = ownFields.isEmpty ? nil : InsertionOrder(objects, fields: ownFields)
             return try transaction(.immediate) {
                 do {
+                    if let order { return try save(order, registry: registry) }
                     for object in objects { try remoteSave(remote, object, registry: registry) }
                 } catch {
                     // As on SQLite: a batch that failed inside a block gives every instance of it its row again
@@ -154,9 +157,13 @@ extension Database {
             for field in fields { if let state = field.referenceState(of: object) { before.append((object, field, state)) } }
         }
         for (object, field, _) in order.deferred { field.setHoldsItself(object, false) }
+        // (On another engine each insert and the deferred updates are its saves.)
+        func saveOne(_ object: ModelObject) throws {
+            if let remote { try remoteSave(remote, object, registry: registry) } else { try save(object, registry: registry) }
+        }
         do {
             do {
-                for object in order.ordered { try save(object, registry: registry) }
+                for object in order.ordered { try saveOne(object) }
             } catch let error as ModelError where error.kind == .missingValue {
                 // A deferred reference over a NOT NULL column: the cycle cannot be inserted.
                 let metadata = registry.metadata
@@ -168,7 +175,7 @@ extension Database {
                                  "new \(metadata.typeName) objects refer to each other in a cycle through \"\(name)\", whose column is NOT NULL: one of them must be inserted before the other has a key. Save one with \"\(name)\" set to a saved object first, or make the column nullable. Nothing was written")
             }
             for (object, field, target) in order.deferred { field.holdUnsaved(target, in: object) }
-            for (object, _, _) in order.deferred { try update(object, registry: registry) }
+            for (object, _, _) in order.deferred { if remote != nil { try saveOne(object) } else { try update(object, registry: registry) } }
         } catch {
             for (object, field, state) in before { field.restoreReferenceState(state, of: object) }
             throw error
