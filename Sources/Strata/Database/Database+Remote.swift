@@ -194,6 +194,7 @@ extension Database {
         } else {
             models.remoteWrites.removeAll()
             models.refusedInTransaction.removeAll()
+            models.childTypesWrittenInTransaction.removeAll()
             remoteLogCommitted()
         }
         return result

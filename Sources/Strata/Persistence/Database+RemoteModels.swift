@@ -328,6 +328,11 @@ extension Database {
         models.changeCount &+= 1   // a reference known to have no row may find this one
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: true, depth: transactionDepth)) }
         if models.remoteLog.observing { remoteRecord(registry, .insert, key: observedKey(object, registry)) }
+        // The loaded `@Children` arrays of the new row's parents: their next read includes it.
+        if registry.hasParentArrays {
+            registry.dropParentsArrays(of: object, holdingIt: false)
+            noteChildMoved(registry)
+        }
     }
 
     /// UPDATE of the changed columns where each still holds what the instance read: a row changed since is
@@ -382,6 +387,8 @@ extension Database {
         var texts = known
         for (n, i) in indices.enumerated() { texts[i] = statement.text(at: Int32(n)) }
         remoteKeep(texts, for: object, registry: registry)
+        // A child that moved leaves its former parent's loaded array and reaches the new one's.
+        if registry.hasParentArrays && registry.dropArraysOfMovedChild(object, changed: changed) { noteChildMoved(registry) }
         registry.capture(object, properties: changed)
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, depth: transactionDepth)) }
         if models.remoteLog.observing {
@@ -485,6 +492,12 @@ extension Database {
                 }
             }
         }
+        // Rows of child types the transaction wrote may be back under parents whose arrays were loaded
+        // meanwhile (kept for the transaction, as on SQLite).
+        for registry in models.registries.values where models.childTypesWrittenInTransaction.contains(ObjectIdentifier(registry)) {
+            registry.dropEveryParentsArrays()
+        }
+        if depth == 0 { models.childTypesWrittenInTransaction.removeAll() }
         // Instances whose save the rolled-back levels refused read their rows again.
         for (id, entry) in models.refusedInTransaction where entry.depth > depth {
             models.refusedInTransaction[id] = nil

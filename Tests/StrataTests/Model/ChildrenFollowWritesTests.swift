@@ -79,8 +79,7 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
 }
 
 @Suite struct ChildrenFollowWritesTests {
-    // PostgreSQL: Strata gap, a saved move or insert of a child does not reach the loaded @Children arrays
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: saved moves miss loaded @Children")) func aSavedMoveLeavesTheFormerParentsArrayAndReachesTheNewOne() throws {
+    @Test func aSavedMoveLeavesTheFormerParentsArrayAndReachesTheNewOne() throws {
         let db = try TestDatabase.make()
         let (ada, bob, a, _) = try artists(db)
         let log = StatementLog(db)
@@ -96,8 +95,7 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
         #expect(bob.albums.map(\.title) == ["B"] && ada.albums.isEmpty)
     }
 
-    // PostgreSQL: Strata gap, a saved move or insert of a child does not reach the loaded @Children arrays
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: saved moves miss loaded @Children")) func aSavedMoveBetweenTextKeyedParents() throws {
+    @Test func aSavedMoveBetweenTextKeyedParents() throws {
         let db = try TestDatabase.make()
         let x = CFLabel(); x.code = "x"
         let y = CFLabel(); y.code = "y"
@@ -111,8 +109,7 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
         #expect(x.records.isEmpty && y.records.map(\.title) == ["one", "two"])
     }
 
-    // PostgreSQL: Strata gap, a saved move or insert of a child does not reach the loaded @Children arrays
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: saved moves miss loaded @Children")) func aSavedMoveByAPlainColumnInAndOutOfATransaction() throws {
+    @Test func aSavedMoveByAPlainColumnInAndOutOfATransaction() throws {
         let db = try TestDatabase.make()
         let red = CFTeam(); red.name = "red"
         let blue = CFTeam(); blue.name = "blue"
@@ -135,8 +132,7 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
         #expect(red.$players.isLoaded && blue.$players.isLoaded)
     }
 
-    // PostgreSQL: Strata gap, a saved move or insert of a child does not reach the loaded @Children arrays
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: saved moves miss loaded @Children")) func aNewChildReachesTheLoadedArrayAndARolledBackOneLeavesIt() throws {
+    @Test func aNewChildReachesTheLoadedArrayAndARolledBackOneLeavesIt() throws {
         let db = try TestDatabase.make()
         let (ada, _, _, _) = try artists(db)
         let c = CFAlbum(); c.title = "C"; c.artist = ada
@@ -155,8 +151,7 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
         #expect(try ada.$albums.reload().map(\.title) == ["A", "C"])
     }
 
-    // PostgreSQL: Strata gap, a saved move or insert of a child does not reach the loaded @Children arrays
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: saved moves miss loaded @Children")) func aRolledBackMoveLeavesTheArraysMatchingTheRows() throws {
+    @Test func aRolledBackMoveLeavesTheArraysMatchingTheRows() throws {
         let db = try TestDatabase.make()
         let (ada, bob, a, _) = try artists(db)
         struct Undo: Error {}
@@ -239,8 +234,7 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
     }
 
     /// Children that held their parent before it loaded them sit in its array weakly; a move still leaves it.
-    // PostgreSQL: Strata gap, a saved move or insert of a child does not reach the loaded @Children arrays
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: saved moves miss loaded @Children")) func aMovedChildHeldWeaklyLeavesTheFormerParentsArray() throws {
+    @Test func aMovedChildHeldWeaklyLeavesTheFormerParentsArray() throws {
         let db = try TestDatabase.make()
         let (ada, bob, _, _) = try artists(db)
         let albums = try db.objects(CFAlbum.self, orderBy: .ascending(\.title))

@@ -271,7 +271,7 @@ private func mentions(_ statements: [String], _ table: String) -> Int {
 
     // MARK: To-many
 
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's statement text, and Strata gap: a saved new child does not reach a loaded @Children array")) func childrenLoadWithOneOrderedQueryAndAreCached() throws {
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's statement text (`?`, not `$1`)")) func childrenLoadWithOneOrderedQueryAndAreCached() throws {
         let file = try teamsAndMembers(teams: 2, members: 6)
         let db = file.db
         let team = try #require(try db.object(RTeam.self, forKey: 1))
