@@ -46,17 +46,6 @@ private let docDDL = """
 /// Every character the array text quotes or escapes.
 private let tricky = ["plain", "b c", "comma,here", #"quo"te"#, #"back\slash"#, "{braces}", "", "NULL", "null", " padded ", "é ✓"]
 
-private func modelError(_ body: () throws -> Void) -> ModelError? {
-    do {
-        try body()
-        Issue.record("no error was thrown")
-    } catch let error as ModelError {
-        return error
-    } catch {
-        Issue.record("not a ModelError: \(error)")
-    }
-    return nil
-}
 
 @Suite("PostgreSQL arrays and citext", .enabled(if: postgresURL != nil, "STRATA_POSTGRES_URL is not set (run under Scripts/with-postgres.sh)"))
 struct PostgresArrayTypeTests {

@@ -19,6 +19,19 @@ func withDatabase<T>(_ body: (Database) throws -> T) throws -> T {
     return try body(db)
 }
 
+/// The `ModelError` `body` throws, or nil (with a recorded issue) when it throws none or another.
+func modelError(_ body: () throws -> Void) -> ModelError? {
+    do {
+        try body()
+        Issue.record("no error was thrown")
+    } catch let error as ModelError {
+        return error
+    } catch {
+        Issue.record("not a ModelError: \(error)")
+    }
+    return nil
+}
+
 /// The `DatabaseError` `body` throws, or nil (with a recorded issue) when it throws none or another.
 func databaseError(_ body: () throws -> Void) -> DatabaseError? {
     do {

@@ -47,18 +47,6 @@ private func item(_ code: String, _ name: String, count: Int = 0) -> PGItem {
     return item
 }
 
-/// The `ModelError` `body` throws, or nil (with a recorded issue).
-private func modelError(_ body: () throws -> Void) -> ModelError? {
-    do {
-        try body()
-        Issue.record("no error was thrown")
-    } catch let error as ModelError {
-        return error
-    } catch {
-        Issue.record("not a ModelError: \(error)")
-    }
-    return nil
-}
 
 @Suite("PostgreSQL models", .enabled(if: postgresURL != nil, "STRATA_POSTGRES_URL is not set (run under Scripts/with-postgres.sh)"))
 struct PostgresModelTests {

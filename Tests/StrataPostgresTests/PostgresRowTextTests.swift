@@ -31,18 +31,6 @@ private func prepared(_ db: Database, _ prefix: String) throws -> [String] {
     try db.column(String.self, "SELECT statement FROM pg_prepared_statements WHERE statement LIKE ? ORDER BY statement", prefix + "%")
 }
 
-/// The `ModelError` `body` throws, or nil (with a recorded issue).
-private func thrownModelError(_ body: () throws -> Void) -> ModelError? {
-    do {
-        try body()
-        Issue.record("no error was thrown")
-    } catch let error as ModelError {
-        return error
-    } catch {
-        Issue.record("not a ModelError: \(error)")
-    }
-    return nil
-}
 
 @Suite("PostgreSQL row texts and INSERT returning", .enabled(if: postgresURL != nil, "STRATA_POSTGRES_URL is not set (run under Scripts/with-postgres.sh)"))
 struct PostgresRowTextTests {
@@ -103,7 +91,7 @@ struct PostgresRowTextTests {
             // Another writer's change of a column the instance changed too: a conflict, never an overwrite.
             try db.execute("UPDATE pp35_num SET a = 10 WHERE id = 1")
             num.a += 1
-            let conflict = thrownModelError { try db.save(num) }
+            let conflict = modelError { try db.save(num) }
             #expect(conflict?.kind == .conflict && conflict?.properties == ["a"])
             #expect(num.a == 10 && !num.hasChanges)
             #expect(try db.value(Int.self, "SELECT a FROM pp35_num") == 10)
@@ -117,7 +105,7 @@ struct PostgresRowTextTests {
             #expect(num.c == 7 && !num.hasChanges)
             try db.execute("UPDATE pp35_num SET c = NULL WHERE id = 1")
             num.c = 8
-            #expect(thrownModelError { try db.save(num) }?.properties == ["c"])
+            #expect(modelError { try db.save(num) }?.properties == ["c"])
             #expect(num.c == nil)
             num.c = 9
             try db.save(num)
@@ -129,7 +117,7 @@ struct PostgresRowTextTests {
             mixed.a = 5
             _ = try db.objects(PP35Mixed.self)
             #expect(mixed.label == "y")
-            #expect(thrownModelError { try db.save(mixed) }?.properties == ["a"])
+            #expect(modelError { try db.save(mixed) }?.properties == ["a"])
             #expect(mixed.a == 4 && mixed.label == "y" && mixed.score == 0.25)
             #expect(db.models.remoteRows[ObjectIdentifier(mixed)] == ["y", "0.25"])
         }
