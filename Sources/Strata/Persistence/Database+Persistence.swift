@@ -190,7 +190,7 @@ extension Database {
         /// A change to put back: a value, or a reference's assignment of an object never saved (which has no
         /// key to load; the rollback made it unsaved again if the transaction had inserted it).
         enum Edit { case value(SQLValue), unsavedTarget(AnyFieldIO, ModelObject) }
-        var edits: [(object: ModelObject, changes: [(index: Int, edit: Edit)])] = []
+        var edits: [(object: ModelObject, changes: [(index: Int, edit: Edit)], remembered: [(index: Int, word: SnapshotWord)])] = []
         let properties = registry.metadata.properties
         // Whether every object is a live instance that a save would leave alone (as `save(_:)` does one).
         var nothingToSave = true
@@ -204,14 +204,16 @@ extension Database {
             if changed.isEmpty { continue }
             nothingToSave = false
             var changes: [(index: Int, edit: Edit)] = []
+            var remembered: [(index: Int, word: SnapshotWord)] = []
             changed.forEach { i in
+                if let word = registry.snapshotWord(of: object, at: i) { remembered.append((i, word)) }
                 if let value = try? properties[i].accessor.load(object) {
                     changes.append((i, .value(value)))
                 } else if case .generic(let io) = properties[i].accessor, let target = io.heldTarget(of: object), target._registry == nil {
                     changes.append((i, .unsavedTarget(io, target)))
                 }
             }
-            edits.append((object, changes))
+            edits.append((object, changes, remembered))
         }
         // No transaction (and no write lock) for a batch that changed nothing.
         if nothingToSave { return }
@@ -221,7 +223,11 @@ extension Database {
             try body()
         } catch {
             let conflicted = (error as? ModelError)?.kind == .conflict ? models.lastConflicted : nil
-            for (object, changes) in edits where object._registry === registry && !object._isDeleted && ObjectIdentifier(object) != conflicted {
+            for (object, changes, remembered) in edits where object._registry === registry && !object._isDeleted && ObjectIdentifier(object) != conflicted {
+                // A refresh the failure cut short (SQLite interrupted, an I/O error) left the snapshot holding
+                // what the rolled-back transaction wrote: it remembers the row as read before the call again,
+                // so that the fetch the stale error asks for keeps these changes instead of taking the row's.
+                if registry.staleInstances[ObjectIdentifier(object)] != nil { registry.capture(object, words: remembered) }
                 for (i, edit) in changes {
                     switch edit {
                     case .value(let value): try? properties[i].accessor.store(value, into: object)
