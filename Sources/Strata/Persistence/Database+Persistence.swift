@@ -107,18 +107,21 @@ extension Database {
             let outer = transactionDepth
             let ownFields = registry.metadata.ownTypeFields
             let order = ownFields.isEmpty ? nil : InsertionOrder(objects, fields: ownFields)
-            return try transaction(.immediate) {
-                do {
-                    if let order { return try save(order, registry: registry) }
-                    for object in objects { try remoteSave(remote, object, registry: registry) }
-                } catch {
-                    // As on SQLite: a batch that failed inside a block gives every instance of it its row again
-                    // when that block rolls back; a batch of its own keeps their changes.
-                    for object in objects {
-                        models.refusedInTransaction[ObjectIdentifier(object)] = outer > 0 ? (object, outer) : nil
+            // As on SQLite: the rollback gives the instances their rows, then each takes back the changes it
+            // had before the call; a batch that failed inside a block gives every instance of it its row
+            // again when that block rolls back.
+            do {
+                return try keepingUnsavedChanges(of: objects, registry: registry) {
+                    try transaction(.immediate) {
+                        if let order { return try save(order, registry: registry) }
+                        for object in objects { try remoteSave(remote, object, registry: registry) }
                     }
-                    throw error
                 }
+            } catch {
+                for object in objects {
+                    models.refusedInTransaction[ObjectIdentifier(object)] = outer > 0 ? (object, outer) : nil
+                }
+                throw error
             }
         }
         let registry = try registry(for: T.self, checkingCommits: false)

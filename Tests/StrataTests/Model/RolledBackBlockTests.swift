@@ -65,6 +65,28 @@ import Testing
                 == [[.text("c"), .text("0")], [.text("d"), .text("9")]])
     }
 
+    /// A batch of its own that fails after some of its UPDATEs ran keeps every instance's edits (those the
+    /// rolled-back transaction had written too), and the next save writes them.
+    @Test func aBatchOfItsOwnThatFailsKeepsEveryEditAndTheNextSaveWritesThem() throws {
+        let temp = try TestDatabase()
+        let db = temp.db
+        let a = SyncedNote(); a.slug = "a"; a.text = "0"
+        let b = SyncedNote(); b.slug = "b"; b.text = "0"
+        try db.save([a, b])
+        a.text = "1"   // written first, then rolled back
+        b.slug = "a"   // a's slug: a UNIQUE violation
+        #expect(throws: ModelError.self) { try db.save([a, b]) }
+        #expect(a.text == "1" && a.changedProperties == ["text"])
+        #expect(b.slug == "a" && b.changedProperties == ["slug"])
+        #expect(try db.rows("SELECT slug, text FROM \"SyncedNote\" ORDER BY id").map { [$0[0], $0[1]] }
+                == [[.text("a"), .text("0")], [.text("b"), .text("0")]])
+        b.slug = "b2"
+        try db.save([a, b])
+        #expect(try db.rows("SELECT slug, text FROM \"SyncedNote\" ORDER BY id").map { [$0[0], $0[1]] }
+                == [[.text("a"), .text("1")], [.text("b2"), .text("0")]])
+        #expect(!a.hasChanges && !b.hasChanges)
+    }
+
     // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
     @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aSaveOfItsOwnThatFailsKeepsTheEdits() throws {
         let (temp, other, note) = try noteAndTwoHandles()
