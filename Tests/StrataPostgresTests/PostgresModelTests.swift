@@ -184,7 +184,7 @@ struct PostgresModelTests {
                 refused = true
             }
             #expect(refused)
-            #expect(added.id != 0 && !added.isPersisted)   // new again: its next save inserts it
+            #expect(added.id == 0 && !added.isPersisted)   // new again, the key the engine gave gone (as on SQLite): its next save inserts it
             #expect(kept.name == "Kept" && !kept.hasChanges)
             #expect(!gone.isDeleted)
             #expect(try db.object(PGItem.self, forKey: gone.id) === gone)

@@ -19,6 +19,17 @@ public enum TestEngine: String, Sendable {
     /// Whether this run is on PostgreSQL. ```swift #expect(TestEngine.isPostgreSQL ? a : b) ```
     public static var isPostgreSQL: Bool { current == .postgresql }
 
+    /// A traced statement with PostgreSQL's numbered placeholders (`$1`, `$2`, …) spelled `?`, as SQLite's
+    /// are, so that one expectation on a statement's text holds on both engines.
+    ///
+    /// ```swift
+    /// let trace = db.traceStatements { seen.append(TestEngine.questionMarks($0)) }
+    /// #expect(seen.contains(#"SELECT "id" FROM "note" WHERE "id" = ?"#))
+    /// ```
+    public static func questionMarks(_ sql: String) -> String {
+        sql.replacing(/\$[0-9]+/, with: "?")
+    }
+
     /// The server's URL on a PostgreSQL run; throws naming the variable when it is not set.
     static func postgresURL() throws -> String {
         guard let url = ProcessInfo.processInfo.environment["STRATA_POSTGRES_URL"], !url.isEmpty else {

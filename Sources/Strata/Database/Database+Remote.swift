@@ -80,13 +80,17 @@ extension Database {
 
     /// Raw SQL that may write (anything but a plain SELECT, SHOW or VALUES, or an EXPLAIN without ANALYZE):
     /// the live instances read before it are stale, and read their rows again when looked up by key (a fetch
-    /// brings them up to date anyway). The engine tells no rows, so every model's instances are marked.
+    /// brings them up to date anyway), and the loaded `@Children` arrays load again. The engine tells no
+    /// rows, so every model's instances are marked.
     /// An observed transaction reads the engine's write counters before its first write.
     private func notingRawWrite<C: RemoteConnection>(_ remote: C, _ sql: String) throws {
         if models.readRegion != nil { models.readRegion?.insert(Self.anyTable) }
         guard Self.mayWrite(sql) else { return }
         models.remoteRawWrites &+= 1
         models.changeCount &+= 1   // a reference known to have no row may find one now
+        // Which rows the statement wrote the engine does not say: the loaded `@Children` arrays read their
+        // children again when next read (a row inserted or moved under a parent, with no live instance).
+        for registry in models.registries.values where registry.hasParentArrays { registry.dropEveryParentsArrays() }
         try remoteWillWrite(remote)
         remoteNoteRawWrite(sql)
     }
@@ -206,7 +210,18 @@ extension Database {
         try mapped(remote) { try EngineSchemaSync.plan(type, dialect: remote.dialect, introspector: remote.introspector()) }
     }
 
+    /// Syncs `types` (their referenced models first); the models not used yet on this handle are mapped from
+    /// the catalog the sync read, so that their first use reads it no more.
     func remoteSyncSchema<C: RemoteConnection>(_ remote: C, _ types: [any Model.Type]) throws -> [SchemaPlan] {
-        try mapped(remote) { try EngineSchemaSync.syncAtomically(types, on: remote, introspect: remote.introspector) }
+        try mapped(remote) {
+            let (plans, schema) = try EngineSchemaSync.syncAtomicallyReading(types, on: remote, introspect: remote.introspector)
+            // (Inside a transaction a later rollback could undo the tables: they are mapped at first use then.)
+            if !remote.isInTransaction && schemaWriter == nil {
+                for type in types where models.registries[ObjectIdentifier(type)] == nil {
+                    _ = try remoteRegistry(remote, for: type, schema: schema)
+                }
+            }
+            return plans
+        }
     }
 }

@@ -19,8 +19,9 @@ final class ModelContext {
     var remoteRawWrites = 0
     /// The count of ``remoteRawWrites`` when each instance last read or wrote its row.
     var remoteReadAt: [ObjectIdentifier: Int] = [:]
-    /// The writes of the open transaction on such an engine, for a rollback to undo in the live instances.
-    var remoteWrites: [(object: ModelObject, registry: TypeRegistry, inserted: Bool, depth: Int)] = []
+    /// The writes of the open transaction on such an engine, for a rollback to undo in the live instances
+    /// (`keyAssigned`: an insert whose integer key the engine gave, which a rollback sets back to 0).
+    var remoteWrites: [(object: ModelObject, registry: TypeRegistry, inserted: Bool, keyAssigned: Bool, depth: Int)] = []
 
     weak var database: Database?
     var registries: [ObjectIdentifier: TypeRegistry] = [:] {

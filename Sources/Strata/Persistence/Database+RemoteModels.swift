@@ -20,12 +20,25 @@ extension Database {
         let id = ObjectIdentifier(type)
         if let registry = models.registries[id] { return registry }
         models.database = self   // faults and refreshes find the handle
-        let metadata = try ModelMetadata.of(type)
         // A pool's reader (its transactions are READ ONLY) has the pool's writer sync the table.
         if let schemaWriter { try schemaWriter(type) }
         return try mapped(remote) {
-            if schemaWriter == nil { _ = try EngineSchemaSync.syncAtomically([type], on: remote, introspect: remote.introspector) }
-            guard let info = try remote.introspector().table(metadata.tableName) else {
+            // (The catalog as the sync left it: one read when the table is in step.)
+            let schema = schemaWriter == nil
+                ? try EngineSchemaSync.syncAtomicallyReading([type], on: remote, introspect: remote.introspector).schema
+                : try remote.introspector()
+            return try remoteRegistry(remote, for: type, schema: schema)
+        }
+    }
+
+    /// The registry of `type` made from `schema` (the catalog read after its table was synced).
+    func remoteRegistry<C: RemoteConnection>(_ remote: C, for type: any Model.Type, schema: any SchemaIntrospector) throws -> TypeRegistry {
+        let id = ObjectIdentifier(type)
+        if let registry = models.registries[id] { return registry }
+        models.database = self
+        let metadata = try ModelMetadata.of(type)
+        return try mapped(remote) {
+            guard let info = try schema.table(metadata.tableName) else {
                 throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil, found: "no table",
                                   expected: "the table created by sync", remedy: "Check the search_path: sync creates tables in the current schema.")
             }
@@ -44,6 +57,7 @@ extension Database {
                 return type == "date" ? .dateText : .dateTimeText(Self.remoteTimestampStyle)
             }
             let mapping = TableMapping(metadata: metadata, properties: properties, info: info, formats: formats)
+            mapping.comparesJSONAsJSONB = true
             for (i, property) in properties.enumerated() where Self.comparesIgnoringCase(info.column(named: property.column)?.declaredType) {
                 mapping.textGuardedColumns.insert(i)
             }
@@ -190,6 +204,9 @@ extension Database {
         } catch var error as ValueConversionError {
             error.writing = true
             throw error.located(column: property.column, model: model, property: property.name)
+        } catch let error as ModelError where error.kind == .unsavedRelated && error.property == nil {
+            // A reference's field knows the related type only: the error names the model saved and its property.
+            throw ModelError(.unsavedRelated, model: model, property: property.name, error.message)
         }
     }
 
@@ -284,9 +301,10 @@ extension Database {
         let count = metadata.properties.count
         var columns = Array(0..<count).filter { !table.generated.contains($0) }
         // An integer key of 0 (or nil): the engine assigns it.
+        var keyAssigned = false
         if metadata.keyCount == 1 && metadata.keyIsInteger {
             let key = try metadata.key.accessor.load(object)
-            if key == .integer(0) || key.isNull { columns.removeAll { $0 == 0 } }
+            if key == .integer(0) || key.isNull { columns.removeAll { $0 == 0 }; keyAssigned = true }
         }
         let written = columns.reduce(into: ColumnSet()) { $0.insert($1) }
         let fromSnapshot = registry.remoteTextsFromSnapshot
@@ -326,7 +344,7 @@ extension Database {
         remoteKeepRow(of: statement, for: object, registry: registry, columns: statementColumns)
         models.remoteReadAt[ObjectIdentifier(object)] = models.remoteRawWrites
         models.changeCount &+= 1   // a reference known to have no row may find this one
-        if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: true, depth: transactionDepth)) }
+        if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: true, keyAssigned: keyAssigned, depth: transactionDepth)) }
         if models.remoteLog.observing { remoteRecord(registry, .insert, key: observedKey(object, registry)) }
         // The loaded `@Children` arrays of the new row's parents: their next read includes it.
         if registry.hasParentArrays {
@@ -390,7 +408,7 @@ extension Database {
         // A child that moved leaves its former parent's loaded array and reaches the new one's.
         if registry.hasParentArrays && registry.dropArraysOfMovedChild(object, changed: changed) { noteChildMoved(registry) }
         registry.capture(object, properties: changed)
-        if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, depth: transactionDepth)) }
+        if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, keyAssigned: false, depth: transactionDepth)) }
         if models.remoteLog.observing {
             remoteRecord(registry, .update, key: observedKey(object, registry), properties: indices.map { metadata.properties[$0].name })
         }
@@ -456,7 +474,7 @@ extension Database {
             try statement.bind(values: known.prefix(registry.table.keyCount).map { $0.map(SQLValue.text) ?? .null })
             while try statement.step() {}
         }
-        if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, depth: transactionDepth)) }
+        if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, keyAssigned: false, depth: transactionDepth)) }
         if models.remoteLog.observing { remoteRecord(registry, .delete, key: observedKey(object, registry)) }
         registry.detach(object, deleted: true)
         models.changeCount &+= 1   // (a reference known to have no row trusts that while the count stands)
@@ -477,10 +495,15 @@ extension Database {
         models.changeCount &+= 1   // rows deleted since are back
         let undone = models.remoteWrites.filter { $0.depth > depth }.reversed()
         models.remoteWrites.removeAll { $0.depth > depth }
+        var undoneInserts: [ModelObject] = []
         for write in undone where restored.insert(ObjectIdentifier(write.object)).inserted {
             if write.inserted {
+                undoneInserts.append(write.object)
                 write.registry.detach(write.object, deleted: false)
                 models.remoteRows[ObjectIdentifier(write.object)] = nil
+                // As on SQLite: a key the engine gave goes back to 0, so that the next save inserts it anew
+                // (keeping it would insert it by that key, which the identity will hand out again).
+                if write.keyAssigned { try? write.registry.metadata.key.accessor.store(.integer(0), into: write.object) }
             } else {
                 // Deleted since: the live instance of its row again (unless another took the key), then read.
                 if write.object._isDeleted, let identity = try? write.registry.currentIdentity(of: write.object),
@@ -491,6 +514,13 @@ extension Database {
                     try? remoteReload(remote, write.object, registry: write.registry)
                 }
             }
+        }
+        // As on SQLite: references and arrays of live instances holding an object whose insert was undone
+        // let it go (a reference keeps the key it holds, and finds the row again if one is made).
+        if !undoneInserts.isEmpty {
+            var live: [(ModelObject, TypeRegistry)] = []
+            for registry in models.registries.values { live += registry.liveInstances.map { ($0, registry) } }
+            releaseUndoneInserts(undoneInserts, heldBy: live)
         }
         // Rows of child types the transaction wrote may be back under parents whose arrays were loaded
         // meanwhile (kept for the transaction, as on SQLite).

@@ -228,7 +228,7 @@ extension Database {
                         values = try values.flatMap { value -> [any ColumnValue] in try value.sqlValue.keyForms(untypedColumn: true) }
                     }
                     if values.isEmpty {
-                        clauses.append("0")
+                        clauses.append("1 = 0")   // (false on every engine: PostgreSQL refuses a bare 0)
                     } else {
                         let (list, bound) = SQL.inList(try values.map { try $0.sqlValue }, asJSON: listsAsJSON)
                         clauses.append("\(column) IN \(list)")
@@ -304,6 +304,7 @@ extension Database {
     public func deleteAll<T: Model>(_ type: T.Type, where clause: String = "", arguments: [any ColumnValue]) throws -> Int {
         let registry = try registry(for: T.self, checkingCommits: false)
         let clause = expand(SQLClause.normalized(clause), registry)
+        if let remote { return try remoteDeleteAll(remote, registry: registry, clause: clause, arguments: arguments) }
         do {
             try execute("DELETE FROM \(SQL.quote(registry.metadata.tableName)) " + clause, arguments: arguments)
         } catch let error as DatabaseError where error.code.primary == .constraint && error.message.hasPrefix("FOREIGN KEY constraint failed") {

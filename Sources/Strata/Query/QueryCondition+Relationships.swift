@@ -55,7 +55,7 @@ struct ReferenceMatch {
             }
             forms += registry.table.formats[index].storedKey(key).keyForms(untypedColumn: registry.table.untypedColumns.contains(index))
         }
-        guard !forms.isEmpty else { return negated ? "\(column) IS NOT NULL" : "0" }
+        guard !forms.isEmpty else { return negated ? "\(column) IS NOT NULL" : "1 = 0" }
         arguments += forms
         let list = forms.count == 1 ? "= ?" : "IN (\(SQL.placeholders(forms.count)))"
         return negated ? "NOT (\(column) \(list))" : "\(column) \(list)"

@@ -37,7 +37,7 @@ public struct QueryCondition<Root: Model> {
                 // (A PostgreSQL array of text compares as the array its stored text spells.)
                 if let json = term.json, op == "=" || op == "<>", format != .textArray {
                     arguments.append(JSONCanonical.argument(try term.locating(registry) { try value.sqlValue }, sortingArray: json.sortsArray))
-                    return "\(json.compared(column)) \(op) ?"
+                    return "\(json.compared(column, registry.table)) \(op) \(json.placeholder(registry.table))"
                 }
                 // As one value (an array compares as its JSON, never expands), in the stored format.
                 arguments.append(try term.locating(registry) { format == .native ? try value.sqlValue : try format.stored(value.sqlValue) })
@@ -51,10 +51,10 @@ public struct QueryCondition<Root: Model> {
                 return "\(try term.column(registry).0) IS \(isNull ? "" : "NOT ")NULL"
             case .list(let term, let values):
                 let (column, format) = try term.comparedColumn(registry)
-                guard !values.isEmpty else { return "0" }
+                guard !values.isEmpty else { return "1 = 0" }   // (false on every engine: PostgreSQL refuses a bare 0)
                 if let json = term.json, format != .textArray {
                     arguments += try term.locating(registry) { try values.map { JSONCanonical.argument(try $0.sqlValue, sortingArray: json.sortsArray) } }
-                    return "\(json.compared(column)) IN (\(SQL.placeholders(values.count)))"
+                    return "\(json.compared(column, registry.table)) IN (\(Array(repeating: json.placeholder(registry.table), count: values.count).joined(separator: ", ")))"
                 }
                 if format == .native, values.contains(where: { FloatRange.of($0) != nil }) {
                     // Floats as the ranges of REALs that read back as them (``FloatRange``).
@@ -86,8 +86,25 @@ struct KeyPathTerm {
 
     struct JSONTerm {
         let sortsArray: Bool
-        /// The column's canonical JSON text, which `=`, `<>` and `IN` compare with the value's.
-        func compared(_ column: String) -> String { "\(JSONCanonical.functionName)(\(column), \(sortsArray ? 1 : 0))" }
+        /// The column's canonical JSON text, which `=`, `<>` and `IN` compare with the value's; on PostgreSQL
+        /// the column as `jsonb` (a set's array with its elements in `jsonb` order).
+        func compared(_ column: String, _ table: TableMapping) -> String {
+            guard table.comparesJSONAsJSONB else { return "\(JSONCanonical.functionName)(\(column), \(sortsArray ? 1 : 0))" }
+            guard sortsArray else { return "\(column)::jsonb" }
+            // (NULL, and JSON that is no array, compare as they are: a NULL matches no set.)
+            return "(CASE WHEN jsonb_typeof(\(column)::jsonb) = 'array' THEN \(Self.sorted("\(column)::jsonb")) ELSE \(column)::jsonb END)"
+        }
+
+        /// The placeholder of a value compared with ``compared(_:_:)``.
+        func placeholder(_ table: TableMapping) -> String {
+            guard table.comparesJSONAsJSONB else { return "?" }
+            return sortsArray ? Self.sorted("?::jsonb") : "?::jsonb"
+        }
+
+        /// A `jsonb` array with its elements sorted (PostgreSQL).
+        private static func sorted(_ array: String) -> String {
+            "(SELECT coalesce(jsonb_agg(e ORDER BY e), '[]'::jsonb) FROM jsonb_array_elements(\(array)) e)"
+        }
     }
 
     init<Root: Model, Value>(_ keyPath: KeyPath<Root, Value>) {

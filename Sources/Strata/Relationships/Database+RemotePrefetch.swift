@@ -85,7 +85,7 @@ extension Database {
                 var gone: Set<SQLValue> = []
                 for object in candidates where !found.contains(ObjectIdentifier(object)) {
                     if let key = try? child.checkedKey(of: object) { gone.insert(key) }
-                    if transactionDepth > 0 { models.remoteWrites.append((object, child, inserted: false, depth: transactionDepth)) }
+                    if transactionDepth > 0 { models.remoteWrites.append((object, child, inserted: false, keyAssigned: false, depth: transactionDepth)) }
                     child.detach(object, deleted: true)
                 }
                 if !gone.isEmpty { work.append((child, gone)) }

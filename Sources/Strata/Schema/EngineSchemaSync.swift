@@ -32,6 +32,20 @@ package enum EngineSchemaSync {
     package static func sync(_ types: [any Model.Type], dialect: any SQLDialect,
                              introspect: () throws -> any SchemaIntrospector,
                              run: (SchemaStep) throws -> Void) throws -> [SchemaPlan] {
+        try syncReading(types, dialect: dialect, introspect: introspect, run: run).plans
+    }
+
+    /// ``sync(_:dialect:introspect:run:)``, also giving the schema as it stands after the last step. The
+    /// schema is read once, and again only after a model's steps changed it: a sync of tables already in
+    /// step reads the catalog once.
+    ///
+    /// ```swift
+    /// let (plans, schema) = try EngineSchemaSync.syncReading([Album.self], dialect: dialect, introspect: read, run: execute)
+    /// let albums = try schema.table("Album")
+    /// ```
+    package static func syncReading(_ types: [any Model.Type], dialect: any SQLDialect,
+                                    introspect: () throws -> any SchemaIntrospector,
+                                    run: (SchemaStep) throws -> Void) throws -> (plans: [SchemaPlan], schema: any SchemaIntrospector) {
         var ordered: [any Model.Type] = []
         func visit(_ type: any Model.Type, _ path: [ObjectIdentifier]) throws {
             let id = ObjectIdentifier(type)
@@ -43,12 +57,15 @@ package enum EngineSchemaSync {
         }
         for type in types { try visit(type, []) }
         var plans: [SchemaPlan] = []
+        var schema: (any SchemaIntrospector)?
         for type in ordered {
-            let plan = try plan(type, dialect: dialect, introspector: introspect())
+            let current = try schema ?? introspect()
+            let plan = try plan(type, dialect: dialect, introspector: current)
             for step in plan.steps { try run(step) }
+            schema = plan.steps.isEmpty ? current : nil
             plans.append(plan)
         }
-        return plans
+        return (plans, try schema ?? introspect())
     }
 
     /// ``sync(_:dialect:introspect:run:)`` in one transaction on `connection`, or in a savepoint of the
@@ -60,12 +77,23 @@ package enum EngineSchemaSync {
     /// ```
     package static func syncAtomically<C: DriverConnection>(_ types: [any Model.Type], on connection: C,
                                                             introspect: () throws -> any SchemaIntrospector) throws -> [SchemaPlan] {
+        try syncAtomicallyReading(types, on: connection, introspect: introspect).plans
+    }
+
+    /// ``syncAtomically(_:on:introspect:)``, also giving the schema as the sync left it
+    /// (``syncReading(_:dialect:introspect:run:)``).
+    ///
+    /// ```swift
+    /// let (_, schema) = try EngineSchemaSync.syncAtomicallyReading([Album.self], on: connection, introspect: read)
+    /// ```
+    package static func syncAtomicallyReading<C: DriverConnection>(_ types: [any Model.Type], on connection: C,
+                                                                   introspect: () throws -> any SchemaIntrospector) throws -> (plans: [SchemaPlan], schema: any SchemaIntrospector) {
         let nested = connection.isInTransaction
         try connection.execute(nested ? "SAVEPOINT strata_sync" : "BEGIN")
         do {
-            let plans = try sync(types, dialect: connection.dialect, introspect: introspect, run: { step in try connection.execute(step.sql) })
+            let result = try syncReading(types, dialect: connection.dialect, introspect: introspect, run: { step in try connection.execute(step.sql) })
             try connection.execute(nested ? "RELEASE SAVEPOINT strata_sync" : "COMMIT")
-            return plans
+            return result
         } catch {
             try? connection.execute(nested ? "ROLLBACK TO SAVEPOINT strata_sync; RELEASE SAVEPOINT strata_sync" : "ROLLBACK")
             throw error

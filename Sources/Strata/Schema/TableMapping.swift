@@ -31,6 +31,9 @@ final class TableMapping {
     /// `citext[]`): the conflict guard of an update compares their text (`"c"::text IS NOT DISTINCT FROM
     /// ?::text`), so that another writer's change of case alone is a conflict too.
     var textGuardedColumns = ColumnSet()
+    /// On PostgreSQL: JSON columns compare as `jsonb` values (the engine's own equality, which ignores
+    /// spacing and key order), not through SQLite's `strata_json_canonical` function.
+    var comparesJSONAsJSONB = false
     /// Whether some format was decided on an empty table, or awaits a key table's rows.
     var awaitsRows: Bool { formatsFromEmptyColumns || !keyTablesAwaited.isEmpty }
     /// For a column of `YYYY-MM-DD` text that is not declared `DATE` (a `DATETIME` or `TEXT` column whose

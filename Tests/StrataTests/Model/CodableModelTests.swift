@@ -17,8 +17,7 @@ final class CodablePlayer: Model, Codable {
 }
 
 @Suite struct CodableModelTests {
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aModelWithAReferenceKeepsItsSynthesizedCodable() throws {
+    @Test func aModelWithAReferenceKeepsItsSynthesizedCodable() throws {
         let temp = try TestDatabase()
         let team = CodableTeam(); team.name = "Reds"
         try temp.db.save(team)
@@ -35,7 +34,7 @@ final class CodablePlayer: Model, Codable {
         #expect(decoded.$team.key == .integer(1))
         try temp.db.save(decoded)
         #expect(decoded.team === team)
-        #expect(try temp.db.value(Int.self, "SELECT team FROM CodablePlayer WHERE name = 'Bo'") == 1)
+        #expect(try temp.db.value(Int.self, "SELECT team FROM \"CodablePlayer\" WHERE name = 'Bo'") == 1)
 
         let unset = CodablePlayer(); unset.name = "Cy"
         #expect(String(decoding: try encoder.encode(unset), as: UTF8.self) == #"{"id":0,"name":"Cy","team":null}"#)

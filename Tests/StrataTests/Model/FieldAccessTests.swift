@@ -99,14 +99,14 @@ final class EveryType: Model {
         #expect(loaded.optionalString == nil && loaded.optionalAddress == nil)
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func updateOverwritesEveryField() throws {
+    // PostgreSQL: the filled values include a string with NUL (U+0000), which PostgreSQL text cannot hold
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: text cannot hold NUL (U+0000)")) func updateOverwritesEveryField() throws {
         let temp = try TestDatabase()
         let object = EveryType()
         try temp.db.save(object)
         let values = filled()
         values.id = object.id
-        try temp.db.execute("DELETE FROM EveryType")
+        try temp.db.execute("DELETE FROM \"EveryType\"")
         try temp.db.save(values)
         let loaded = try #require(try temp.reopen().object(EveryType.self, forKey: object.id))
         expectEqual(loaded, values)
@@ -143,8 +143,8 @@ final class EveryType: Model {
         #expect(!object.isPersisted)
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func badStoredValueIsAnErrorNamingColumnAndProperty() throws {
+    // PostgreSQL: SQLite's type affinity (an integer column there refuses 1e300)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's type affinity")) func badStoredValueIsAnErrorNamingColumnAndProperty() throws {
         let db = try TestDatabase.make()
         try db.save(EveryType())
         try db.execute("UPDATE EveryType SET int32 = 1e300")

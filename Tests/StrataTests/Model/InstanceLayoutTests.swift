@@ -41,8 +41,7 @@ private final class Label: Model {
         #expect(fields.map { $0.declaredOnDelete(of: track) } == [.cascade, nil])
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aModelOfPlainNumbersHasNoNullBitsInItsSnapshot() throws {
+    @Test func aModelOfPlainNumbersHasNoNullBitsInItsSnapshot() throws {
         let temp = try TestDatabase()
         let db = temp.db
         let meter = Meter(); meter.level = 3; meter.reading = 0.5
@@ -59,7 +58,7 @@ private final class Label: Model {
         #expect(meter.changedProperties == ["reading"])
         try db.save(meter)
         #expect(!meter.hasChanges)
-        #expect(try db.value(Double.self, "SELECT reading FROM Meter WHERE id = ?", [meter.id]) == 0.75)
+        #expect(try db.value(Double.self, "SELECT reading FROM \"Meter\" WHERE id = ?", [meter.id]) == 0.75)
         label.caption = "a"
         #expect(label.changedProperties == ["caption"])
     }

@@ -25,22 +25,21 @@ private final class PBTrack: Model {
 /// 20 albums of 2 tracks each (tracks 2a - 1 and 2a on album a).
 private func music(_ db: Database) throws {
     try db.execute("""
-        CREATE TABLE PBAlbum (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '');
-        CREATE TABLE PBTrack (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', album INTEGER);
+        CREATE TABLE "PBAlbum" (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '');
+        CREATE TABLE "PBTrack" (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', album INTEGER);
         """)
     try db.transaction {
         for album in 1...20 {
-            try db.execute("INSERT INTO PBAlbum VALUES (?, ?)", album, "album \(album)")
+            try db.execute("INSERT INTO \"PBAlbum\" VALUES (?, ?)", album, "album \(album)")
             for track in [2 * album - 1, 2 * album] {
-                try db.execute("INSERT INTO PBTrack VALUES (?, ?, ?)", track, "track \(track)", album)
+                try db.execute("INSERT INTO \"PBTrack\" VALUES (?, ?, ?)", track, "track \(track)", album)
             }
         }
     }
 }
 
 @Suite struct PathBackToOwnersTests {
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aPrefetchThatComesBackToItsOwnersLeavesNothingToQuery() throws {
+    @Test func aPrefetchThatComesBackToItsOwnersLeavesNothingToQuery() throws {
         let db = try TestDatabase.make()
         try music(db)
         let log = StatementLog(db)
@@ -57,8 +56,7 @@ private func music(_ db: Database) throws {
         #expect(log.count == afterPrefetch, "\(log.statements.suffix(log.count - afterPrefetch))")
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func lazyReadsThatComeBackToTheirOwnersQueryEachAlbumOnce() throws {
+    @Test func lazyReadsThatComeBackToTheirOwnersQueryEachAlbumOnce() throws {
         let db = try TestDatabase.make()
         try music(db)
         let tracks = try db.objects(PBTrack.self, where: "ORDER BY id")
@@ -71,8 +69,7 @@ private func music(_ db: Database) throws {
         #expect(log.count == 1 + 20)
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func ownersThatAreSomeOfTheChildrenKeepTheOthersTooAndEverythingIsFreed() throws {
+    @Test func ownersThatAreSomeOfTheChildrenKeepTheOthersTooAndEverythingIsFreed() throws {
         weak var firstAlbum: PBAlbum?
         weak var otherTrack: PBTrack?
         weak var firstTrack: PBTrack?
@@ -98,8 +95,7 @@ private func music(_ db: Database) throws {
         #expect(otherTrack == nil)
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aDeletedOrFreedChildMakesTheNextReadQueryAgain() throws {
+    @Test func aDeletedOrFreedChildMakesTheNextReadQueryAgain() throws {
         let db = try TestDatabase.make()
         try music(db)
         var tracks = try db.objects(PBTrack.self, where: "WHERE album = 1 ORDER BY id", prefetching: ["album.tracks"])

@@ -128,8 +128,8 @@ private final class Gauge: Model {
         #expect(same("é", "é") && same("Ünïcode", "ünïCODE") == false)
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aTableNamedInAnotherCaseStillKnowsItsOwnWrites() throws {
+    // PostgreSQL: table names differing in case are different tables there (SQLite folds ASCII case)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: table names that differ in case are different tables")) func aTableNamedInAnotherCaseStillKnowsItsOwnWrites() throws {
         let temp = try TestDatabase()
         try temp.db.execute("CREATE TABLE GAUGE (id INTEGER PRIMARY KEY, level INTEGER NOT NULL DEFAULT 0, reading REAL NOT NULL DEFAULT 0, serial INTEGER NOT NULL DEFAULT 0)")
         try temp.db.execute("INSERT INTO GAUGE VALUES (1, 1, 0.5, 7)")

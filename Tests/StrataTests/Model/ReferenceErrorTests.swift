@@ -33,14 +33,13 @@ private final class REPlain: Model {
 
 @Suite struct ReferenceErrorTests {
     /// A UUID reference over a column another tool filled with text that is no UUID.
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func anUndecodableKeyNamesTheOwnerPropertyColumnAndKey() throws {
+    @Test func anUndecodableKeyNamesTheOwnerPropertyColumnAndKey() throws {
         let temp = try TestDatabase()
         let db = temp.db
         try db.execute("""
-            CREATE TABLE RETarget(id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
-            CREATE TABLE REHolder(id INTEGER PRIMARY KEY, target TEXT);
-            INSERT INTO REHolder VALUES (7, 'garbage');
+            CREATE TABLE "RETarget"(id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+            CREATE TABLE "REHolder"(id INTEGER PRIMARY KEY, target TEXT);
+            INSERT INTO "REHolder" VALUES (7, 'garbage');
             """)
         let holder = try #require(try db.object(REHolder.self, forKey: 7))
         #expect(holder.target == nil)   // a property read cannot throw: the handle's load() does
@@ -53,15 +52,14 @@ private final class REPlain: Model {
 
     /// An integer reference whose row is gone (no foreign key), read lazily: the property holding it is named,
     /// not its sibling reference to the same model.
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aMissingRowNamesTheReferenceHoldingItsKey() throws {
+    @Test func aMissingRowNamesTheReferenceHoldingItsKey() throws {
         let temp = try TestDatabase()
         let db = temp.db
         try db.execute("""
-            CREATE TABLE REPlain(id INTEGER PRIMARY KEY);
-            CREATE TABLE REPair(id INTEGER PRIMARY KEY, "left" INTEGER, "right" INTEGER);
-            INSERT INTO REPlain VALUES (1);
-            INSERT INTO REPair VALUES (3, 1, 2);
+            CREATE TABLE "REPlain"(id INTEGER PRIMARY KEY);
+            CREATE TABLE "REPair"(id INTEGER PRIMARY KEY, "left" INTEGER, "right" INTEGER);
+            INSERT INTO "REPlain" VALUES (1);
+            INSERT INTO "REPair" VALUES (3, 1, 2);
             """)
         let pair = try #require(try db.object(REPair.self, forKey: 3))
         #expect(try pair.$left.load()?.id == 1)

@@ -87,8 +87,7 @@ import Testing
         #expect(!a.hasChanges && !b.hasChanges)
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aSaveOfItsOwnThatFailsKeepsTheEdits() throws {
+    @Test func aSaveOfItsOwnThatFailsKeepsTheEdits() throws {
         let (temp, other, note) = try noteAndTwoHandles()
         let db = temp.db
         let second = SyncedNote(); second.slug = "d"

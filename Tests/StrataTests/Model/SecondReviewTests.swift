@@ -42,8 +42,7 @@ private final class SrStamped: Model {
 }
 
 @Suite struct SecondReviewTests {
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aReleasedSavepointsInsertSurvivesASiblingRollback() throws {
+    @Test func aReleasedSavepointsInsertSurvivesASiblingRollback() throws {
         let db = try TestDatabase.make()
         let b = SrItem(); b.name = "b"
         let c = SrItem(); c.name = "c"
@@ -54,16 +53,15 @@ private final class SrStamped: Model {
         #expect(b.isPersisted && b.id == 1)
         #expect(!c.isPersisted && c.id == 0)
         try db.save(b)
-        #expect(try db.value(Int.self, "SELECT count(*) FROM SrItem") == 1)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM \"SrItem\"") == 1)
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aFailedBareStatementDoesNotUndoALaterTransactionsInsert() throws {
+    @Test func aFailedBareStatementDoesNotUndoALaterTransactionsInsert() throws {
         let db = try TestDatabase.make()
         let a = SrItem(); a.name = "a"
         try db.save(a)
         #expect(throws: DatabaseError.self) {
-            try db.statement("INSERT INTO SrItem(id, name) VALUES (1, 'dup')").run()
+            try db.statement("INSERT INTO \"SrItem\"(id, name) VALUES (1, 'dup')").run()
         }
         let x = SrItem(); x.name = "x"
         try db.transaction {
@@ -72,7 +70,7 @@ private final class SrStamped: Model {
         }
         #expect(x.isPersisted && x.id == 2)
         try db.save(x)
-        #expect(try db.value(Int.self, "SELECT count(*) FROM SrItem") == 2)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM \"SrItem\"") == 2)
     }
 
     @Test func replaceOnATextKeyRolledBackLeavesTheInstanceLive() throws {
@@ -134,8 +132,8 @@ private final class SrStamped: Model {
         #expect(x.stamp == "touched")
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func ownWritesToATableNamedInAnotherCaseAreNotReloaded() throws {
+    // PostgreSQL: table names that differ in case are different tables there (SQLite folds ASCII case)
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: table names that differ in case are different tables")) func ownWritesToATableNamedInAnotherCaseAreNotReloaded() throws {
         let db = try TestDatabase.make()
         try db.execute("CREATE TABLE sritem(id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '')")
         let x = SrItem(); x.name = "a"
@@ -176,6 +174,6 @@ private final class SrStamped: Model {
         #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'SrItem'") == 0)
         try db.save(a)
         #expect(a.isPersisted)
-        #expect(try db.value(Int.self, "SELECT count(*) FROM SrItem") == 1)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM \"SrItem\"") == 1)
     }
 }

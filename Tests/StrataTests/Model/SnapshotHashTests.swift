@@ -66,8 +66,7 @@ private final class Note: Model {
     }
 
     /// Through a model: a blob that starts with those bytes, changed in its last byte, is saved.
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func aBlobOfTheConstantChangedInItsLastByteIsSaved() throws {
+    @Test func aBlobOfTheConstantChangedInItsLastByteIsSaved() throws {
         let temp = try TestDatabase()
         let note = Note()
         note.body = Data([0x93, 0x4b, 0xb8, 0x8b, 0xc9, 0xac, 0x2e, 0x96, 0x00])
@@ -75,7 +74,7 @@ private final class Note: Model {
         note.body = Data([0x93, 0x4b, 0xb8, 0x8b, 0xc9, 0xac, 0x2e, 0x96, 0x01])
         #expect(note.changedProperties == ["body"])
         try temp.db.save(note)
-        #expect(try temp.db.value(Data.self, "SELECT body FROM Note WHERE id = ?", note.id) == note.body)
+        #expect(try temp.db.value(Data.self, "SELECT body FROM \"Note\" WHERE id = ?", note.id) == note.body)
     }
 
     /// Trailing zero bytes, and the same bytes as text, bytes and a number, all hash apart.
@@ -97,8 +96,7 @@ private final class Note: Model {
 
     /// Through a model: a text or bytes property changed in any one character, at any length, counts as
     /// changed and is saved; set back to what was stored, it does not.
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func everyOneCharacterChangeIsSaved() throws {
+    @Test func everyOneCharacterChangeIsSaved() throws {
         let temp = try TestDatabase()
         let note = Note()
         try temp.db.save(note)
@@ -123,7 +121,7 @@ private final class Note: Model {
             }
             note.title = title + "!"
             try temp.db.save(note)
-            #expect(try temp.db.value(String.self, "SELECT title FROM Note WHERE id = ?", note.id) == title + "!")
+            #expect(try temp.db.value(String.self, "SELECT title FROM \"Note\" WHERE id = ?", note.id) == title + "!")
         }
     }
 }

@@ -86,11 +86,10 @@ private func seedCities(_ db: Database) throws {
         #expect(try db.object(QueryCity.self, forKey: Int64(3)) === berlin)
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func deleteAllWithAndWithoutClause() throws {
+    @Test func deleteAllWithAndWithoutClause() throws {
         let db = try TestDatabase.make()
         try seedCities(db)
-        let live = try db.objects(QueryCity.self, where: "ORDER BY cityId")
+        let live = try db.objects(QueryCity.self, where: #"ORDER BY "cityId""#)
         #expect(try db.deleteAll(QueryCity.self, where: "WHERE country = ?", "IT") == 2)
         #expect(live.map(\.isDeleted) == [false, false, false, false, true, true])
         #expect(try db.count(QueryCity.self) == 4)
@@ -120,15 +119,14 @@ private func seedCities(_ db: Database) throws {
     /// A `cities` table (the QueryCity model's) with rows 1...count named "city <id>".
     static func insertCities(_ count: Int, into db: Database) throws {
         try db.execute("""
-            CREATE TABLE cities(cityId INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', country TEXT NOT NULL DEFAULT '',
+            CREATE TABLE cities("cityId" INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', country TEXT NOT NULL DEFAULT '',
                                 population INTEGER NOT NULL DEFAULT 0, founded REAL);
             WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < \(count))
-            INSERT INTO cities(cityId, name) SELECT x, 'city ' || x FROM n;
+            INSERT INTO cities("cityId", name) SELECT x, 'city ' || x FROM n;
             """)
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func fetchManyByKeysInRequestedOrder() throws {
+    @Test func fetchManyByKeysInRequestedOrder() throws {
         let db = try TestDatabase.make()
         try Self.insertCities(500, into: db)
         var keys = Array(Int64(1)...Int64(500)).shuffled()
@@ -186,8 +184,7 @@ private func seedCities(_ db: Database) throws {
         #expect(selects.allSatisfy { $0.contains("json_each(") && $0.filter { $0 == "?" }.count == 1 })
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func fetchManyByKeysBeyondTheDefaultLimit() throws {
+    @Test func fetchManyByKeysBeyondTheDefaultLimit() throws {
         let db = try TestDatabase.make()
         let total = db.maximumArguments + 234
         try Self.insertCities(total, into: db)
@@ -197,13 +194,12 @@ private func seedCities(_ db: Database) throws {
         #expect(cities.first?.cityId == Int64(total) && cities.last?.cityId == 1)
     }
 
-    // PostgreSQL: the test's raw SQL names mixed-case tables or columns unquoted, which PostgreSQL folds to lower case
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL with unquoted mixed-case names")) func matchingDictionaryWithArrayBecomesIn() throws {
+    @Test func matchingDictionaryWithArrayBecomesIn() throws {
         let db = try TestDatabase.make()
         try seedCities(db)
         var seen: [String] = []
-        let trace = db.traceStatements { seen.append($0) }
-        let found = try db.objects(QueryCity.self, matching: ["country": "FR", "cityId": [1, 2, 3]], orderBy: "cityId")
+        let trace = db.traceStatements { seen.append(TestEngine.questionMarks($0)) }
+        let found = try db.objects(QueryCity.self, matching: ["country": "FR", "cityId": [1, 2, 3]], orderBy: #""cityId""#)
         trace.cancel()
         #expect(found.map(\.name) == ["Paris", "Lyon"])
         #expect(seen.contains { $0.contains(#""cityId" IN (?, ?, ?)"#) && $0.contains(#""country" = ?"#) })
