@@ -16,7 +16,8 @@ extension Database {
     /// ```
     public static var sqliteVersion: String { Connection.engineVersion }
 
-    /// The rowid of the most recent successful INSERT on this connection.
+    /// The rowid of the most recent successful INSERT on this connection. SQLite only: PostgreSQL has no
+    /// rowid, and a handle on it gives 0 (read the key with `INSERT … RETURNING` through `value(_:_:)`).
     /// ```swift
     /// try db.execute("INSERT INTO note(text) VALUES ('x')"); db.lastInsertRowID
     /// ```
