@@ -80,7 +80,7 @@ extension Database {
 
     /// Raw SQL that may write (anything but a plain SELECT, SHOW or VALUES, or an EXPLAIN without ANALYZE):
     /// the live instances read before it are stale, and read their rows again when looked up by key (a fetch
-    /// brings them up to date anyway), and the loaded `@Children` arrays load again. The engine tells no
+    /// brings them up to date anyway), and the loaded `@Children` and `@Siblings` arrays load again. The engine tells no
     /// rows, so every model's instances are marked.
     /// An observed transaction reads the engine's write counters before its first write.
     private func notingRawWrite<C: RemoteConnection>(_ remote: C, _ sql: String) throws {
@@ -91,6 +91,10 @@ extension Database {
         // Which rows the statement wrote the engine does not say: the loaded `@Children` arrays read their
         // children again when next read (a row inserted or moved under a parent, with no live instance).
         for registry in models.registries.values where registry.hasParentArrays { registry.dropEveryParentsArrays() }
+        // (And the `@Siblings` arrays: the statement may have written a join table.)
+        for entries in models.arraysByJoinTable.values {
+            for (owners, array) in entries { for owner in owners.arrayOwners() { array.invalidate(of: owner) } }
+        }
         try remoteWillWrite(remote)
         remoteNoteRawWrite(sql)
     }

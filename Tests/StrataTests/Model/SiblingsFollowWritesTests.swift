@@ -33,8 +33,7 @@ private final class SFTag: Model {
                 try #require(try db.object(SFTag.self, forKey: 1)), try #require(try db.object(SFTag.self, forKey: 2)))
     }
 
-    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func anAddOrRemoveReachesTheOtherSidesLoadedArray() throws {
+    @Test func anAddOrRemoveReachesTheOtherSidesLoadedArray() throws {
         let db = try TestDatabase.make()
         let (one, two, swift, _) = try blog(db)
         #expect(swift.posts.map(\.title) == ["one"])
@@ -44,8 +43,7 @@ private final class SFTag: Model {
         #expect(swift.posts.map(\.title) == ["two"])
     }
 
-    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func theOwnersOwnAddStillUpdatesItsArrayInPlace() throws {
+    @Test func theOwnersOwnAddStillUpdatesItsArrayInPlace() throws {
         let db = try TestDatabase.make()
         let (one, _, _, orm) = try blog(db)
         #expect(one.tags.map(\.name) == ["sqlite", "swift"])
@@ -59,8 +57,7 @@ private final class SFTag: Model {
         #expect(after == ["sqlite", "swift"] && none.isEmpty)
     }
 
-    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func rawSQLOnTheJoinTableDropsLoadedArrays() throws {
+    @Test func rawSQLOnTheJoinTableDropsLoadedArrays() throws {
         let db = try TestDatabase.make()
         let (one, two, swift, _) = try blog(db)
         #expect(one.tags.map(\.name) == ["sqlite", "swift"] && two.tags.map(\.name) == ["orm"])
@@ -68,7 +65,9 @@ private final class SFTag: Model {
         #expect(two.tags.map(\.name) == ["orm", "swift"])
         try db.execute("DELETE FROM blog_post_tags WHERE post_id = 1 AND tag_id = 1")
         #expect(one.tags.map(\.name) == ["sqlite"] && two.tags.map(\.name) == ["orm", "swift"])
-        // A write elsewhere keeps them loaded.
+        // A write elsewhere keeps them loaded. (Not on PostgreSQL, which does not say which table a raw
+        // statement wrote: every loaded array loads again, and the tag reads its row at its next lookup.)
+        guard !TestEngine.isPostgreSQL else { return }
         try db.execute("UPDATE blog_tag SET name = 'Swift' WHERE id = 1")
         let log = StatementLog(db)
         let (last, reads) = log.during { (one.tags.count, two.tags.last) }
@@ -76,7 +75,7 @@ private final class SFTag: Model {
     }
 
     /// Django's join table has no ON DELETE CASCADE: the pair stays, the deleted target leaves the array.
-    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
+    // PostgreSQL: the test turns SQLite's foreign keys off with PRAGMA
     @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func aPrefetchPathGoesOnWithoutADeletedTarget() throws {
         let db = try TestDatabase.make()
         let (one, _, swift, _) = try blog(db)
@@ -92,8 +91,8 @@ private final class SFTag: Model {
 
     /// The passes that drop every array over a join table visit the owners that loaded one, not every live
     /// instance (an `add` among 2,000 live tags stays cheap).
-    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func arrayPassesVisitOnlyTheOwnersThatLoadedAnArray() throws {
+    // PostgreSQL: array owners are indexed by rowid; a table without one (every PostgreSQL table) visits its live instances
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: array owners are indexed by rowid")) func arrayPassesVisitOnlyTheOwnersThatLoadedAnArray() throws {
         let db = try TestDatabase.make()
         let (one, two, swift, _) = try blog(db)
         try db.execute("""
@@ -113,8 +112,8 @@ private final class SFTag: Model {
         #expect(tagRegistry.arrayOwners().count == 1)
     }
 
-    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func anotherConnectionsLinkReachesLoadedArraysAtTheNextCall() throws {
+    // PostgreSQL: no commit counter (SQLite's data_version) tells a handle that another connection committed
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: another connection's commit is not noticed without change notifications")) func anotherConnectionsLinkReachesLoadedArraysAtTheNextCall() throws {
         let temp = try TestDatabase()
         let db = temp.db
         let (_, two, _, _) = try blog(db)
