@@ -238,6 +238,29 @@ extension PostgresStatement: RemoteStatement {
         let cell = cell(at: index)
         return cell.kind == .null ? nil : String(decoding: cell.text, as: UTF8.self)
     }
+
+    /// The row's 8-byte numbers straight from libpq's cells (see `RemoteStatement`): one call per row.
+    package func readWords(from first: Int, reals: UnsafeBufferPointer<Bool>, into words: UnsafeMutablePointer<UInt64>) -> Int? {
+        guard first < reals.count else { return nil }
+        guard let result, row >= 0, row < rowCount else { return first }
+        for i in first..<reals.count {
+            let column = Int32(i)
+            guard column < columnCount, PQgetisnull(result, row, column) == 0, let value = PQgetvalue(result, row, column) else { return i }
+            let type = columnTypes[i]
+            let text = UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self),
+                                           count: Int(PQgetlength(result, row, column)))
+            if reals[i] {
+                guard PostgresCell.kind(of: type) == .real else { return i }
+                words[i] = PostgresCell(type: type, kind: .real, text: text).double.bitPattern
+            } else if type == PostgresCell.boolType {
+                words[i] = text.first == UInt8(ascii: "t") ? 1 : 0
+            } else {
+                guard PostgresCell.kind(of: type) == .integer, let integer = PostgresCell.integer(text) else { return i }
+                words[i] = UInt64(bitPattern: integer)
+            }
+        }
+        return nil
+    }
 }
 
 /// One column of a PostgreSQL statement's current row: the column's type OID mapped onto a ``ColumnKind``
