@@ -1,5 +1,5 @@
 // Strata on PostgreSQL beside a raw libpq loop (issue 35), in one run:
-//   swift run -c release strata-pg-benchmarks --postgres URL [--rows N] [--rounds N] [--json PATH] [--callgrind]
+//   swift run -c release strata-pg-benchmarks --postgres URL [--rows N] [--rounds N] [--json PATH] [--callgrind [--callgrind-rows N]]
 //
 // Each round, in a fresh table `pgbench_item(id, i0...i9)` (dropped and made again by Strata's syncSchema,
 // untimed, for each contender), on fresh connections opened untimed:
@@ -55,6 +55,8 @@ var rows = 10_000
 var rounds = 10
 var jsonPath: String?
 var callgrind = false
+/// The rows of each `--callgrind` child (default: --rows): instructions per row hardly depend on it.
+var callgrindRows: Int?
 /// Set in a `--callgrind` child: the contender whose timed parts callgrind collects (raw, raw-classes, strata).
 var counting: String?
 var arguments = CommandLine.arguments.dropFirst()
@@ -65,9 +67,10 @@ while let argument = arguments.popFirst() {
     case "--rounds": rounds = arguments.popFirst().flatMap { Int($0) } ?? rounds
     case "--json": jsonPath = arguments.popFirst()
     case "--callgrind": callgrind = true
+    case "--callgrind-rows": callgrindRows = arguments.popFirst().flatMap { Int($0) }
     case "--counting": counting = arguments.popFirst()
     default:
-        print("usage: strata-pg-benchmarks --postgres URL [--rows N] [--rounds N] [--json PATH] [--callgrind]")
+        print("usage: strata-pg-benchmarks --postgres URL [--rows N] [--rounds N] [--json PATH] [--callgrind] [--callgrind-rows N]")
         exit(argument == "--help" ? 0 : 2)
     }
 }
@@ -343,7 +346,7 @@ func median(_ values: [Double]) -> Double {
 /// round of `rows` rows); collection is on exactly inside C's timed parts of the counted round, dumped per
 /// workload. The server's work is not counted (another process): with the same statements it is the same
 /// for both contenders. Returns instructions by contender and workload.
-func countInstructions(_ s: Settings) throws -> [String: [String: Double]] {
+func countInstructions(_ s: Settings, rows: Int) throws -> [String: [String: Double]] {
     var counts: [String: [String: Double]] = [:]
     for contender in ["raw", "raw-classes", "strata"] {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-callgrind-\(UUID().uuidString)")
@@ -353,7 +356,7 @@ func countInstructions(_ s: Settings) throws -> [String: [String: Double]] {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["valgrind", "--tool=callgrind", "--collect-atstart=no",
                              "--callgrind-out-file=\(directory.appendingPathComponent("out").path)",
-                             CommandLine.arguments[0], "--postgres", s.url, "--rows", String(s.rows), "--rounds", "1",
+                             CommandLine.arguments[0], "--postgres", s.url, "--rows", String(rows), "--rounds", "1",
                              "--counting", contender]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -370,7 +373,7 @@ func countInstructions(_ s: Settings) throws -> [String: [String: Double]] {
             counts[contender, default: [:]][label, default: 0] += value
         }
         print("callgrind \(contender): " + (counts[contender] ?? [:]).sorted { $0.key < $1.key }
-            .map { String(format: "%@ %.0f instructions/row", $0.key, $0.value / Double(s.rows)) }.joined(separator: ", "))
+            .map { String(format: "%@ %.0f instructions/row", $0.key, $0.value / Double(rows)) }.joined(separator: ", "))
     }
     return counts
 }
@@ -397,7 +400,8 @@ do {
         strata.insert.append(s.0); strata.fetch.append(s.1); strata.update.append(s.2)
     }
     print(String(format: "Strata's first use of the model per handle (untimed, a catalog read): median %.1f ms", median(firstUse)))
-    let instructions = callgrind ? try countInstructions(settings) : [:]
+    let countedRows = callgrindRows ?? rows
+    let instructions = callgrind ? try countInstructions(settings, rows: countedRows) : [:]
     let workloads: [(String, [Double], [Double], [Double]?, Double)] = [
         ("fetch", raw.fetch, strata.fetch, rawClassesFetch, 1.3), ("insert", raw.insert, strata.insert, nil, 1.2),
         ("update", raw.update, strata.update, nil, 1.2),
@@ -422,7 +426,7 @@ do {
         if callgrind {
             var perRow: [String: Double] = [:]
             for contender in ["raw", "raw-classes", "strata"] {
-                if let count = instructions[contender]?[name] { perRow[contender] = count / Double(rows) }
+                if let count = instructions[contender]?[name] { perRow[contender] = count / Double(countedRows) }
             }
             entry["clientInstructionsPerRow"] = perRow
             if let r = perRow["raw"], let st = perRow["strata"] {
@@ -437,7 +441,7 @@ do {
         var document: [String: Any] = ["rows": rows, "rounds": rounds, "warmUpRounds": 1, "strataFirstUseMedianMs": median(firstUse),
                                        "server": "PostgreSQL on a Unix socket (Scripts/with-postgres.sh: fsync off)",
                                        "workloads": json]
-        if callgrind { document["callgrindRows"] = rows }
+        if callgrind { document["callgrindRows"] = countedRows }
         let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
         try data.write(to: URL(fileURLWithPath: jsonPath))
         print("wrote \(jsonPath)")
