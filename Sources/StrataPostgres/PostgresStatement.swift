@@ -238,6 +238,30 @@ extension PostgresStatement: RemoteStatement {
         let cell = cell(at: index)
         return cell.kind == .null ? nil : String(decoding: cell.text, as: UTF8.self)
     }
+
+    /// The row's 8-byte numbers straight from libpq's cells (see `RemoteStatement`): one call per row.
+    package func readWords(from first: Int, reals: UnsafeBufferPointer<Bool>, into words: UnsafeMutablePointer<UInt64>) -> Int? {
+        guard first < reals.count else { return nil }
+        guard let result, row >= 0, row < rowCount else { return first }
+        for i in first..<reals.count {
+            let column = Int32(i)
+            guard column < columnCount, PQgetisnull(result, row, column) == 0, let value = PQgetvalue(result, row, column) else { return i }
+            let type = columnTypes[i]
+            let text = UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self),
+                                           count: Int(PQgetlength(result, row, column)))
+            // (The type OIDs of PostgresCell.kind(of:), compared directly.)
+            if reals[i] {
+                guard type == 700 || type == 701 || type == 1700 else { return i }
+                words[i] = PostgresCell(type: type, kind: .real, text: text).double.bitPattern
+            } else if type == PostgresCell.boolType {
+                words[i] = text.first == UInt8(ascii: "t") ? 1 : 0
+            } else {
+                guard type == 20 || type == 23 || type == 21, let integer = PostgresCell.integer(text) else { return i }
+                words[i] = UInt64(bitPattern: integer)
+            }
+        }
+        return nil
+    }
 }
 
 /// One column of a PostgreSQL statement's current row: the column's type OID mapped onto a ``ColumnKind``
@@ -309,6 +333,16 @@ package struct PostgresCell: DriverCell {
     /// The decimal integer an `int2`/`int4`/`int8` cell spells (`-42`), read from its bytes: no `String` on the
     /// way (the fetch's cost per cell). Nil when it is not one.
     static func integer(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
+        // Up to 18 digits cannot overflow: no overflow checks on the way (the common case).
+        if text.count <= 18, let first = text.first, first != UInt8(ascii: "-"), first != UInt8(ascii: "+") {
+            var value: UInt64 = 0
+            for byte in text {
+                let digit = byte &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value &* 10 &+ UInt64(digit)
+            }
+            return Int64(bitPattern: value)
+        }
         guard let first = text.first else { return nil }
         let negative = first == UInt8(ascii: "-")
         var index = negative || first == UInt8(ascii: "+") ? 1 : 0

@@ -1,12 +1,14 @@
 // Strata on PostgreSQL beside a raw libpq loop (issue 35), in one run:
-//   swift run -c release strata-pg-benchmarks --postgres URL [--rows N] [--rounds N] [--json PATH]
+//   swift run -c release strata-pg-benchmarks --postgres URL [--rows N] [--rounds N] [--json PATH] [--callgrind [--callgrind-rows N]]
 //
 // Each round, in a fresh table `pgbench_item(id, i0...i9)` (dropped and made again by Strata's syncSchema,
 // untimed, for each contender), on fresh connections opened untimed:
 //   insert: N rows in one transaction (raw: PQprepare once, PQexecPrepared per row, BEGIN/COMMIT;
 //           Strata: db.transaction { for o in objects { try db.save(o) } }), the objects made inside
-//   fetch:  every row into plain structs (raw: one SELECT, text results parsed with strtoll) or objects
-//           (Strata: db.objects(T.self))
+//   fetch:  every row into plain structs (raw: one SELECT, text results parsed with strtoll), plain final
+//           classes (raw-classes: the same loop, one object per row, the least an object mapper does) or
+//           objects (Strata: db.objects(T.self)); the timed part includes releasing the array (checked
+//           untimed in between), as in strata-benchmarks
 //   update: i5 += 1 on each fetched row/object (fetched untimed), written in one transaction (raw:
 //           prepared `UPDATE ... SET i5 = $1 WHERE id = $2` per row; Strata: save of each dirty object)
 // Row r (1...N) holds id r and 10*r + c in column ic; every result is checked outside the timed part.
@@ -31,6 +33,13 @@ struct RawItem {
     var i0, i1, i2, i3, i4, i5, i6, i7, i8, i9: Int64
 }
 
+/// The raw-classes contender's row: a plain final class with the same fields, no ORM.
+final class PlainItem {
+    var id: Int64 = 0
+    var i0: Int64 = 0, i1: Int64 = 0, i2: Int64 = 0, i3: Int64 = 0, i4: Int64 = 0
+    var i5: Int64 = 0, i6: Int64 = 0, i7: Int64 = 0, i8: Int64 = 0, i9: Int64 = 0
+}
+
 struct BenchFailure: Error, CustomStringConvertible {
     let description: String
 }
@@ -45,6 +54,11 @@ var url: String?
 var rows = 10_000
 var rounds = 10
 var jsonPath: String?
+var callgrind = false
+/// The rows of each `--callgrind` child (default: --rows): instructions per row hardly depend on it.
+var callgrindRows: Int?
+/// Set in a `--callgrind` child: the contender whose timed parts callgrind collects (raw, raw-classes, strata).
+var counting: String?
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -52,8 +66,11 @@ while let argument = arguments.popFirst() {
     case "--rows": rows = arguments.popFirst().flatMap { Int($0) } ?? rows
     case "--rounds": rounds = arguments.popFirst().flatMap { Int($0) } ?? rounds
     case "--json": jsonPath = arguments.popFirst()
+    case "--callgrind": callgrind = true
+    case "--callgrind-rows": callgrindRows = arguments.popFirst().flatMap { Int($0) }
+    case "--counting": counting = arguments.popFirst()
     default:
-        print("usage: strata-pg-benchmarks --postgres URL [--rows N] [--rounds N] [--json PATH]")
+        print("usage: strata-pg-benchmarks --postgres URL [--rows N] [--rounds N] [--json PATH] [--callgrind] [--callgrind-rows N]")
         exit(argument == "--help" ? 0 : 2)
     }
 }
@@ -66,8 +83,10 @@ guard let url else {
 struct Settings: Sendable {
     let url: String
     let rows: Int
+    /// In a `--callgrind` child: the contender counted (its timed parts only, in the counted round).
+    let counting: String?
 }
-let settings = Settings(url: url, rows: rows)
+let settings = Settings(url: url, rows: rows, counting: counting)
 
 // MARK: - Raw libpq
 
@@ -146,6 +165,25 @@ enum Raw {
         return items
     }
 
+    /// The same loop as ``fetch(_:)``, one plain final class per row (raw-classes).
+    static func fetchClasses(_ raw: RawConnection) throws -> [PlainItem] {
+        let result = PQexec(raw.conn, "SELECT \(columns) FROM pgbench_item")
+        defer { PQclear(result) }
+        guard PQresultStatus(result) == PGRES_TUPLES_OK else { throw BenchFailure(description: "raw-classes fetch: \(raw.error)") }
+        let count = PQntuples(result)
+        var items: [PlainItem] = []
+        items.reserveCapacity(Int(count))
+        for row in 0..<count {
+            func value(_ column: Int32) -> Int64 { strtoll(PQgetvalue(result, row, column), nil, 10) }
+            let item = PlainItem()
+            item.id = value(0); item.i0 = value(1); item.i1 = value(2); item.i2 = value(3); item.i3 = value(4)
+            item.i4 = value(5); item.i5 = value(6); item.i6 = value(7); item.i7 = value(8); item.i8 = value(9)
+            item.i9 = value(10)
+            items.append(item)
+        }
+        return items
+    }
+
     static func update(_ raw: RawConnection, _ items: inout [RawItem]) throws {
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: 24 * 2)
         let pointers = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: 2)
@@ -177,11 +215,32 @@ func freshTable(_ s: Settings) throws {
     _ = try db.syncSchema(PGBenchItem.self)
 }
 
-func time(_ body: () throws -> Void) rethrows -> Double {
+/// Whether this process counts the timed parts of `contender` (a `--callgrind` child's counted round).
+nonisolated(unsafe) var countedRound = false
+
+/// The milliseconds `body` takes. In a `--callgrind` child counting `contender`, callgrind collects
+/// exactly while `body` runs, and the counts are dumped labelled `label` (the workload).
+func time(_ s: Settings, _ contender: String, _ label: String, _ body: () throws -> Void) rethrows -> Double {
+    let counted = countedRound && s.counting == contender
+    if counted { strata_pg_bench_callgrind_toggle() }
     let start = ContinuousClock.now
     try body()
     let elapsed = ContinuousClock.now - start
+    if counted {
+        strata_pg_bench_callgrind_toggle()
+        strata_pg_bench_callgrind_dump(label)
+    }
     return Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15
+}
+
+/// A fetch's milliseconds: `fetch`, then (untimed) `verify`, then releasing what it returned (timed).
+func timeFetch<T>(_ s: Settings, _ contender: String, _ fetch: () throws -> [T], verify: ([T]) throws -> Void) throws -> Double {
+    var items: [T] = []
+    let fetching = try time(s, contender, "fetch") { items = try fetch() }
+    try verify(items)
+    let releasing = time(s, contender, "fetch") { items = [] }
+    withExtendedLifetime(items) {}
+    return fetching + releasing
 }
 
 /// Every row as the table holds it (id, the sum of i5, the sum of the other columns' mismatches).
@@ -208,21 +267,25 @@ func verifyFetched(_ s: Settings, _ who: String, _ values: [(Int64, [Int64])]) t
 
 struct Times { var insert: [Double] = [], fetch: [Double] = [], update: [Double] = [] }
 var raw = Times(), strata = Times()
+var rawClassesFetch: [Double] = []
 
-func runRaw(_ s: Settings) throws -> (Double, Double, Double) {
+/// Raw's insert, fetch and update, then raw-classes' fetch of the same rows (milliseconds).
+func runRaw(_ s: Settings) throws -> (Double, Double, Double, Double) {
     try freshTable(s)
     let connection = try RawConnection(s.url)
-    let insert = try time { try Raw.insert(connection, rows: s.rows) }
+    let insert = try time(s, "raw", "insert") { try Raw.insert(connection, rows: s.rows) }
     try verifyTable(s, "raw insert", updated: false)
-    var items: [RawItem] = []
-    let fetch = try time { items = try Raw.fetch(connection) }
-    try verifyFetched(s, "raw", items.map { ($0.id, [$0.i0, $0.i1, $0.i2, $0.i3, $0.i4, $0.i5, $0.i6, $0.i7, $0.i8, $0.i9]) })
-    items = []
+    let fetch = try timeFetch(s, "raw", { try Raw.fetch(connection) }) { items in
+        try verifyFetched(s, "raw", items.map { ($0.id, [$0.i0, $0.i1, $0.i2, $0.i3, $0.i4, $0.i5, $0.i6, $0.i7, $0.i8, $0.i9]) })
+    }
+    let classes = try timeFetch(s, "raw-classes", { try Raw.fetchClasses(connection) }) { items in
+        try verifyFetched(s, "raw-classes", items.map { ($0.id, [$0.i0, $0.i1, $0.i2, $0.i3, $0.i4, $0.i5, $0.i6, $0.i7, $0.i8, $0.i9]) })
+    }
     let connection2 = try RawConnection(s.url)
     var toUpdate = try Raw.fetch(connection2)
-    let update = try time { try Raw.update(connection2, &toUpdate) }
+    let update = try time(s, "raw", "update") { try Raw.update(connection2, &toUpdate) }
     try verifyTable(s, "raw update", updated: true)
-    return (insert, fetch, update)
+    return (insert, fetch, update, classes)
 }
 
 /// Strata's first use of the model on a handle (the catalog read that checks the table against the model,
@@ -235,8 +298,8 @@ func runStrata(_ s: Settings) throws -> (Double, Double, Double) {
     do {
         let db = try openStrata(s)
         defer { try? db.close() }
-        firstUse.append(try time { _ = try db.count(PGBenchItem.self) })   // the handle's first use, untimed
-        insert = try time {
+        firstUse.append(try time(s, "", "") { _ = try db.count(PGBenchItem.self) })   // the handle's first use, untimed
+        insert = try time(s, "strata", "insert") {
             var objects: [PGBenchItem] = []
             objects.reserveCapacity(s.rows)
             for r in 1...s.rows {
@@ -252,17 +315,17 @@ func runStrata(_ s: Settings) throws -> (Double, Double, Double) {
     do {
         let db = try openStrata(s)
         defer { try? db.close() }
-        firstUse.append(try time { _ = try db.count(PGBenchItem.self) })   // the handle's first use, untimed
-        var objects: [PGBenchItem] = []
-        fetch = try time { objects = try db.objects(PGBenchItem.self) }
-        try verifyFetched(s, "Strata", objects.map { ($0.id, [$0.i0, $0.i1, $0.i2, $0.i3, $0.i4, $0.i5, $0.i6, $0.i7, $0.i8, $0.i9]) })
+        firstUse.append(try time(s, "", "") { _ = try db.count(PGBenchItem.self) })   // the handle's first use, untimed
+        fetch = try timeFetch(s, "strata", { try db.objects(PGBenchItem.self) }) { objects in
+            try verifyFetched(s, "Strata", objects.map { ($0.id, [$0.i0, $0.i1, $0.i2, $0.i3, $0.i4, $0.i5, $0.i6, $0.i7, $0.i8, $0.i9]) })
+        }
     }
     do {
         let db = try openStrata(s)
         defer { try? db.close() }
-        firstUse.append(try time { _ = try db.count(PGBenchItem.self) })   // the handle's first use, untimed
+        firstUse.append(try time(s, "", "") { _ = try db.count(PGBenchItem.self) })   // the handle's first use, untimed
         let objects = try db.objects(PGBenchItem.self)
-        update = try time {
+        update = try time(s, "strata", "update") {
             for o in objects { o.i5 += 1 }
             try db.transaction { for o in objects { try db.save(o) } }
         }
@@ -276,36 +339,109 @@ func median(_ values: [Double]) -> Double {
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
+// MARK: - Instruction counts (--callgrind)
+
+/// The client's instructions in each timed part, per contender (`--callgrind`): this executable runs once
+/// per contender under `valgrind --tool=callgrind --collect-atstart=no` (`--counting C`, a warm-up and one
+/// round of `rows` rows); collection is on exactly inside C's timed parts of the counted round, dumped per
+/// workload. The server's work is not counted (another process): with the same statements it is the same
+/// for both contenders. Returns instructions by contender and workload.
+func countInstructions(_ s: Settings, rows: Int) throws -> [String: [String: Double]] {
+    var counts: [String: [String: Double]] = [:]
+    for contender in ["raw", "raw-classes", "strata"] {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-callgrind-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["valgrind", "--tool=callgrind", "--collect-atstart=no",
+                             "--callgrind-out-file=\(directory.appendingPathComponent("out").path)",
+                             CommandLine.arguments[0], "--postgres", s.url, "--rows", String(rows), "--rounds", "1",
+                             "--counting", contender]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try check(process.terminationStatus == 0, "callgrind run of \(contender) exited with \(process.terminationStatus)")
+        for part in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            let text = try String(contentsOfFile: directory.appendingPathComponent(part).path, encoding: .utf8)
+            let lines = text.split(separator: "\n")
+            guard let trigger = lines.first(where: { $0.hasPrefix("desc: Trigger: Client Request: ") }),
+                  let totals = lines.last(where: { $0.hasPrefix("totals:") || $0.hasPrefix("summary:") }),
+                  let value = Double(totals.split(separator: " ").dropFirst().first ?? "") else { continue }
+            let label = String(trigger.dropFirst("desc: Trigger: Client Request: ".count))
+            counts[contender, default: [:]][label, default: 0] += value
+        }
+        print("callgrind \(contender): " + (counts[contender] ?? [:]).sorted { $0.key < $1.key }
+            .map { String(format: "%@ %.0f instructions/row", $0.key, $0.value / Double(rows)) }.joined(separator: ", "))
+    }
+    return counts
+}
+
 do {
+    if settings.counting != nil {
+        // A --callgrind child: a warm-up, then the counted round.
+        for round in 0...1 {
+            countedRound = round == 1
+            _ = try runRaw(settings)
+            _ = try runStrata(settings)
+        }
+        exit(0)
+    }
     print("strata-pg-benchmarks: \(rows) rows, 1 warm-up + \(rounds) rounds (each row a round trip: seconds per round)")
     for round in 0...rounds {
         let r = try runRaw(settings)
         let s = try runStrata(settings)
         let label = round == 0 ? "warm-up" : "round \(round)"
-        print(String(format: "%@: raw insert %.0f fetch %.0f update %.0f | Strata insert %.0f fetch %.0f update %.0f ms",
-                     label, r.0, r.1, r.2, s.0, s.1, s.2))
+        print(String(format: "%@: raw insert %.0f fetch %.0f update %.0f | raw-classes fetch %.0f | Strata insert %.0f fetch %.0f update %.0f ms",
+                     label, r.0, r.1, r.2, r.3, s.0, s.1, s.2))
         if round == 0 { continue }
-        raw.insert.append(r.0); raw.fetch.append(r.1); raw.update.append(r.2)
+        raw.insert.append(r.0); raw.fetch.append(r.1); raw.update.append(r.2); rawClassesFetch.append(r.3)
         strata.insert.append(s.0); strata.fetch.append(s.1); strata.update.append(s.2)
     }
     print(String(format: "Strata's first use of the model per handle (untimed, a catalog read): median %.1f ms", median(firstUse)))
-    let workloads: [(String, [Double], [Double], Double)] = [
-        ("fetch", raw.fetch, strata.fetch, 1.3), ("insert", raw.insert, strata.insert, 1.2), ("update", raw.update, strata.update, 1.2),
+    let countedRows = callgrindRows ?? rows
+    let instructions = callgrind ? try countInstructions(settings, rows: countedRows) : [:]
+    let workloads: [(String, [Double], [Double], [Double]?, Double)] = [
+        ("fetch", raw.fetch, strata.fetch, rawClassesFetch, 1.3), ("insert", raw.insert, strata.insert, nil, 1.2),
+        ("update", raw.update, strata.update, nil, 1.2),
     ]
-    print("\nworkload  raw median (min) ms   Strata median (min) ms   Strata/raw median (min)  target (on medians)")
+    print("\nworkload  raw median (min) ms   raw-classes median (min) ms   Strata median (min) ms   Strata/raw median (min)   Strata/raw-classes   target (on medians)")
     var json: [[String: Any]] = []
-    for (name, r, s, target) in workloads {
+    for (name, r, s, classes, target) in workloads {
         let ratio = median(s) / median(r)
         let minRatio = (s.min() ?? 0) / (r.min() ?? 0)
-        print(String(format: "%-8@  %9.1f (%7.1f)   %12.1f (%7.1f)   %8.2fx (%5.2fx)     <= %.1fx %@", name as NSString,
-                     median(r), (r.min() ?? 0), median(s), (s.min() ?? 0), ratio, minRatio, target, ratio <= target ? "met" : "MISSED"))
-        json.append(["workload": name, "rawMs": r, "strataMs": s, "rawMedianMs": median(r), "strataMedianMs": median(s),
-                     "ratio": ratio, "rawMinMs": (r.min() ?? 0), "strataMinMs": (s.min() ?? 0), "minRatio": minRatio, "target": target])
+        let classesText = classes.map { String(format: "%9.1f (%7.1f)       ", median($0), $0.min() ?? 0) } ?? String(repeating: " ", count: 26)
+        let classesRatio = classes.map { String(format: "%6.2fx", median(s) / median($0)) } ?? "      "
+        print(String(format: "%-8@  %9.1f (%7.1f)   %@  %12.1f (%7.1f)   %8.2fx (%5.2fx)      %@             <= %.1fx %@", name as NSString,
+                     median(r), (r.min() ?? 0), classesText, median(s), (s.min() ?? 0), ratio, minRatio, classesRatio, target, ratio <= target ? "met" : "MISSED"))
+        var entry: [String: Any] = ["workload": name, "rawMs": r, "strataMs": s, "rawMedianMs": median(r), "strataMedianMs": median(s),
+                                    "ratio": ratio, "rawMinMs": (r.min() ?? 0), "strataMinMs": (s.min() ?? 0), "minRatio": minRatio, "target": target]
+        if let classes {
+            entry["rawClassesMs"] = classes
+            entry["rawClassesMedianMs"] = median(classes)
+            entry["rawClassesMinMs"] = classes.min() ?? 0
+            entry["ratioToRawClasses"] = median(s) / median(classes)
+        }
+        if callgrind {
+            var perRow: [String: Double] = [:]
+            for contender in ["raw", "raw-classes", "strata"] {
+                if let count = instructions[contender]?[name] { perRow[contender] = count / Double(countedRows) }
+            }
+            entry["clientInstructionsPerRow"] = perRow
+            if let r = perRow["raw"], let st = perRow["strata"] {
+                print(String(format: "          client instructions per row: raw %.0f%@, Strata %.0f (%.2fx raw%@)", r,
+                             perRow["raw-classes"].map { String(format: ", raw-classes %.0f", $0) } ?? "", st, st / r,
+                             perRow["raw-classes"].map { String(format: ", %.2fx raw-classes", st / $0) } ?? ""))
+            }
+        }
+        json.append(entry)
     }
     if let jsonPath {
-        let document: [String: Any] = ["rows": rows, "rounds": rounds, "warmUpRounds": 1, "strataFirstUseMedianMs": median(firstUse),
+        var document: [String: Any] = ["rows": rows, "rounds": rounds, "warmUpRounds": 1, "strataFirstUseMedianMs": median(firstUse),
                                        "server": "PostgreSQL on a Unix socket (Scripts/with-postgres.sh: fsync off)",
                                        "workloads": json]
+        if callgrind { document["callgrindRows"] = countedRows }
         let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
         try data.write(to: URL(fileURLWithPath: jsonPath))
         print("wrote \(jsonPath)")

@@ -8,17 +8,16 @@
 /// open (each library access is a plain read or assignment that completes before stepping).
 final class ModelContext {
     /// On an engine other than SQLite (Database+RemoteModels.swift): each live instance's row as the engine
-    /// spelled it when the instance last read or wrote it, by instance; what an UPDATE checks is unchanged.
-    var remoteRows: [ObjectIdentifier: [String?]] = [:]
+    /// spelled it when the instance last read or wrote it, and when it read it, by instance (one map: a
+    /// fetched row costs one insert); what an UPDATE checks is unchanged.
+    var remoteRows: [ObjectIdentifier: RemoteRow] = [:]
     /// The size of ``remoteRows`` after its last pruning of instances gone.
     var remoteRowsAfterPrune = 0
     /// The row a conflicting instance met (its next save throws the conflict and takes the row).
     var remoteConflictRows: [ObjectIdentifier: [String?]] = [:]
     /// How many raw statements that may write the handle ran on such an engine; an instance whose row was
-    /// read before the last one reads it again when looked up by key (``remoteReadAt``).
+    /// read before the last one reads it again when looked up by key (``RemoteRow/readAt``).
     var remoteRawWrites = 0
-    /// The count of ``remoteRawWrites`` when each instance last read or wrote its row.
-    var remoteReadAt: [ObjectIdentifier: Int] = [:]
     /// The writes of the open transaction on such an engine, for a rollback to undo in the live instances
     /// (`keyAssigned`: an insert whose integer key the engine gave, which a rollback sets back to 0).
     var remoteWrites: [(object: ModelObject, registry: TypeRegistry, inserted: Bool, keyAssigned: Bool, depth: Int)] = []

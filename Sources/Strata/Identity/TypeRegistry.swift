@@ -528,6 +528,10 @@ final class TypeRegistry {
     }
 
     /// Every live instance (for refreshes after a rollback).
+    /// How many instances the maps hold (an instance in both maps counts twice): an upper bound of the
+    /// live instances, in constant time.
+    var liveCount: Int { byRowID.count + byKey.count }
+
     var liveInstances: [ModelObject] {
         // Only one map in use: every entry is a distinct instance (the common, rowid-keyed case).
         if byKey.isEmpty { return byRowID.allValues.map { $0.takeUnretainedValue() } }

@@ -370,6 +370,15 @@ func storePlainWord(_ bits: UInt64, into object: ModelObject, start: Int, index:
     base.storeBytes(of: bits, toByteOffset: 8 * index, as: UInt64.self)
 }
 
+/// Sets fields `range` of such a model (see ``readPlainWords(_:into:start:reals:from:words:)``) to
+/// `words[range]`, one copy. Sound for the same reason: the fields are 8-byte numbers side by side.
+@inline(__always)
+func storePlainWords(_ words: UnsafeMutablePointer<UInt64>, into object: ModelObject, start: Int, range: Range<Int>) {
+    guard !range.isEmpty else { return }
+    let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + start
+    (base + 8 * range.lowerBound).copyMemory(from: words + range.lowerBound, byteCount: 8 * range.count)
+}
+
 /// The bits of field `index` of such a model.
 @inline(__always)
 func loadPlainWord(_ object: ModelObject, start: Int, index: Int) -> UInt64 {

@@ -127,6 +127,7 @@ extension Database {
                 objects.append(try remoteObject(from: statement, registry: registry))
                 if let limit, objects.count >= limit { break }
             }
+            models.pruneRemoteRows()
             return objects
         }
     }
@@ -151,7 +152,7 @@ extension Database {
     /// marked deleted when the row is gone).
     func remoteObject<C: RemoteConnection>(_ remote: C, registry: TypeRegistry, key: SQLValue) throws -> ModelObject? {
         let live = registry.instance(key: key)
-        if let live, !live._isDeleted, models.remoteReadAt[ObjectIdentifier(live)] == models.remoteRawWrites { return live }
+        if let live, !live._isDeleted, models.remoteRows[ObjectIdentifier(live)]?.readAt == models.remoteRawWrites { return live }
         let parts = try keyParts(key, registry: registry)
         let found = try remoteObjects(remote, registry: registry, sql: registry.table.selectFromSQL + " WHERE " + remoteKeyClause(registry),
                                       arguments: parts).first
@@ -174,23 +175,29 @@ extension Database {
     func remoteObject<S: DriverStatement>(from statement: S, registry: TypeRegistry) throws -> ModelObject where S: RemoteStatement {
         let metadata = registry.metadata
         let count = metadata.properties.count
-        var keyParts: [SQLValue] = []
-        for i in 0..<registry.table.keyCount { keyParts.append(statement.value(at: Int32(i))) }
-        let key = keyParts.count == 1 ? keyParts[0] : CompositeKey(values: keyParts).sqlValue
-        if key.isNull || keyParts.contains(where: \.isNull) {
+        // (A single key without an array; its identity made once, for the lookup and the registration.)
+        let key: SQLValue, isNull: Bool
+        if registry.table.keyCount == 1 {
+            key = statement.value(at: 0)
+            isNull = key.isNull
+        } else {
+            let keyParts = (0..<registry.table.keyCount).map { statement.value(at: Int32($0)) }
+            key = CompositeKey(values: keyParts).sqlValue
+            isNull = keyParts.contains(where: \.isNull)
+        }
+        if isNull {
             throw ModelError(.invalidPrimaryKey, model: metadata.typeName, property: metadata.key.name,
                              "a row of \(registry.table.table) has a NULL primary key, which cannot identify an instance")
         }
-        if let live = registry.instance(key: key), !live._isDeleted {
+        let identity = registry.keyIsRowID ? nil : registry.identity(of: key)
+        if let live = identity.map(registry.instance(identity:)) ?? registry.instance(key: key), !live._isDeleted {
             try merge((0..<count).map { statement.text(at: Int32($0)) }, from: statement, into: live, registry: registry)
             return live
         }
         let object: ModelObject = metadata.type.init()
         try remoteDecode(statement, into: object, registry: registry)
-        registry.register(object, rowID: 0, identity: registry.identity(of: key))
+        registry.register(object, rowID: 0, identity: identity ?? registry.identity(of: key))
         remoteKeepRow(of: statement, for: object, registry: registry)
-        models.remoteReadAt[ObjectIdentifier(object)] = models.remoteRawWrites
-        models.pruneRemoteRows(keeping: registry)
         return object
     }
 
@@ -242,7 +249,7 @@ extension Database {
     private func merge<S: RemoteStatement>(_ texts: [String?], from statement: S, into object: ModelObject, registry: TypeRegistry) throws {
         let id = ObjectIdentifier(object)
         guard let known = remoteKnownTexts(object, registry: registry), known != texts else {
-            models.remoteReadAt[id] = models.remoteRawWrites
+            remoteNoteRead(object)
             return
         }
         let local = registry.changes(of: object)
@@ -263,7 +270,7 @@ extension Database {
             models.remoteConflictRows[id] = texts
         }
         remoteKeep(updated, for: object, registry: registry)
-        models.remoteReadAt[id] = models.remoteRawWrites
+        remoteNoteRead(object)
     }
 
     // MARK: Save
@@ -342,7 +349,6 @@ extension Database {
         registry.register(object, rowID: 0, identity: key)
         registry.capture(object)
         remoteKeepRow(of: statement, for: object, registry: registry, columns: statementColumns)
-        models.remoteReadAt[ObjectIdentifier(object)] = models.remoteRawWrites
         models.changeCount &+= 1   // a reference known to have no row may find this one
         if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: true, keyAssigned: keyAssigned, depth: transactionDepth)) }
         if models.remoteLog.observing { remoteRecord(registry, .insert, key: observedKey(object, registry)) }
@@ -363,8 +369,12 @@ extension Database {
         var changed = registry.changes(of: object)
         for part in 0..<metadata.keyCount { changed.remove(part) }
         table.generated.forEach { changed.remove($0) }
-        guard !changed.isEmpty, let known = remoteKnownTexts(object, registry: registry) else { return }
+        guard !changed.isEmpty, let kept = models.remoteRows[id]?.texts else { return }
         let indices = changed.indices
+        // Columns whose text is spelled from the snapshot (integers) need not come back: the engine stores
+        // the value written, and the count of rows written tells a held guard from a conflict.
+        let derived = registry.remoteTextsFromSnapshot
+        let returnsNothing = indices.allSatisfy { derived.contains($0) }
         let sql: String
         if let cached = registry.remoteUpdateSQL[changed] {
             sql = cached
@@ -375,36 +385,48 @@ extension Database {
                 table.textGuardedColumns.contains($0) ? "\(table.quotedNames[$0])::text IS NOT DISTINCT FROM ?::text"
                     : "\(table.quotedNames[$0]) IS NOT DISTINCT FROM ?"
             }.joined(separator: " AND ")
-            sql = remote.engineSQL("UPDATE \(table.quotedTable) SET \(assignments) WHERE \(remoteKeyClause(registry)) AND \(unchanged) RETURNING "
-                + indices.map { table.quotedNames[$0] }.joined(separator: ", "))
+            let update = "UPDATE \(table.quotedTable) SET \(assignments) WHERE \(remoteKeyClause(registry)) AND \(unchanged)"
+            sql = remote.engineSQL(returnsNothing ? update : update + " RETURNING " + indices.map { table.quotedNames[$0] }.joined(separator: ", "))
             registry.remoteUpdateSQL[changed] = sql
         }
+        // What the instance last read or wrote of column i: the snapshot's integer, or the kept text.
+        func known(_ i: Int) -> SQLValue {
+            if derived.contains(i) { return remoteSnapshotInteger(object, registry: registry, at: i).map(SQLValue.integer) ?? .null }
+            var n = 0
+            for j in 0..<i where !derived.contains(j) { n += 1 }
+            return (n < kept.count ? kept[n] : nil).map(SQLValue.text) ?? .null
+        }
         var values = try indices.map { try remoteValue(object, metadata.properties[$0], table.formats[$0], model: metadata.typeName) }
-        values += (0..<table.keyCount).map { known[$0].map(SQLValue.text) ?? .null }
-        values += indices.map { known[$0].map(SQLValue.text) ?? .null }
+        values.reserveCapacity(indices.count * 2 + table.keyCount)
+        for part in 0..<table.keyCount { values.append(known(part)) }
+        for i in indices { values.append(known(i)) }
         try remoteWillWrite(remote)
         let statement = try mapped(remote) { try remote.cachedStatement(sql) }
         defer { statement.reset() }
         let wrote: Bool
         do {
             try statement.bind(values: values)
-            wrote = try statement.step()
+            let returned = try statement.step()
+            wrote = returnsNothing ? remote.changes > 0 : returned
         } catch {
             throw saveFailed(remote.databaseError(error), object: object, registry: registry, updating: key, written: changed)
         }
         guard wrote else {
             statement.reset()
             // No row where the key and the columns still hold what the instance read: gone, or changed.
-            guard let row = try remoteRowTexts(remote, registry: registry, keyTexts: Array(known.prefix(table.keyCount))) else {
+            guard let known = remoteKnownTexts(object, registry: registry),
+                  let row = try remoteRowTexts(remote, registry: registry, keyTexts: Array(known.prefix(table.keyCount))) else {
                 throw rowGone(object, registry: registry, key: key)
             }
             registry.conflicts[id] = indices.filter { row[$0] != known[$0] }.map { metadata.properties[$0].name }
             models.remoteConflictRows[id] = row
             try remoteThrowConflict(remote, object, registry: registry)
         }
-        var texts = known
-        for (n, i) in indices.enumerated() { texts[i] = statement.text(at: Int32(n)) }
-        remoteKeep(texts, for: object, registry: registry)
+        // The kept texts change only where a column not spelled from the snapshot was written.
+        if !returnsNothing, var texts = remoteKnownTexts(object, registry: registry) {
+            for (n, i) in indices.enumerated() { texts[i] = statement.text(at: Int32(n)) }
+            remoteKeep(texts, for: object, registry: registry)
+        }
         // A child that moved leaves its former parent's loaded array and reaches the new one's.
         if registry.hasParentArrays && registry.dropArraysOfMovedChild(object, changed: changed) { noteChildMoved(registry) }
         registry.capture(object, properties: changed)
@@ -441,7 +463,6 @@ extension Database {
 
     /// Reads the row of `object` again, dropping its unsaved changes; a row that is gone marks it deleted.
     func remoteReload<C: RemoteConnection>(_ remote: C, _ object: ModelObject, registry: TypeRegistry) throws {
-        let id = ObjectIdentifier(object)
         guard let known = remoteKnownTexts(object, registry: registry) else { return }
         try mapped(remote) {
             let statement = try remote.cachedStatement(remote.engineSQL(registry.table.selectFromSQL + " WHERE " + remoteKeyClause(registry)))
@@ -454,7 +475,6 @@ extension Database {
             for i in 0..<registry.metadata.properties.count { try remoteStore(statement, column: i, property: i, into: object, registry: registry) }
             registry.capture(object)
             remoteKeepRow(of: statement, for: object, registry: registry)
-            models.remoteReadAt[id] = models.remoteRawWrites
         }
     }
 
@@ -543,16 +563,47 @@ extension Database {
 package protocol RemoteStatement: DriverStatement {
     /// The column of the current row in the engine's text form; nil for NULL.
     func text(at index: Int32) -> String?
+    /// Reads columns `first..<reals.count` of the current row into `words` as 8-byte numbers: an integer
+    /// column where `reals[i]` is false (its `Int64`'s bits), a real one where it is true (its `Double`'s
+    /// bits). Stops at the first column that is NULL or of another kind and returns its index (for the
+    /// converting path); nil when all were read. One call per row: a model of 8-byte numbers is read with
+    /// no call per cell across the driver boundary.
+    func readWords(from first: Int, reals: UnsafeBufferPointer<Bool>, into words: UnsafeMutablePointer<UInt64>) -> Int?
+}
+
+extension RemoteStatement {
+    /// ``readWords(from:reals:into:)`` through ``DriverStatement/cell(at:)``, for a driver without its own.
+    package func readWords(from first: Int, reals: UnsafeBufferPointer<Bool>, into words: UnsafeMutablePointer<UInt64>) -> Int? {
+        var i = first
+        while i < reals.count {
+            let value = cell(at: Int32(i))
+            let type = value.kind
+            if type == .integer && !reals[i] {
+                words[i] = UInt64(bitPattern: value.int64)
+            } else if type == .real && reals[i] {
+                words[i] = value.double.bitPattern
+            } else {
+                return i
+            }
+            i += 1
+        }
+        return nil
+    }
 }
 
 extension ModelContext {
-    /// Drops the rows kept for instances gone (``remoteRows``), once the map has doubled since the last time.
-    func pruneRemoteRows(keeping registry: TypeRegistry) {
+    /// Drops the rows kept for instances gone (``remoteRows``), once the map has doubled since the last time
+    /// (after a fetch, not per row). While the identity maps hold as many instances as the map has rows
+    /// (a first large fetch, nothing released yet), there is nothing to drop and no set of the live ones is made.
+    func pruneRemoteRows() {
         guard remoteRows.count >= 1_024, remoteRows.count > 2 * remoteRowsAfterPrune else { return }
+        if registries.values.reduce(0, { $0 + $1.liveCount }) >= remoteRows.count {
+            remoteRowsAfterPrune = remoteRows.count
+            return
+        }
         var live = Set<ObjectIdentifier>()
         for registry in registries.values { for object in registry.liveInstances { live.insert(ObjectIdentifier(object)) } }
         remoteRows = remoteRows.filter { live.contains($0.key) }
-        remoteReadAt = remoteReadAt.filter { live.contains($0.key) }
         remoteRowsAfterPrune = remoteRows.count
     }
 }

@@ -9,6 +9,15 @@
 // of the columns not changed locally, a reload). So those columns' texts are spelled again from the
 // snapshot when needed (``Database/remoteKnownTexts(_:registry:)``), and each instance keeps only the
 // texts of the other columns (none at all, and no allocation, for a table of integers).
+/// What a live instance on an engine other than SQLite keeps of its row (``ModelContext/remoteRows``).
+struct RemoteRow {
+    /// The texts of the columns not spelled from the snapshot, in column order (empty for a table of integers).
+    var texts: [String?]
+    /// ``ModelContext/remoteRawWrites`` when the instance last read its row: one read before a later raw
+    /// write reads it again when looked up by key.
+    var readAt: Int
+}
+
 extension TypeRegistry {
     /// The columns whose kept text is the snapshot's integer spelled in decimal (see the file's comment):
     /// an `Int64`, `Int` or `Int64?` property stored natively in a `bigint`, `integer` or `smallint` column.
@@ -30,7 +39,7 @@ extension Database {
     /// The texts `object`'s row held when it last read or wrote it, every column (see the file's comment);
     /// nil when it keeps none (never read from a row).
     func remoteKnownTexts(_ object: ModelObject, registry: TypeRegistry) -> [String?]? {
-        guard let kept = models.remoteRows[ObjectIdentifier(object)] else { return nil }
+        guard let kept = models.remoteRows[ObjectIdentifier(object)]?.texts else { return nil }
         let derived = registry.remoteTextsFromSnapshot
         if derived.isEmpty { return kept }
         var texts: [String?] = []
@@ -40,8 +49,7 @@ extension Database {
             if derived.contains(i) {
                 // (An instance deleted has no snapshot left: its key, all a rollback reads it again by, is
                 // the field's, which a save never lets change.)
-                let word = registry.snapshotWord(of: object, at: i) ?? registry.metadata.snapshotWord(of: object, at: i)
-                texts.append(word.isNull ? nil : String(Int64(bitPattern: word.bits)))
+                texts.append(remoteSnapshotInteger(object, registry: registry, at: i).map { String($0) })
             } else {
                 texts.append(next < kept.count ? kept[next] : nil)
                 next += 1
@@ -50,14 +58,32 @@ extension Database {
         return texts
     }
 
+    /// The integer a column spelled from the snapshot (``TypeRegistry/remoteTextsFromSnapshot``) held when
+    /// `object` last read or wrote it; nil for NULL. What the conflict guard and the key of an UPDATE bind,
+    /// with no text on the way.
+    func remoteSnapshotInteger(_ object: ModelObject, registry: TypeRegistry, at i: Int) -> Int64? {
+        // (An instance deleted has no snapshot left: its key, all a rollback reads it again by, is the
+        // field's, which a save never lets change.)
+        let word = registry.snapshotWord(of: object, at: i) ?? registry.metadata.snapshotWord(of: object, at: i)
+        return word.isNull ? nil : Int64(bitPattern: word.bits)
+    }
+
     /// Keeps `texts` (every column of the row) for `object`: only the columns not spelled from its snapshot.
+    /// The instance's read stamp stays (a write is no read of what others wrote).
     func remoteKeep(_ texts: [String?], for object: ModelObject, registry: TypeRegistry) {
         let derived = registry.remoteTextsFromSnapshot
-        models.remoteRows[ObjectIdentifier(object)] = derived.isEmpty ? texts : texts.indices.filter { !derived.contains($0) }.map { texts[$0] }
+        let kept = derived.isEmpty ? texts : texts.indices.filter { !derived.contains($0) }.map { texts[$0] }
+        let id = ObjectIdentifier(object)
+        if models.remoteRows[id] != nil {
+            models.remoteRows[id]?.texts = kept
+        } else {
+            models.remoteRows[id] = RemoteRow(texts: kept, readAt: models.remoteRawWrites &- 1)
+        }
     }
 
     /// Keeps the current row's texts for `object`, reading only the columns not spelled from its snapshot
-    /// (`columns[i]`: the statement's column of property i, nil when the row does not have it).
+    /// (`columns[i]`: the statement's column of property i, nil when the row does not have it); the
+    /// instance read its row now.
     func remoteKeepRow<S: RemoteStatement>(of statement: S, for object: ModelObject, registry: TypeRegistry, columns: [Int32?]? = nil) {
         let derived = registry.remoteTextsFromSnapshot
         var texts: [String?] = []
@@ -65,7 +91,12 @@ extension Database {
             let column = columns.map { $0[i] } ?? Int32(i)
             texts.append(column.flatMap { statement.text(at: $0) })
         }
-        models.remoteRows[ObjectIdentifier(object)] = texts
+        models.remoteRows[ObjectIdentifier(object)] = RemoteRow(texts: texts, readAt: models.remoteRawWrites)
+    }
+
+    /// Notes that `object` read its row now (its kept texts are current).
+    func remoteNoteRead(_ object: ModelObject) {
+        models.remoteRows[ObjectIdentifier(object)]?.readAt = models.remoteRawWrites
     }
 
     /// Sets every property of a new `object` from the current row (columns in property order) and captures
@@ -78,7 +109,11 @@ extension Database {
             var next = 0
             do {
                 try reals.withUnsafeBufferPointer { reals in
-                    while let column = readPlainWords(statement, into: object, start: start, reals: reals, from: next, words: words) {
+                    // The row's words in one call to the driver, then into the fields side by side.
+                    while true {
+                        let stop = statement.readWords(from: next, reals: reals, into: words)
+                        storePlainWords(words, into: object, start: start, range: next..<(stop ?? reals.count))
+                        guard let column = stop else { break }
                         try remoteStore(statement, column: column, property: column, into: object, registry: registry)
                         words[column] = loadPlainWord(object, start: start, index: column)
                         next = column + 1

@@ -26,6 +26,7 @@ extension Database {
             try statement.bind(values: [remote.dialect.keyArray(values)])
             var objects: [ModelObject] = []
             while try statement.step() { objects.append(try remoteObject(from: statement, registry: registry)) }
+            models.pruneRemoteRows()
             return objects
         }
     }
@@ -38,7 +39,7 @@ extension Database {
         var stale: Set<SQLValue> = []
         for key in keys {
             if let live = registry.instance(key: key), !live._isDeleted,
-               models.remoteReadAt[ObjectIdentifier(live)] != models.remoteRawWrites { stale.insert(key) }
+               models.remoteRows[ObjectIdentifier(live)]?.readAt != models.remoteRawWrites { stale.insert(key) }
         }
         return stale
     }

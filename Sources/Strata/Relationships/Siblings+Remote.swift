@@ -41,6 +41,7 @@ extension Siblings {
                 all.append(target)
             }
         }
+        database.models.pruneRemoteRows()
         return (groups, all)
     }
 }
