@@ -264,7 +264,19 @@ extension Database {
             }
             do { try remoteUpdate(remote, object, registry: registry) } catch { noteRefused(object); throw error }
         } else {
-            try remoteInsert(remote, object, registry: registry)
+            let selfReferences = metadata.fieldsHoldingItself(object)
+            if selfReferences.isEmpty { return try remoteInsert(remote, object, registry: registry) }
+            // A new object that refers to itself, as on SQLite: inserted with those references unset (it has
+            // no key yet), then updated with its own key, in a transaction (a savepoint inside one) of its
+            // own: the two statements are one save, all or nothing (a rollback makes the instance new again).
+            try remoteTransaction(remote, .immediate) {
+                for field in selfReferences { field.setHoldsItself(object, false) }
+                do {
+                    defer { for field in selfReferences { field.setHoldsItself(object, true) } }
+                    try remoteInsert(remote, object, registry: registry)
+                }
+                try remoteUpdate(remote, object, registry: registry)
+            }
         }
     }
 
