@@ -300,6 +300,15 @@ extension Database {
             let key = try metadata.key.accessor.load(object)
             if key == .integer(0) || key.isNull { columns.removeAll { $0 == 0 } }
         }
+        // A key the instance brings (not one the engine assigns) that a live instance stands for already:
+        // refused before anything is sent, as on SQLite (a second instance of a row, composite keys too).
+        if columns.first == 0 {
+            let key = try metadata.key.accessor.load(object)
+            if registry.instance(key: key) != nil {
+                throw ModelError(.duplicateInstance, model: metadata.typeName, property: metadata.key.name, key: key,
+                                 "another live instance already stands for the row with key \(key); change that one, or fetch it with object(_:forKey:)")
+            }
+        }
         let written = columns.reduce(into: ColumnSet()) { $0.insert($1) }
         let fromSnapshot = registry.remoteTextsFromSnapshot
         let returned = (0..<count).filter { i in

@@ -114,13 +114,14 @@ private func labelled() throws -> Database {
             == [.integer(1), .text("it's"), .real(2.5), .blob(Data([1, 255]))])
     }
 
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's statement text, and Strata gap: a second instance of a live composite key is a duplicateKey, not duplicateInstance")) func savesUpdatesInsertsAndDeletesByTheWholeKey() throws {
+    @Test func savesUpdatesInsertsAndDeletesByTheWholeKey() throws {
         let db = try labelled()
         let link = try #require(try db.object(NoteLabel.self, forKey: CompositeKey(1, "b")))
         link.weight = 60
         let log = StatementLog(db)
         let (_, ran) = try log.during { try db.save(link) }
-        #expect(ran.contains(#"UPDATE "notelabel" SET "weight" = ? WHERE "note_id" = ? AND "label_id" = ?"#))
+        // (By the whole key; PostgreSQL spells the placeholders `$n` and adds its guard of the columns read.)
+        #expect(ran.contains { $0.hasPrefix(#"UPDATE "notelabel" SET "weight" = "#) && $0.contains(#" WHERE "note_id" = "#) && $0.contains(#" AND "label_id" = "#) })
         #expect(try db.column(Int.self, "SELECT weight FROM notelabel ORDER BY note_id, label_id") == [5, 60, 7])
 
         let new = NoteLabel(); new.note_id = 2; new.label_id = "b"; new.weight = 8
