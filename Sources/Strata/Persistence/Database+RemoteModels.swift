@@ -21,6 +21,8 @@ extension Database {
         if let registry = models.registries[id] { return registry }
         models.database = self   // faults and refreshes find the handle
         let metadata = try ModelMetadata.of(type)
+        // A `@Children`/`@Siblings` declaration that cannot work throws at the first fetch or save, as on SQLite.
+        try metadata.checkRelationships()
         // A pool's reader (its transactions are READ ONLY) has the pool's writer sync the table.
         if let schemaWriter { try schemaWriter(type) }
         return try mapped(remote) {
