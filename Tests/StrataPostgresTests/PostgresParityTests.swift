@@ -6,7 +6,8 @@ import Testing
 // Issue 35: what SQLite does that PostgreSQL did otherwise (the engine-neutral suites found these gaps).
 // A new object referring to itself is inserted then updated, all or nothing; a cycle over a NOT NULL column
 // is refused before anything is sent; a second instance of a live key is refused before the INSERT; a
-// `@Children` ordered by no property throws at the owner's first fetch.
+// `@Children` ordered by no property throws at the owner's first fetch; `eraseDatabaseOnSchemaChange` notices
+// an edited Swift migration (replayed in a scratch schema).
 
 private final class PPEmployee: Model {
     static let tableName = "pp_employee"
@@ -46,6 +47,22 @@ private final class PPBadOrder: Model {
     var name = ""
     @Children(by: "owner", orderBy: "nmae") var kids: [PPChild]
     required init() {}
+}
+
+private final class PPExtra: Model {
+    static let tableName = "pp_extra"
+    var id: Int64 = 0
+    var note = ""
+    required init() {}
+}
+
+/// The scratch schemas of the replays left behind (none: each is dropped).
+private func replaySchemas(_ db: Database) throws -> Int {
+    try db.value(Int.self, "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'strata\\_replay\\_%'") ?? -1
+}
+
+private func columns(_ db: Database, _ table: String) throws -> [String] {
+    try db.column(String.self, "SELECT column_name::text FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position", table)
 }
 
 @Suite("PostgreSQL parity with SQLite", .enabled(if: postgresURL != nil, "STRATA_POSTGRES_URL is not set (run under Scripts/with-postgres.sh)"))
@@ -125,6 +142,51 @@ struct PostgresParityTests {
             // Nothing was synced for the owner either.
             let tables = try db.value(Int.self, "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'pp_bad_order'")
             #expect(tables == 0)
+        }
+    }
+
+    @Test func eraseOnSchemaChangeNoticesAnEditedSwiftMigration() throws {
+        try withDatabase { db throws in
+            var first = Migrator()
+            first.register("create") { db in try db.execute("CREATE TABLE pp_t (a text); INSERT INTO pp_t VALUES ('seed')") }
+            try first.migrate(db)
+            try db.execute("INSERT INTO pp_t VALUES ('kept?')")
+            try db.save(PPExtra())   // a model's own table, made by sync: not the migrations' doing
+
+            // Unchanged migrations: nothing is erased; the replay's own INSERT stayed in its scratch schema.
+            var same = Migrator()
+            same.eraseDatabaseOnSchemaChange = true
+            same.register("create") { db in try db.execute("CREATE TABLE pp_t (a text); INSERT INTO pp_t VALUES ('seed')") }
+            #expect(try same.plan(for: db).erasesDatabase == false)
+            #expect(try same.migrate(db).isEmpty)
+            #expect(try db.column(String.self, "SELECT a FROM pp_t ORDER BY a") == ["kept?", "seed"])
+            #expect(try replaySchemas(db) == 0)
+
+            // The Swift migration edited (a column added): noticed, the database erased and migrated again.
+            var edited = Migrator()
+            edited.eraseDatabaseOnSchemaChange = true
+            edited.register("create") { db in try db.execute("CREATE TABLE pp_t (a text, b integer NOT NULL DEFAULT 0)") }
+            #expect(try edited.plan(for: db).erasesDatabase)
+            #expect(try edited.migrate(db) == ["create"])
+            #expect(try columns(db, "pp_t") == ["a", "b"])
+            #expect(try db.value(Int.self, "SELECT count(*) FROM pp_t") == 0)
+            // An index changed is noticed too.
+            var indexed = edited
+            indexed.register("index") { db in try db.execute("CREATE INDEX pp_t_a ON pp_t(a)") }
+            try indexed.migrate(db)
+            var reindexed = edited
+            reindexed.register("index") { db in try db.execute("CREATE INDEX pp_t_a ON pp_t(a, b)") }
+            #expect(try reindexed.plan(for: db).erasesDatabase)
+            #expect(try indexed.plan(for: db).erasesDatabase == false)
+            // Migrations that cannot run on an empty schema (this one reads a model's table): the database is kept.
+            try db.execute("INSERT INTO pp_t (a) VALUES ('kept')")
+            try db.execute("CREATE TABLE IF NOT EXISTS pp_extra (id bigserial PRIMARY KEY, note text NOT NULL DEFAULT '')")
+            var reading = indexed
+            reading.register("copy") { db in try db.execute("INSERT INTO pp_t (a) SELECT note FROM pp_extra") }
+            try reading.migrate(db)
+            #expect(try reading.plan(for: db).erasesDatabase == false)
+            #expect(try db.value(Int.self, "SELECT count(*) FROM pp_t WHERE a = 'kept'") == 1)
+            #expect(try replaySchemas(db) == 0)
         }
     }
 }
