@@ -189,4 +189,17 @@ struct PostgresParityTests {
             #expect(try replaySchemas(db) == 0)
         }
     }
+
+    @Test func aNotNullViolationNamesThePropertyAsOnSQLite() throws {
+        try withDatabase { db throws in
+            // A new object referring to itself over a NOT NULL column: its insert (the reference unset) fails.
+            try db.execute("CREATE TABLE pp_strict (id BIGSERIAL PRIMARY KEY, partner BIGINT NOT NULL)")
+            let alone = PPStrict(); alone.partner = alone
+            let error = modelError { try db.save(alone) }
+            #expect(error?.kind == .missingValue && error?.property == "partner" && error?.properties == ["partner"])
+            #expect(error?.message.hasPrefix("column \"partner\" is NOT NULL and property \"partner\" has no value for it") == true)
+            #expect(!alone.isPersisted && alone.partner === alone)
+            #expect(try db.value(Int.self, "SELECT count(*) FROM pp_strict") == 0)
+        }
+    }
 }
