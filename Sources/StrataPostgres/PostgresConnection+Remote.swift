@@ -27,6 +27,8 @@ extension PostgresConnection: RemoteConnection {
 
     package func introspector() throws -> any SchemaIntrospector { try PostgresIntrospector(self) }
 
+    package func openAnother() throws -> any RemoteConnection { try PostgresConnection(url: url) }
+
     /// The transaction's row counts per table of the search path, from `pg_stat_xact_user_tables` (counts
     /// not yet flushed to the cumulative statistics: read twice within one transaction, their difference is
     /// what the transaction wrote in between; rows of a rolled-back savepoint count too).

@@ -27,6 +27,9 @@ package protocol RemoteConnection: DriverConnection where Statement: RemoteState
     func engineSQL(_ sql: String) -> String
     /// The schema as it is now, read in one batch.
     func introspector() throws -> any SchemaIntrospector
+    /// A new connection to the same database, opened as this one was (``Migrator``'s replay of the applied
+    /// migrations in a scratch schema of its own).
+    func openAnother() throws -> any RemoteConnection
     /// Makes the connection refuse writes from now on (a pool's readers).
     func refuseWrites() throws
     /// Stops the statement running now; callable from any thread.

@@ -1,9 +1,9 @@
 // `eraseDatabaseOnSchemaChange` for Swift migrations too (issue 36): a Swift closure has no checksum, so an
 // edited one is noticed by what it makes (GRDB's way): the applied migrations run again on an in-memory
-// database, and what they make there is compared with the file.
+// database (on PostgreSQL in a scratch schema), and what they make there is compared with the file.
 extension Migrator {
     /// Whether the migrations `db` records (and the `user_version` steps it reached), run again on an empty
-    /// in-memory database, make a schema `db` lacks: a table, or a column of one, with another declared type,
+    /// in-memory database (on PostgreSQL: in a scratch schema, ``remoteReplayMakesAnotherSchema(_:than:replay:)``), make a schema `db` lacks: a table, or a column of one, with another declared type,
     /// NOT NULL, default or key part, or an index, view or trigger whose statement differs. What `db` has
     /// beyond that is not compared: models add tables and columns on first use (automatic sync), so a
     /// migration's removal of something is not noticed. When the migrations fail on the empty database (a
@@ -17,6 +17,7 @@ extension Migrator {
             if case .userVersion(let version, _) = migration.body { return version <= userVersion }
             return applied[migration.id] != nil
         }
+        if let remote = db.remote { return try remoteReplayMakesAnotherSchema(remote, than: db, replay: replay) }
         let memory = try Database()
         defer { try? memory.close() }
         do { try replay.migrate(memory) } catch { return false }

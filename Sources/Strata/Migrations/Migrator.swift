@@ -18,8 +18,9 @@ import Foundation
 /// `.foreignKeyViolation`. `registerUserVersion` steps need SQLite and throw. A file marked
 /// `-- strata: no-transaction` runs outside a transaction, but the server runs a several-statement text as
 /// one implicit transaction: give a statement that refuses one (`CREATE INDEX CONCURRENTLY`) a file of
-/// its own. `eraseDatabaseOnSchemaChange` notices edited SQL migrations and unknown ones there, not edited
-/// Swift ones.
+/// its own. `eraseDatabaseOnSchemaChange` notices edited SQL migrations, unknown ones and edited Swift ones
+/// there too: the applied migrations run again in a scratch schema of the same database (created, then
+/// dropped), on a connection whose `search_path` is that schema alone.
 ///
 /// ```swift
 /// var migrator = Migrator()
@@ -74,7 +75,8 @@ public struct Migrator: Sendable {
     public var allowsUnknownMigrations = false
     /// Erases the whole database and migrates from scratch when a migration changed or an unknown one
     /// was applied — for development, like GRDB's option of that name. Off by default: it deletes data.
-    /// A Swift migration has no checksum: the applied migrations run again on an in-memory database, and
+    /// A Swift migration has no checksum: the applied migrations run again on an in-memory database (on
+    /// PostgreSQL in a scratch schema of the same database, dropped afterwards), and
     /// when they make a table, column, index, view or trigger the file does not have as made, the file
     /// is erased (tables and columns the file has besides, which models add, are not compared).
     /// ```swift
@@ -246,9 +248,9 @@ public struct Migrator: Sendable {
             guard eraseDatabaseOnSchemaChange else { throw problem }
             return MigrationPlan(pending: migrations, applied: applied, erasesDatabase: true)
         }
-        // An edited Swift migration has no checksum to differ: what the applied ones make is compared.
-        // (On another engine the replay on an in-memory SQLite database cannot tell: its SQL is the engine's.)
-        if eraseDatabaseOnSchemaChange, db.remote == nil, !applied.isEmpty || userVersion > 0,
+        // An edited Swift migration has no checksum to differ: what the applied ones make is compared
+        // (replayed on an in-memory database; on PostgreSQL in a scratch schema of the same database).
+        if eraseDatabaseOnSchemaChange, !applied.isEmpty || userVersion > 0,
            try migrationsMakeAnotherSchema(than: db, applied: appliedByID, userVersion: userVersion) {
             return MigrationPlan(pending: migrations, applied: applied, erasesDatabase: true)
         }

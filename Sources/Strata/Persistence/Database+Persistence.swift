@@ -154,7 +154,20 @@ extension Database {
     /// own type are put back exactly as they were (which object holds which strongly included: an insert's
     /// write makes a reference to a saved object strong, which would turn around the holds of a cycle).
     func save(_ order: InsertionOrder, registry: TypeRegistry) throws {
-        let fields = registry.metadata.ownTypeFields
+        let metadata = registry.metadata
+        // The deferred references' properties: index and name.
+        let deferredProperties = order.deferred.compactMap { deferred in
+            metadata.properties.firstIndex { if case .generic(let io) = $0.accessor { io === deferred.field } else { false } }
+                .map { (index: $0, name: metadata.properties[$0].name) }
+        }
+        func cycleError(_ name: String) -> ModelError {
+            ModelError(.unsavedRelated, model: metadata.typeName, property: name,
+                       "new \(metadata.typeName) objects refer to each other in a cycle through \"\(name)\", whose column is NOT NULL: one of them must be inserted before the other has a key. Save one with \"\(name)\" set to a saved object first, or make the column nullable. Nothing was written")
+        }
+        // A deferred reference over a NOT NULL column (as the table mapping read it): the cycle cannot be
+        // inserted, which is told before anything is written, on every engine.
+        if let notNull = deferredProperties.first(where: { registry.table.notNullColumns.contains($0.index) }) { throw cycleError(notNull.name) }
+        let fields = metadata.ownTypeFields
         var before: [(object: ModelObject, field: AnyFieldIO, state: ReferenceState)] = []
         for object in order.ordered where object._registry == nil {
             for field in fields { if let state = field.referenceState(of: object) { before.append((object, field, state)) } }
@@ -168,14 +181,9 @@ extension Database {
             do {
                 for object in order.ordered { try saveOne(object) }
             } catch let error as ModelError where error.kind == .missingValue {
-                // A deferred reference over a NOT NULL column: the cycle cannot be inserted.
-                let metadata = registry.metadata
-                let names = order.deferred.compactMap { deferred in
-                    metadata.properties.first { if case .generic(let io) = $0.accessor { io === deferred.field } else { false } }?.name
-                }
-                guard let name = error.property, names.contains(name) else { throw error }
-                throw ModelError(.unsavedRelated, model: metadata.typeName, property: name,
-                                 "new \(metadata.typeName) objects refer to each other in a cycle through \"\(name)\", whose column is NOT NULL: one of them must be inserted before the other has a key. Save one with \"\(name)\" set to a saved object first, or make the column nullable. Nothing was written")
+                // A deferred reference over a column made NOT NULL since the mapping read it.
+                guard let name = error.property, deferredProperties.contains(where: { $0.name == name }) else { throw error }
+                throw cycleError(name)
             }
             for (object, field, target) in order.deferred { field.holdUnsaved(target, in: object) }
             for (object, _, _) in order.deferred { if remote != nil { try saveOne(object) } else { try update(object, registry: registry) } }

@@ -20,6 +20,8 @@ extension Database {
         let id = ObjectIdentifier(type)
         if let registry = models.registries[id] { return registry }
         models.database = self   // faults and refreshes find the handle
+        // A `@Children`/`@Siblings` declaration that cannot work throws at the first fetch or save, as on SQLite.
+        try ModelMetadata.of(type).checkRelationships()
         // A pool's reader (its transactions are READ ONLY) has the pool's writer sync the table.
         if let schemaWriter { try schemaWriter(type) }
         return try mapped(remote) {
@@ -288,7 +290,19 @@ extension Database {
             }
             do { try remoteUpdate(remote, object, registry: registry) } catch { noteRefused(object); throw error }
         } else {
-            try remoteInsert(remote, object, registry: registry)
+            let selfReferences = metadata.fieldsHoldingItself(object)
+            if selfReferences.isEmpty { return try remoteInsert(remote, object, registry: registry) }
+            // A new object that refers to itself, as on SQLite: inserted with those references unset (it has
+            // no key yet), then updated with its own key, in a transaction (a savepoint inside one) of its
+            // own: the two statements are one save, all or nothing (a rollback makes the instance new again).
+            try remoteTransaction(remote, .immediate) {
+                for field in selfReferences { field.setHoldsItself(object, false) }
+                do {
+                    defer { for field in selfReferences { field.setHoldsItself(object, true) } }
+                    try remoteInsert(remote, object, registry: registry)
+                }
+                try remoteUpdate(remote, object, registry: registry)
+            }
         }
     }
 
@@ -312,6 +326,15 @@ extension Database {
         if metadata.keyCount == 1 && metadata.keyIsInteger {
             let key = try metadata.key.accessor.load(object)
             if key == .integer(0) || key.isNull { columns.removeAll { $0 == 0 }; keyAssigned = true }
+        }
+        // A key the instance brings (not one the engine assigns) that a live instance stands for already:
+        // refused before anything is sent, as on SQLite (a second instance of a row, composite keys too).
+        if columns.first == 0 {
+            let key = try metadata.key.accessor.load(object)
+            if registry.instance(key: key) != nil {
+                throw ModelError(.duplicateInstance, model: metadata.typeName, property: metadata.key.name, key: key,
+                                 "another live instance already stands for the row with key \(key); change that one, or fetch it with object(_:forKey:)")
+            }
         }
         let written = columns.reduce(into: ColumnSet()) { $0.insert($1) }
         let fromSnapshot = registry.remoteTextsFromSnapshot

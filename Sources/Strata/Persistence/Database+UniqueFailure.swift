@@ -9,6 +9,7 @@ extension Database {
     /// and its expressions (Django's `UniqueConstraint(Lower("email"))`, for which SQLite names only the
     /// index), evaluated over the object's values. Read on the error path only.
     func duplicateKeyError(_ error: DatabaseError, object: ModelObject, registry: TypeRegistry) -> ModelError {
+        if let remote { return remoteDuplicateKeyError(remote, error, object: object, registry: registry) }
         let metadata = registry.metadata
         if error.code == .constraintNotNull {
             let column = constraintColumns(error.message, table: registry.table.table).first ?? ""

@@ -106,6 +106,9 @@ final class TableMapping {
     }
     /// Properties over generated columns: read, never written.
     let generated: ColumnSet
+    /// Properties whose column is NOT NULL: a reference the insertion of a cycle would leave unset there
+    /// cannot be inserted (``Database/save(_:registry:)-(InsertionOrder,_)``), which is told before any write.
+    let notNullColumns: ColumnSet
     /// Properties (not of the key) whose column has INTEGER affinity and is stored natively, in an ordinary
     /// table (not a view, not a virtual table): a fetch by a list of their integer values can scan the table
     /// (``rangeStatement(column:orderBy:in:)``) and test membership itself.
@@ -243,9 +246,10 @@ final class TableMapping {
             : info.shadowOf.map { "its table \"\(info.name)\" is a shadow table of \($0), which keeps that table's index: write through \($0)" }
             ?? unprovenViewKey.map { "its table \"\(info.name)\" is a view whose key is not shown unique (\($0)), so its rows are read as fresh objects, without identity" }
             ?? (info.isView && !info.isWritableView ? "its table \"\(info.name)\" is a view without INSTEAD OF triggers" : nil)
-        var generated = ColumnSet(), schemaDefaults: [Int] = []
+        var generated = ColumnSet(), schemaDefaults: [Int] = [], notNullColumns = ColumnSet()
         for (i, property) in properties.enumerated() {
             guard let column = infoColumns[i] else { continue }
+            if column.notNull { notNullColumns.insert(i) }
             if column.isGenerated { generated.insert(i); continue }
             // (The key too, when it is not an integer: a text key with a DEFAULT such as a random hex id.)
             // `DEFAULT NULL` is none: a non-optional property's initial value is written, not NULL.
@@ -253,6 +257,7 @@ final class TableMapping {
                !Self.default(sql, is: property.defaultValue) { schemaDefaults.append(i) }
         }
         self.generated = generated
+        self.notNullColumns = notNullColumns
         self.schemaDefaults = schemaDefaults
         var integerColumns = ColumnSet(), indexedColumns = ColumnSet(), untypedColumns = ColumnSet(), numericTextColumns = ColumnSet()
         // (A column starts an index or the primary key: a table has few of either, so a list, not a set.)

@@ -296,8 +296,7 @@ private func mentions(_ statements: [String], _ table: String) -> Int {
         #expect(fourth.count == 1)
     }
 
-    // PostgreSQL: Strata gap, a @Children declaration ordered by a missing column is not refused on the first save
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: bad @Children orderBy accepted")) func childrenOrderDescendingAndBadDeclarationsThrow() throws {
+    @Test func childrenOrderDescendingAndBadDeclarationsThrow() throws {
         let db = try TestDatabase.make()
         let parent = LParent(); parent.name = "P"
         try db.save(parent)
