@@ -49,7 +49,7 @@ final class KeyMapBox {
 @Suite struct KeyMapGrowthTests {
     private func opaque(_ object: ModelObject) -> UnsafeMutableRawPointer { Unmanaged.passUnretained(object).toOpaque() }
 
-    @Test func twoHundredThousandPairsGrowThroughEveryDoublingByOneProbeEachAndLeaveByTheirInstance() throws {
+    @Test func twoHundredThousandPairsGrowThroughEveryGrowthByOneProbeEachAndLeaveByTheirInstance() throws {
         let map = KeyMapBox()
         // The benchmark's keys, in its order: a = r / 1000 + 1, b = r mod 1000 + 1.
         let keys: [IdentityKey] = (0..<200_000).map { (r: Int) -> IdentityKey in .pair(Int64(r / 1000 + 1), Int64(r % 1000 + 1)) }
