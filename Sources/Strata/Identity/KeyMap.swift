@@ -1,21 +1,34 @@
+import Foundation
+
 /// The identity map's table from key to live instance, for tables whose key is not the rowid (text, UUID
-/// and composite keys): open addressing with Robin Hood linear probing, holding instances unretained (each
-/// removes itself in `deinit`), as ``RowIDMap`` does for rowids.
+/// and composite keys): open addressing in Robin Hood order (``RobinHood``), holding instances unretained
+/// (each removes itself in `deinit`), as ``RowIDMap`` does for rowids.
 ///
 /// It replaced a `[IdentityKey: Unmanaged<ModelObject>]` and its reverse `[ObjectIdentifier: IdentityKey]`
 /// (the key each instance was registered under): Swift's `Dictionary` hashes with SipHash, and the two maps
-/// cost four SipHash runs a fetched row (a lookup, two inserts, and at release two removals), about 1,600
-/// instructions and as many cache misses. Here a key is hashed with ``hash(_:)`` (two integer parts by a
+/// cost four SipHash runs a fetched row. Here a key is hashed with ``hash(_:)`` (two integer parts by a
 /// multiplication, text by ``SnapshotHash``, other shapes by Swift's hasher) and the hash is kept in the
 /// entry; an instance's entry is found again at release by the hash of the key its snapshot remembers (for
 /// a text key, the snapshot word *is* ``SnapshotHash``'s hash of its bytes), else of its key properties as
 /// they are now, else by a scan (an instance whose key property was changed since and has no snapshot):
 /// each candidate is checked by the instance it holds, so the entry found is always the instance's own.
 ///
+/// Entries are 32 trivial bytes (hash, two words, instance), so growing (by four) and removing move bytes and
+/// never retain or release: while every key is a pair of integers (two `Int64` parts, two references) the
+/// two words are its parts; from the first key of another shape on, the first word indexes `keys`, which
+/// holds each key (a free list reuses the places of removed ones). A lookup also returns the slot where a
+/// missing key goes (``lookUp(_:hash:)``), so a fetch probes once per new row (``insert(_:for:hash:at:)``).
+///
 /// Two integer parts are placed by `a * k + b` in the low bits at first, so rows fetched in key order fill
 /// neighbouring slots; a probe longer than ``longProbe`` switches the table to a Fibonacci hash for good.
 /// Keys need no protection against hash flooding (they come from the database the process opened, as rowids
-/// do; see ``RowIDMap``). Tests: Review20KeyShapeTests, Review19IdentityKeyTests, KeyRaceTests.
+/// do; see ``RowIDMap``).
+///
+/// The table is raw memory from `calloc` (all-zero bits are an empty entry), as ``RowIDMap``'s: sound
+/// because `Entry` is trivial, every index is masked by `capacity - 1` (a power of two), each table is freed
+/// by the allocator that made it, and the map is non-copyable, so exactly one owner frees it, in `deinit`.
+/// Tests: KeyMapGrowthTests, Review20KeyShapeTests, Review19IdentityKeyTests, KeyRaceTests (run with
+/// --sanitize=address).
 ///
 /// ```swift
 /// var map = KeyMap()
@@ -23,26 +36,54 @@
 /// _ = map.insert(Unmanaged.passUnretained(object), for: key, hash: KeyMap.hash(key))
 /// map.find(key, hash: KeyMap.hash(key))   // the instance
 /// ```
-struct KeyMap {
+@usableFromInline
+struct KeyMap: ~Copyable {
     struct Entry {
         var hash: UInt64
-        var key: IdentityKey
+        /// The key's two parts (``holdsPairs``), else `a` is the key's index in `keys`.
+        var a: Int64
+        var b: Int64
         /// nil: an empty slot.
         var value: Unmanaged<ModelObject>?
-
-        static var empty: Entry { Entry(hash: 0, key: .pair(0, 0), value: nil) }
     }
 
-    /// The slots: empty (capacity 0) until the first insert, then a power of two.
-    private var entries: ContiguousArray<Entry> = []
+    /// Where ``lookUp(_:hash:)`` stopped, valid while the map is unchanged.
+    @usableFromInline
+    struct Slot {
+        fileprivate let index: Int
+        fileprivate let version: Int
+        fileprivate let probes: Int
+    }
+
+    /// The slots: none (capacity 0) until the first insert, then a power of two.
+    private var table: UnsafeMutablePointer<Entry>?
+    private var tableFromCalloc = true
+    private var capacity = 0
     private var shift: UInt64 = 64
     /// Whether homes come from a Fibonacci hash of the hash (after a long probe) rather than its low bits.
     private(set) var scrambled = false
     /// The probe length that switches to the Fibonacci hash.
     static let longProbe = 32
     private(set) var count = 0
+    /// Changes whenever an entry moves or is added or removed, so a slot from ``lookUp(_:hash:)`` can be checked.
+    private var version = 0
+    /// Whether every entry holds a pair of integers in its words (else its key is in `keys`).
+    private(set) var holdsPairs = true
+    /// The keys of the entries when not ``holdsPairs``, by the index in their first word.
+    private var keys: ContiguousArray<IdentityKey> = []
+    /// Indices of `keys` whose entry was removed, for reuse.
+    private var freeKeys: ContiguousArray<Int> = []
+
+    init() {}
+
+    deinit {
+        if let table { Self.release(table, fromCalloc: tableFromCalloc) }
+    }
 
     var isEmpty: Bool { count == 0 }
+
+    /// The places of the side list of keys (those in use and those free for reuse).
+    var storedKeys: Int { keys.count }
 
     /// The hash of a key: two integer parts by a multiplication (neighbouring second parts, neighbouring
     /// hashes); a text key by ``SnapshotHash`` over its UTF-8 bytes (the word its snapshot holds); others by
@@ -58,154 +99,228 @@ struct KeyMap {
 
     @inline(__always)
     static func pairHash(_ a: Int64, _ b: Int64) -> UInt64 {
-        UInt64(bitPattern: a) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(bitPattern: b)
+        UInt64(bitPattern: a) &* RobinHood.fibonacci &+ UInt64(bitPattern: b)
+    }
+
+    private static var empty: Entry { Entry(hash: 0, a: 0, b: 0, value: nil) }
+
+    /// A table of `capacity` empty entries, and whether `calloc` made it (else Swift's allocator, which stops
+    /// the process if memory has run out, as every Swift allocation does).
+    private static func allocateTable(_ capacity: Int) -> (UnsafeMutablePointer<Entry>, Bool) {
+        if let memory = calloc(capacity, MemoryLayout<Entry>.stride) {
+            return (memory.bindMemory(to: Entry.self, capacity: capacity), true)
+        }
+        let table = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
+        table.initialize(repeating: empty, count: capacity)
+        return (table, false)
+    }
+
+    /// Frees a table with the allocator that made it.
+    private static func release(_ table: UnsafeMutablePointer<Entry>, fromCalloc: Bool) {
+        if fromCalloc { free(table) } else { table.deallocate() }
     }
 
     @inline(__always)
     private static func home(of hash: UInt64, mask: Int, scrambled: Bool, shift: UInt64) -> Int {
-        scrambled ? Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> shift) : Int(truncatingIfNeeded: hash) & mask
+        RobinHood.home(of: hash, mask: mask, scrambled: scrambled, shift: shift)
+    }
+
+    /// Whether `entry` holds `key` (whose hash is `hash`).
+    @inline(__always)
+    private func holds(_ entry: Entry, _ key: IdentityKey, hash: UInt64) -> Bool {
+        guard entry.hash == hash else { return false }
+        if holdsPairs {
+            guard case .pair(let a, let b) = key else { return false }
+            return entry.a == a && entry.b == b
+        }
+        return keys[Int(entry.a)] == key
     }
 
     /// The instance registered under `key` (whose hash is `hash`), if any.
     @inline(__always)
     func find(_ key: IdentityKey, hash: UInt64) -> Unmanaged<ModelObject>? {
-        guard count > 0 else { return nil }
-        return entries.withUnsafeBufferPointer { table in
-            let mask = table.count - 1
-            var i = Self.home(of: hash, mask: mask, scrambled: scrambled, shift: shift)
-            var probes = 0
-            while let value = table[i].value {
-                if table[i].hash == hash && table[i].key == key { return value }
-                if (i &- Self.home(of: table[i].hash, mask: mask, scrambled: scrambled, shift: shift)) & mask < probes { return nil }
-                i = (i + 1) & mask
-                probes += 1
-            }
-            return nil
+        lookUp(key, hash: hash).value
+    }
+
+    /// Looks `key` (whose hash is `hash`) up; on a miss, also returns the slot where it would go, which stays
+    /// valid for ``insert(_:for:hash:at:)`` until the map is next changed.
+    @inline(__always)
+    func lookUp(_ key: IdentityKey, hash: UInt64) -> (value: Unmanaged<ModelObject>?, slot: Slot) {
+        // (No table yet: the insert that makes one probes again.)
+        guard let table else { return (nil, Slot(index: 0, version: version, probes: 0)) }
+        let mask = capacity - 1, scrambled = self.scrambled, shift = self.shift
+        var i = Self.home(of: hash, mask: mask, scrambled: scrambled, shift: shift)
+        var probes = 0
+        while let value = table[i].value {
+            if holds(table[i], key, hash: hash) { return (value, Slot(index: i, version: version, probes: probes)) }
+            // An entry nearer its home than this probe: `key` would have displaced it, so it is absent.
+            if (i &- Self.home(of: table[i].hash, mask: mask, scrambled: scrambled, shift: shift)) & mask < probes { break }
+            i = (i + 1) & mask
+            probes += 1
         }
+        return (nil, Slot(index: i, version: version, probes: probes))
+    }
+
+    /// Registers `value` under `key` at the slot ``lookUp(_:hash:)`` returned for it (a miss), unless the map
+    /// changed since or must grow; returns the instance it replaced, if any (only then).
+    @inline(__always)
+    mutating func insert(_ value: Unmanaged<ModelObject>, for key: IdentityKey, hash: UInt64, at slot: Slot) -> Unmanaged<ModelObject>? {
+        guard slot.version == version, (count + 1) * 8 <= capacity * 7, holdsPairs, case .pair(let a, let b) = key else {
+            return insert(value, for: key, hash: hash)
+        }
+        place(Entry(hash: hash, a: a, b: b, value: value), at: slot.index, distance: slot.probes)
+        return nil
     }
 
     /// Registers `value` under `key`; returns the instance it replaced, if any.
     @discardableResult
     mutating func insert(_ value: Unmanaged<ModelObject>, for key: IdentityKey, hash: UInt64) -> Unmanaged<ModelObject>? {
-        if (count + 1) * 8 > entries.count * 7 { rehash(capacity: max(16, entries.count * 2)) }
-        let scrambled = self.scrambled, shift = self.shift
-        let (replaced, longest): (Unmanaged<ModelObject>?, Int) = entries.withUnsafeMutableBufferPointer { table in
-            let mask = table.count - 1
-            var i = Self.home(of: hash, mask: mask, scrambled: scrambled, shift: shift)
-            var probes = 0
-            while let existing = table[i].value {
-                if table[i].hash == hash && table[i].key == key {
-                    table[i].value = value
-                    return (existing, 0)
-                }
-                if (i &- Self.home(of: table[i].hash, mask: mask, scrambled: scrambled, shift: shift)) & mask < probes { break }
-                i = (i + 1) & mask
-                probes += 1
-            }
-            return (nil, Self.place(Entry(hash: hash, key: key, value: value), at: i, distance: probes, in: table,
-                                    scrambled: scrambled, shift: shift))
+        if holdsPairs, !key.isPair { holdKeysApart() }
+        // Growth by four (by two past a million slots): a fetch's map grows while it reads, and each growth
+        // moves every entry and clears a new table.
+        if (count + 1) * 8 > capacity * 7 { rehash(capacity: max(64, capacity < 1 << 20 ? capacity * 4 : capacity * 2)) }
+        let (found, slot) = lookUp(key, hash: hash)
+        if let found, let table {
+            table[slot.index].value = value
+            return found
         }
-        if replaced != nil { return replaced }
-        count += 1
-        if longest > Self.longProbe && !scrambled {
-            self.scrambled = true
-            rehash(capacity: entries.count)
+        let entry: Entry
+        if holdsPairs, case .pair(let a, let b) = key {
+            entry = Entry(hash: hash, a: a, b: b, value: value)
+        } else {
+            entry = Entry(hash: hash, a: Int64(store(key)), b: 0, value: value)
         }
+        place(entry, at: slot.index, distance: slot.probes)
         return nil
     }
 
-    /// Robin Hood insertion; returns the longest distance from home it left along the way.
-    private static func place(_ entry: Entry, at index: Int, distance: Int, in table: UnsafeMutableBufferPointer<Entry>,
-                              scrambled: Bool, shift: UInt64) -> Int {
-        let mask = table.count - 1
-        var carried = entry
-        var i = index
-        var d = distance
-        var longest = distance
-        while table[i].value != nil {
-            let resident = (i &- home(of: table[i].hash, mask: mask, scrambled: scrambled, shift: shift)) & mask
-            if resident < d {
-                swap(&carried, &table[i])
-                d = resident
-            }
-            i = (i + 1) & mask
-            d += 1
-            if d > longest { longest = d }
+    /// Puts a new entry at `index`, `distance` from its home, in Robin Hood order; then switches to the
+    /// scattering hash if some entry ended up far from home.
+    @inline(__always)
+    private mutating func place(_ entry: Entry, at index: Int, distance: Int) {
+        guard let table else { return }
+        let mask = capacity - 1, scrambled = self.scrambled, shift = self.shift
+        let longest = RobinHood.place(entry, at: index, distance: distance, in: table, mask: mask, isOccupied: { $0.value != nil },
+                                      home: { Self.home(of: $0.hash, mask: mask, scrambled: scrambled, shift: shift) })
+        count += 1
+        version &+= 1
+        if longest > Self.longProbe && !scrambled {
+            // Keys cluster under the low-bits placement: scatter them from now on.
+            self.scrambled = true
+            rehash(capacity: capacity)
         }
-        table[i] = carried
-        return longest
+    }
+
+    /// `key`'s index in `keys` (a free one reused).
+    private mutating func store(_ key: IdentityKey) -> Int {
+        if let index = freeKeys.popLast() {
+            keys[index] = key
+            return index
+        }
+        keys.append(key)
+        return keys.count - 1
+    }
+
+    /// Moves every entry's key into `keys` (the first key that is not a pair of integers).
+    private mutating func holdKeysApart() {
+        holdsPairs = false
+        guard let table else { return }
+        for i in 0..<capacity where table[i].value != nil {
+            keys.append(.pair(table[i].a, table[i].b))
+            table[i].a = Int64(keys.count - 1)
+            table[i].b = 0
+        }
+        version &+= 1
     }
 
     /// The slot holding `object`, looked for along the probe run of `hash` (the hash of the key it was
     /// registered under, if the caller guessed it right).
     func index(of object: ModelObject, hash: UInt64) -> Int? {
-        guard count > 0 else { return nil }
+        guard count > 0, let table else { return nil }
         let wanted = Unmanaged.passUnretained(object).toOpaque()
-        return entries.withUnsafeBufferPointer { table in
-            let mask = table.count - 1
-            var i = Self.home(of: hash, mask: mask, scrambled: scrambled, shift: shift)
-            var probes = 0
-            while let value = table[i].value {
-                if table[i].hash == hash && value.toOpaque() == wanted { return i }
-                if (i &- Self.home(of: table[i].hash, mask: mask, scrambled: scrambled, shift: shift)) & mask < probes { return nil }
-                i = (i + 1) & mask
-                probes += 1
-            }
-            return nil
+        let mask = capacity - 1, scrambled = self.scrambled, shift = self.shift
+        var i = Self.home(of: hash, mask: mask, scrambled: scrambled, shift: shift)
+        var probes = 0
+        while let value = table[i].value {
+            if table[i].hash == hash && value.toOpaque() == wanted { return i }
+            if (i &- Self.home(of: table[i].hash, mask: mask, scrambled: scrambled, shift: shift)) & mask < probes { return nil }
+            i = (i + 1) & mask
+            probes += 1
         }
+        return nil
     }
 
     /// The slot holding `object`, by a scan of every slot (when no hash guess found it).
     @inline(never)
     func indexScanning(for object: ModelObject) -> Int? {
-        guard count > 0 else { return nil }
+        guard count > 0, let table else { return nil }
         let wanted = Unmanaged.passUnretained(object).toOpaque()
-        return entries.firstIndex { $0.value?.toOpaque() == wanted }
+        return (0..<capacity).first { table[$0].value?.toOpaque() == wanted }
     }
 
     /// The key of the entry at `index` (from ``index(of:hash:)``).
-    func key(at index: Int) -> IdentityKey { entries[index].key }
+    func key(at index: Int) -> IdentityKey {
+        guard let table, index >= 0, index < capacity else { return .pair(0, 0) }
+        return holdsPairs ? .pair(table[index].a, table[index].b) : keys[Int(table[index].a)]
+    }
 
-    /// Removes the entry at `index`. Backward-shift deletion: the entries after it that are not home move
-    /// back one slot (no tombstones).
+    /// Removes the entry at `index` (from ``index(of:hash:)``), by backward-shift deletion (no tombstones).
     mutating func remove(at index: Int) {
-        let scrambled = self.scrambled, shift = self.shift
-        entries.withUnsafeMutableBufferPointer { table in
-            let mask = table.count - 1
-            var hole = index
-            var next = (hole + 1) & mask
-            while table[next].value != nil,
-                  next != Self.home(of: table[next].hash, mask: mask, scrambled: scrambled, shift: shift) {
-                table[hole] = table[next]
-                hole = next
-                next = (next + 1) & mask
-            }
-            table[hole] = .empty
+        guard let table, index >= 0, index < capacity, table[index].value != nil else { return }
+        if !holdsPairs {
+            let keyIndex = Int(table[index].a)
+            keys[keyIndex] = .pair(0, 0)   // lets the key's text go
+            freeKeys.append(keyIndex)
         }
+        let mask = capacity - 1, scrambled = self.scrambled, shift = self.shift
+        RobinHood.remove(at: index, in: table, mask: mask, empty: Self.empty, isOccupied: { $0.value != nil },
+                         home: { Self.home(of: $0.hash, mask: mask, scrambled: scrambled, shift: shift) })
         count -= 1
+        version &+= 1
+        if count == 0 && !holdsPairs {
+            keys.removeAll()
+            freeKeys.removeAll()
+        }
     }
 
     /// Every registered instance.
-    var values: [Unmanaged<ModelObject>] { entries.compactMap(\.value) }
+    var values: [Unmanaged<ModelObject>] {
+        guard let table else { return [] }
+        return UnsafeBufferPointer(start: table, count: capacity).compactMap(\.value)
+    }
 
-    /// Moves every entry into a new table of `capacity` slots.
+    /// Moves every entry into a new table of `capacity` slots (four or two times the size as the map grows; the same
+    /// size after switching to the scattering hash).
     private mutating func rehash(capacity newCapacity: Int) {
-        var fresh = ContiguousArray(repeating: Entry.empty, count: newCapacity)
-        let shift = UInt64(64 - newCapacity.trailingZeroBitCount)
-        let scrambled = self.scrambled
+        let (fresh, freshFromCalloc) = Self.allocateTable(newCapacity)
+        let mask = newCapacity - 1, shift = UInt64(64 - newCapacity.trailingZeroBitCount), scrambled = self.scrambled
         var longest = 0
-        fresh.withUnsafeMutableBufferPointer { table in
-            let mask = newCapacity - 1
-            for entry in entries where entry.value != nil {
+        if let old = table {
+            for i in 0..<capacity where old[i].value != nil {
+                let entry = old[i]
                 let home = Self.home(of: entry.hash, mask: mask, scrambled: scrambled, shift: shift)
-                longest = max(longest, Self.place(entry, at: home, distance: 0, in: table, scrambled: scrambled, shift: shift))
+                longest = max(longest, RobinHood.place(entry, at: home, distance: 0, in: fresh, mask: mask, isOccupied: { $0.value != nil },
+                                                       home: { Self.home(of: $0.hash, mask: mask, scrambled: scrambled, shift: shift) }))
             }
+            Self.release(old, fromCalloc: tableFromCalloc)
         }
-        entries = fresh
+        table = fresh
+        tableFromCalloc = freshFromCalloc
+        capacity = newCapacity
         self.shift = shift
+        version &+= 1
         if longest > Self.longProbe && !scrambled {
             self.scrambled = true
             rehash(capacity: newCapacity)
         }
+    }
+}
+
+extension IdentityKey {
+    /// Whether the key is two integer parts (``KeyMap`` holds those in its entries).
+    @inline(__always)
+    var isPair: Bool {
+        if case .pair = self { return true }
+        return false
     }
 }

@@ -75,8 +75,7 @@ struct RowIDMap: ~Copyable {
     /// The home slot of `key` in a table of `mask + 1` entries.
     @inline(__always)
     private static func home(of key: Int64, mask: Int, scrambled: Bool, shift: UInt64) -> Int {
-        scrambled ? Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> shift)
-            : Int(truncatingIfNeeded: key) & mask
+        RobinHood.home(of: UInt64(bitPattern: key), mask: mask, scrambled: scrambled, shift: shift)
     }
 
     @inline(__always)
@@ -150,26 +149,13 @@ struct RowIDMap: ~Copyable {
         }
     }
 
-    /// Robin Hood insertion into `table`; returns the longest distance from home it left along the way.
+    /// Robin Hood insertion into `table` (``RobinHood/place(_:at:distance:in:mask:isOccupied:home:)``);
+    /// returns the longest distance from home it left along the way.
     @inline(__always)
     private static func place(_ entry: Entry, at index: Int, distance: Int, in table: UnsafeMutablePointer<Entry>,
                               mask: Int, scrambled: Bool, shift: UInt64) -> Int {
-        var carried = entry
-        var i = index
-        var d = distance
-        var longest = distance
-        while table[i].value != nil {
-            let resident = (i &- home(of: table[i].key, mask: mask, scrambled: scrambled, shift: shift)) & mask
-            if resident < d {
-                swap(&carried, &table[i])
-                d = resident
-            }
-            i = (i + 1) & mask
-            d += 1
-            if d > longest { longest = d }
-        }
-        table[i] = carried
-        return longest
+        RobinHood.place(entry, at: index, distance: distance, in: table, mask: mask, isOccupied: { $0.value != nil },
+                        home: { home(of: $0.key, mask: mask, scrambled: scrambled, shift: shift) })
     }
 
     /// Removes the entry for `key`.
@@ -184,15 +170,9 @@ struct RowIDMap: ~Copyable {
         let (found, slot) = find(key)
         guard let found else { return }
         if let value, found.toOpaque() != value { return }
-        let mask = self.mask
-        var hole = slot.index
-        var next = (hole + 1) & mask
-        while table[next].value != nil, next != home(of: table[next].key) {
-            table[hole] = table[next]
-            hole = next
-            next = (next + 1) & mask
-        }
-        table[hole].value = nil
+        let mask = self.mask, scrambled = self.scrambled, shift = self.shift
+        RobinHood.remove(at: slot.index, in: table, mask: mask, empty: Entry(key: 0, value: nil), isOccupied: { $0.value != nil },
+                         home: { Self.home(of: $0.key, mask: mask, scrambled: scrambled, shift: shift) })
         count -= 1
         version &+= 1
     }

@@ -76,6 +76,12 @@ enum SnapshotHash {
     @inline(__always)
     static func hash(text: String) -> UInt64 {
         var text = text
-        return text.withUTF8 { hash(UnsafeRawBufferPointer($0), kind: 3) }
+        return text.withUTF8 { hash(text: $0) }
+    }
+
+    /// ``hash(text:)`` of text's UTF-8 bytes as they are (a column's, before a String is made of them).
+    @inline(__always)
+    static func hash(text bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        hash(UnsafeRawBufferPointer(bytes), kind: 3)
     }
 }

@@ -142,7 +142,8 @@ final class TypeRegistry {
 
     /// The identity `object` is registered under in `byKey`, if any.
     func registeredIdentity(of object: ModelObject) -> IdentityKey? {
-        keyMapIndex(of: object).map(byKey.key(at:))
+        guard let index = keyMapIndex(of: object) else { return nil }
+        return byKey.key(at: index)
     }
 
     /// The slot of `byKey` that holds `object`, if any: looked for along the probe run of the key its
@@ -307,6 +308,14 @@ final class TypeRegistry {
         byKey.find(identity, hash: KeyMap.hash(identity))?.takeUnretainedValue()
     }
 
+    /// The live instance registered under `identity` (whose ``KeyMap`` hash is `hash`), or the slot of the
+    /// map by key where a new one goes (``register(new:rowID:identity:hash:at:)``), found in one probe.
+    @inline(__always)
+    func find(identity: IdentityKey, hash: UInt64) -> (object: ModelObject?, slot: KeyMap.Slot) {
+        let (value, slot) = byKey.lookUp(identity, hash: hash)
+        return (value?.takeUnretainedValue(), slot)
+    }
+
     /// The live instance for a rowid, or the slot where a new one goes (see ``RowIDMap/find(_:)``).
     @usableFromInline
     func find(rowID: Int64) -> (object: ModelObject?, slot: RowIDMap.Slot) {
@@ -334,6 +343,23 @@ final class TypeRegistry {
         object._isDeleted = false
         registrations &+= 1
         byRowID.insert(Unmanaged.passUnretained(object), for: rowID, at: slot)
+    }
+
+    /// Registers `object`, new (never registered), as the live instance of the row keyed `identity` (whose
+    /// ``KeyMap`` hash is `hash`), at the slot ``find(identity:hash:)`` returned: a fetch's new row, hashed and
+    /// probed once (the map checks that the slot is still valid, else probes again).
+    @inline(__always)
+    func register(new object: ModelObject, rowID: Int64, identity: IdentityKey, hash: UInt64, at slot: KeyMap.Slot) {
+        object._registry = self
+        object._rowID = rowID
+        object._isDeleted = false
+        registrations &+= 1
+        if table.hasRowID { byRowID.insert(Unmanaged.passUnretained(object), for: rowID) }
+        let entry = Unmanaged.passUnretained(object)
+        if let replaced = byKey.insert(entry, for: identity, hash: hash, at: slot), replaced.toOpaque() != entry.toOpaque() {
+            replaced.takeUnretainedValue()._inKeyMap = false
+        }
+        object._inKeyMap = true
     }
 
     /// Makes `object` the live instance of its row: its text key (a composite key's spelling) is read

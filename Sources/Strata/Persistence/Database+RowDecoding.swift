@@ -16,7 +16,7 @@ extension Database {
         if registry.keyShape != .decoded {
             switch try lookUp(keyedBy: statement, registry: registry) {
             case .live(let live): return live
-            case .new(let identity): return try registerNew(registry.metadata.type.init(), identity: identity, from: statement, registry: registry)
+            case .new(let key): return try registerNew(registry.metadata.type.init(), key: key, from: statement, registry: registry)
             case .unread: break
             }
         }
@@ -40,7 +40,7 @@ extension Database {
         if registry.keyShape != .decoded {
             switch try lookUp(keyedBy: statement, registry: registry) {
             case .live(let live): return unsafeDowncast(live, to: T.self)
-            case .new(let identity): return unsafeDowncast(try registerNew(T(), identity: identity, from: statement, registry: registry), to: T.self)
+            case .new(let key): return unsafeDowncast(try registerNew(T(), key: key, from: statement, registry: registry), to: T.self)
             case .unread: break
             }
         }
@@ -52,20 +52,29 @@ extension Database {
     enum KeyLookup {
         /// The row's live instance.
         case live(ModelObject)
-        /// No live instance: a new one is registered under this identity.
-        case new(IdentityKey)
+        /// No live instance: a new one is registered under this key.
+        case new(NewKey)
         /// The key columns hold what the shape does not read: decode the row first.
         case unread
     }
 
+    /// The identity a new instance takes (``KeyLookup/new(_:)``), its ``KeyMap`` hash and the slot of the
+    /// map by key where it goes, so that registering it neither hashes nor probes again.
+    @usableFromInline
+    struct NewKey {
+        let identity: IdentityKey
+        let hash: UInt64
+        let slot: KeyMap.Slot
+    }
+
     /// Decodes a new instance of a row that ``lookUp(keyedBy:registry:)`` found no live instance for,
-    /// capturing its snapshot as it decodes, and registers it under `identity` (the key columns' values,
+    /// capturing its snapshot as it decodes, and registers it under `key` (the key columns' values,
     /// which the decoded key properties hold as they are: the shape reads only keys stored natively).
     @usableFromInline @inline(never)
-    func registerNew(_ object: ModelObject, identity: IdentityKey, from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
+    func registerNew(_ object: ModelObject, key: NewKey, from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
         try decodeRow(statement, into: object, registry: registry, capturing: true)
         let rowID = registry.table.selectsRowID ? statement.int64(at: Int32(registry.metadata.properties.count)) : 0
-        registry.register(object, rowID: rowID, identity: identity)
+        registry.register(new: object, rowID: rowID, identity: key.identity, hash: key.hash, at: key.slot)
         return object
     }
 
@@ -76,18 +85,27 @@ extension Database {
     @usableFromInline @inline(never)
     func lookUp(keyedBy statement: Statement, registry: TypeRegistry) throws -> KeyLookup {
         let identity: IdentityKey
+        let hash: UInt64
         switch registry.keyShape {
         case .integerPair:
             guard statement.kind(at: 0) == .integer, statement.kind(at: 1) == .integer else { return .unread }
-            identity = .pair(statement.int64(at: 0), statement.int64(at: 1))
+            let a = statement.int64(at: 0), b = statement.int64(at: 1)
+            identity = .pair(a, b)
+            hash = KeyMap.pairHash(a, b)
         case .text:
+            // Hashed from the column's bytes (the bytes the String holds: it is made only from valid UTF-8).
+            // (`UTF8Text`, not `String(validating:as:)`, which is not specialized: about 950 instructions a key.)
             guard statement.kind(at: 0) == .text,
-                  let text = statement.withUTF8(at: 0, { String(validating: $0, as: UTF8.self) }) else { return .unread }
+                  let (text, textHash) = statement.withUTF8(at: 0, { bytes in
+                      UTF8Text.string(bytes).map { ($0, SnapshotHash.hash(text: bytes)) }
+                  }) else { return .unread }
             identity = IdentityKey(text: text)
+            hash = textHash
         case .decoded:
             return .unread
         }
-        guard let live = registry.instance(identity: identity) else { return .new(identity) }
+        let (found, slot) = registry.find(identity: identity, hash: hash)
+        guard let live = found else { return .new(NewKey(identity: identity, hash: hash, slot: slot)) }
         if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
         followRowID(of: live, identity: identity, from: statement, registry: registry)
         return .live(live)

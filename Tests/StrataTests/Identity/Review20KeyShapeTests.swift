@@ -32,7 +32,7 @@ private final class R20KSCode: Model {
     }
 
     @Test func theKeyMapFindsEveryKeyThroughClusteredInsertsReplacementsAndRemovals() throws {
-        var map = KeyMap()
+        let map = KeyMapBox()
         // Second parts a power of two apart cluster under the low-bits placement: the map must scatter them.
         let keys = (0..<3_000).map { IdentityKey.pair(Int64($0 % 7), Int64($0) << 20) }
         let objects = keys.map { _ in ModelObject() }
