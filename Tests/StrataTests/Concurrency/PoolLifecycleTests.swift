@@ -66,16 +66,19 @@ final class PoolShelfV2: Model {
     @Test func closeWaitsForQueuedWorkThenRefusesNewWork() async throws {
         let file = try PoolFile(); let pool = file.pool
         try await pool.write { db in try db.syncSchema(AsyncItem.self) }
+        let started = Locked(0)
         let writes = (0..<5).map { index in
             Task {
                 try await pool.write { db in
+                    started.withLock { $0 += 1 }
                     Thread.sleep(forTimeInterval: 0.01)
                     let item = AsyncItem(); item.value = index
                     try db.save(item)
                 }
             }
         }
-        try await Task.sleep(nanoseconds: 5_000_000)
+        // Close once a write is under way (not after a fixed wait, which a loaded machine can outlast).
+        while started.withLock({ $0 }) == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
         try await pool.close()
         var written = 0
         for write in writes { if case .success = await write.result { written += 1 } }
