@@ -188,6 +188,14 @@ struct KeyMap {
     /// Every registered instance.
     var values: [Unmanaged<ModelObject>] { entries.compactMap(\.value) }
 
+    /// Grows the table once so that `count` entries fit without a rehash on the way (a fetch whose row count
+    /// the engine knows reserves it before registering its rows).
+    mutating func reserveCapacity(_ count: Int) {
+        var capacity = max(16, entries.count)
+        while count * 8 > capacity * 7 { capacity *= 2 }
+        if capacity > entries.count { rehash(capacity: capacity) }
+    }
+
     /// Moves every entry into a new table of `capacity` slots.
     private mutating func rehash(capacity newCapacity: Int) {
         var fresh = ContiguousArray(repeating: Entry.empty, count: newCapacity)
