@@ -183,11 +183,11 @@ package final class PostgresConnection: DriverConnection {
     /// Counts the rows an INSERT, UPDATE, DELETE or MERGE changed (`PQcmdTuples`); other commands leave
     /// ``changes`` as it was, as SQLite's counter does.
     func record(_ result: OpaquePointer?) {
+        // The command tag and the count read from libpq's bytes: no `String` per statement.
         guard let result, let status = PQcmdStatus(result) else { return }
-        let command = String(cString: status)
-        let isInsert = command.hasPrefix("INSERT")
-        guard isInsert || command.hasPrefix("UPDATE") || command.hasPrefix("DELETE") || command.hasPrefix("MERGE"),
-              let tuples = PQcmdTuples(result), let count = Int(String(cString: tuples)) else { return }
+        let isInsert = Self.tag(status, is: "INSERT")
+        guard isInsert || Self.tag(status, is: "UPDATE") || Self.tag(status, is: "DELETE") || Self.tag(status, is: "MERGE"),
+              let tuples = PQcmdTuples(result), let count = Self.count(tuples) else { return }
         changes = count
         totalChanges += count
         let rows = PQntuples(result)
@@ -195,6 +195,30 @@ package final class PostgresConnection: DriverConnection {
            let text = PQgetvalue(result, rows - 1, 0), let key = Int64(String(cString: text)) {
             lastInsertedRowID = key
         }
+    }
+
+    /// Whether a command tag starts with `prefix` (ASCII).
+    @inline(__always)
+    private static func tag(_ status: UnsafePointer<CChar>, is prefix: StaticString) -> Bool {
+        let bytes = prefix.utf8Start
+        for i in 0..<prefix.utf8CodeUnitCount where UInt8(bitPattern: status[i]) != bytes[i] { return false }
+        return true
+    }
+
+    /// The decimal count `PQcmdTuples` spells (`"1"`), nil when it is empty or not one.
+    static func count(_ text: UnsafePointer<CChar>) -> Int? {
+        var value = 0
+        var index = 0
+        while text[index] != 0 {
+            let digit = UInt8(bitPattern: text[index]) &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (next, o2) = times.addingReportingOverflow(Int(digit))
+            guard !o1, !o2 else { return nil }
+            value = next
+            index += 1
+        }
+        return index == 0 ? nil : value
     }
 
     /// Deallocates a prepared statement (best effort: nothing to do once the connection is closed).

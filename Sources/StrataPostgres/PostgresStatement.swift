@@ -25,8 +25,17 @@ package final class PostgresStatement: DriverStatement {
     private let columnNames: [String]
     /// Each column's type OID, from the statement's description.
     private let columnTypes: [UInt32]
-    /// Each parameter's bytes (text: NUL-terminated) and whether it is in binary format; nil is NULL.
-    private var parameters: [(bytes: [UInt8], binary: Bool)?]
+    /// Each parameter: NULL, an integer (spelled into ``storage`` when the statement runs: no array per
+    /// parameter), or bytes (text: NUL-terminated) and whether they are in binary format.
+    private var parameters: [Parameter]
+    /// What `PQexecPrepared` is handed, made once per statement and reused at each run: one buffer for
+    /// every parameter's bytes (never empty, so that an empty blob has an address: a null pointer would
+    /// mean NULL), each parameter's pointer into it, length and format.
+    private var storage: UnsafeMutablePointer<UInt8>
+    private var storageCapacity: Int
+    private let pointers: UnsafeMutablePointer<UnsafePointer<CChar>?>
+    private let lengths: UnsafeMutablePointer<Int32>
+    private let formats: UnsafeMutablePointer<Int32>
     /// An argument rejected while binding without `throws`, thrown by the next `step()`.
     private var bindError: PostgresError?
     /// The fetched result (a `PGresult`), nil until the first step.
@@ -44,11 +53,24 @@ package final class PostgresStatement: DriverStatement {
         parameterCount = description.map { PQnparams($0) } ?? 0
         columnNames = (0..<columns).map { column in description.flatMap { PQfname($0, column) }.map { String(cString: $0) } ?? "" }
         columnTypes = (0..<columns).map { column in description.map { PQftype($0, column) } ?? 0 }
-        parameters = Array(repeating: nil, count: Int(parameterCount))
+        parameters = Array(repeating: .null, count: Int(parameterCount))
+        let slots = max(1, Int(parameterCount))
+        storageCapacity = 21 * slots + 1
+        storage = .allocate(capacity: storageCapacity)
+        pointers = .allocate(capacity: slots)
+        pointers.initialize(repeating: nil, count: slots)
+        lengths = .allocate(capacity: slots)
+        lengths.initialize(repeating: 0, count: slots)
+        formats = .allocate(capacity: slots)
+        formats.initialize(repeating: 0, count: slots)
         PQclear(description)
     }
 
     deinit {
+        storage.deallocate()
+        pointers.deallocate()
+        lengths.deallocate()
+        formats.deallocate()
         if let result { PQclear(result) }
         connection?.deallocate(name)
     }
@@ -64,7 +86,7 @@ package final class PostgresStatement: DriverStatement {
     package func bind(values: [SQLValue]) throws {
         reset()
         bindError = nil
-        for i in parameters.indices { parameters[i] = nil }
+        for i in parameters.indices { parameters[i] = .null }
         guard values.count == Int(parameterCount) else {
             throw PostgresError(sqlState: "22023", message: "the statement has \(parameterCount) parameter(s), \(values.count) argument(s) were given", sql: sql)
         }
@@ -89,44 +111,58 @@ package final class PostgresStatement: DriverStatement {
             return PostgresError(sqlState: "22023", message: "parameter index \(index) out of range 1...\(parameterCount)", sql: sql)
         }
         reset()
-        let parameter: (bytes: [UInt8], binary: Bool)?
+        let parameter: Parameter
         switch value {
-        case .null: parameter = nil
-        case .integer(let v): parameter = (Self.decimalText(v), false)
+        case .null: parameter = .null
+        case .integer(let v): parameter = .integer(v)
         case .real(let d):
             let text = d.isNaN ? "NaN" : d.isInfinite ? (d > 0 ? "Infinity" : "-Infinity") : "\(d)"
-            parameter = (Array(text.utf8) + [0], false)
+            parameter = .bytes(Array(text.utf8) + [0], binary: false)
         case .text(let s):
             guard !s.utf8.contains(0) else {
                 return PostgresError(sqlState: "22021", message: "text parameter \(index) holds a NUL byte (U+0000), which PostgreSQL text cannot", sql: sql)
             }
-            parameter = (Array(s.utf8) + [0], false)
-        case .blob(let data): parameter = ([UInt8](data), true)
+            parameter = .bytes(Array(s.utf8) + [0], binary: false)
+        case .blob(let data): parameter = .bytes([UInt8](data), binary: true)
         }
         parameters[Int(index - 1)] = parameter
         return nil
     }
 
-    /// An integer's decimal text, NUL-terminated, written straight into one array (a parameter's bytes).
+    /// An integer's decimal text, NUL-terminated, as an array.
     static func decimalText(_ value: Int64) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: 21) { buffer, count in
+            guard let base = buffer.baseAddress else { return }
+            count = writeDecimal(value, to: base)
+        }
+    }
+
+    /// Writes an integer's decimal text and a NUL at `destination` (at most 21 bytes); returns the bytes
+    /// written, NUL included.
+    @inline(__always)
+    static func writeDecimal(_ value: Int64, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        // The digits, last first, into 20 bytes on the stack, then copied in order.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        return withUnsafeMutableBytes(of: &digits) { raw in
+            let buffer = raw.bindMemory(to: UInt8.self)
             var magnitude = value.magnitude
             var end = 20
-            buffer[end] = 0
             repeat {
                 end -= 1
-                buffer[end] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                buffer[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
                 magnitude /= 10
             } while magnitude != 0
+            var length = 0
             if value < 0 {
-                end -= 1
-                buffer[end] = UInt8(ascii: "-")
+                destination[0] = UInt8(ascii: "-")
+                length = 1
             }
-            let length = 21 - end
-            if end > 0 {
-                for i in 0..<length { buffer[i] = buffer[end + i] }
+            for i in end..<20 {
+                destination[length] = buffer[i]
+                length += 1
             }
-            count = length
+            destination[length] = 0
+            return length + 1
         }
     }
 
@@ -155,36 +191,47 @@ package final class PostgresStatement: DriverStatement {
         let handle = try connection.openHandle(sql: sql)
         if let bindError { throw bindError }
         connection.statementObserver?(sql)
-        // One buffer for every parameter (never empty, so that an empty blob has an address: a null
-        // pointer would mean NULL), and each parameter's offset into it.
-        var storage: [UInt8] = []
-        var offsets: [Int?] = []
-        var lengths: [Int32] = []
-        var formats: [Int32] = []
-        storage.reserveCapacity(parameters.reduce(1) { $0 + ($1?.bytes.count ?? 0) })
-        offsets.reserveCapacity(parameters.count)
-        lengths.reserveCapacity(parameters.count)
-        formats.reserveCapacity(parameters.count)
+        // Every parameter's bytes into the statement's one buffer (grown only when they do not fit: an
+        // integer takes at most 21 bytes), then the pointers into it.
+        var needed = 1
         for parameter in parameters {
-            if let parameter {
-                offsets.append(storage.count)
-                storage.append(contentsOf: parameter.bytes)
-                lengths.append(Int32(clamping: parameter.bytes.count))
-                formats.append(parameter.binary ? 1 : 0)
-            } else {
-                offsets.append(nil)
-                lengths.append(0)
-                formats.append(0)
+            switch parameter {
+            case .null: break
+            case .integer: needed += 21
+            case .bytes(let bytes, _): needed += bytes.count
             }
         }
-        storage.append(0)
-        let fetched: OpaquePointer? = storage.withUnsafeBufferPointer { buffer in
-            let values: [UnsafePointer<CChar>?] = offsets.map { offset in
-                guard let offset, let base = buffer.baseAddress else { return nil }
-                return UnsafeRawPointer(base + offset).assumingMemoryBound(to: CChar.self)
-            }
-            return PQexecPrepared(handle, name, parameterCount, values, lengths, formats, 0)
+        if needed > storageCapacity {
+            storage.deallocate()
+            storage = .allocate(capacity: needed)
+            storageCapacity = needed
         }
+        var offset = 0
+        var index = 0
+        for parameter in parameters {
+            switch parameter {
+            case .null:
+                pointers[index] = nil
+                lengths[index] = 0
+                formats[index] = 0
+            case .integer(let value):
+                let written = Self.writeDecimal(value, to: storage + offset)
+                pointers[index] = UnsafeRawPointer(storage + offset).assumingMemoryBound(to: CChar.self)
+                lengths[index] = Int32(written)
+                formats[index] = 0
+                offset += written
+            case .bytes(let bytes, let binary):
+                bytes.withUnsafeBufferPointer { source in
+                    if let base = source.baseAddress { (storage + offset).update(from: base, count: source.count) }
+                }
+                pointers[index] = UnsafeRawPointer(storage + offset).assumingMemoryBound(to: CChar.self)
+                lengths[index] = Int32(clamping: bytes.count)
+                formats[index] = binary ? 1 : 0
+                offset += bytes.count
+            }
+            index += 1
+        }
+        let fetched = PQexecPrepared(handle, name, parameterCount, pointers, lengths, formats, 0)
         do {
             try connection.check(fetched, sql: sql)
         } catch {
@@ -230,6 +277,13 @@ package final class PostgresStatement: DriverStatement {
     }
 
     package func value(at index: Int32) -> SQLValue { cell(at: index).value }
+
+    /// A bound parameter (see ``parameters``).
+    private enum Parameter {
+        case null
+        case integer(Int64)
+        case bytes([UInt8], binary: Bool)
+    }
 }
 
 extension PostgresStatement: RemoteStatement {
@@ -238,6 +292,9 @@ extension PostgresStatement: RemoteStatement {
         let cell = cell(at: index)
         return cell.kind == .null ? nil : String(decoding: cell.text, as: UTF8.self)
     }
+
+    /// `PQntuples` of the fetched result; nil before the first `step()`.
+    package var resultRowCount: Int? { result == nil ? nil : Int(rowCount) }
 
     /// The row's 8-byte numbers straight from libpq's cells (see `RemoteStatement`): one call per row.
     package func readWords(from first: Int, reals: UnsafeBufferPointer<Bool>, into words: UnsafeMutablePointer<UInt64>) -> Int? {

@@ -137,4 +137,120 @@ struct PostgresSpeedPathTests {
             #expect(try db.rows("SELECT a, b FROM psp_num WHERE id = 12")[0].values == [.integer(120), .integer(7)])
         }
     }
+
+    // Fourth run: parameters written into one buffer per statement, the command tag and count read from
+    // libpq's bytes, a fetch reserving its identity map from the result's row count.
+
+    @Test func parametersOfEveryKindBindAgainAndAgainThroughTheStatementsOneBuffer() throws {
+        try withSchema { connection in
+            let statement = try connection.prepare("SELECT $1::int8, $2::int8, $3::int8 IS NULL, octet_length($4::bytea), $5::text, $6::float8, $7::int8")
+            // Int64's extremes, NULL, an empty blob (an address, not NULL), text, a real, zero.
+            try statement.bind(values: [.integer(.min), .integer(.max), .null, .blob(Data()), .text("é€"), .real(-0.5), .integer(0)])
+            #expect(try statement.step())
+            #expect((0..<7).map { statement.value(at: Int32($0)) }
+                == [.integer(.min), .integer(.max), .integer(1), .integer(0), .text("é€"), .real(-0.5), .integer(0)])
+            // Bound again: longer text than the buffer first held (it grows), then short values again.
+            let long = String(repeating: "abc", count: 5_000)
+            try statement.bind(values: [.integer(-1), .null, .integer(7), .blob(Data([0, 255, 0])), .text(long), .real(.infinity), .integer(-9)])
+            #expect(try statement.step())
+            #expect((0..<7).map { statement.value(at: Int32($0)) }
+                == [.integer(-1), .null, .integer(0), .integer(3), .text(long), .real(.infinity), .integer(-9)])
+            try statement.bind(values: [.integer(42), .integer(-42), .null, .null, .text(""), .null, .integer(1_000_000_007)])
+            #expect(try statement.step())
+            #expect((0..<7).map { statement.value(at: Int32($0)) }
+                == [.integer(42), .integer(-42), .integer(1), .null, .text(""), .null, .integer(1_000_000_007)])
+            // One parameter bound on its own, the others kept.
+            statement.bind(int64: .min, at: 7)
+            #expect(try statement.step())
+            #expect(statement.value(at: 6) == .integer(.min) && statement.value(at: 0) == .integer(42))
+            #expect(try statement.step() == false)
+        }
+    }
+
+    @Test func changesCountTheRowsEachCommandWroteFromItsTag() throws {
+        try withSchema { connection in
+            try connection.execute("CREATE TABLE psp_count(id int8 PRIMARY KEY, v int8)")
+            try connection.execute("INSERT INTO psp_count SELECT g, g FROM generate_series(1, 12) g")
+            #expect(connection.changes == 12)
+            let update = try connection.prepare("UPDATE psp_count SET v = v + 1 WHERE id <= $1")
+            try update.bind(values: [.integer(10)])
+            _ = try update.step()
+            #expect(connection.changes == 10)
+            // An UPDATE that writes nothing counts 0 (what tells a conflict or a row gone).
+            try update.bind(values: [.integer(0)])
+            _ = try update.step()
+            #expect(connection.changes == 0)
+            // A SELECT leaves the count as it was; a DELETE and a MERGE count theirs.
+            try connection.execute("SELECT 1")
+            #expect(connection.changes == 0)
+            try connection.execute("DELETE FROM psp_count WHERE id > 9")
+            #expect(connection.changes == 3)
+            try connection.execute("MERGE INTO psp_count t USING (SELECT 1 AS id) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = 0")
+            #expect(connection.changes == 1)
+            #expect(connection.totalChanges == 12 + 10 + 0 + 3 + 1)
+            let insert = try connection.prepare("INSERT INTO psp_count VALUES ($1, $2) RETURNING id")
+            try insert.bind(values: [.integer(.max), .integer(.min)])
+            _ = try insert.step()
+            #expect(connection.changes == 1 && connection.lastInsertedRowID == .max)
+        }
+    }
+
+    @Test func int64ExtremeKeysSaveUpdateConflictAndGoAsAnyOther() throws {
+        try withDatabase { db in
+            _ = try db.syncSchema(PSPNum.self)
+            for key in [Int64.min, Int64.max, -1] {
+                let object = PSPNum()
+                object.id = key
+                object.a = 1
+                try db.save(object)
+                object.a = 2
+                try db.save(object)
+                #expect(try db.value(Int64.self, "SELECT a FROM psp_num WHERE id = ?", key) == 2)
+                #expect(try db.object(PSPNum.self, forKey: key) === object)
+                // Another writer's change: a conflict; the row gone: not found.
+                let other = try otherWriter(db)
+                defer { try? other.close() }
+                try other.execute("UPDATE psp_num SET a = 9 WHERE id = ?", key)
+                object.a = 3
+                #expect(modelError { try db.save(object) }?.kind == .conflict)
+                #expect(object.a == 9)
+                try other.execute("DELETE FROM psp_num WHERE id = ?", key)
+                object.a = 4
+                #expect(modelError { try db.save(object) }?.kind == .notFound)
+            }
+        }
+    }
+
+    @Test func aFetchReservesItsIdentityMapOnceAndEveryRowIsFoundAgain() throws {
+        try withDatabase { db in
+            _ = try db.syncSchema(PSPNum.self)
+            try db.execute("INSERT INTO psp_num (id, a, b, x) SELECT g, g, g, 0 FROM generate_series(1, 3000) g")
+            let registry = try db.remoteRegistry(for: PSPNum.self)
+            // `first` stops after one of the 3,000 rows: one object, the map holds it alone.
+            let first = try #require(try db.first(PSPNum.self, where: "ORDER BY id"))
+            #expect(first.id == 1 && registry.liveCount == 1)
+            let all = try db.objects(PSPNum.self, where: "ORDER BY id")
+            #expect(all.count == 3_000 && registry.liveCount == 3_000)
+            #expect(all[0] === first && all.map(\.id) == Array(1...3_000))
+            // Every row found again by key, the same instances, after the map was reserved and filled.
+            let again = try db.objects(PSPNum.self, where: "ORDER BY id DESC")
+            #expect(again.count == 3_000 && zip(again.reversed(), all).allSatisfy { $0 === $1 })
+            #expect(try db.object(PSPNum.self, forKey: 2_999) === all[2_998])
+            #expect(db.models.remoteRows.count == 3_000)
+            // The map itself: a reservation keeps what it holds and finds every key inserted after it.
+            var map = KeyMap()
+            let objects = (0..<100).map { _ in PSPNum() as ModelObject }
+            for (n, object) in objects.prefix(10).enumerated() {
+                _ = map.insert(Unmanaged.passUnretained(object), for: IdentityKey(text: "k\(n)"), hash: KeyMap.hash(IdentityKey(text: "k\(n)")))
+            }
+            map.reserveCapacity(100)
+            for (n, object) in objects.enumerated().dropFirst(10) {
+                _ = map.insert(Unmanaged.passUnretained(object), for: IdentityKey(text: "k\(n)"), hash: KeyMap.hash(IdentityKey(text: "k\(n)")))
+            }
+            #expect(map.count == 100)
+            #expect((0..<100).allSatisfy { n in
+                map.find(IdentityKey(text: "k\(n)"), hash: KeyMap.hash(IdentityKey(text: "k\(n)")))?.takeUnretainedValue() === objects[n]
+            })
+        }
+    }
 }

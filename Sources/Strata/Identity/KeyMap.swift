@@ -289,6 +289,14 @@ struct KeyMap: ~Copyable {
         return UnsafeBufferPointer(start: table, count: capacity).compactMap(\.value)
     }
 
+    /// Grows the table once so that `count` entries fit without a rehash on the way (a fetch whose row count
+    /// the engine knows reserves it before registering its rows).
+    mutating func reserveCapacity(_ count: Int) {
+        var wanted = max(64, capacity)
+        while count * 8 > wanted * 7 { wanted *= 2 }
+        if wanted > capacity { rehash(capacity: wanted) }
+    }
+
     /// Moves every entry into a new table of `capacity` slots (four or two times the size as the map grows; the same
     /// size after switching to the scattering hash).
     private mutating func rehash(capacity newCapacity: Int) {

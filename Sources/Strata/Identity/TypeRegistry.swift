@@ -558,6 +558,14 @@ final class TypeRegistry {
     /// live instances, in constant time.
     var liveCount: Int { byRowID.count + byKey.count }
 
+    /// Makes room in the identity map for `rows` instances about to be registered by key (a fetch whose
+    /// row count is known): the map grows once instead of doubling on the way. Rows that are live already
+    /// take no room, so it reserves for the larger of the two counts, not their sum.
+    func reserveKeyCapacity(_ rows: Int) {
+        guard !keyIsRowID, rows > byKey.count else { return }
+        byKey.reserveCapacity(rows)
+    }
+
     var liveInstances: [ModelObject] {
         // Only one map in use: every entry is a distinct instance (the common, rowid-keyed case).
         if byKey.isEmpty { return byRowID.allValues.map { $0.takeUnretainedValue() } }
@@ -588,6 +596,11 @@ final class TypeRegistry {
     func checkedKey(of object: ModelObject) throws -> SQLValue {
         let current = try metadata.key.accessor.load(object)
         let registered: SQLValue
+        // (An integer key registered under its own digits, the common case of a save: its identity is
+        // spelled once and its slot's key compared, without spelling the registered one back.)
+        if !table.keyIsRowID, metadata.keyCount == 1, case .integer(let value) = current, isRegistered(object, underInteger: value) {
+            return current
+        }
         if table.keyIsRowID {
             registered = .integer(object._rowID)
         } else if let text = textKey(of: object), TypeRegistry.textKey(current).map(SQLValue.text) != .text(text) {   // (bytes, as SQLite compares)
@@ -600,6 +613,14 @@ final class TypeRegistry {
                              "the key of a saved instance changed from \(registered) to \(current); a saved instance stays the same row: save a new instance with the new key and delete this one")
         }
         return current
+    }
+
+    /// Whether `object` is in the identity map under the identity of the integer key `value`.
+    private func isRegistered(_ object: ModelObject, underInteger value: Int64) -> Bool {
+        guard object._inKeyMap else { return false }
+        let identity = IdentityKey(text: String(value))
+        guard let index = byKey.index(of: object, hash: KeyMap.hash(identity)) else { return false }
+        return byKey.key(at: index) == identity
     }
 
     /// The identity-map text of a text or UUID key.

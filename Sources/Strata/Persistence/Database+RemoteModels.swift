@@ -125,9 +125,19 @@ extension Database {
             defer { statement.reset() }
             try statement.bind(values: arguments.map { try $0.sqlValue })
             var objects: [ModelObject] = []
-            while try statement.step() {
+            var more = try statement.step()
+            // The engine knows the row count once the result is in: the identity map and the kept rows grow
+            // once, not by doubling row by row.
+            if more, let rows = statement.resultRowCount, rows > 1 {
+                let expected = min(rows, limit ?? rows)
+                objects.reserveCapacity(expected)
+                registry.reserveKeyCapacity(expected)
+                if expected > models.remoteRows.count { models.remoteRows.reserveCapacity(expected) }
+            }
+            while more {
                 objects.append(try remoteObject(from: statement, registry: registry))
                 if let limit, objects.count >= limit { break }
+                more = try statement.step()
             }
             models.pruneRemoteRows()
             return objects
@@ -592,9 +602,15 @@ package protocol RemoteStatement: DriverStatement {
     /// converting path); nil when all were read. One call per row: a model of 8-byte numbers is read with
     /// no call per cell across the driver boundary.
     func readWords(from first: Int, reals: UnsafeBufferPointer<Bool>, into words: UnsafeMutablePointer<UInt64>) -> Int?
+    /// The number of rows the statement's result holds, once its first `step()` has fetched it (an engine
+    /// that fetches the whole result at once knows it); nil when the engine does not know it.
+    var resultRowCount: Int? { get }
 }
 
 extension RemoteStatement {
+    /// Not known (a driver that streams its rows).
+    package var resultRowCount: Int? { nil }
+
     /// ``readWords(from:reals:into:)`` through ``DriverStatement/cell(at:)``, for a driver without its own.
     package func readWords(from first: Int, reals: UnsafeBufferPointer<Bool>, into words: UnsafeMutablePointer<UInt64>) -> Int? {
         var i = first
