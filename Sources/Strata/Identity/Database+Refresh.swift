@@ -159,6 +159,14 @@ extension Database {
     /// planned again and every live instance reads its row again (one whose row is gone is marked deleted).
     /// A sync that fails is left for the model's next use, which throws it.
     func followOwnSchemaChange() {
+        if let remote {
+            do {
+                try remoteFollowSchemaChange(remote)
+            } catch {
+                configuration.logger.warning("Strata could not sync the models again after the migrations: \(error)")
+            }
+            return
+        }
         checkSchemaVersion()
         guard models.needsResync, !isInTransaction else { return }
         models.changeCount &+= 1

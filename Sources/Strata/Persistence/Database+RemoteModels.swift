@@ -40,36 +40,50 @@ extension Database {
         models.database = self
         let metadata = try ModelMetadata.of(type)
         return try mapped(remote) {
-            guard let info = try schema.table(metadata.tableName) else {
-                throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil, found: "no table",
-                                  expected: "the table created by sync", remedy: "Check the search_path: sync creates tables in the current schema.")
-            }
-            let properties = try SchemaPlanner(metadata: metadata, dialect: remote.dialect).resolveColumns(info)
-            let formats = properties.map { property -> ColumnFormat in
-                // JSON with a whole Double written `1.0` (as Python writes it): jsonb keeps a number's spelling,
-                // so Django and psycopg read it back as a float.
-                // An array of text another tool declared (`text[]`, `varchar(20)[]`): PostgreSQL's array text.
-                if property.formatKind == .json, property.related == nil {
-                    return ColumnFormat.isTextArray(declaredType: info.column(named: property.column)?.declaredType ?? "")
-                        ? .textArray : .jsonText(spaced: true, asciiOnly: false)
-                }
-                guard property.formatKind == .date, property.related == nil else { return .native }
-                // Dates as the engine's timestamp text (microseconds, UTC offset); a DATE column keeps the day.
-                let type = info.column(named: property.column)?.declaredType.lowercased() ?? ""
-                return type == "date" ? .dateText : .dateTimeText(Self.remoteTimestampStyle)
-            }
-            let mapping = TableMapping(metadata: metadata, properties: properties, info: info, formats: formats)
-            mapping.comparesJSONAsJSONB = true
-            for (i, property) in properties.enumerated() where Self.comparesIgnoringCase(info.column(named: property.column)?.declaredType) {
-                mapping.textGuardedColumns.insert(i)
-            }
+            let (mapping, info) = try remoteMapping(remote, metadata, schema: schema)
             let registry = TypeRegistry(metadata: metadata, table: mapping, context: models)
-            // (A table with triggers keeps every text and returns every column: a trigger may change what was written.)
-            registry.remoteInsertReturnsAll = !info.triggerSQL.isEmpty
-            if info.triggerSQL.isEmpty { registry.remoteTextsFromSnapshot = TypeRegistry.remoteTextsFromSnapshot(metadata, table: mapping, info: info) }
+            remoteConfigure(registry, info: info)
             models.add(registry, for: id)
             return registry
         }
+    }
+
+    /// The mapping of a model onto its table as `schema` shows it, each column in Strata's own format on the
+    /// engine (dates as its timestamp text, JSON as `jsonb` text, a `text[]` as its array text).
+    func remoteMapping<C: RemoteConnection>(_ remote: C, _ metadata: ModelMetadata, schema: any SchemaIntrospector) throws -> (TableMapping, TableInfo) {
+        guard let info = try schema.table(metadata.tableName) else {
+            throw SchemaError(model: metadata.typeName, table: metadata.tableName, column: nil, found: "no table",
+                              expected: "the table created by sync", remedy: "Check the search_path: sync creates tables in the current schema.")
+        }
+        let properties = try SchemaPlanner(metadata: metadata, dialect: remote.dialect).resolveColumns(info)
+        let formats = properties.map { property -> ColumnFormat in
+            // JSON with a whole Double written `1.0` (as Python writes it): jsonb keeps a number's spelling,
+            // so Django and psycopg read it back as a float.
+            // An array of text another tool declared (`text[]`, `varchar(20)[]`): PostgreSQL's array text.
+            if property.formatKind == .json, property.related == nil {
+                return ColumnFormat.isTextArray(declaredType: info.column(named: property.column)?.declaredType ?? "")
+                    ? .textArray : .jsonText(spaced: true, asciiOnly: false)
+            }
+            guard property.formatKind == .date, property.related == nil else { return .native }
+            // Dates as the engine's timestamp text (microseconds, UTC offset); a DATE column keeps the day.
+            let type = info.column(named: property.column)?.declaredType.lowercased() ?? ""
+            return type == "date" ? .dateText : .dateTimeText(Self.remoteTimestampStyle)
+        }
+        let mapping = TableMapping(metadata: metadata, properties: properties, info: info, formats: formats)
+        mapping.comparesJSONAsJSONB = true
+        for (i, property) in properties.enumerated() where Self.comparesIgnoringCase(info.column(named: property.column)?.declaredType) {
+            mapping.textGuardedColumns.insert(i)
+        }
+        return (mapping, info)
+    }
+
+    /// What a registry keeps of its rows, decided by its table's triggers and column types (`info`: the
+    /// table `registry.table` maps).
+    func remoteConfigure(_ registry: TypeRegistry, info: TableInfo) {
+        // (A table with triggers keeps every text and returns every column: a trigger may change what was written.)
+        registry.remoteInsertReturnsAll = !info.triggerSQL.isEmpty
+        registry.remoteTextsFromSnapshot = info.triggerSQL.isEmpty
+            ? TypeRegistry.remoteTextsFromSnapshot(registry.metadata, table: registry.table, info: info) : ColumnSet()
     }
 
     /// Whether a declared type compares texts that differ in case as equal: `citext` and arrays of it

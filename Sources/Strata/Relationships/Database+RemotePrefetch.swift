@@ -97,7 +97,7 @@ extension Database {
     /// Reads the rows of live `objects` of `registry` again (brought up to date by the fetch's merge), in
     /// one statement per chunk (`key = ANY($1)` for a single key; row values for a composite one); returns
     /// the instances whose row is still there.
-    private func remoteReread<C: RemoteConnection>(_ remote: C, _ objects: [ModelObject], registry: TypeRegistry) throws -> Set<ObjectIdentifier> {
+    func remoteReread<C: RemoteConnection>(_ remote: C, _ objects: [ModelObject], registry: TypeRegistry) throws -> Set<ObjectIdentifier> {
         let table = registry.table
         var keys: [[SQLValue]] = []
         for object in objects {
