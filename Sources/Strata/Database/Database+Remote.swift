@@ -39,6 +39,7 @@ extension Database {
             defer { statement.reset() }
             while try statement.step() {}
         }
+        remoteFollowRawTransactionControl(remote, sql)
     }
 
     func remoteRows<C: RemoteConnection>(_ remote: C, _ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
@@ -166,7 +167,9 @@ extension Database {
             try? remote.execute(nested ? "ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)" : "ROLLBACK")
             throw remote.databaseError(error)
         }
-        let depth = transactionDepth
+        let depth = remoteWriteDepth
+        // (Levels raw SQL opened inside this one end with it.)
+        defer { models.remoteRawLevels.removeAll { $0.depth >= depth } }
         func rollBack() {
             try? remote.execute(nested ? "ROLLBACK TO SAVEPOINT \(savepoint); RELEASE SAVEPOINT \(savepoint)" : "ROLLBACK")
             remoteRestoreAfterRollback(remote, toDepth: depth - 1)

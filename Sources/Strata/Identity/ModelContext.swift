@@ -21,6 +21,9 @@ final class ModelContext {
     /// The writes of the open transaction on such an engine, for a rollback to undo in the live instances
     /// (`keyAssigned`: an insert whose integer key the engine gave, which a rollback sets back to 0).
     var remoteWrites: [(object: ModelObject, registry: TypeRegistry, inserted: Bool, keyAssigned: Bool, depth: Int)] = []
+    /// The transaction levels raw SQL opened on such an engine (`BEGIN`: an empty name; `SAVEPOINT`: its
+    /// name as the engine folds it), each with the write depth it began (``Database/remoteWriteDepth``).
+    var remoteRawLevels: [(name: String, depth: Int)] = []
 
     weak var database: Database?
     var registries: [ObjectIdentifier: TypeRegistry] = [:] {

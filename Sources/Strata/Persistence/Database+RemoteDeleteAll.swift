@@ -16,8 +16,8 @@ extension Database {
         for row in rows {
             let key = table.keyCount == 1 ? row.values[0] : CompositeKey(values: row.values).sqlValue
             guard let object = registry.instance(key: key), !object._isDeleted else { continue }
-            if transactionDepth > 0 {
-                models.remoteWrites.append((object, registry, inserted: false, keyAssigned: false, depth: transactionDepth))
+            if remoteWriteDepth > 0 {
+                models.remoteWrites.append((object, registry, inserted: false, keyAssigned: false, depth: remoteWriteDepth))
             }
             registry.detach(object, deleted: true)
         }

@@ -333,7 +333,7 @@ extension Database {
     /// A save of `object` failed inside a block: when that block rolls back, the instance reads its row
     /// again without the changes the block made (a retried block applies them once), as on SQLite.
     private func noteRefused(_ object: ModelObject) {
-        if transactionDepth > 0 { models.refusedInTransaction[ObjectIdentifier(object)] = (object, transactionDepth) }
+        if remoteWriteDepth > 0 { models.refusedInTransaction[ObjectIdentifier(object)] = (object, remoteWriteDepth) }
     }
 
     /// INSERT … RETURNING what the instance takes from the engine: the key, the columns not written
@@ -397,7 +397,7 @@ extension Database {
         registry.capture(object)
         remoteKeepRow(of: statement, for: object, registry: registry, columns: statementColumns)
         models.changeCount &+= 1   // a reference known to have no row may find this one
-        if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: true, keyAssigned: keyAssigned, depth: transactionDepth)) }
+        if remoteWriteDepth > 0 { models.remoteWrites.append((object, registry, inserted: true, keyAssigned: keyAssigned, depth: remoteWriteDepth)) }
         if models.remoteLog.observing { remoteRecord(registry, .insert, key: observedKey(object, registry)) }
         // The loaded `@Children` arrays of the new row's parents: their next read includes it.
         if registry.hasParentArrays {
@@ -477,7 +477,7 @@ extension Database {
         // A child that moved leaves its former parent's loaded array and reaches the new one's.
         if registry.hasParentArrays && registry.dropArraysOfMovedChild(object, changed: changed) { noteChildMoved(registry) }
         registry.capture(object, properties: changed)
-        if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, keyAssigned: false, depth: transactionDepth)) }
+        if remoteWriteDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, keyAssigned: false, depth: remoteWriteDepth)) }
         if models.remoteLog.observing {
             remoteRecord(registry, .update, key: observedKey(object, registry), properties: indices.map { metadata.properties[$0].name })
         }
@@ -541,7 +541,7 @@ extension Database {
             try statement.bind(values: known.prefix(registry.table.keyCount).map { $0.map(SQLValue.text) ?? .null })
             while try statement.step() {}
         }
-        if transactionDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, keyAssigned: false, depth: transactionDepth)) }
+        if remoteWriteDepth > 0 { models.remoteWrites.append((object, registry, inserted: false, keyAssigned: false, depth: remoteWriteDepth)) }
         if models.remoteLog.observing { remoteRecord(registry, .delete, key: observedKey(object, registry)) }
         registry.detach(object, deleted: true)
         models.changeCount &+= 1   // (a reference known to have no row trusts that while the count stands)

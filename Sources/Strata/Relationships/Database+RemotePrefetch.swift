@@ -86,7 +86,7 @@ extension Database {
                 var gone: Set<SQLValue> = []
                 for object in candidates where !found.contains(ObjectIdentifier(object)) {
                     if let key = try? child.checkedKey(of: object) { gone.insert(key) }
-                    if transactionDepth > 0 { models.remoteWrites.append((object, child, inserted: false, keyAssigned: false, depth: transactionDepth)) }
+                    if remoteWriteDepth > 0 { models.remoteWrites.append((object, child, inserted: false, keyAssigned: false, depth: remoteWriteDepth)) }
                     child.detach(object, deleted: true)
                 }
                 if !gone.isEmpty { work.append((child, gone)) }

@@ -516,8 +516,7 @@ private func mentions(_ statements: [String], _ table: String) -> Int {
 private struct Undo: Error {}
 
 extension RelationshipTests {
-    // PostgreSQL: a raw ROLLBACK TO (a savepoint of the statement's own) is not followed into live instances
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: a raw ROLLBACK TO is not followed into live instances")) func aTargetWhoseInsertARawRollbackToUndidIsLetGo() throws {
+    @Test func aTargetWhoseInsertARawRollbackToUndidIsLetGo() throws {
         let db = try TestDatabase.make()
         try db.syncSchema(RTeam.self)
         try db.syncSchema(RMember.self)
