@@ -187,7 +187,11 @@ extension Database {
     func remoteObject<S: DriverStatement>(from statement: S, registry: TypeRegistry) throws -> ModelObject where S: RemoteStatement {
         let metadata = registry.metadata
         let count = metadata.properties.count
-        // (A single key without an array; its identity made once, for the lookup and the registration.)
+        // (A single key without an array; its identity made once, for the lookup and the registration. An
+        // integer key straight from its cell, with no value made: its identity is the integer.)
+        if metadata.keyIsInteger, !registry.keyIsRowID, let integer = remoteIntegerKey(statement) {
+            return try remoteObject(from: statement, registry: registry, identity: .integer(integer))
+        }
         let key: SQLValue, isNull: Bool
         if registry.table.keyCount == 1 {
             key = statement.value(at: 0)
@@ -211,6 +215,37 @@ extension Database {
         registry.register(object, rowID: 0, identity: identity ?? registry.identity(of: key))
         remoteKeepRow(of: statement, for: object, registry: registry)
         return object
+    }
+
+    /// ``remoteObject(from:registry:)`` for a row whose key is the integer `identity`: the live instance is
+    /// found, or the new one registered, by one hash and one probe of the identity map.
+    private func remoteObject<S: DriverStatement>(from statement: S, registry: TypeRegistry, identity: IdentityKey) throws -> ModelObject where S: RemoteStatement {
+        let (live, slot) = registry.find(identity: identity, hash: KeyMap.hash(identity))
+        if let live, !live._isDeleted {
+            try merge((0..<registry.metadata.properties.count).map { statement.text(at: Int32($0)) }, from: statement, into: live, registry: registry)
+            return live
+        }
+        let object: ModelObject = registry.metadata.type.init()
+        try remoteDecode(statement, into: object, registry: registry)
+        if live == nil {
+            registry.register(new: object, rowID: 0, identity: identity, hash: KeyMap.hash(identity), at: slot)
+        } else {
+            registry.register(object, rowID: 0, identity: identity)
+        }
+        remoteKeepRow(of: statement, for: object, registry: registry)
+        return object
+    }
+
+    /// The current row's integer key (column 0) read from its cell, as the fetch reads integer fields; nil
+    /// when it is not an integer cell (NULL, another type: the general path converts it, or throws).
+    @inline(__always)
+    private func remoteIntegerKey<S: RemoteStatement>(_ statement: S) -> Int64? {
+        var word: UInt64 = 0
+        var isReal = false
+        let stop = withUnsafePointer(to: &isReal) { real in
+            statement.readWords(from: 0, reals: UnsafeBufferPointer(start: real, count: 1), into: &word)
+        }
+        return stop == nil ? Int64(bitPattern: word) : nil
     }
 
     /// A property's value in its column's format (a JSON value through its own restyling, which keeps a
