@@ -82,10 +82,22 @@ struct PostgresFetchPathTests {
             let objects = try db.objects(PFNum.self, where: "ORDER BY id")
             let registry = try #require(objects[0]._registry)
             #expect(registry.registeredIdentity(of: objects[0]) == .integer(1))
+            // Every column spelled from the snapshot: no kept row per instance, the read stamp in its slot.
+            #expect(registry.remoteReadStamps && db.models.remoteRows.isEmpty)
+            #expect(objects.map { registry.readStamp(of: $0) } == [db.models.remoteRawWrites, db.models.remoteRawWrites])
+            #expect(objects.map { db.remoteKnownTexts($0, registry: registry) } == [["1", "10", "20"], ["2", "11", "21"]])
             // The handle's own raw write: a lookup by key reads the row again, into the same instance.
             try db.execute("UPDATE pf_num SET b = 99 WHERE id = 1")
+            #expect(registry.readStamp(of: objects[0]) == db.models.remoteRawWrites - 1)
             #expect(try db.object(PFNum.self, forKey: 1) === objects[0])
             #expect(objects[0].b == 99 && !objects[0].hasChanges)
+            #expect(registry.readStamp(of: objects[0]) == db.models.remoteRawWrites)
+            // Read again now: the next lookup runs no query.
+            var statements: [String] = []
+            let trace = db.traceStatements { statements.append($0) }
+            #expect(try db.object(PFNum.self, forKey: 1) === objects[0])
+            trace.cancel()
+            #expect(statements.isEmpty)
             // A raw delete: the lookup finds no row and marks the instance deleted.
             try db.execute("DELETE FROM pf_num WHERE id = 2")
             #expect(try db.object(PFNum.self, forKey: 2) == nil)
@@ -144,6 +156,9 @@ struct PostgresFetchPathTests {
             #expect(registry.registeredIdentity(of: objects[1]) == .integer(2))
             #expect(try db.object(PFNum.self, forKey: 2) === objects[1])
             #expect(try db.column(Int.self, "SELECT a FROM pf_num ORDER BY id") == [10, 11])
+            // Each read its row again: stamped now, and no kept row in the map.
+            #expect(objects.map { registry.readStamp(of: $0) } == [db.models.remoteRawWrites, db.models.remoteRawWrites])
+            #expect(db.models.remoteRows.isEmpty && db.remoteKeptTexts(inserted, registry: registry) == nil)
             // Both save again as before.
             objects[0].b = 30
             objects[1].b = 31
@@ -172,6 +187,13 @@ struct PostgresFetchPathTests {
             #expect(objects.map(\.big) == [.min, .max, 0, -1])
             #expect(objects.allSatisfy { !$0.hasChanges })
             #expect(objects.map { $0._registry?.registeredIdentity(of: $0) } == [.integer(1), .integer(2), .integer(3), .integer(4)])
+            // A table with a text column keeps each instance's texts (and its read stamp) in the map, as before.
+            let registry = try #require(objects[0]._registry)
+            #expect(!registry.remoteReadStamps && registry.readStamp(of: objects[0]) == nil)
+            #expect(db.models.remoteRows.count == 4)
+            #expect(db.remoteKeptTexts(objects[0], registry: registry) == ["one", "t", nil])
+            #expect(db.remoteKeptTexts(objects[1], registry: registry) == ["", "f", "2.5"])
+            #expect(db.remoteReadAt(objects[1], registry: registry) == db.models.remoteRawWrites)
             // A text column's change by another writer, met by this instance's own change: a conflict.
             let other = try otherWriter(db)
             defer { try? other.close() }

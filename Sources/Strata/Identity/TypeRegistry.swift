@@ -76,6 +76,9 @@ final class TypeRegistry {
     /// On an engine other than SQLite, the columns whose kept row text is spelled from the snapshot
     /// (``remoteTextsFromSnapshot(_:table:info:)``), set once on first use; empty on SQLite.
     @exclusivity(unchecked) var remoteTextsFromSnapshot = ColumnSet()
+    /// On an engine other than SQLite, whether every column is in ``remoteTextsFromSnapshot``, so that a live
+    /// instance keeps no texts and its read stamp is in its snapshot slot (``keepReadStampsInSnapshots()``).
+    @exclusivity(unchecked) var remoteReadStamps = false
     /// On an engine other than SQLite, whether an INSERT must return every column (the table has triggers,
     /// which may change what was written); else it returns those the server may fill in and those whose
     /// text is kept, set once on first use.

@@ -67,6 +67,8 @@ extension Database {
             // (A table with triggers keeps every text and returns every column: a trigger may change what was written.)
             registry.remoteInsertReturnsAll = !info.triggerSQL.isEmpty
             if info.triggerSQL.isEmpty { registry.remoteTextsFromSnapshot = TypeRegistry.remoteTextsFromSnapshot(metadata, table: mapping, info: info) }
+            // (Every column spelled from the snapshot: no kept row per instance, its read stamp in its slot.)
+            if TypeRegistry.allFromSnapshot(registry.remoteTextsFromSnapshot, count: metadata.properties.count) { registry.keepReadStampsInSnapshots() }
             models.add(registry, for: id)
             return registry
         }
@@ -132,7 +134,7 @@ extension Database {
                 let expected = min(rows, limit ?? rows)
                 objects.reserveCapacity(expected)
                 registry.reserveKeyCapacity(expected)
-                if expected > models.remoteRows.count { models.remoteRows.reserveCapacity(expected) }
+                if !registry.remoteReadStamps, expected > models.remoteRows.count { models.remoteRows.reserveCapacity(expected) }
             }
             while more {
                 objects.append(try remoteObject(from: statement, registry: registry))
@@ -164,7 +166,7 @@ extension Database {
     /// marked deleted when the row is gone).
     func remoteObject<C: RemoteConnection>(_ remote: C, registry: TypeRegistry, key: SQLValue) throws -> ModelObject? {
         let live = registry.instance(key: key)
-        if let live, !live._isDeleted, models.remoteRows[ObjectIdentifier(live)]?.readAt == models.remoteRawWrites { return live }
+        if let live, !live._isDeleted, remoteReadAt(live, registry: registry) == models.remoteRawWrites { return live }
         let parts = try keyParts(key, registry: registry)
         let found = try remoteObjects(remote, registry: registry, sql: registry.table.selectFromSQL + " WHERE " + remoteKeyClause(registry),
                                       arguments: parts).first
@@ -296,7 +298,7 @@ extension Database {
     private func merge<S: RemoteStatement>(_ texts: [String?], from statement: S, into object: ModelObject, registry: TypeRegistry) throws {
         let id = ObjectIdentifier(object)
         guard let known = remoteKnownTexts(object, registry: registry), known != texts else {
-            remoteNoteRead(object)
+            remoteNoteRead(object, registry: registry)
             return
         }
         let local = registry.changes(of: object)
@@ -317,7 +319,7 @@ extension Database {
             models.remoteConflictRows[id] = texts
         }
         remoteKeep(updated, for: object, registry: registry)
-        remoteNoteRead(object)
+        remoteNoteRead(object, registry: registry)
     }
 
     // MARK: Save
@@ -437,7 +439,7 @@ extension Database {
         var changed = registry.changes(of: object)
         for part in 0..<metadata.keyCount { changed.remove(part) }
         table.generated.forEach { changed.remove($0) }
-        guard !changed.isEmpty, let kept = models.remoteRows[id]?.texts else { return }
+        guard !changed.isEmpty, let kept = remoteKeptTexts(object, registry: registry) else { return }
         let indices = changed.indices
         // Columns whose text is spelled from the snapshot (integers) need not come back: the engine stores
         // the value written, and the count of rows written tells a held guard from a conflict.
@@ -671,7 +673,8 @@ extension ModelContext {
     /// (a first large fetch, nothing released yet), there is nothing to drop and no set of the live ones is made.
     func pruneRemoteRows() {
         guard remoteRows.count >= 1_024, remoteRows.count > 2 * remoteRowsAfterPrune else { return }
-        if registries.values.reduce(0, { $0 + $1.liveCount }) >= remoteRows.count {
+        // (The instances of tables with read stamps keep no row here.)
+        if registries.values.reduce(0, { $0 + ($1.remoteReadStamps ? 0 : $1.liveCount) }) >= remoteRows.count {
             remoteRowsAfterPrune = remoteRows.count
             return
         }
