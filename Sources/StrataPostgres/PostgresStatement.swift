@@ -296,28 +296,40 @@ extension PostgresStatement: RemoteStatement {
     /// `PQntuples` of the fetched result; nil before the first `step()`.
     package var resultRowCount: Int? { result == nil ? nil : Int(rowCount) }
 
-    /// The row's 8-byte numbers straight from libpq's cells (see `RemoteStatement`): one call per row.
+    /// The row's 8-byte numbers straight from libpq's cells (see `RemoteStatement`): one call per row, one
+    /// libpq call per integer cell (`PQgetvalue`: its text is NUL-terminated, and a NULL's is empty, which no
+    /// integer is, so a NULL stops the loop as text that is no integer does, for the converting path).
     package func readWords(from first: Int, reals: UnsafeBufferPointer<Bool>, into words: UnsafeMutablePointer<UInt64>) -> Int? {
         guard first < reals.count else { return nil }
         guard let result, row >= 0, row < rowCount else { return first }
-        for i in first..<reals.count {
-            let column = Int32(i)
-            guard column < columnCount, PQgetisnull(result, row, column) == 0, let value = PQgetvalue(result, row, column) else { return i }
-            let type = columnTypes[i]
-            let text = UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self),
-                                           count: Int(PQgetlength(result, row, column)))
-            // (The type OIDs of PostgresCell.kind(of:), compared directly.)
-            if reals[i] {
-                guard type == 700 || type == 701 || type == 1700 else { return i }
-                words[i] = PostgresCell(type: type, kind: .real, text: text).double.bitPattern
-            } else if type == PostgresCell.boolType {
-                words[i] = text.first == UInt8(ascii: "t") ? 1 : 0
-            } else {
-                guard type == 20 || type == 23 || type == 21, let integer = PostgresCell.integer(text) else { return i }
-                words[i] = UInt64(bitPattern: integer)
+        let row = self.row
+        let end = min(reals.count, Int(columnCount))
+        return columnTypes.withUnsafeBufferPointer { types -> Int? in
+            var i = first
+            while i < end {
+                let column = Int32(i)
+                guard let value = PQgetvalue(result, row, column) else { return i }
+                let text = UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self)
+                // (The type OIDs of PostgresCell.kind(of:), compared directly.)
+                let type = types[i]
+                if reals[i] {
+                    guard type == 700 || type == 701 || type == 1700, text[0] != 0 else { return i }
+                    let cell = UnsafeBufferPointer(start: text, count: Int(PQgetlength(result, row, column)))
+                    words[i] = PostgresCell(type: type, kind: .real, text: cell).double.bitPattern
+                } else if type == 20 || type == 23 || type == 21 {
+                    guard let integer = PostgresCell.integer(terminated: text) else { return i }
+                    words[i] = UInt64(bitPattern: integer)
+                } else if type == PostgresCell.boolType {
+                    // (`t` or `f`; a NULL's empty text is neither.)
+                    guard text[0] == UInt8(ascii: "t") || text[0] == UInt8(ascii: "f") else { return i }
+                    words[i] = text[0] == UInt8(ascii: "t") ? 1 : 0
+                } else {
+                    return i
+                }
+                i += 1
             }
+            return i < reals.count ? i : nil
         }
-        return nil
     }
 }
 
@@ -418,6 +430,25 @@ package struct PostgresCell: DriverCell {
         if negative { return value }
         let (positive, overflow) = (0 as Int64).subtractingReportingOverflow(value)
         return overflow ? nil : positive
+    }
+
+    /// ``integer(_:)`` of a cell's NUL-terminated text (what `PQgetvalue` gives): up to 18 digits read as they
+    /// come, with no length asked for (the common case); anything else (a sign, 19 digits, no digit at all)
+    /// through ``integer(_:)``.
+    @inline(__always)
+    static func integer(terminated text: UnsafePointer<UInt8>) -> Int64? {
+        var value: UInt64 = 0
+        var length = 0
+        while true {
+            let digit = text[length] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            value = value &* 10 &+ UInt64(digit)
+            length += 1
+        }
+        if text[length] == 0, length > 0, length <= 18 { return Int64(bitPattern: value) }
+        if text[length] != 0 && length > 0 { return nil }   // (digits, then something else)
+        while text[length] != 0 { length += 1 }
+        return integer(UnsafeBufferPointer(start: text, count: length))
     }
 
     /// A `bytea`'s bytes, decoded from the text form (`\x…`); for another column, its text's bytes.

@@ -15,8 +15,9 @@ import Foundation
 ///
 /// Entries are 32 trivial bytes (hash, two words, instance), so growing (by four) and removing move bytes and
 /// never retain or release: while every key is a pair of integers (two `Int64` parts, two references) the
-/// two words are its parts; from the first key of another shape on, the first word indexes `keys`, which
-/// holds each key (a free list reuses the places of removed ones). A lookup also returns the slot where a
+/// two words are its parts, or while every key is a single integer (``IdentityKey/integer(_:)``) the first
+/// word is it; from the first key of another shape on, the first word indexes `keys`, which holds each key
+/// (a free list reuses the places of removed ones). A single integer is its own hash. A lookup also returns the slot where a
 /// missing key goes (``lookUp(_:hash:)``), so a fetch probes once per new row (``insert(_:for:hash:at:)``).
 ///
 /// Two integer parts are placed by `a * k + b` in the low bits at first, so rows fetched in key order fill
@@ -40,7 +41,8 @@ import Foundation
 struct KeyMap: ~Copyable {
     struct Entry {
         var hash: UInt64
-        /// The key's two parts (``holdsPairs``), else `a` is the key's index in `keys`.
+        /// The key's two parts (``holdsPairs``; a single integer in `a`, with ``holdsIntegers``), else `a` is
+        /// the key's index in `keys`.
         var a: Int64
         var b: Int64
         /// nil: an empty slot.
@@ -67,8 +69,11 @@ struct KeyMap: ~Copyable {
     private(set) var count = 0
     /// Changes whenever an entry moves or is added or removed, so a slot from ``lookUp(_:hash:)`` can be checked.
     private var version = 0
-    /// Whether every entry holds a pair of integers in its words (else its key is in `keys`).
+    /// Whether every entry holds its key in its words, a pair of integers or a single one (else its key is in `keys`).
     private(set) var holdsPairs = true
+    /// Whether the keys held in the entries' words are single integers (`a`), not pairs: set by the first
+    /// key while the map is empty.
+    private(set) var holdsIntegers = false
     /// The keys of the entries when not ``holdsPairs``, by the index in their first word.
     private var keys: ContiguousArray<IdentityKey> = []
     /// Indices of `keys` whose entry was removed, for reuse.
@@ -92,6 +97,7 @@ struct KeyMap: ~Copyable {
     static func hash(_ key: IdentityKey) -> UInt64 {
         switch key {
         case .pair(let a, let b): return pairHash(a, b)
+        case .integer(let value): return UInt64(bitPattern: value)
         case .single(.text(let text)): return SnapshotHash.hash(text: text)
         default: return UInt64(bitPattern: Int64(key.hashValue))
         }
@@ -130,8 +136,11 @@ struct KeyMap: ~Copyable {
     private func holds(_ entry: Entry, _ key: IdentityKey, hash: UInt64) -> Bool {
         guard entry.hash == hash else { return false }
         if holdsPairs {
-            guard case .pair(let a, let b) = key else { return false }
-            return entry.a == a && entry.b == b
+            switch key {
+            case .pair(let a, let b): return !holdsIntegers && entry.a == a && entry.b == b
+            case .integer(let a): return holdsIntegers && entry.a == a
+            default: return false
+            }
         }
         return keys[Int(entry.a)] == key
     }
@@ -165,17 +174,31 @@ struct KeyMap: ~Copyable {
     /// changed since or must grow; returns the instance it replaced, if any (only then).
     @inline(__always)
     mutating func insert(_ value: Unmanaged<ModelObject>, for key: IdentityKey, hash: UInt64, at slot: Slot) -> Unmanaged<ModelObject>? {
-        guard slot.version == version, (count + 1) * 8 <= capacity * 7, holdsPairs, case .pair(let a, let b) = key else {
+        guard slot.version == version, (count + 1) * 8 <= capacity * 7, holdsPairs, let (a, b) = inlineWords(of: key) else {
             return insert(value, for: key, hash: hash)
         }
         place(Entry(hash: hash, a: a, b: b, value: value), at: slot.index, distance: slot.probes)
         return nil
     }
 
+    /// The words an entry holds `key` in while ``holdsPairs``: a pair's parts (unless the entries hold single
+    /// integers), a single integer and 0 (if they do); nil for a key of another shape.
+    @inline(__always)
+    private func inlineWords(of key: IdentityKey) -> (Int64, Int64)? {
+        switch key {
+        case .pair(let a, let b): return holdsIntegers ? nil : (a, b)
+        case .integer(let a): return holdsIntegers ? (a, 0) : nil
+        default: return nil
+        }
+    }
+
     /// Registers `value` under `key`; returns the instance it replaced, if any.
     @discardableResult
     mutating func insert(_ value: Unmanaged<ModelObject>, for key: IdentityKey, hash: UInt64) -> Unmanaged<ModelObject>? {
-        if holdsPairs, !key.isPair { holdKeysApart() }
+        if holdsPairs, inlineWords(of: key) == nil {
+            // (The first key of an empty map chooses what the entries' words hold.)
+            if count == 0, key.isPair || key.isInteger { holdsIntegers = key.isInteger } else { holdKeysApart() }
+        }
         // Growth by four (by two past a million slots): a fetch's map grows while it reads, and each growth
         // moves every entry and clears a new table.
         if (count + 1) * 8 > capacity * 7 { rehash(capacity: max(64, capacity < 1 << 20 ? capacity * 4 : capacity * 2)) }
@@ -185,7 +208,7 @@ struct KeyMap: ~Copyable {
             return found
         }
         let entry: Entry
-        if holdsPairs, case .pair(let a, let b) = key {
+        if holdsPairs, let (a, b) = inlineWords(of: key) {
             entry = Entry(hash: hash, a: a, b: b, value: value)
         } else {
             entry = Entry(hash: hash, a: Int64(store(key)), b: 0, value: value)
@@ -221,12 +244,12 @@ struct KeyMap: ~Copyable {
         return keys.count - 1
     }
 
-    /// Moves every entry's key into `keys` (the first key that is not a pair of integers).
+    /// Moves every entry's key into `keys` (the first key of a shape the entries' words do not hold).
     private mutating func holdKeysApart() {
         holdsPairs = false
         guard let table else { return }
         for i in 0..<capacity where table[i].value != nil {
-            keys.append(.pair(table[i].a, table[i].b))
+            keys.append(holdsIntegers ? .integer(table[i].a) : .pair(table[i].a, table[i].b))
             table[i].a = Int64(keys.count - 1)
             table[i].b = 0
         }
@@ -261,7 +284,8 @@ struct KeyMap: ~Copyable {
     /// The key of the entry at `index` (from ``index(of:hash:)``).
     func key(at index: Int) -> IdentityKey {
         guard let table, index >= 0, index < capacity else { return .pair(0, 0) }
-        return holdsPairs ? .pair(table[index].a, table[index].b) : keys[Int(table[index].a)]
+        guard holdsPairs else { return keys[Int(table[index].a)] }
+        return holdsIntegers ? .integer(table[index].a) : .pair(table[index].a, table[index].b)
     }
 
     /// Removes the entry at `index` (from ``index(of:hash:)``), by backward-shift deletion (no tombstones).
@@ -329,6 +353,13 @@ extension IdentityKey {
     @inline(__always)
     var isPair: Bool {
         if case .pair = self { return true }
+        return false
+    }
+
+    /// Whether the key is a single integer (``KeyMap`` holds those in its entries).
+    @inline(__always)
+    var isInteger: Bool {
+        if case .integer = self { return true }
         return false
     }
 }

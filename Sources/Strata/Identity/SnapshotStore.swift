@@ -7,6 +7,9 @@
 /// copying as the store grows, and at most one page unused. An instance holds its slot number in
 /// `_snapshotSlot` (0: none).
 ///
+/// On an engine other than SQLite, a table whose kept row texts are all spelled from the snapshot has a
+/// `stamped` store: each slot ends with the instance's read stamp (what a dictionary by instance held).
+///
 /// A model whose properties are all 8-byte numbers (``ModelMetadata/plainWordsStart``) is never NULL: its
 /// slots have no NULL-bit words (8 bytes less per instance). Should a NULL word reach such a store all
 /// the same, its bit is kept aside (`nullsAside`), so no word is ever taken for another.
@@ -20,6 +23,13 @@ struct SnapshotStore {
     let stride: Int
     /// Whether slots carry NULL-bit words.
     let nullable: Bool
+    /// Whether slots carry one more word after the others, the read stamp of an instance on an engine other
+    /// than SQLite (``TypeRegistry/readStamp(of:)``), written ``noStamp`` as the slot is handed out.
+    let stamped: Bool
+    /// Where a slot's NULL-bit words end: its stamp's index, when `stamped`.
+    private let nullsEnd: Int
+    /// The stamp of a slot handed out and not stamped since.
+    static let noStamp = UInt64(bitPattern: Int64.min)
     /// The NULL bits of slots of a store without NULL-bit words, by slot; empty unless a NULL word came.
     private var nullsAside: [UInt32: [UInt64]] = [:]
     private static let pageShift = 10
@@ -28,10 +38,12 @@ struct SnapshotStore {
     /// The most recently freed slot; each free slot's first word holds the next one (0: none).
     private var freeHead: UInt32 = 0
 
-    init(count: Int, nullable: Bool = true) {
+    init(count: Int, nullable: Bool = true, stamped: Bool = false) {
         self.count = count
         self.nullable = nullable
-        stride = count + (nullable ? (count + 63) / 64 : 0)
+        self.stamped = stamped
+        nullsEnd = count + (nullable ? (count + 63) / 64 : 0)
+        stride = nullsEnd + (stamped ? 1 : 0)
     }
 
     func deallocate() { pages.forEach { $0.deallocate() } }
@@ -39,16 +51,19 @@ struct SnapshotStore {
     /// A slot for a new instance's snapshot.
     @inline(__always)
     mutating func allocate() -> UInt32 {
+        let slot: UInt32
         if freeHead != 0 {
-            let slot = freeHead
+            slot = freeHead
             freeHead = UInt32(truncatingIfNeeded: words(slot)[0])
-            return slot
+        } else {
+            if used == pages.count << Self.pageShift {
+                pages.append(.allocate(capacity: stride << Self.pageShift))
+            }
+            used += 1
+            slot = UInt32(used)
         }
-        if used == pages.count << Self.pageShift {
-            pages.append(.allocate(capacity: stride << Self.pageShift))
-        }
-        used += 1
-        return UInt32(used)
+        if stamped { words(slot)[nullsEnd] = Self.noStamp }
+        return slot
     }
 
     @inline(__always)
@@ -66,7 +81,19 @@ struct SnapshotStore {
             return
         }
         let words = words(slot)
-        for i in count..<stride { words[i] = 0 }
+        for i in count..<nullsEnd { words[i] = 0 }
+    }
+
+    /// The read stamp of a slot of a `stamped` store (``noStamp`` until one is set).
+    @inline(__always)
+    func stamp(_ slot: UInt32) -> UInt64 {
+        words(slot)[nullsEnd]
+    }
+
+    /// Sets the read stamp of a slot of a `stamped` store.
+    @inline(__always)
+    func setStamp(_ slot: UInt32, _ stamp: UInt64) {
+        words(slot)[nullsEnd] = stamp
     }
 
     /// The words of a slot: `count` property words, then the NULL bits.

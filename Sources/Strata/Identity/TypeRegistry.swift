@@ -76,6 +76,9 @@ final class TypeRegistry {
     /// On an engine other than SQLite, the columns whose kept row text is spelled from the snapshot
     /// (``remoteTextsFromSnapshot(_:table:info:)``), set once on first use; empty on SQLite.
     @exclusivity(unchecked) var remoteTextsFromSnapshot = ColumnSet()
+    /// On an engine other than SQLite, whether every column is in ``remoteTextsFromSnapshot``, so that a live
+    /// instance keeps no texts and its read stamp is in its snapshot slot (``keepReadStampsInSnapshots()``).
+    @exclusivity(unchecked) var remoteReadStamps = false
     /// On an engine other than SQLite, whether an INSERT must return every column (the table has triggers,
     /// which may change what was written); else it returns those the server may fill in and those whose
     /// text is kept, set once on first use.
@@ -180,9 +183,17 @@ final class TypeRegistry {
         }
     }
 
-    /// The identity a key value stands for: a single key's text; for a composite key, its spelling
-    /// (``CompositeKey/sqlValue``) read back into parts. Nil for a key that names no row (NULL, a blob).
+    /// The identity a key value stands for: a single key's text (an integer key's integer, which its
+    /// decimal text also names, as before: `"5"` is 5, `"05"` names no instance of it); for a composite key,
+    /// its spelling (``CompositeKey/sqlValue``) read back into parts. Nil for a key that names no row (NULL, a blob).
     func identity(of key: SQLValue) -> IdentityKey? {
+        if metadata.keyIsInteger {
+            switch key {
+            case .integer(let value): return .integer(value)
+            case .text(let text): return Int64(text).flatMap { String($0) == text ? .integer($0) : nil } ?? IdentityKey(text: text)
+            default: break
+            }
+        }
         guard metadata.keyCount > 1 else { return TypeRegistry.textKey(key).map(IdentityKey.init(text:)) }
         guard case .text(let text) = key, let parts = CompositeKey.parse(text) else { return nil }
         return IdentityKey(parts: parts)
@@ -618,8 +629,7 @@ final class TypeRegistry {
     /// Whether `object` is in the identity map under the identity of the integer key `value`.
     private func isRegistered(_ object: ModelObject, underInteger value: Int64) -> Bool {
         guard object._inKeyMap else { return false }
-        let identity = IdentityKey(text: String(value))
-        guard let index = byKey.index(of: object, hash: KeyMap.hash(identity)) else { return false }
+        guard let identity = identity(of: .integer(value)), let index = byKey.index(of: object, hash: KeyMap.hash(identity)) else { return false }
         return byKey.key(at: index) == identity
     }
 

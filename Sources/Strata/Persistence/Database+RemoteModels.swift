@@ -84,6 +84,13 @@ extension Database {
         registry.remoteInsertReturnsAll = !info.triggerSQL.isEmpty
         registry.remoteTextsFromSnapshot = info.triggerSQL.isEmpty
             ? TypeRegistry.remoteTextsFromSnapshot(registry.metadata, table: registry.table, info: info) : ColumnSet()
+        // (Every column spelled from the snapshot: no kept row per instance, its read stamp in its slot. A
+        // table mapped again whose columns no longer all are keeps its instances' texts again.)
+        if TypeRegistry.allFromSnapshot(registry.remoteTextsFromSnapshot, count: registry.metadata.properties.count) {
+            registry.keepReadStampsInSnapshots()
+        } else {
+            registry.remoteReadStamps = false
+        }
     }
 
     /// Whether a declared type compares texts that differ in case as equal: `citext` and arrays of it
@@ -146,7 +153,7 @@ extension Database {
                 let expected = min(rows, limit ?? rows)
                 objects.reserveCapacity(expected)
                 registry.reserveKeyCapacity(expected)
-                if expected > models.remoteRows.count { models.remoteRows.reserveCapacity(expected) }
+                if !registry.remoteReadStamps, expected > models.remoteRows.count { models.remoteRows.reserveCapacity(expected) }
             }
             while more {
                 objects.append(try remoteObject(from: statement, registry: registry))
@@ -178,7 +185,7 @@ extension Database {
     /// marked deleted when the row is gone).
     func remoteObject<C: RemoteConnection>(_ remote: C, registry: TypeRegistry, key: SQLValue) throws -> ModelObject? {
         let live = registry.instance(key: key)
-        if let live, !live._isDeleted, models.remoteRows[ObjectIdentifier(live)]?.readAt == models.remoteRawWrites { return live }
+        if let live, !live._isDeleted, remoteReadAt(live, registry: registry) == models.remoteRawWrites { return live }
         let parts = try keyParts(key, registry: registry)
         let found = try remoteObjects(remote, registry: registry, sql: registry.table.selectFromSQL + " WHERE " + remoteKeyClause(registry),
                                       arguments: parts).first
@@ -201,7 +208,11 @@ extension Database {
     func remoteObject<S: DriverStatement>(from statement: S, registry: TypeRegistry) throws -> ModelObject where S: RemoteStatement {
         let metadata = registry.metadata
         let count = metadata.properties.count
-        // (A single key without an array; its identity made once, for the lookup and the registration.)
+        // (A single key without an array; its identity made once, for the lookup and the registration. An
+        // integer key straight from its cell, with no value made: its identity is the integer.)
+        if metadata.keyIsInteger, !registry.keyIsRowID, let integer = remoteIntegerKey(statement) {
+            return try remoteObject(from: statement, registry: registry, identity: .integer(integer))
+        }
         let key: SQLValue, isNull: Bool
         if registry.table.keyCount == 1 {
             key = statement.value(at: 0)
@@ -225,6 +236,37 @@ extension Database {
         registry.register(object, rowID: 0, identity: identity ?? registry.identity(of: key))
         remoteKeepRow(of: statement, for: object, registry: registry)
         return object
+    }
+
+    /// ``remoteObject(from:registry:)`` for a row whose key is the integer `identity`: the live instance is
+    /// found, or the new one registered, by one hash and one probe of the identity map.
+    private func remoteObject<S: DriverStatement>(from statement: S, registry: TypeRegistry, identity: IdentityKey) throws -> ModelObject where S: RemoteStatement {
+        let (live, slot) = registry.find(identity: identity, hash: KeyMap.hash(identity))
+        if let live, !live._isDeleted {
+            try merge((0..<registry.metadata.properties.count).map { statement.text(at: Int32($0)) }, from: statement, into: live, registry: registry)
+            return live
+        }
+        let object: ModelObject = registry.metadata.type.init()
+        try remoteDecode(statement, into: object, registry: registry)
+        if live == nil {
+            registry.register(new: object, rowID: 0, identity: identity, hash: KeyMap.hash(identity), at: slot)
+        } else {
+            registry.register(object, rowID: 0, identity: identity)
+        }
+        remoteKeepRow(of: statement, for: object, registry: registry)
+        return object
+    }
+
+    /// The current row's integer key (column 0) read from its cell, as the fetch reads integer fields; nil
+    /// when it is not an integer cell (NULL, another type: the general path converts it, or throws).
+    @inline(__always)
+    private func remoteIntegerKey<S: RemoteStatement>(_ statement: S) -> Int64? {
+        var word: UInt64 = 0
+        var isReal = false
+        let stop = withUnsafePointer(to: &isReal) { real in
+            statement.readWords(from: 0, reals: UnsafeBufferPointer(start: real, count: 1), into: &word)
+        }
+        return stop == nil ? Int64(bitPattern: word) : nil
     }
 
     /// A property's value in its column's format (a JSON value through its own restyling, which keeps a
@@ -275,7 +317,7 @@ extension Database {
     private func merge<S: RemoteStatement>(_ texts: [String?], from statement: S, into object: ModelObject, registry: TypeRegistry) throws {
         let id = ObjectIdentifier(object)
         guard let known = remoteKnownTexts(object, registry: registry), known != texts else {
-            remoteNoteRead(object)
+            remoteNoteRead(object, registry: registry)
             return
         }
         let local = registry.changes(of: object)
@@ -296,7 +338,7 @@ extension Database {
             models.remoteConflictRows[id] = texts
         }
         remoteKeep(updated, for: object, registry: registry)
-        remoteNoteRead(object)
+        remoteNoteRead(object, registry: registry)
     }
 
     // MARK: Save
@@ -416,7 +458,7 @@ extension Database {
         var changed = registry.changes(of: object)
         for part in 0..<metadata.keyCount { changed.remove(part) }
         table.generated.forEach { changed.remove($0) }
-        guard !changed.isEmpty, let kept = models.remoteRows[id]?.texts else { return }
+        guard !changed.isEmpty, let kept = remoteKeptTexts(object, registry: registry) else { return }
         let indices = changed.indices
         // Columns whose text is spelled from the snapshot (integers) need not come back: the engine stores
         // the value written, and the count of rows written tells a held guard from a conflict.
@@ -650,7 +692,8 @@ extension ModelContext {
     /// (a first large fetch, nothing released yet), there is nothing to drop and no set of the live ones is made.
     func pruneRemoteRows() {
         guard remoteRows.count >= 1_024, remoteRows.count > 2 * remoteRowsAfterPrune else { return }
-        if registries.values.reduce(0, { $0 + $1.liveCount }) >= remoteRows.count {
+        // (The instances of tables with read stamps keep no row here.)
+        if registries.values.reduce(0, { $0 + ($1.remoteReadStamps ? 0 : $1.liveCount) }) >= remoteRows.count {
             remoteRowsAfterPrune = remoteRows.count
             return
         }

@@ -8,7 +8,10 @@
 // the row held, and is updated exactly when the kept text is: after a read, an insert, an update, a merge
 // of the columns not changed locally, a reload). So those columns' texts are spelled again from the
 // snapshot when needed (``Database/remoteKnownTexts(_:registry:)``), and each instance keeps only the
-// texts of the other columns (none at all, and no allocation, for a table of integers).
+// texts of the other columns. A table whose every column is spelled so keeps no ``RemoteRow`` at all (no
+// dictionary entry per fetched row): an instance keeps its row while it is registered, and its read stamp
+// is the last word of its snapshot slot (``TypeRegistry/remoteReadStamps``); a slot handed out unstamped,
+// or no slot, counts as read before the last raw write (the row is read again when looked up by key).
 /// What a live instance on an engine other than SQLite keeps of its row (``ModelContext/remoteRows``).
 struct RemoteRow {
     /// The texts of the columns not spelled from the snapshot, in column order (empty for a table of integers).
@@ -19,6 +22,39 @@ struct RemoteRow {
 }
 
 extension TypeRegistry {
+    /// Makes the snapshot slots carry each instance's read stamp (``remoteReadStamps``), for a table whose
+    /// kept texts are all spelled from the snapshot; on first use, before any instance has a slot.
+    func keepReadStampsInSnapshots() {
+        guard !remoteReadStamps, !snapshots.stamped, liveCount == 0 else { return }
+        let store = snapshots
+        store.deallocate()
+        snapshots = SnapshotStore(count: store.count, nullable: store.nullable, stamped: true)
+        remoteReadStamps = true
+    }
+
+    /// ``ModelContext/remoteRawWrites`` when `object` last read its row (``remoteReadStamps``); nil when
+    /// not known (no snapshot, or one not stamped since it was handed out).
+    @inline(__always)
+    func readStamp(of object: ModelObject) -> Int? {
+        let slot = object._snapshotSlot
+        guard remoteReadStamps, slot != 0 else { return nil }
+        let stamp = snapshots.stamp(slot)
+        return stamp == SnapshotStore.noStamp ? nil : Int(Int64(bitPattern: stamp))
+    }
+
+    /// Stamps `object` as having read its row at `stamp` (``remoteReadStamps``; nothing without a snapshot).
+    @inline(__always)
+    func setReadStamp(_ stamp: Int, of object: ModelObject) {
+        let slot = object._snapshotSlot
+        guard remoteReadStamps, slot != 0 else { return }
+        snapshots.setStamp(slot, UInt64(bitPattern: Int64(stamp)))
+    }
+
+    /// Whether every property's kept text is spelled from the snapshot.
+    static func allFromSnapshot(_ columns: ColumnSet, count: Int) -> Bool {
+        (0..<count).allSatisfy { columns.contains($0) }
+    }
+
     /// The columns whose kept text is the snapshot's integer spelled in decimal (see the file's comment):
     /// an `Int64`, `Int` or `Int64?` property stored natively in a `bigint`, `integer` or `smallint` column.
     static func remoteTextsFromSnapshot(_ metadata: ModelMetadata, table: TableMapping, info: TableInfo) -> ColumnSet {
@@ -36,10 +72,25 @@ extension TypeRegistry {
 }
 
 extension Database {
+    /// The texts `object` keeps of its row (those not spelled from its snapshot, in column order); nil when
+    /// it keeps none (never read from a row). Of a table with read stamps, none while it is registered.
+    @inline(__always)
+    func remoteKeptTexts(_ object: ModelObject, registry: TypeRegistry) -> [String?]? {
+        if registry.remoteReadStamps { return object._registry === registry ? [] : nil }
+        return models.remoteRows[ObjectIdentifier(object)]?.texts
+    }
+
+    /// ``ModelContext/remoteRawWrites`` when `object` last read its row; nil when not known.
+    @inline(__always)
+    func remoteReadAt(_ object: ModelObject, registry: TypeRegistry) -> Int? {
+        if registry.remoteReadStamps { return registry.readStamp(of: object) }
+        return models.remoteRows[ObjectIdentifier(object)]?.readAt
+    }
+
     /// The texts `object`'s row held when it last read or wrote it, every column (see the file's comment);
     /// nil when it keeps none (never read from a row).
     func remoteKnownTexts(_ object: ModelObject, registry: TypeRegistry) -> [String?]? {
-        guard let kept = models.remoteRows[ObjectIdentifier(object)]?.texts else { return nil }
+        guard let kept = remoteKeptTexts(object, registry: registry) else { return nil }
         let derived = registry.remoteTextsFromSnapshot
         if derived.isEmpty { return kept }
         var texts: [String?] = []
@@ -71,6 +122,11 @@ extension Database {
     /// Keeps `texts` (every column of the row) for `object`: only the columns not spelled from its snapshot.
     /// The instance's read stamp stays (a write is no read of what others wrote).
     func remoteKeep(_ texts: [String?], for object: ModelObject, registry: TypeRegistry) {
+        if registry.remoteReadStamps {
+            // (Nothing to keep; an instance not stamped yet counts as read before the last raw write.)
+            if registry.readStamp(of: object) == nil { registry.setReadStamp(models.remoteRawWrites &- 1, of: object) }
+            return
+        }
         let derived = registry.remoteTextsFromSnapshot
         let kept = derived.isEmpty ? texts : texts.indices.filter { !derived.contains($0) }.map { texts[$0] }
         let id = ObjectIdentifier(object)
@@ -85,6 +141,7 @@ extension Database {
     /// (`columns[i]`: the statement's column of property i, nil when the row does not have it); the
     /// instance read its row now.
     func remoteKeepRow<S: RemoteStatement>(of statement: S, for object: ModelObject, registry: TypeRegistry, columns: [Int32?]? = nil) {
+        if registry.remoteReadStamps { return registry.setReadStamp(models.remoteRawWrites, of: object) }
         let derived = registry.remoteTextsFromSnapshot
         var texts: [String?] = []
         for i in 0..<registry.metadata.properties.count where !derived.contains(i) {
@@ -95,7 +152,8 @@ extension Database {
     }
 
     /// Notes that `object` read its row now (its kept texts are current).
-    func remoteNoteRead(_ object: ModelObject) {
+    func remoteNoteRead(_ object: ModelObject, registry: TypeRegistry) {
+        if registry.remoteReadStamps { return registry.setReadStamp(models.remoteRawWrites, of: object) }
         models.remoteRows[ObjectIdentifier(object)]?.readAt = models.remoteRawWrites
     }
 

@@ -39,7 +39,7 @@ extension Database {
         var stale: Set<SQLValue> = []
         for key in keys {
             if let live = registry.instance(key: key), !live._isDeleted,
-               models.remoteRows[ObjectIdentifier(live)]?.readAt != models.remoteRawWrites { stale.insert(key) }
+               remoteReadAt(live, registry: registry) != models.remoteRawWrites { stale.insert(key) }
         }
         return stale
     }
@@ -76,7 +76,7 @@ extension Database {
                 guard !references.isEmpty else { continue }
                 var candidates: [ModelObject] = []
                 // (Each live instance keeps its row's texts: the key it is read again by.)
-                for object in child.liveInstances where !object._isDeleted && models.remoteRows[ObjectIdentifier(object)] != nil {
+                for object in child.liveInstances where !object._isDeleted && remoteKeptTexts(object, registry: child) != nil {
                     if references.contains(where: { _, property in (try? property.accessor.load(object)).map(parentKeys.contains) == true }) {
                         candidates.append(object)
                     }

@@ -23,6 +23,14 @@ private final class METag: Model {
     required init() {}
 }
 
+/// Integers only: on PostgreSQL its instances keep their read stamps in their snapshot slots.
+private final class MECounter: Model {
+    static let tableName = "me_counter"
+    var id: Int64 = 0
+    var count: Int64 = 0
+    required init() {}
+}
+
 private func migrator(_ sql: String) -> Migrator {
     var migrator = Migrator()
     migrator.eraseDatabaseOnSchemaChange = true
@@ -39,6 +47,8 @@ private func migrator(_ sql: String) -> Migrator {
         try db.save(note)
         let tag = METag(); tag.note = note.id; tag.label = "x"
         try db.save(tag)
+        let counter = MECounter(); counter.count = 3
+        try db.save(counter)
         #expect(try db.objects(MENote.self).count == 1)
 
         // The migration edited: the database is erased (the models' tables too) and migrated again.
@@ -48,6 +58,13 @@ private func migrator(_ sql: String) -> Migrator {
         // The live instances went with their rows; the models' tables are there again, empty.
         #expect(note.isDeleted)
         #expect(tag.isDeleted)
+        #expect(counter.isDeleted)
+        #expect(try db.objects(MECounter.self).isEmpty)
+        let counterAgain = MECounter(); counterAgain.count = 4
+        try db.save(counterAgain)
+        counterAgain.count = 5
+        try db.save(counterAgain)
+        #expect(try db.objects(MECounter.self).map(\.count) == [5])
         #expect(try db.objects(MENote.self).isEmpty)
         #expect(try db.value(Int.self, #"SELECT count(*) FROM "me_note""#) == 0)
 
