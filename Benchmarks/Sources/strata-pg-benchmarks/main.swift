@@ -74,6 +74,10 @@ while let argument = arguments.popFirst() {
         exit(argument == "--help" ? 0 : 2)
     }
 }
+guard rounds >= 1, rows >= 1, (callgrindRows ?? 1) >= 1 else {
+    print("strata-pg-benchmarks: --rows, --rounds and --callgrind-rows need a whole number of at least 1")
+    exit(2)
+}
 guard let url else {
     print("strata-pg-benchmarks: --postgres URL is required (e.g. postgresql:///strata?host=/tmp/dir&user=postgres)")
     exit(2)
