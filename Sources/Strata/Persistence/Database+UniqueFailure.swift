@@ -132,7 +132,7 @@ extension Database {
     }
 
     /// The key parts of a CREATE INDEX statement, as written, without ASC/DESC.
-    private static func keyExpressions(of sql: String) -> [String] {
+    static func keyExpressions(of sql: String) -> [String] {
         let tokens = SQLTokenizer.tokens(sql)
         guard let on = tokens.firstIndex(where: { $0.isKeyword("ON") }),
               let open = tokens[on...].firstIndex(where: { $0.isPunctuation("(") }) else { return [] }
@@ -154,7 +154,7 @@ extension Database {
     }
 
     /// The text after the top-level WHERE of a CREATE INDEX statement, if it has one.
-    private static func whereClause(of sql: String) -> String? {
+    static func whereClause(of sql: String) -> String? {
         let tokens = SQLTokenizer.tokens(sql)
         var depth = 0
         for (i, token) in tokens.enumerated() {

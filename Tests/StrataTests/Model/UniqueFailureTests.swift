@@ -19,8 +19,11 @@ private final class UFUser: Model {
 @Suite struct UniqueFailureTests {
     private func database(_ indices: String) throws -> TestDatabase {
         let temp = try TestDatabase()
+        // (PostgreSQL: a case-insensitive ICU collation stands for SQLite's NOCASE.)
+        let indices = TestEngine.isPostgreSQL ? indices.replacingOccurrences(of: "COLLATE NOCASE", with: "COLLATE ci") : indices
         try temp.db.execute("""
-            CREATE TABLE accounts_user (id INTEGER PRIMARY KEY AUTOINCREMENT, email varchar(254) NOT NULL,
+            \(TestEngine.isPostgreSQL ? "CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);" : "")
+            CREATE TABLE accounts_user (id \(TestEngine.isPostgreSQL ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"), email varchar(254) NOT NULL,
                 first varchar(30) NOT NULL, last varchar(30) NOT NULL);
             \(indices);
             INSERT INTO accounts_user (id, email, first, last) VALUES (7, 'Ada@Example.com', 'Ada', 'Lovelace'), (8, 'grace@example.com', 'Grace', 'Hopper');
@@ -30,8 +33,7 @@ private final class UFUser: Model {
 
     /// An index with its own COLLATE NOCASE: before, the row was looked for with the column's BINARY
     /// comparison, found nothing, and the error had no key.
-    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func aDuplicateUnderAnIndexCollationNamesTheRow() throws {
+    @Test func aDuplicateUnderAnIndexCollationNamesTheRow() throws {
         let temp = try database("CREATE UNIQUE INDEX accounts_user_email_ci ON accounts_user (email COLLATE NOCASE)")
         let db = temp.db
         let twin = UFUser(); twin.email = "ADA@example.COM"; twin.first = "A"; twin.last = "L"
@@ -49,8 +51,7 @@ private final class UFUser: Model {
 
     /// An index over expressions: SQLite says "UNIQUE constraint failed: index 'name'". Before, the error
     /// had no key and no columns; now the index's expressions are evaluated over the object's values.
-    // PostgreSQL: the test's SQL is SQLite's dialect (AUTOINCREMENT, WITHOUT ROWID, PRAGMA, BEGIN IMMEDIATE, trigger bodies, untyped columns)
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: SQLite's SQL dialect in the test")) func aDuplicateUnderAnExpressionIndexNamesTheRowAndColumns() throws {
+    @Test func aDuplicateUnderAnExpressionIndexNamesTheRowAndColumns() throws {
         let temp = try database("""
             CREATE UNIQUE INDEX user_email_lower ON accounts_user (lower(email));
             CREATE UNIQUE INDEX user_name_lower ON accounts_user (lower(first) DESC, "last" COLLATE NOCASE) WHERE last <> ''
