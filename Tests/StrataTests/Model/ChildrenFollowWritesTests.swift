@@ -195,7 +195,7 @@ private func artists(_ db: Database) throws -> (ada: CFArtist, bob: CFArtist, a:
     }
 
     // PostgreSQL: a raw UPDATE reaches a live instance at its next lookup by key, not at once (no update hook)
-    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: Strata gap: raw UPDATE misses live instances")) func rawSQLInsertsAndMovesReachLoadedArrays() throws {
+    @Test(.tags(.sqliteOnly), .sqliteOnly("PostgreSQL: raw SQL reaches a live instance at its next lookup or fetch (by design), not at once")) func rawSQLInsertsAndMovesReachLoadedArrays() throws {
         let db = try TestDatabase.make()
         let (ada, bob, a, _) = try artists(db)
         // A row no live instance stands for, inserted, then moved.
