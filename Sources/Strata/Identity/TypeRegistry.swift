@@ -625,17 +625,22 @@ final class TypeRegistry {
     private func unpend(_ object: ModelObject) -> Bool {
         guard pendingAscending, byRowID.isEmpty else { return false }
         let wanted = Unmanaged.passUnretained(object).toOpaque()
-        let end = min(pendingRowIDs.count, pendingHead + Self.pendingWindow)
-        var i = pendingHead
-        while i < end {
-            if let entry = pendingRowIDs[i], entry.toOpaque() == wanted { break }
-            i += 1
+        let head = pendingHead
+        // One pass over the list's memory (no uniqueness check or bounds check per element).
+        let newHead: Int? = pendingRowIDs.withUnsafeMutableBufferPointer { list in
+            let end = min(list.count, head + Self.pendingWindow)
+            var i = head
+            while i < end && list[i]?.toOpaque() != wanted { i += 1 }
+            guard i < end else { return nil }
+            list[i] = nil
+            var next = head
+            while next < list.count && list[next] == nil { next += 1 }
+            return next
         }
-        guard i < end else { return false }
-        pendingRowIDs[i] = nil
+        guard let newHead else { return false }
         object._rowIDPending = false
-        while pendingHead < pendingRowIDs.count && pendingRowIDs[pendingHead] == nil { pendingHead += 1 }
-        if pendingHead == pendingRowIDs.count { emptyPendingRowIDs() }
+        pendingHead = newHead
+        if newHead == pendingRowIDs.count { emptyPendingRowIDs() }
         return true
     }
 
