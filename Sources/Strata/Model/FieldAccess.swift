@@ -454,10 +454,6 @@ class AnyFieldIO {
         // A value that does not encode back is a word equal to nothing, as in `snapshotWord(of:at:)`.
         return (try? load(object)).map(SnapshotWord.init) ?? .unknown
     }
-    /// Sets the field to an integer key part a fetch already read from its column (in Strata's own format)
-    /// and returns its snapshot word, as ``readCapturing(_:column:into:)`` would; nil when the field does
-    /// not take it this way (the caller reads the column then).
-    func storeCapturing(integer value: Int64, into object: ModelObject) -> SnapshotWord? { nil }
     /// Whether the field of `a` and of `b` hold equal JSON values of an `Equatable` type whose JSON text
     /// differs (a set nested in a struct keeps each instance's own order); false for any other field.
     func holdsEqualJSONValue(_ a: ModelObject, _ b: ModelObject) -> Bool { false }
@@ -634,13 +630,6 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
 
     /// An integer key straight into the field and its word (a fetched owner holds no object yet, so the
     /// word is the key's, as `load` would give).
-    final override func storeCapturing(integer key: Int64, into object: ModelObject) -> SnapshotWord? {
-        let state = state(object)
-        if state.pointee.setStoredInteger(key) { return SnapshotWord(integer: key) }
-        guard ReferenceState.held(at: state) != nil else { return SnapshotWord(integer: key) }
-        return nil
-    }
-
     override func readCapturing(_ statement: Statement, column: Int32, into object: ModelObject) throws -> SnapshotWord {
         let value = statement.cell(at: column)
         guard value.kind == .integer else {

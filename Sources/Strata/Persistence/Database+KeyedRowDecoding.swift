@@ -2,9 +2,10 @@
 // the key's values go straight to their fields and snapshot words, and only the other columns are read.
 extension Database {
     /// ``decodeRow(_:into:registry:capturing:rowID:)`` capturing the snapshot of a new instance, with the key
-    /// columns' values taken from `key` (what ``lookUp(keyedBy:registry:)`` read: two integer parts, or a text
-    /// key and its ``SnapshotHash``, which is its snapshot word) instead of reading them again. A key part whose
-    /// field does not take the value this way is read from its column as usual.
+    /// columns' values taken from `key` (what ``lookUp(keyedBy:registry:)`` read: two integer parts stored in
+    /// plain number fields, or a text key's String and its ``SnapshotHash``, which is its snapshot word)
+    /// instead of reading them again. Other rows, and a key part whose field does not take the value this
+    /// way, are read from their columns as usual.
     func decodeRow(_ statement: Statement, into object: ModelObject, registry: TypeRegistry, key: NewKey) throws {
         if let start = registry.metadata.plainWordsStart, let reals = registry.plainReals,
            case .pair(let a, let b) = key.identity, reals.count >= 2, !reals[0], !reals[1] {
@@ -29,7 +30,9 @@ extension Database {
             }
             return
         }
-        guard registry.metadata.plainWordsStart == nil else {
+        // Two integer parts in fields that are not all plain numbers (references, say): read as any row (taking
+        // the parts from the key measured no cheaper there: callgrind, fetch-composite-refs).
+        guard registry.metadata.plainWordsStart == nil, case .single(.text(let text)) = key.identity else {
             try decodeRow(statement, into: object, registry: registry, capturing: true)
             return
         }
@@ -38,8 +41,8 @@ extension Database {
             try registry.fields.withUnsafeBufferPointer { fields in
                 let count = fields.count
                 for i in 0..<count {
-                    var stored: SnapshotWord?
-                    if i < 2 { stored = keyWord(key.identity, part: i, hash: key.hash, fields[i], reader: registry.readers[i], into: object) }
+                    // The text key, column 0: its String and hash from lookUp.
+                    let stored = i == 0 ? fields[0]?.store(text: text, hash: key.hash, into: object) : nil
                     let word: SnapshotWord
                     if let stored {
                         word = stored
@@ -55,23 +58,6 @@ extension Database {
         } catch {
             registry.releaseSnapshot(object)
             throw error
-        }
-    }
-
-    /// Stores part `part` of an already read key into its field (a fast field, else the reader of a reference)
-    /// and returns its snapshot word; nil when the field does not take it this way, or `part` is no key part.
-    @inline(__always)
-    private func keyWord(_ identity: IdentityKey, part: Int, hash: UInt64, _ field: FastField?, reader: AnyFieldIO?,
-                         into object: ModelObject) -> SnapshotWord? {
-        switch identity {
-        case .pair(let a, let b):
-            let value = part == 0 ? a : b
-            if let field { return field.store(rowID: value, into: object) }
-            return reader?.storeCapturing(integer: value, into: object)
-        case .single(.text(let text)) where part == 0:
-            return field?.store(text: text, hash: hash, into: object)
-        default:
-            return nil
         }
     }
 }
