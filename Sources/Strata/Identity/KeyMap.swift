@@ -174,10 +174,17 @@ struct KeyMap: ~Copyable {
     /// changed since or must grow; returns the instance it replaced, if any (only then).
     @inline(__always)
     mutating func insert(_ value: Unmanaged<ModelObject>, for key: IdentityKey, hash: UInt64, at slot: Slot) -> Unmanaged<ModelObject>? {
-        guard slot.version == version, (count + 1) * 8 <= capacity * 7, holdsPairs, let (a, b) = inlineWords(of: key) else {
+        guard slot.version == version, (count + 1) * 8 <= capacity * 7 else {
             return insert(value, for: key, hash: hash)
         }
-        place(Entry(hash: hash, a: a, b: b, value: value), at: slot.index, distance: slot.probes)
+        if holdsPairs {
+            guard let (a, b) = inlineWords(of: key) else { return insert(value, for: key, hash: hash) }
+            place(Entry(hash: hash, a: a, b: b, value: value), at: slot.index, distance: slot.probes)
+        } else {
+            // A key kept in the side list (text, mixed parts): stored, then placed at the slot (storing it
+            // moves no entry, so the slot stays valid).
+            place(Entry(hash: hash, a: Int64(store(key)), b: 0, value: value), at: slot.index, distance: slot.probes)
+        }
         return nil
     }
 

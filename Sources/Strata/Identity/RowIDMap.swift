@@ -43,6 +43,7 @@ struct RowIDMap: ~Copyable {
     /// The probe length that switches to the Fibonacci hash.
     static let longProbe = 32
     private(set) var count = 0
+    var isEmpty: Bool { count == 0 }
     /// Changes whenever an entry moves or is added or removed, so a slot from ``find(_:)`` can be checked.
     private var version = 0
 

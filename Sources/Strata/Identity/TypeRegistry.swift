@@ -17,6 +17,8 @@ final class TypeRegistry {
             // `Database.updatePlainWords`) may still be using it, were code run during its step (a trace
             // observer, which must not use the database) to sync the model.
             previousTable = oldValue
+            // (Pending rowid entries are for key-mapped tables only: a rowid-keyed fetch never checks them.)
+            settleRowIDs()
             keyIsRowID = table.keyIsRowID
             triggersMayReplace = table.triggersMayReplace
             fields = table.fastFields
@@ -104,6 +106,21 @@ final class TypeRegistry {
     /// Live instances by rowid (by key, when the key is the rowid).
     /// Unchecked exclusivity: only the library touches it, never re-entrantly (see ``ModelObject``).
     @exclusivity(unchecked) private var byRowID = RowIDMap()
+    /// Instances a fetch registered by key (``register(new:rowID:identity:hash:at:)``) whose entry in `byRowID`
+    /// is not made yet (each has `_rowIDPending` set; nil: taken out again), in registration order from
+    /// `pendingHead`. A row of a table whose key is not the rowid is found by its key; its rowid entry only
+    /// serves what reads by rowid (the update hook's reports, arrays' owners), so it is made when such a read
+    /// comes (``settleRowIDs()``: every use of `byRowID` first makes the pending entries, in order, so the map
+    /// is what registering at once would have made), and an instance released first (in fetch order, the
+    /// common case) leaves the list without ever entering the map. Every instance in the list is alive: one
+    /// released is taken out (``unpend(_:)``) or makes every pending entry first.
+    @exclusivity(unchecked) private var pendingRowIDs: ContiguousArray<Unmanaged<ModelObject>?> = []
+    @exclusivity(unchecked) private var pendingHead = 0
+    /// The rowid last appended to `pendingRowIDs`, and whether the list's rowids ascend (so no two are equal).
+    @exclusivity(unchecked) private var pendingLastRowID = Int64.min
+    @exclusivity(unchecked) private var pendingAscending = true
+    /// How far past `pendingHead` a released instance is looked for before the pending entries are all made.
+    private static let pendingWindow = 16
     /// Instances registered so far (fetched, saved, re-keyed): how batched faults tell new owners apart.
     @exclusivity(unchecked) var registrations = 0
     /// `registrations` when each reference property's faults were last loaded in one batch.
@@ -294,13 +311,15 @@ final class TypeRegistry {
     /// The live instance for a rowid, if any.
     @inline(__always)
     func instance(rowID: Int64) -> ModelObject? {
-        byRowID[rowID]?.takeUnretainedValue()
+        settleRowIDs()
+        return byRowID[rowID]?.takeUnretainedValue()
     }
 
     /// ``instance(rowID:)``, unretained (valid while the instance lives: the caller holds it or uses it at once).
     @inline(__always)
     func unretainedInstance(rowID: Int64) -> Unmanaged<ModelObject>? {
-        byRowID[rowID]
+        settleRowIDs()
+        return byRowID[rowID]
     }
 
     /// The live instance for a key, if any.
@@ -330,6 +349,7 @@ final class TypeRegistry {
     /// The live instance for a rowid, or the slot where a new one goes (see ``RowIDMap/find(_:)``).
     @usableFromInline
     func find(rowID: Int64) -> (object: ModelObject?, slot: RowIDMap.Slot) {
+        settleRowIDs()
         let (value, slot) = byRowID.find(rowID)
         return (value?.takeUnretainedValue(), slot)
     }
@@ -365,8 +385,14 @@ final class TypeRegistry {
         object._rowID = rowID
         object._isDeleted = false
         registrations &+= 1
-        if table.hasRowID { byRowID.insert(Unmanaged.passUnretained(object), for: rowID) }
         let entry = Unmanaged.passUnretained(object)
+        // Its rowid entry is made when something reads by rowid (see `pendingRowIDs`).
+        if table.hasRowID {
+            object._rowIDPending = true
+            pendingRowIDs.append(entry)
+            if rowID <= pendingLastRowID { pendingAscending = false }
+            pendingLastRowID = rowID
+        }
         if let replaced = byKey.insert(entry, for: identity, hash: hash, at: slot), replaced.toOpaque() != entry.toOpaque() {
             replaced.takeUnretainedValue()._inKeyMap = false
         }
@@ -383,6 +409,9 @@ final class TypeRegistry {
     /// Makes `object` the live instance of its row, under `identity` when the key is not the rowid.
     @inline(__always)
     func register(_ object: ModelObject, rowID: Int64, identity: IdentityKey?) {
+        settleRowIDs()
+        // (An instance still pending in another handle's registry leaves its list first.)
+        if object._rowIDPending, let other = object._registry, other !== self { other.forgetPending(object) }
         if object._registry === self {
             forgetIdentity(object)
             // A re-keyed instance, or one a rollback brings back from deleted, may have loaded arrays: it is
@@ -418,7 +447,10 @@ final class TypeRegistry {
     /// Removes `object` from the map, if it is the one registered.
     private func forgetIdentity(_ object: ModelObject) {
         // Not conditional on the current table mode: a resync may have changed it since registration.
-        byRowID.remove(object._rowID, ifValue: Unmanaged.passUnretained(object).toOpaque())
+        if !object._rowIDPending || !unpend(object) {
+            settleRowIDs()
+            byRowID.remove(object._rowID, ifValue: Unmanaged.passUnretained(object).toOpaque())
+        }
         if object._inKeyMap {
             if let index = keyMapIndex(of: object) { byKey.remove(at: index) }
             object._inKeyMap = false
@@ -461,6 +493,7 @@ final class TypeRegistry {
     func noteArrayLoaded(by owner: ModelObject) {
         guard table.hasRowID else { return }
         arrayOwnerRowIDs.append(owner._rowID)
+        settleRowIDs()
         if arrayOwnerRowIDs.count > max(1_024, 4 * byRowID.count) { _ = arrayOwners() }
     }
 
@@ -569,6 +602,66 @@ final class TypeRegistry {
     /// live instances, in constant time.
     var liveCount: Int { byRowID.count + byKey.count }
 
+    /// Makes the rowid entries of the pending instances (``pendingRowIDs``), in registration order: before
+    /// any use of `byRowID` but a rowid-keyed fetch's (whose registry has none pending).
+    @inline(__always)
+    private func settleRowIDs() {
+        if !pendingRowIDs.isEmpty { makePendingRowIDs() }
+    }
+
+    @inline(never)
+    private func makePendingRowIDs() {
+        for i in pendingHead..<pendingRowIDs.count {
+            guard let entry = pendingRowIDs[i] else { continue }
+            let object = entry.takeUnretainedValue()
+            object._rowIDPending = false
+            byRowID.insert(entry, for: object._rowID)
+        }
+        emptyPendingRowIDs()
+    }
+
+    private func emptyPendingRowIDs() {
+        pendingRowIDs.removeAll(keepingCapacity: true)
+        pendingHead = 0
+        pendingLastRowID = .min
+        pendingAscending = true
+    }
+
+    /// Takes `object`, being released or registered again, out of the pending instances without making its
+    /// rowid entry, when that leaves `byRowID` as making it and then removing it would: `byRowID` is empty and
+    /// the pending rowids ascend (making the entry would replace no other instance's, and no pending instance
+    /// has the same rowid), and the instance is near the list's head (it is looked for there only, so a
+    /// release costs a bounded search). False otherwise: the caller makes every pending entry, then removes
+    /// the instance's as usual.
+    private func unpend(_ object: ModelObject) -> Bool {
+        guard pendingAscending, byRowID.isEmpty else { return false }
+        let wanted = Unmanaged.passUnretained(object).toOpaque()
+        let head = pendingHead
+        // One pass over the list's memory (no uniqueness check or bounds check per element).
+        let newHead: Int? = pendingRowIDs.withUnsafeMutableBufferPointer { list in
+            let end = min(list.count, head + Self.pendingWindow)
+            var i = head
+            while i < end && list[i]?.toOpaque() != wanted { i += 1 }
+            guard i < end else { return nil }
+            list[i] = nil
+            var next = head
+            while next < list.count && list[next] == nil { next += 1 }
+            return next
+        }
+        guard let newHead else { return false }
+        object._rowIDPending = false
+        pendingHead = newHead
+        if newHead == pendingRowIDs.count { emptyPendingRowIDs() }
+        return true
+    }
+
+    /// Takes `object` out of this registry's pending instances (it is registered in another's now).
+    private func forgetPending(_ object: ModelObject) {
+        guard !unpend(object) else { return }
+        settleRowIDs()
+        byRowID.remove(object._rowID, ifValue: Unmanaged.passUnretained(object).toOpaque())
+    }
+
     /// Makes room in the identity map for `rows` instances about to be registered by key (a fetch whose
     /// row count is known): the map grows once instead of doubling on the way. Rows that are live already
     /// take no room, so it reserves for the larger of the two counts, not their sum.
@@ -578,6 +671,7 @@ final class TypeRegistry {
     }
 
     var liveInstances: [ModelObject] {
+        settleRowIDs()
         // Only one map in use: every entry is a distinct instance (the common, rowid-keyed case).
         if byKey.isEmpty { return byRowID.allValues.map { $0.takeUnretainedValue() } }
         if !table.hasRowID { return byKey.values.map { $0.takeUnretainedValue() } }

@@ -144,6 +144,19 @@ enum FastField {
         }
     }
 
+    /// Stores a text key a fetch already read (and hashed: `hash` is ``SnapshotHash``'s of its bytes, the
+    /// snapshot word of the text) into a `String` field and returns its snapshot word; nil for fields of
+    /// other types.
+    @inline(__always)
+    func store(text value: String, hash: UInt64, into object: ModelObject) -> SnapshotWord? {
+        switch self {
+        case .string(let offset): field(object, offset, String.self).pointee = value
+        case .optionalString(let offset): field(object, offset, String?.self).pointee = value
+        default: return nil
+        }
+        return SnapshotWord(bits: hash, isNull: false)
+    }
+
     /// The property's current value as a column value.
     func load(_ object: ModelObject) -> SQLValue {
         switch self {

@@ -24,6 +24,9 @@ open class ModelObject {
     /// Whether the registry's map by key (``KeyMap``, tables whose key is not the rowid) holds this instance.
     /// It fits in the padding after `_isDeleted`, as `_snapshotSlot` does.
     @exclusivity(unchecked) final var _inKeyMap = false
+    /// Whether the registry has yet to make this instance's entry by rowid (a row fetched by its key: see
+    /// ``TypeRegistry`` `pendingRowIDs`). In the same padding.
+    @exclusivity(unchecked) final var _rowIDPending = false
     /// The slot of the stored values last read or written (``SnapshotStore``); 0: none. It fits in the
     /// padding after `_isDeleted`, so dirty tracking adds nothing to the instance's size.
     @exclusivity(unchecked) @usableFromInline final var _snapshotSlot: UInt32 = 0

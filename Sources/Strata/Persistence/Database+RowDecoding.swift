@@ -72,7 +72,8 @@ extension Database {
     /// which the decoded key properties hold as they are: the shape reads only keys stored natively).
     @usableFromInline @inline(never)
     func registerNew(_ object: ModelObject, key: NewKey, from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
-        try decodeRow(statement, into: object, registry: registry, capturing: true)
+        // The key columns are not read again: their values are the key's (Database+KeyedRowDecoding).
+        try decodeRow(statement, into: object, registry: registry, key: key)
         let rowID = registry.table.selectsRowID ? statement.int64(at: Int32(registry.metadata.properties.count)) : 0
         registry.register(new: object, rowID: rowID, identity: key.identity, hash: key.hash, at: key.slot)
         return object
