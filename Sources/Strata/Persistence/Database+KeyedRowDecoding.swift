@@ -15,19 +15,7 @@ extension Database {
             storePlainWord(UInt64(bitPattern: b), into: object, start: start, index: 1)
             words[0] = UInt64(bitPattern: a)
             words[1] = UInt64(bitPattern: b)
-            var next = 2
-            do {
-                try reals.withUnsafeBufferPointer { reals in
-                    while let column = readPlainWords(statement, into: object, start: start, reals: reals, from: next, words: words) {
-                        try decodeConverting(statement, column: column, into: object, registry: registry)
-                        words[column] = loadPlainWord(object, start: start, index: column)
-                        next = column + 1
-                    }
-                }
-            } catch {
-                registry.releaseSnapshot(object)
-                throw error
-            }
+            try decodePlainWords(statement, into: object, registry: registry, start: start, reals: reals, words: words, from: 2)
             return
         }
         // Two integer parts in fields that are not all plain numbers (references, say): read as any row (taking

@@ -203,18 +203,7 @@ extension Database {
                 words[0] = UInt64(bitPattern: rowID)
                 next = 1
             }
-            do {
-                try reals.withUnsafeBufferPointer { reals in
-                    while let column = readPlainWords(statement, into: object, start: start, reals: reals, from: next, words: words) {
-                        try decodeConverting(statement, column: column, into: object, registry: registry)
-                        words[column] = loadPlainWord(object, start: start, index: column)
-                        next = column + 1
-                    }
-                }
-            } catch {
-                registry.releaseSnapshot(object)
-                throw error
-            }
+            try decodePlainWords(statement, into: object, registry: registry, start: start, reals: reals, words: words, from: next)
             return
         }
         let plainStart = capturing ? registry.metadata.plainWordsStart : nil
@@ -249,6 +238,27 @@ extension Database {
                     }
                     words[i] = word.bits
                     if word.isNull { words[count + (i >> 6)] |= 1 << UInt64(i & 63) }
+                }
+            }
+        } catch {
+            registry.releaseSnapshot(object)
+            throw error
+        }
+    }
+
+    /// Columns `first...` of the current row into a model of 8-byte numbers side by side (its fields and its
+    /// new snapshot's `words`), converting the columns of another kind one by one; the snapshot is let go
+    /// when a column cannot be read.
+    @inline(__always)
+    func decodePlainWords(_ statement: Statement, into object: ModelObject, registry: TypeRegistry, start: Int,
+                          reals: [Bool], words: UnsafeMutablePointer<UInt64>, from first: Int) throws {
+        var next = first
+        do {
+            try reals.withUnsafeBufferPointer { reals in
+                while let column = readPlainWords(statement, into: object, start: start, reals: reals, from: next, words: words) {
+                    try decodeConverting(statement, column: column, into: object, registry: registry)
+                    words[column] = loadPlainWord(object, start: start, index: column)
+                    next = column + 1
                 }
             }
         } catch {
