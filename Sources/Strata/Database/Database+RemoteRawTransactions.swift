@@ -50,40 +50,17 @@ extension Database {
         }
     }
 
-    /// The leading tokens of each statement of `sql` that can control a transaction: bare words lowercased
-    /// (as the engine folds them), a quoted name as written; literals and comments skipped.
+    /// The leading words of each statement of `sql` that can control a transaction (``SQLTokenizer``'s
+    /// tokens): bare words lowercased, as the engine folds them; a quoted name as written.
     static func statementTokens(_ sql: String) -> [[String]] {
-        let bytes = Array(sql.utf8)
         var statements: [[String]] = [[]]
-        var i = 0
-        while i < bytes.count {
-            let byte = bytes[i]
-            if byte == UInt8(ascii: ";") {
+        for token in SQLTokenizer.tokens(sql) {
+            if token.isPunctuation(";") {
                 statements.append([])
-                i += 1
-            } else if byte == UInt8(ascii: "\"") {
-                let end = SQL.endOfLiteralOrComment(bytes, at: i) ?? bytes.count
-                let inner = bytes[(i + 1)..<max(i + 1, end - 1)]
-                statements[statements.count - 1].append(String(decoding: inner, as: UTF8.self).replacingOccurrences(of: "\"\"", with: "\""))
-                i = end
-            } else if let end = SQL.endOfLiteralOrComment(bytes, at: i) {
-                i = end
-            } else if Self.isWordByte(byte) {
-                var end = i
-                while end < bytes.count && (Self.isWordByte(bytes[end]) || bytes[end] == UInt8(ascii: "$")) { end += 1 }
-                if statements[statements.count - 1].count < 6 {
-                    statements[statements.count - 1].append(String(decoding: bytes[i..<end], as: UTF8.self).lowercased())
-                }
-                i = end
-            } else {
-                i += 1
+            } else if let name = token.identifier, statements[statements.count - 1].count < 6 {
+                statements[statements.count - 1].append(token.kind == .word ? name.lowercased() : name)
             }
         }
         return statements.filter { !$0.isEmpty }
-    }
-
-    private static func isWordByte(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte >= 0x80
     }
 }
