@@ -408,14 +408,34 @@ public final class ChangeObservation {
 }
 
 /// An instance inserted in the open transaction (``ModelContext/insertedInTransaction``): what a rollback
-/// needs to make it unsaved again.
+/// needs to make it unsaved again. 24 bytes (a bulk insert appends one a row, and the list's growth copies
+/// them): the depth in 32 bits, the rare adopted key boxed.
 struct InsertedInstance {
     let object: ModelObject
-    /// The savepoint depth it was inserted at.
-    var depth: Int
+    private var storedDepth: Int32
     /// Whether SQLite (or the library) assigned its integer key: a rollback sets it back to 0.
     let keyWasAssigned: Bool
+    private let adopted: AdoptedKey?
+
+    init(object: ModelObject, depth: Int, keyWasAssigned: Bool, adoptedFromKey: SQLValue? = nil) {
+        self.object = object
+        self.storedDepth = Int32(clamping: depth)
+        self.keyWasAssigned = keyWasAssigned
+        self.adopted = adoptedFromKey.map(AdoptedKey.init)
+    }
+
+    /// The savepoint depth it was inserted at.
+    var depth: Int {
+        get { Int(storedDepth) }
+        set { storedDepth = Int32(clamping: newValue) }
+    }
     /// For an instance that adopted an existing row by its upsert keys (it took the row's key, and its
     /// UPDATE wrote its values): the key it had before, which a rollback gives back.
-    var adoptedFromKey: SQLValue? = nil
+    var adoptedFromKey: SQLValue? { adopted?.key }
+}
+
+/// ``InsertedInstance/adoptedFromKey``, boxed.
+final class AdoptedKey {
+    let key: SQLValue
+    init(_ key: SQLValue) { self.key = key }
 }

@@ -199,6 +199,16 @@ extension TypeRegistry {
         }
     }
 
+    /// ``capture(_:row:)`` for a new instance (no slot yet) of a model of 8-byte numbers never NULL: the
+    /// snapshot is a copy of their bytes.
+    @inline(__always)
+    func capturePlainWords(new object: ModelObject, start: Int) {
+        let slot = snapshots.allocate()
+        object._snapshotSlot = slot
+        snapshots.clearNulls(slot)
+        copyPlainWords(object, offset: start, count: snapshots.count, into: snapshots.words(slot))
+    }
+
     /// The snapshot words of `object`, with a slot allocated and its NULL bits cleared, for the decoder to
     /// fill in (``Database/decodeRow(_:into:registry:capturing:)``).
     @usableFromInline

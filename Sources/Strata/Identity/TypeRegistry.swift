@@ -25,6 +25,7 @@ final class TypeRegistry {
             readers = Self.readers(metadata, table: table)
             plainReals = Self.plainReals(metadata, fields: fields)
             updatesPlainWords = Self.updatesPlainWords(metadata, table: table, plainReals: plainReals)
+            insertsPlainWords = Self.insertsPlainWords(metadata, table: table, updatesPlainWords: updatesPlainWords)
             plainRealMask = Self.realMask(plainReals)
             readingBack = table.readingBack
             keyShape = Self.keyShape(metadata, table: table)
@@ -71,6 +72,10 @@ final class TypeRegistry {
     /// Whether a save takes ``Database`` `updatePlainWords`: the fields are 8-byte numbers read natively
     /// (`plainReals`), the one key is the rowid, and the table is writable with no generated column.
     @exclusivity(unchecked) private(set) var updatesPlainWords: Bool
+    /// Whether the save of a new instance whose key is 0 takes ``Database`` `insertPlainWords`: it updates
+    /// plain words (`updatesPlainWords`), SQLite assigns the key, and nothing else applies (no upsert keys,
+    /// no unmapped NOT NULL column, no INSERT ... RETURNING for defaults or generated columns, no trigger).
+    @exclusivity(unchecked) private(set) var insertsPlainWords: Bool
     /// `plainReals` as a bit mask (bit i: property i is a `Double`), for the save's bind loop.
     @exclusivity(unchecked) private(set) var plainRealMask: UInt64 = 0
     /// Copied from `table` for the fetch loop.
@@ -241,6 +246,7 @@ final class TypeRegistry {
         self.readers = Self.readers(metadata, table: table)
         self.plainReals = Self.plainReals(metadata, fields: table.fastFields)
         self.updatesPlainWords = Self.updatesPlainWords(metadata, table: table, plainReals: plainReals)
+        self.insertsPlainWords = Self.insertsPlainWords(metadata, table: table, updatesPlainWords: updatesPlainWords)
         self.plainRealMask = Self.realMask(plainReals)
         self.readingBack = table.readingBack
         self.context = context
@@ -287,6 +293,11 @@ final class TypeRegistry {
     private static func updatesPlainWords(_ metadata: ModelMetadata, table: TableMapping, plainReals: [Bool]?) -> Bool {
         plainReals != nil && metadata.keyCount == 1 && table.keyIsRowID && table.hasRowID && !table.isView
             && table.readOnlyReason == nil && table.generated.isEmpty && plainReals?.first == false
+    }
+
+    private static func insertsPlainWords(_ metadata: ModelMetadata, table: TableMapping, updatesPlainWords: Bool) -> Bool {
+        updatesPlainWords && metadata.keyIsInteger && !metadata.randomKeys && metadata.upsertKeys.isEmpty
+            && table.requiredColumns.isEmpty && !table.insertsReturningRow && !table.hasInsertTriggers && !table.triggersMayReplace
     }
 
     deinit {
@@ -397,6 +408,18 @@ final class TypeRegistry {
             replaced.takeUnretainedValue()._inKeyMap = false
         }
         object._inKeyMap = true
+    }
+
+    /// Registers `object`, new (never registered), as the live instance of the row of a rowid table an insert
+    /// just made: ``register(_:rowID:identity:)`` with what cannot apply to it left out.
+    @inline(__always)
+    func register(inserted object: ModelObject, rowID: Int64) {
+        settleRowIDs()
+        object._registry = self
+        object._rowID = rowID
+        object._isDeleted = false
+        registrations &+= 1
+        byRowID.insert(Unmanaged.passUnretained(object), for: rowID)
     }
 
     /// Makes `object` the live instance of its row: its text key (a composite key's spelling) is read

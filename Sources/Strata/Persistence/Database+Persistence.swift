@@ -81,7 +81,11 @@ extension Database {
     @inline(never)
     func saveInsertingOrOutsideTransaction(_ object: ModelObject, registry: TypeRegistry) throws {
         if isInTransaction {
-            try save(object, registry: registry)
+            if insertsPlainWords(object, registry: registry) {
+                try insertPlainWords(object, registry: registry)
+            } else {
+                try save(object, registry: registry)
+            }
             if !models.pending.isEmpty { reconcileLiveInstances() }
         } else {
             try keepingUnsavedChanges(of: [object], registry: registry) {
