@@ -56,6 +56,10 @@ struct KeyMap: ~Copyable {
         fileprivate let index: Int
         fileprivate let version: Int
         fileprivate let probes: Int
+
+        /// A slot that no map's version matches (an insert at it probes).
+        @usableFromInline
+        static var none: Slot { Slot(index: 0, version: -1, probes: 0) }
     }
 
     /// The slots: none (capacity 0) until the first insert, then a power of two.

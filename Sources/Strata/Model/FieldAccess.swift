@@ -361,7 +361,7 @@ func readPlainWords<S: DriverStatement>(_ statement: S, into object: ModelObject
     return nil
 }
 
-/// Stores an integer key part a fetch read (``Database`` `lookUp(keyedBy:registry:)`) into the
+/// Stores an integer key part a fetch read (``Database`` `lookUp(keyedBy:registry:newKey:)`) into the
 /// ``ReferenceState`` at `stateOffset` of a new instance, as ``ReferenceIO``'s `readCapturing` does; returns
 /// whether the part's snapshot word is the key's own (no object held: always, for a new instance), else the
 /// caller reads the column through the field's accessor for its word.

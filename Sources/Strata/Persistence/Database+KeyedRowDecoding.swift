@@ -1,8 +1,8 @@
-// Decoding a new instance of a row whose key columns a fetch has read already (``Database/lookUp(keyedBy:registry:)``):
+// Decoding a new instance of a row whose key columns a fetch has read already (``Database/lookUp(keyedBy:registry:newKey:)``):
 // the key's values go straight to their fields and snapshot words, and only the other columns are read.
 extension Database {
     /// ``decodeRow(_:into:registry:capturing:rowID:)`` capturing the snapshot of a new instance, with the key
-    /// columns' values taken from `key` (what ``lookUp(keyedBy:registry:)`` read: two integer parts stored in
+    /// columns' values taken from `key` (what ``lookUp(keyedBy:registry:newKey:)`` read: two integer parts stored in
     /// plain number fields, or a text key's String and its ``SnapshotHash``, which is its snapshot word)
     /// instead of reading them again. Other rows, and a key part whose field does not take the value this
     /// way, are read from their columns as usual.
