@@ -241,8 +241,9 @@ private final class KSCodeRowid: Model {
 
     @Test func textKeysOfEqualHashesTakeTheOneProbeInsertAndKeepTheirOwnInstances() throws {
         let map = KeyMapBox()
-        let first = ModelObject(), keys = ["\u{E9}", "e\u{301}", "\u{1F600}", "a", "b"].map(IdentityKey.init(text:))
+        let first = ModelObject(), keys = ["\u{E9}", "e\u{301}", "\u{1F600}", "a", "b"].map { IdentityKey(text: $0 + " of a long text key") }
         // A first text key moves the map to the side list; the rest all take one hash, through lookUp's slot.
+        // (Longer than 15 bytes: shorter text keys are held in the entries.)
         #expect(map.insert(Unmanaged.passUnretained(first), for: .pair(9, 9), hash: KeyMap.hash(.pair(9, 9))) == nil)
         let objects = keys.map { _ in ModelObject() }
         for (key, object) in zip(keys, objects) {
@@ -258,7 +259,7 @@ private final class KSCodeRowid: Model {
         }
         // A removed key's place is reused by the next one-probe insert; the others stay found.
         map.remove(at: try #require(map.index(of: objects[1], hash: 42)))
-        let late = ModelObject(), lateKey = IdentityKey(text: "\u{65E5}")
+        let late = ModelObject(), lateKey = IdentityKey(text: "\u{65E5} of a long text key")
         let (_, slot) = map.lookUp(lateKey, hash: 42)
         #expect(map.insert(Unmanaged.passUnretained(late), for: lateKey, hash: 42, at: slot) == nil)
         #expect(map.storedKeys == 6 && map.count == 6)

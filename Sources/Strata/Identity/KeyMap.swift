@@ -16,7 +16,8 @@ import Foundation
 /// Entries are 32 trivial bytes (hash, two words, instance), so growing (by four) and removing move bytes and
 /// never retain or release: while every key is a pair of integers (two `Int64` parts, two references) the
 /// two words are its parts, or while every key is a single integer (``IdentityKey/integer(_:)``) the first
-/// word is it; from the first key of another shape on, the first word indexes `keys`, which holds each key
+/// word is it; from the first key of another shape on, a text key of at most 15 UTF-8 bytes is packed into
+/// the two words (``packedText(_:)``) and the first word of any other indexes `keys`, which holds each such key
 /// (a free list reuses the places of removed ones). A single integer is its own hash. A lookup also returns the slot where a
 /// missing key goes (``lookUp(_:hash:)``), so a fetch probes once per new row (``insert(_:for:hash:at:)``).
 ///
@@ -41,8 +42,8 @@ import Foundation
 struct KeyMap: ~Copyable {
     struct Entry {
         var hash: UInt64
-        /// The key's two parts (``holdsPairs``; a single integer in `a`, with ``holdsIntegers``), else `a` is
-        /// the key's index in `keys`.
+        /// The key's two parts (``holdsPairs``; a single integer in `a`, with ``holdsIntegers``), else a short
+        /// text key packed (``packedText(_:)``: `b` is not 0) or, with `b` 0, the key's index in `keys`.
         var a: Int64
         var b: Int64
         /// nil: an empty slot.
@@ -55,6 +56,10 @@ struct KeyMap: ~Copyable {
         fileprivate let index: Int
         fileprivate let version: Int
         fileprivate let probes: Int
+
+        /// A slot that no map's version matches (an insert at it probes).
+        @usableFromInline
+        static var none: Slot { Slot(index: 0, version: -1, probes: 0) }
     }
 
     /// The slots: none (capacity 0) until the first insert, then a power of two.
@@ -142,7 +147,40 @@ struct KeyMap: ~Copyable {
             default: return false
             }
         }
+        if entry.b != 0 {
+            // A short text held in the entry's words.
+            guard let (a, b) = Self.packedText(of: key) else { return false }
+            return entry.a == a && entry.b == b
+        }
         return keys[Int(entry.a)] == key
+    }
+
+    /// A text key of at most 15 UTF-8 bytes packed into an entry's two words (bytes 0-7 in the first, 8-14 in
+    /// the low bytes of the second, whose top byte is 0x80 + the count, so never 0), held in the entry itself
+    /// rather than in `keys` while the map is not ``holdsPairs``; nil for longer text and other keys.
+    @inline(__always)
+    static func packedText(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int64, Int64)? {
+        guard bytes.count <= 15 else { return nil }
+        var words: (UInt64, UInt64) = (0, 0)
+        if let base = bytes.baseAddress {
+            withUnsafeMutableBytes(of: &words) { $0.baseAddress?.copyMemory(from: base, byteCount: bytes.count) }
+        }
+        let a = UInt64(littleEndian: words.0), b = UInt64(littleEndian: words.1) | UInt64(0x80 | bytes.count) << 56
+        return (Int64(bitPattern: a), Int64(bitPattern: b))
+    }
+
+    /// ``packedText(_:)`` of a single text key; nil for other keys.
+    @inline(__always)
+    static func packedText(of key: IdentityKey) -> (Int64, Int64)? {
+        guard case .single(.text(var text)) = key else { return nil }
+        return text.withUTF8 { packedText($0) }
+    }
+
+    /// The text of words ``packedText(_:)`` made.
+    private static func unpackedText(_ a: Int64, _ b: Int64) -> String {
+        var words = (UInt64(bitPattern: a).littleEndian, (UInt64(bitPattern: b) & ((1 << 56) - 1)).littleEndian)
+        let count = Int((UInt64(bitPattern: b) >> 56) & 0x0F)
+        return withUnsafeBytes(of: &words) { String(decoding: $0.prefix(count), as: UTF8.self) }
     }
 
     /// The instance registered under `key` (whose hash is `hash`), if any.
@@ -181,9 +219,10 @@ struct KeyMap: ~Copyable {
             guard let (a, b) = inlineWords(of: key) else { return insert(value, for: key, hash: hash) }
             place(Entry(hash: hash, a: a, b: b, value: value), at: slot.index, distance: slot.probes)
         } else {
-            // A key kept in the side list (text, mixed parts): stored, then placed at the slot (storing it
-            // moves no entry, so the slot stays valid).
-            place(Entry(hash: hash, a: Int64(store(key)), b: 0, value: value), at: slot.index, distance: slot.probes)
+            // A short text in the entry's words; another key kept in the side list (text, mixed parts):
+            // stored, then placed at the slot (storing it moves no entry, so the slot stays valid).
+            let (a, b) = Self.packedText(of: key) ?? (Int64(store(key)), 0)
+            place(Entry(hash: hash, a: a, b: b, value: value), at: slot.index, distance: slot.probes)
         }
         return nil
     }
@@ -218,7 +257,8 @@ struct KeyMap: ~Copyable {
         if holdsPairs, let (a, b) = inlineWords(of: key) {
             entry = Entry(hash: hash, a: a, b: b, value: value)
         } else {
-            entry = Entry(hash: hash, a: Int64(store(key)), b: 0, value: value)
+            let (a, b) = Self.packedText(of: key) ?? (Int64(store(key)), 0)
+            entry = Entry(hash: hash, a: a, b: b, value: value)
         }
         place(entry, at: slot.index, distance: slot.probes)
         return nil
@@ -291,14 +331,17 @@ struct KeyMap: ~Copyable {
     /// The key of the entry at `index` (from ``index(of:hash:)``).
     func key(at index: Int) -> IdentityKey {
         guard let table, index >= 0, index < capacity else { return .pair(0, 0) }
-        guard holdsPairs else { return keys[Int(table[index].a)] }
+        guard holdsPairs else {
+            let entry = table[index]
+            return entry.b != 0 ? IdentityKey(text: Self.unpackedText(entry.a, entry.b)) : keys[Int(entry.a)]
+        }
         return holdsIntegers ? .integer(table[index].a) : .pair(table[index].a, table[index].b)
     }
 
     /// Removes the entry at `index` (from ``index(of:hash:)``), by backward-shift deletion (no tombstones).
     mutating func remove(at index: Int) {
         guard let table, index >= 0, index < capacity, table[index].value != nil else { return }
-        if !holdsPairs {
+        if !holdsPairs && table[index].b == 0 {
             let keyIndex = Int(table[index].a)
             keys[keyIndex] = .pair(0, 0)   // lets the key's text go
             freeKeys.append(keyIndex)

@@ -29,6 +29,7 @@ final class TypeRegistry {
             plainRealMask = Self.realMask(plainReals)
             readingBack = table.readingBack
             keyShape = Self.keyShape(metadata, table: table)
+            keyedLayout = KeyedLayout.make(metadata, table: table, keyShape: keyShape)
             remoteInsertSQL = [:]
             remoteUpdateSQL = [:]
         }
@@ -56,6 +57,8 @@ final class TypeRegistry {
         if parts.count == 1 && parts[0].columnType == .text { return .text }
         return .decoded
     }
+    /// How a fetch by key decodes a new instance past its key columns (nil: as any row); set with `keyShape`.
+    @exclusivity(unchecked) private(set) var keyedLayout: KeyedLayout?
     /// The mapping `table` replaced last (see its `didSet`).
     private var previousTable: TableMapping?
     /// Copied from `table` (``TableMapping/readingBack``): the properties whose snapshot word is that of
@@ -240,7 +243,9 @@ final class TypeRegistry {
         tableNameCString = cString
         self.table = table
         self.keyIsRowID = table.keyIsRowID
-        self.keyShape = Self.keyShape(metadata, table: table)
+        let keyShape = Self.keyShape(metadata, table: table)
+        self.keyShape = keyShape
+        self.keyedLayout = KeyedLayout.make(metadata, table: table, keyShape: keyShape)
         self.triggersMayReplace = table.triggersMayReplace
         self.fields = table.fastFields
         self.readers = Self.readers(metadata, table: table)
@@ -472,7 +477,8 @@ final class TypeRegistry {
         // Not conditional on the current table mode: a resync may have changed it since registration.
         if !object._rowIDPending || !unpend(object) {
             settleRowIDs()
-            byRowID.remove(object._rowID, ifValue: Unmanaged.passUnretained(object).toOpaque())
+            // (Empty for a table without rowid: not probed.)
+            if !byRowID.isEmpty { byRowID.remove(object._rowID, ifValue: Unmanaged.passUnretained(object).toOpaque()) }
         }
         if object._inKeyMap {
             if let index = keyMapIndex(of: object) { byKey.remove(at: index) }
@@ -624,6 +630,9 @@ final class TypeRegistry {
     /// How many instances the maps hold (an instance in both maps counts twice): an upper bound of the
     /// live instances, in constant time.
     var liveCount: Int { byRowID.count + byKey.count }
+
+    /// The places of the map by key's side list (``KeyMap/storedKeys``), for tests.
+    var keyMapStoredKeys: Int { byKey.storedKeys }
 
     /// Makes the rowid entries of the pending instances (``pendingRowIDs``), in registration order: before
     /// any use of `byRowID` but a rowid-keyed fetch's (whose registry has none pending).

@@ -361,6 +361,16 @@ func readPlainWords<S: DriverStatement>(_ statement: S, into object: ModelObject
     return nil
 }
 
+/// Stores an integer key part a fetch read (``Database`` `lookUp(keyedBy:registry:newKey:)`) into the
+/// ``ReferenceState`` at `stateOffset` of a new instance, as ``ReferenceIO``'s `readCapturing` does; returns
+/// whether the part's snapshot word is the key's own (no object held: always, for a new instance), else the
+/// caller reads the column through the field's accessor for its word.
+@inline(__always)
+func storeNewReferenceKey(_ key: Int64, into object: ModelObject, stateOffset: Int) -> Bool {
+    let state = field(object, stateOffset, ReferenceState.self)
+    return state.pointee.setStoredInteger(key) || ReferenceState.held(at: state) == nil
+}
+
 /// Binds field `index` of such a model to parameter `parameter`: false for a NaN, which the caller refuses
 /// through the converting path (it names the property).
 @inline(__always)
@@ -470,6 +480,9 @@ class AnyFieldIO {
     /// A relationship field's stored key when it is an integer and no object is held (what `load` then
     /// gives, read in place); nil otherwise, and for other fields.
     func storedIntegerKey(of object: ModelObject) -> Int64? { nil }
+    /// The offset of a `@Reference` field's ``ReferenceState`` when it reads integer keys natively (what a
+    /// fetch by key stores a key part into, ``storeNewReferenceKey(_:into:stateOffset:)``); nil otherwise.
+    var integerKeyStateOffset: Int? { nil }
     /// The unresolved keys of a relationship field of many owners (none for other fields).
     func unresolvedKeys(of owners: [ModelObject], generation: Int) -> PrefetchKeys { PrefetchKeys() }
     /// Hands each owner of `pending` the live instance of its key from `registry` (nil: the key has no
@@ -657,6 +670,8 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
         ReferenceState.unresolvedKey(at: state(object), generation: generation)
     }
 
+    override var integerKeyStateOffset: Int? { stateOffset }
+
     final override func storedIntegerKey(of object: ModelObject) -> Int64? {
         let state = state(object)
         guard ReferenceState.held(at: state) == nil, case .integer(let value) = state.pointee.key else { return nil }
@@ -834,6 +849,8 @@ class ReferenceIO<Related: Model>: AnyFieldIO {
 /// A `@Reference` to a model whose key is not an integer (text, a UUID): every stored value is converted
 /// to the key's canonical form (an INTEGER one too: a String key's `5` is `"5"`).
 final class ConvertingReferenceIO<Related: Model>: ReferenceIO<Related> {
+    override var integerKeyStateOffset: Int? { nil }
+
     override func read(_ statement: Statement, column: Int32, into object: ModelObject) throws {
         try store(statement.value(at: column), into: object)
     }

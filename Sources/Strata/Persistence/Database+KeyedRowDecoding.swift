@@ -1,8 +1,8 @@
-// Decoding a new instance of a row whose key columns a fetch has read already (``Database/lookUp(keyedBy:registry:)``):
+// Decoding a new instance of a row whose key columns a fetch has read already (``Database/lookUp(keyedBy:registry:newKey:)``):
 // the key's values go straight to their fields and snapshot words, and only the other columns are read.
 extension Database {
     /// ``decodeRow(_:into:registry:capturing:rowID:)`` capturing the snapshot of a new instance, with the key
-    /// columns' values taken from `key` (what ``lookUp(keyedBy:registry:)`` read: two integer parts stored in
+    /// columns' values taken from `key` (what ``lookUp(keyedBy:registry:newKey:)`` read: two integer parts stored in
     /// plain number fields, or a text key's String and its ``SnapshotHash``, which is its snapshot word)
     /// instead of reading them again. Other rows, and a key part whose field does not take the value this
     /// way, are read from their columns as usual.
@@ -18,23 +18,62 @@ extension Database {
             try decodePlainWords(statement, into: object, registry: registry, start: start, reals: reals, words: words, from: 2)
             return
         }
-        // Two integer parts in fields that are not all plain numbers (references, say): read as any row (taking
-        // the parts from the key measured no cheaper there: callgrind, fetch-composite-refs).
-        guard registry.metadata.plainWordsStart == nil, case .single(.text(let text)) = key.identity else {
+        guard let layout = registry.keyedLayout else {
             try decodeRow(statement, into: object, registry: registry, capturing: true)
             return
         }
+        try decodeRow(statement, into: object, registry: registry, key: key, layout: layout)
+    }
+
+    /// The keyed decoding of a model whose fields are not all 8-byte numbers (``KeyedLayout``): key parts
+    /// set from `key` where their fields take it (two `@Reference`s, a `String`), the rest read. (Kept out of
+    /// line: inlined, it made the plain pair path above cost more.)
+    @inline(never)
+    private func decodeRow(_ statement: Statement, into object: ModelObject, registry: TypeRegistry, key: NewKey,
+                           layout: KeyedLayout) throws {
         let words = registry.snapshotWords(for: object)
         do {
+            // The key columns set from the key where the fields take it that way (else read below).
+            var first = 0
+            switch key.identity {
+            case .pair(let a, let b):
+                // Two `@Reference` parts: their states take the integers (no accessor call, no column read).
+                if let (stateA, stateB) = layout.referenceStates,
+                   storeNewReferenceKey(a, into: object, stateOffset: stateA),
+                   storeNewReferenceKey(b, into: object, stateOffset: stateB) {
+                    words[0] = UInt64(bitPattern: a)
+                    words[1] = UInt64(bitPattern: b)
+                    first = 2
+                }
+            case .single(.text(let text)):
+                // The text key, column 0: its String and hash from lookUp.
+                if let word = registry.fields.first??.store(text: text, hash: key.hash, into: object) {
+                    words[0] = word.bits
+                    first = 1
+                }
+            default:
+                break
+            }
+            try decodeKeyedColumns(statement, into: object, registry: registry, layout: layout, words: words, from: first)
+        } catch {
+            registry.releaseSnapshot(object)
+            throw error
+        }
+    }
+
+    /// Columns `first...` of the current row into a new instance and its snapshot `words`: those before the
+    /// layout's plain tail one by one, the tail in one loop (a column of another kind there, a NULL say, is
+    /// read through its accessor).
+    @inline(__always)
+    private func decodeKeyedColumns(_ statement: Statement, into object: ModelObject, registry: TypeRegistry, layout: KeyedLayout,
+                                    words: UnsafeMutablePointer<UInt64>, from first: Int) throws {
+        let count = layout.reals.count
+        let end = layout.tailStart == nil ? count : max(first, layout.tailFrom)
+        if first < end {
             try registry.fields.withUnsafeBufferPointer { fields in
-                let count = fields.count
-                for i in 0..<count {
-                    // The text key, column 0: its String and hash from lookUp.
-                    let stored = i == 0 ? fields[0]?.store(text: text, hash: key.hash, into: object) : nil
+                for i in first..<end {
                     let word: SnapshotWord
-                    if let stored {
-                        word = stored
-                    } else if let read = fields[i]?.read(statement, column: Int32(i), into: object) {
+                    if let read = fields[i]?.read(statement, column: Int32(i), into: object) {
                         word = read
                     } else {
                         word = try decodeCapturing(statement, column: i, into: object, registry: registry)
@@ -43,9 +82,16 @@ extension Database {
                     if word.isNull { words[count + (i >> 6)] |= 1 << UInt64(i & 63) }
                 }
             }
-        } catch {
-            registry.releaseSnapshot(object)
-            throw error
+        }
+        guard let start = layout.tailStart, end < count else { return }
+        try layout.reals.withUnsafeBufferPointer { reals in
+            var next = end
+            while let column = readPlainWords(statement, into: object, start: start, reals: reals, from: next, words: words) {
+                let word = try decodeCapturing(statement, column: column, into: object, registry: registry)
+                words[column] = word.bits
+                if word.isNull { words[count + (column >> 6)] |= 1 << UInt64(column & 63) }
+                next = column + 1
+            }
         }
     }
 }

@@ -14,9 +14,10 @@ extension Database {
             return object
         }
         if registry.keyShape != .decoded {
-            switch try lookUp(keyedBy: statement, registry: registry) {
+            var key = NewKey.none
+            switch try lookUp(keyedBy: statement, registry: registry, newKey: &key) {
             case .live(let live): return live
-            case .new(let key): return try registerNew(registry.metadata.type.init(), key: key, from: statement, registry: registry)
+            case .new: return try registerNew(registry.metadata.type.init(), key: key, from: statement, registry: registry)
             case .unread: break
             }
         }
@@ -38,22 +39,25 @@ extension Database {
             return object
         }
         if registry.keyShape != .decoded {
-            switch try lookUp(keyedBy: statement, registry: registry) {
+            // (The new key comes back through `inout`: carried in the enum, it was copied out of it and
+            // destroyed with it, about 130 instructions a row for a text key.)
+            var key = NewKey.none
+            switch try lookUp(keyedBy: statement, registry: registry, newKey: &key) {
             case .live(let live): return unsafeDowncast(live, to: T.self)
-            case .new(let key): return unsafeDowncast(try registerNew(T(), key: key, from: statement, registry: registry), to: T.self)
+            case .new: return unsafeDowncast(try registerNew(T(), key: key, from: statement, registry: registry), to: T.self)
             case .unread: break
             }
         }
         return unsafeDowncast(try register(T(), from: statement, registry: registry), to: T.self)
     }
 
-    /// What a row's key columns say before the row is decoded (``lookUp(keyedBy:registry:)``).
+    /// What a row's key columns say before the row is decoded (``lookUp(keyedBy:registry:newKey:)``).
     @usableFromInline
     enum KeyLookup {
         /// The row's live instance.
         case live(ModelObject)
-        /// No live instance: a new one is registered under this key.
-        case new(NewKey)
+        /// No live instance: a new one is registered under the key ``lookUp(keyedBy:registry:newKey:)`` set.
+        case new
         /// The key columns hold what the shape does not read: decode the row first.
         case unread
     }
@@ -65,9 +69,13 @@ extension Database {
         let identity: IdentityKey
         let hash: UInt64
         let slot: KeyMap.Slot
+
+        /// A placeholder that ``lookUp(keyedBy:registry:newKey:)`` overwrites before any use.
+        @usableFromInline
+        static var none: NewKey { NewKey(identity: .integer(0), hash: 0, slot: .none) }
     }
 
-    /// Decodes a new instance of a row that ``lookUp(keyedBy:registry:)`` found no live instance for,
+    /// Decodes a new instance of a row that ``lookUp(keyedBy:registry:newKey:)`` found no live instance for,
     /// capturing its snapshot as it decodes, and registers it under `key` (the key columns' values,
     /// which the decoded key properties hold as they are: the shape reads only keys stored natively).
     @usableFromInline @inline(never)
@@ -84,7 +92,7 @@ extension Database {
     /// `.unread` when the key is not one the shape reads (a NULL, a number in a text key column, bytes that
     /// are not UTF-8): the row is then decoded and registered as any other.
     @usableFromInline @inline(never)
-    func lookUp(keyedBy statement: Statement, registry: TypeRegistry) throws -> KeyLookup {
+    func lookUp(keyedBy statement: Statement, registry: TypeRegistry, newKey: inout NewKey) throws -> KeyLookup {
         let identity: IdentityKey
         let hash: UInt64
         switch registry.keyShape {
@@ -106,7 +114,10 @@ extension Database {
             return .unread
         }
         let (found, slot) = registry.find(identity: identity, hash: hash)
-        guard let live = found else { return .new(NewKey(identity: identity, hash: hash, slot: slot)) }
+        guard let live = found else {
+            newKey = NewKey(identity: identity, hash: hash, slot: slot)
+            return .new
+        }
         if registry.hasStaleInstances { try refreshingStale(live, registry: registry) }
         followRowID(of: live, identity: identity, from: statement, registry: registry)
         return .live(live)

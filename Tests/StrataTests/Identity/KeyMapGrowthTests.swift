@@ -136,7 +136,9 @@ final class KeyMapBox {
     @Test func textKeysOfEqualHashesAreTwoEntriesAndARemovedKeysPlaceIsReused() throws {
         let map = KeyMapBox()
         let objects = (0..<4).map { _ in ModelObject() }
-        let nfc = IdentityKey(text: "caf\u{E9}"), nfd = IdentityKey(text: "cafe\u{301}"), other = IdentityKey(text: "item-1")
+        // (Longer than 15 bytes: shorter text keys are held in the entries, not the side list.)
+        let nfc = IdentityKey(text: "caf\u{E9} of a long text key"), nfd = IdentityKey(text: "cafe\u{301} of a long text key")
+        let other = IdentityKey(text: "item-1 of a long text key")
         _ = map.insert(Unmanaged.passUnretained(objects[0]), for: nfc, hash: 7)
         #expect(!map.holdsPairs && map.storedKeys == 1)
         _ = map.insert(Unmanaged.passUnretained(objects[1]), for: nfd, hash: 7)
