@@ -71,7 +71,7 @@ struct RowIDMap: ~Copyable {
         if fromCalloc { free(table) } else { table.deallocate() }
     }
 
-    private var mask: Int { capacity - 1 }
+    private var mask: Int { capacity &- 1 }
 
     /// The home slot of `key` in a table of `mask + 1` entries.
     @inline(__always)
@@ -118,8 +118,16 @@ struct RowIDMap: ~Copyable {
     /// Registers `value` for `key` at the slot ``find(_:)`` returned, unless the table must grow.
     @inline(__always)
     mutating func insert(_ value: Unmanaged<ModelObject>, for key: Int64, at slot: Slot) {
-        guard slot.version == version, (count + 1) * 8 <= capacity * 7 else {
+        guard slot.version == version, (count &+ 1) &* 8 <= capacity &* 7 else {
             insert(value, for: key)
+            return
+        }
+        if table[slot.index].value == nil && slot.probes <= Self.longProbe {
+            // The probe stopped at an empty slot (a new rowid past the others, say): the entry goes there,
+            // as `place` would put it, with nothing to move.
+            table[slot.index] = Entry(key: key, value: value)
+            count &+= 1
+            version &+= 1
             return
         }
         place(Entry(key: key, value: value), at: slot.index, distance: slot.probes)

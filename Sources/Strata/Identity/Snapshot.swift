@@ -218,6 +218,16 @@ extension TypeRegistry {
         return snapshots.words(object._snapshotSlot)
     }
 
+    /// ``snapshotWords(for:)`` for a new instance (no slot yet) of a model whose store has no NULL bits (a
+    /// model of 8-byte numbers, ``ModelMetadata/plainWordsStart``): the slot comes with its words.
+    @inline(__always)
+    func newPlainSnapshotWords(for object: ModelObject) -> UnsafeMutablePointer<UInt64> {
+        guard object._snapshotSlot == 0, !snapshots.nullable else { return snapshotWords(for: object) }
+        let (slot, words) = snapshots.allocateWords()
+        object._snapshotSlot = slot
+        return words
+    }
+
     /// Remembers the current value of the given properties (after an update wrote them).
     func capture(_ object: ModelObject, properties: ColumnSet) {
         if object._snapshotSlot == 0 { return capture(object) }

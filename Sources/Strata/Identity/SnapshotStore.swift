@@ -33,6 +33,7 @@ struct SnapshotStore {
     /// The NULL bits of slots of a store without NULL-bit words, by slot; empty unless a NULL word came.
     private var nullsAside: [UInt32: [UInt64]] = [:]
     private static let pageShift = 10
+    private static let pageMask = (1 << pageShift) - 1
     private var pages: [UnsafeMutablePointer<UInt64>] = []
     private var used = 0
     /// The most recently freed slot; each free slot's first word holds the next one (0: none).
@@ -51,19 +52,30 @@ struct SnapshotStore {
     /// A slot for a new instance's snapshot.
     @inline(__always)
     mutating func allocate() -> UInt32 {
+        allocateWords().slot
+    }
+
+    /// ``allocate()``, with the slot's words (whose NULL bits, in a store that has them, the caller clears:
+    /// see ``clearNulls(_:)``; a store without them keeps no bits aside for a slot handed out).
+    @inline(__always)
+    mutating func allocateWords() -> (slot: UInt32, words: UnsafeMutablePointer<UInt64>) {
         let slot: UInt32
+        let words: UnsafeMutablePointer<UInt64>
         if freeHead != 0 {
             slot = freeHead
-            freeHead = UInt32(truncatingIfNeeded: words(slot)[0])
+            words = self.words(slot)
+            freeHead = UInt32(truncatingIfNeeded: words[0])
         } else {
-            if used == pages.count << Self.pageShift {
+            let index = used
+            if index == pages.count << Self.pageShift {
                 pages.append(.allocate(capacity: stride << Self.pageShift))
             }
-            used += 1
+            used = index + 1
             slot = UInt32(used)
+            words = pages[index >> Self.pageShift] + (index & Self.pageMask) &* stride
         }
-        if stamped { words(slot)[nullsEnd] = Self.noStamp }
-        return slot
+        if stamped { words[nullsEnd] = Self.noStamp }
+        return (slot, words)
     }
 
     @inline(__always)
@@ -99,8 +111,8 @@ struct SnapshotStore {
     /// The words of a slot: `count` property words, then the NULL bits.
     @inline(__always)
     func words(_ slot: UInt32) -> UnsafeMutablePointer<UInt64> {
-        let index = Int(slot) - 1
-        return pages[index >> Self.pageShift] + (index & ((1 << Self.pageShift) - 1)) * stride
+        let index = Int(slot) &- 1
+        return pages[index >> Self.pageShift] + (index & Self.pageMask) &* stride
     }
 
     @inline(__always)

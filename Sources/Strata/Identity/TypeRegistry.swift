@@ -24,6 +24,7 @@ final class TypeRegistry {
             fields = table.fastFields
             readers = Self.readers(metadata, table: table)
             plainReals = Self.plainReals(metadata, fields: fields)
+            plainIntegersStart = Self.plainIntegersStart(metadata, plainReals: plainReals)
             updatesPlainWords = Self.updatesPlainWords(metadata, table: table, plainReals: plainReals)
             insertsPlainWords = Self.insertsPlainWords(metadata, table: table, updatesPlainWords: updatesPlainWords)
             plainRealMask = Self.realMask(plainReals)
@@ -72,6 +73,10 @@ final class TypeRegistry {
     /// read natively: per column, whether it is a `Double` (else an integer). The fetch's fastest loop
     /// (``readPlainWords(_:into:start:reals:from:words:)``); nil for other models.
     @exclusivity(unchecked) private(set) var plainReals: [Bool]?
+    /// ``ModelMetadata/plainWordsStart`` when every field of it is an integer read natively (`plainReals` all
+    /// false): a fetch's new row then goes through ``readPlainIntegers(_:into:start:count:words:)``, which asks
+    /// each column its kind only to check it is an integer. Nil for other models.
+    @usableFromInline @exclusivity(unchecked) private(set) var plainIntegersStart: Int?
     /// Whether a save takes ``Database`` `updatePlainWords`: the fields are 8-byte numbers read natively
     /// (`plainReals`), the one key is the rowid, and the table is writable with no generated column.
     @exclusivity(unchecked) private(set) var updatesPlainWords: Bool
@@ -250,6 +255,7 @@ final class TypeRegistry {
         self.fields = table.fastFields
         self.readers = Self.readers(metadata, table: table)
         self.plainReals = Self.plainReals(metadata, fields: table.fastFields)
+        self.plainIntegersStart = Self.plainIntegersStart(metadata, plainReals: plainReals)
         self.updatesPlainWords = Self.updatesPlainWords(metadata, table: table, plainReals: plainReals)
         self.insertsPlainWords = Self.insertsPlainWords(metadata, table: table, updatesPlainWords: updatesPlainWords)
         self.plainRealMask = Self.realMask(plainReals)
@@ -287,6 +293,11 @@ final class TypeRegistry {
             }
         }
         return reals
+    }
+
+    private static func plainIntegersStart(_ metadata: ModelMetadata, plainReals: [Bool]?) -> Int? {
+        guard let reals = plainReals, !reals.isEmpty, !reals.contains(true) else { return nil }
+        return metadata.plainWordsStart
     }
 
     private static func realMask(_ reals: [Bool]?) -> UInt64 {
@@ -385,6 +396,12 @@ final class TypeRegistry {
     /// have changed the map in between.
     @usableFromInline
     func register(_ object: ModelObject, rowID: Int64, at slot: RowIDMap.Slot) {
+        registerNew(object, rowID: rowID, at: slot)
+    }
+
+    /// ``register(_:rowID:at:)``, inline in the fetch's decoder.
+    @inline(__always)
+    func registerNew(_ object: ModelObject, rowID: Int64, at slot: RowIDMap.Slot) {
         object._registry = self
         object._rowID = rowID
         object._isDeleted = false
@@ -470,6 +487,20 @@ final class TypeRegistry {
         if !keepingSnapshot { releaseSnapshot(object) }
         if !conflicts.isEmpty { conflicts[ObjectIdentifier(object)] = nil }
         if !staleInstances.isEmpty { staleInstances[ObjectIdentifier(object)] = nil }
+    }
+
+    /// ``forget(_:keepingSnapshot:)`` for an instance being deallocated (from its `deinit`): inline for the
+    /// common case, an instance in the rowid map alone (no pending rowid entry in the registry, no entry by
+    /// key) with no conflict or stale mark; its slot number is left as it is (the instance is going).
+    @inline(__always)
+    func forgetReleased(_ object: ModelObject) {
+        guard !object._inKeyMap, !object._rowIDPending, pendingRowIDs.isEmpty, conflicts.isEmpty, staleInstances.isEmpty else {
+            forget(object)
+            return
+        }
+        byRowID.remove(object._rowID, ifValue: Unmanaged.passUnretained(object).toOpaque())
+        let slot = object._snapshotSlot
+        if slot != 0 { snapshots.release(slot) }
     }
 
     /// Removes `object` from the map, if it is the one registered.

@@ -371,6 +371,26 @@ func storeNewReferenceKey(_ key: Int64, into object: ModelObject, stateOffset: I
     return state.pointee.setStoredInteger(key) || ReferenceState.held(at: state) == nil
 }
 
+/// ``readPlainWords(_:into:start:reals:from:words:)`` for a model whose fields are all integers: columns
+/// 1..<count (column 0, the rowid key, is read already) into the fields and `words`, until a column that is
+/// not an integer, whose index it returns (nil when every column was read). Sound for the same reason: the
+/// fields are 8-byte integers side by side from byte `start`, and `count` is their number.
+@inline(__always)
+func readPlainIntegers<S: DriverStatement>(_ statement: S, into object: ModelObject, start: Int, count: Int,
+                                           words: UnsafeMutablePointer<UInt64>) -> Int? {
+    let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque()) + start
+    var i = 1
+    while i < count {
+        let cell = statement.cell(at: Int32(truncatingIfNeeded: i))
+        guard cell.kind == .integer else { return i }
+        let bits = UInt64(bitPattern: cell.int64)
+        base.storeBytes(of: bits, toByteOffset: 8 &* i, as: UInt64.self)
+        words[i] = bits
+        i &+= 1
+    }
+    return nil
+}
+
 /// Binds field `index` of such a model to parameter `parameter`: false for a NaN, which the caller refuses
 /// through the converting path (it names the property).
 @inline(__always)

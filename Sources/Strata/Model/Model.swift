@@ -39,7 +39,7 @@ open class ModelObject {
     public required init() {}
 
     deinit {
-        _registry?.forget(self)
+        _registry?.forgetReleased(self)
     }
 
     /// True once the row was deleted through the database that owns this instance (by `delete`, by a

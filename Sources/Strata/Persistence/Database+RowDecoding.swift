@@ -8,10 +8,7 @@ extension Database {
         if registry.keyIsRowID, let rowID = statement.integer(at: 0) {
             let (live, slot) = try registry.findLive(rowID: rowID, for: self)
             if let live { return live }
-            let object: ModelObject = registry.metadata.type.init()
-            try decodeRow(statement, into: object, registry: registry, capturing: true, rowID: rowID)
-            registry.register(object, rowID: rowID, at: slot)
-            return object
+            return try decodeNew(statement, into: registry.metadata.type.init(), registry: registry, rowID: rowID, at: slot)
         }
         if registry.keyShape != .decoded {
             var key = NewKey.none
@@ -33,10 +30,7 @@ extension Database {
         if registry.keyIsRowID, let rowID = statement.integer(at: 0) {
             let (live, slot) = try registry.findLive(rowID: rowID, for: self)
             if let live { return unsafeDowncast(live, to: T.self) }
-            let object = T()
-            try decodeRow(statement, into: object, registry: registry, capturing: true, rowID: rowID)
-            registry.register(object, rowID: rowID, at: slot)
-            return object
+            return unsafeDowncast(try decodeNew(statement, into: T(), registry: registry, rowID: rowID, at: slot), to: T.self)
         }
         if registry.keyShape != .decoded {
             // (The new key comes back through `inout`: carried in the enum, it was copied out of it and
@@ -49,6 +43,28 @@ extension Database {
             }
         }
         return unsafeDowncast(try register(T(), from: statement, registry: registry), to: T.self)
+    }
+
+    /// Decodes a new instance of a rowid-keyed row (column 0, the key, read already as `rowID`), capturing its
+    /// snapshot, and registers it at the slot ``TypeRegistry/findLive(rowID:for:)`` returned: one call per new
+    /// row. A model of integers reads each column straight into its field and its word. Takes the new instance
+    /// and gives it back, so that the caller's row loop holds it with no retain and release around the call.
+    @usableFromInline
+    func decodeNew(_ statement: Statement, into object: __owned ModelObject, registry: TypeRegistry, rowID: Int64,
+                   at slot: RowIDMap.Slot) throws -> ModelObject {
+        if let start = registry.plainIntegersStart {
+            let words = registry.newPlainSnapshotWords(for: object)
+            storePlainWord(UInt64(bitPattern: rowID), into: object, start: start, index: 0)
+            words[0] = UInt64(bitPattern: rowID)
+            if readPlainIntegers(statement, into: object, start: start, count: registry.snapshots.count, words: words) != nil {
+                // A column that is not an integer (NULL, text, a real): the row again, converting as it goes.
+                try decodeRow(statement, into: object, registry: registry, capturing: true, rowID: rowID)
+            }
+        } else {
+            try decodeRow(statement, into: object, registry: registry, capturing: true, rowID: rowID)
+        }
+        registry.registerNew(object, rowID: rowID, at: slot)
+        return object
     }
 
     /// What a row's key columns say before the row is decoded (``lookUp(keyedBy:registry:newKey:)``).
