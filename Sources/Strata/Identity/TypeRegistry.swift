@@ -399,13 +399,19 @@ final class TypeRegistry {
         registerNew(object, rowID: rowID, at: slot)
     }
 
-    /// ``register(_:rowID:at:)``, inline in the fetch's decoder.
+    /// What every registration sets: `object` is this registry's, live, the instance of the row `rowID`.
     @inline(__always)
-    func registerNew(_ object: ModelObject, rowID: Int64, at slot: RowIDMap.Slot) {
+    private func own(_ object: ModelObject, rowID: Int64) {
         object._registry = self
         object._rowID = rowID
         object._isDeleted = false
         registrations &+= 1
+    }
+
+    /// ``register(_:rowID:at:)``, inline in the fetch's decoder.
+    @inline(__always)
+    func registerNew(_ object: ModelObject, rowID: Int64, at slot: RowIDMap.Slot) {
+        own(object, rowID: rowID)
         byRowID.insert(Unmanaged.passUnretained(object), for: rowID, at: slot)
     }
 
@@ -414,10 +420,7 @@ final class TypeRegistry {
     /// probed once (the map checks that the slot is still valid, else probes again).
     @inline(__always)
     func register(new object: ModelObject, rowID: Int64, identity: IdentityKey, hash: UInt64, at slot: KeyMap.Slot) {
-        object._registry = self
-        object._rowID = rowID
-        object._isDeleted = false
-        registrations &+= 1
+        own(object, rowID: rowID)
         let entry = Unmanaged.passUnretained(object)
         // Its rowid entry is made when something reads by rowid (see `pendingRowIDs`).
         if table.hasRowID {
@@ -437,10 +440,7 @@ final class TypeRegistry {
     @inline(__always)
     func register(inserted object: ModelObject, rowID: Int64) {
         settleRowIDs()
-        object._registry = self
-        object._rowID = rowID
-        object._isDeleted = false
-        registrations &+= 1
+        own(object, rowID: rowID)
         byRowID.insert(Unmanaged.passUnretained(object), for: rowID)
     }
 
@@ -466,10 +466,7 @@ final class TypeRegistry {
                 arrayOwnerRowIDs.append(rowID)
             }
         }
-        object._registry = self
-        object._rowID = rowID
-        object._isDeleted = false
-        registrations &+= 1
+        own(object, rowID: rowID)
         if table.hasRowID { byRowID.insert(Unmanaged.passUnretained(object), for: rowID) }
         if let identity {
             let entry = Unmanaged.passUnretained(object)
