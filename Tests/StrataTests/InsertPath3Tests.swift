@@ -179,4 +179,43 @@ private func word(_ a: Int64, _ b: Double, _ c: Int) -> I3Word {
         #expect(team.members.map(\.score) == [9])
         #expect(team.members.first === member)
     }
+
+    /// The per-row statements come from the cache `db.statement(_:)` serves: a caller's statement of the same
+    /// text, stepped to its end and not reset, is the same statement, halted. The fast path resets it before
+    /// binding (it did not: the binds failed unseen, and the step ran the caller's values, 7, 7.0, 7, while
+    /// the instance held its own with no changes).
+    @Test func aHaltedStatementOfTheSameTextDoesNotChangeWhatTheInsertWrites() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        var sqls: [String] = []
+        let trace = db.traceStatements { sqls.append($0) }
+        try db.transaction { try db.save(word(1, 1, 1)) }
+        trace.cancel()
+        let insertSQL = try #require(sqls.first { $0.hasPrefix("INSERT") })
+        let user = try db.statement(insertSQL)
+        try user.bind([Int64(7), 7.0, 7])
+        #expect(try user.step() == false)   // done, and left so
+        let w = word(2, 2.5, 2)
+        try db.transaction { try db.save(w) }
+        #expect(w.id == 3)
+        #expect(try storedRow(db, "i3_word", id: w.id) == ["id=integer/3", "a=integer/2", "b=real/2.5", "c=integer/2"])
+        #expect(try db.count(I3Word.self) == 3)
+        #expect(!w.hasChanges)
+    }
+
+    /// A trigger made by raw SQL inside the transaction, after the mapping was read: the insert leaves the
+    /// fast path (the mapping is read again) and the instance takes what the trigger wrote.
+    @Test func aTriggerMadeInTheTransactionIsSeenByTheInsert() throws {
+        let temp = try TemporaryDatabase()
+        let db = temp.db
+        try db.transaction { try db.save(word(1, 1, 1)) }
+        let w = word(2, 2, 2)
+        try db.transaction {
+            try db.execute("CREATE TRIGGER i3_t AFTER INSERT ON i3_word BEGIN UPDATE i3_word SET c = 99 WHERE id = NEW.id; END")
+            try db.save(w)
+        }
+        #expect(try storedRow(db, "i3_word", id: 2) == ["id=integer/2", "a=integer/2", "b=real/2.0", "c=integer/99"])
+        #expect(w.c == 99)
+        #expect(!w.hasChanges)
+    }
 }

@@ -18,7 +18,9 @@ extension Database {
     func insertPlainWords(_ object: ModelObject, registry: TypeRegistry) throws {
         let count = registry.metadata.properties.count
         guard let start = registry.metadata.plainWordsStart else { return try insert(object, registry: registry) }
-        let statement = try registry.table.statementResetAfterUse(.insertWithoutKey, in: connection)
+        // (Reset before its binds, as every per-row statement: the cache is the one `statement(_:)` serves, so a
+        // caller's statement of the same text may be left halted, and binds to it would fail unseen.)
+        let statement = try registry.table.statement(.insertWithoutKey, in: connection)
         let reals = registry.plainRealMask
         do {
             var parameter: Int32 = 1

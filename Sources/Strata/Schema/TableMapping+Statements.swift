@@ -64,15 +64,6 @@ extension TableMapping {
         return statement
     }
 
-    /// ``statement(_:in:)`` without its reset, for a caller that resets the statement after its steps itself
-    /// (a `defer` beside them), so that it is never left running: a reset of a reset statement costs about
-    /// 75 instructions, 1% of an insert.
-    @inline(__always)
-    func statementResetAfterUse(_ kind: StatementKind, in connection: Connection) throws -> Statement {
-        if let statement = statements[kind.rawValue] { return statement }
-        return try statement(kind, in: connection)
-    }
-
     /// The SQL of a per-row statement, built when it is first prepared (a first use builds none).
     private func sql(_ kind: StatementKind) -> String {
         let t = quotedTable, names = quotedNames
