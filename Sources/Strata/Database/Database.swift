@@ -148,14 +148,15 @@ public final class Database {
     /// ```
     public var isInTransaction: Bool { isRemote ? remoteState.isInTransaction : (!connection.isClosed && connection.isInTransaction) }
 
-    /// A cached prepared statement for one SQL statement, reset and ready to bind.
+    /// A cached prepared statement for one SQL statement, reset and ready to bind. It is cached for you, apart
+    /// from the library's own statements: a save or a fault that runs the same SQL never resets one you hold.
     ///
     /// ```swift
     /// let insert = try db.statement("INSERT INTO note(text) VALUES (?)")
     /// try insert.run(["one"]); try insert.run(["two"])
     /// ```
     public func statement(_ sql: String) throws -> Statement {
-        let statement = try connection.cachedStatement(sql)
+        let statement = try connection.callerStatement(sql)
         // Its writes to WITHOUT ROWID tables reach live instances at the next model call.
         if !statement.isReadOnly { statement.reportsWrites = true }
         return statement

@@ -10,6 +10,10 @@ final class Connection {
     let argumentsArePublic: Bool
     let logger: Logger
     private var statements: [String: Statement] = [:]
+    /// The statements ``Database/statement(_:)`` hands out, cached apart from the library's own: a caller
+    /// may hold one between steps, and the library's use of a statement of the same text (a save, a fault)
+    /// would otherwise reset it under them.
+    private var callerStatements: [String: Statement] = [:]
     private(set) var isClosed = false
     /// What a call on the closed connection says (a stand-in's: which engine the handle runs on instead).
     var closedMessage = "the database is closed"
@@ -96,6 +100,7 @@ final class Connection {
     deinit {
         if !isClosed {
             statements.values.forEach { $0.finalize() }
+            callerStatements.values.forEach { $0.finalize() }
             sqlite3_close_v2(handle)
         }
     }
@@ -105,6 +110,8 @@ final class Connection {
         guard !isClosed else { return }
         statements.values.forEach { $0.finalize() }
         statements.removeAll()
+        callerStatements.values.forEach { $0.finalize() }
+        callerStatements.removeAll()
         // Those prepared fresh for observed reads that a cache of the models' kept (an UPDATE's) would
         // otherwise keep the connection from closing.
         freshStatements.forEach { $0.statement?.finalize() }
@@ -117,18 +124,24 @@ final class Connection {
     // MARK: Statements
 
     /// A cached prepared statement for `sql`, reset and ready.
-    func cachedStatement(_ sql: String) throws -> Statement {
+    func cachedStatement(_ sql: String) throws -> Statement { try cached(sql, forCaller: false) }
+
+    /// ``cachedStatement(_:)`` from the cache of the statements handed to the caller (``callerStatements``).
+    func callerStatement(_ sql: String) throws -> Statement { try cached(sql, forCaller: true) }
+
+    @inline(__always)
+    private func cached(_ sql: String, forCaller: Bool) throws -> Statement {
         if preparesFresh {
             let statement = try prepare(sql)
             freshStatements.append(WeakStatement(statement))
             return statement
         }
-        if let statement = statements[sql] {
+        if let statement = forCaller ? callerStatements[sql] : statements[sql] {
             statement.reset()
             return statement
         }
         let statement = try prepare(sql)
-        statements[sql] = statement
+        if forCaller { callerStatements[sql] = statement } else { statements[sql] = statement }
         return statement
     }
 
