@@ -71,16 +71,7 @@ extension Database {
         let end = layout.tailStart == nil ? count : max(first, layout.tailFrom)
         if first < end {
             try registry.fields.withUnsafeBufferPointer { fields in
-                for i in first..<end {
-                    let word: SnapshotWord
-                    if let read = fields[i]?.read(statement, column: Int32(i), into: object) {
-                        word = read
-                    } else {
-                        word = try decodeCapturing(statement, column: i, into: object, registry: registry)
-                    }
-                    words[i] = word.bits
-                    if word.isNull { words[count + (i >> 6)] |= 1 << UInt64(i & 63) }
-                }
+                try decodeColumns(first..<end, of: statement, into: object, registry: registry, fields: fields, words: words, count: count)
             }
         }
         guard let start = layout.tailStart, end < count else { return }

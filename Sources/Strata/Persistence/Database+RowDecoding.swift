@@ -2,6 +2,24 @@
 // its snapshot captured as it is decoded; columns in other tools' formats converted. The fetches that call it
 // are in Query/.
 extension Database {
+    /// Columns `columns` of the current row into `object`'s fields and its snapshot `words` (`count`
+    /// properties, their NULL bits after the words): each through its fast field where it has one, else
+    /// converted. The column loop of the decoders by rowid and by key.
+    @inline(__always)
+    func decodeColumns(_ columns: Range<Int>, of statement: Statement, into object: ModelObject, registry: TypeRegistry,
+                       fields: UnsafeBufferPointer<FastField?>, words: UnsafeMutablePointer<UInt64>, count: Int) throws {
+        for i in columns {
+            let word: SnapshotWord
+            if let read = fields[i]?.read(statement, column: Int32(i), into: object) {
+                word = read
+            } else {
+                word = try decodeCapturing(statement, column: i, into: object, registry: registry)
+            }
+            words[i] = word.bits
+            if word.isNull { words[count + (i >> 6)] |= 1 << UInt64(i & 63) }
+        }
+    }
+
     /// The live instance of the current row, or a new one of the registry's model type decoded from it
     /// and registered: ``object(_:from:registry:)`` for code that is not generic over the model.
     func anyObject(from statement: Statement, registry: TypeRegistry) throws -> ModelObject {
@@ -256,16 +274,7 @@ extension Database {
                     words[0] = word.bits
                     first = 1
                 }
-                for i in first..<count {
-                    let word: SnapshotWord
-                    if let read = fields[i]?.read(statement, column: Int32(i), into: object) {
-                        word = read
-                    } else {
-                        word = try decodeCapturing(statement, column: i, into: object, registry: registry)
-                    }
-                    words[i] = word.bits
-                    if word.isNull { words[count + (i >> 6)] |= 1 << UInt64(i & 63) }
-                }
+                try decodeColumns(first..<count, of: statement, into: object, registry: registry, fields: fields, words: words, count: count)
             }
         } catch {
             registry.releaseSnapshot(object)
